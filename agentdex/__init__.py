@@ -1,0 +1,3 @@
+"""agentdex: a local, SQLite-first catalogue of agent apps."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,3 @@
+from agentdex.cli import main
+
+main()

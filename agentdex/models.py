@@ -1,0 +1,160 @@
+"""The data agentdex passes between its stages.
+
+Every manifest format becomes the same normalised :class:`Listing` plus a list of
+:class:`Finding`. These are plain data: the formats build them, the database stores them,
+the plans read them, and reporters (CLI, TUI, Datasette) render them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Severity = Literal["error", "warning"]
+FORMATS = ("agent_app", "anchor", "findagent", "adapp", "inferred")
+STATUSES = ("listed", "invalid", "unreachable", "no_manifest", "delisted")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem found in a document.
+
+    ``path`` is the dotted location of the offending value (``mcp.url``, ``tags[3]``), the
+    missing field's own path for a missing required field, ``""`` for the whole document,
+    and ``file:path`` for a finding inside another file of a package.
+    """
+
+    severity: Severity
+    path: str
+    code: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        """The finding as the JSON contract's dict."""
+        return {"severity": self.severity, "path": self.path, "code": self.code, "message": self.message}
+
+
+@dataclass(slots=True)
+class Tool:
+    """A tool a listing exposes: declared in a manifest or listed by its MCP server.
+
+    ``read_only`` is derived, never copied: true only when ``readOnlyHint`` is true and
+    nothing about the tool (destructiveHint, a mutating HTTP method) contradicts it.
+    """
+
+    name: str
+    description: str = ""
+    annotations: dict[str, Any] = field(default_factory=dict)
+    read_only: bool = False
+    input_schema: dict[str, Any] | None = None
+    source: str = "manifest"  # manifest | mcp
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Listing:
+    """The normalised form of any manifest: one origin, one listing.
+
+    Fields a format has no equivalent for stay ``None`` / empty. ``extra`` keeps what is
+    specific to one format (Anchor's tool entries with their endpoints, prices,
+    deprecations and variants; an adapp package's secrets) in the format's own spelling.
+    """
+
+    format: str
+    origin: str | None = None
+    name: str | None = None
+    one_liner: str | None = None
+    description: str | None = None
+    homepage: str | None = None
+    guide_url: str | None = None
+    llms_txt_url: str | None = None
+    skill_url: str | None = None
+    mcp_url: str | None = None
+    mcp_transport: str | None = None
+    mcp_auth: list[str] = field(default_factory=list)
+    http_base: str | None = None
+    http_openapi: str | None = None
+    http_capabilities: str | None = None
+    auth_methods: list[str] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
+    hosts: list[dict[str, Any]] = field(default_factory=list)
+    pattern: dict[str, Any] = field(default_factory=dict)
+    categories: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    audience: str | None = None
+    pricing: str | None = None
+    publisher_name: str | None = None
+    publisher_url: str | None = None
+    publisher_contact: str | None = None
+    privacy_url: str | None = None
+    terms_url: str | None = None
+    say: list[str] = field(default_factory=list)
+    instructions: str | None = None
+    feedback: dict[str, Any] | None = None
+    tools: list[Tool] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The listing as plain JSON-ready data."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Listing:
+        """Rebuild a listing stored with :meth:`to_dict` (unknown keys are dropped)."""
+        names = set(cls.__dataclass_fields__)
+        values = {k: v for k, v in data.items() if k in names}
+        values["tools"] = [Tool(**t) for t in values.get("tools") or []]
+        return cls(**values)
+
+
+@dataclass(slots=True)
+class ParseResult:
+    """What a format module returns: the listing (when the document was usable at all),
+    every finding, and the decoded document itself."""
+
+    format: str
+    listing: Listing | None
+    findings: list[Finding]
+    document: Any = None
+
+    @property
+    def valid(self) -> bool:
+        """Errors make a manifest invalid; warnings never do."""
+        return not any(f.severity == "error" for f in self.findings)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``validate --json`` contract: ``{format, valid, findings}``."""
+        return {
+            "format": self.format,
+            "valid": self.valid,
+            "findings": [f.to_dict() for f in sorted_findings(self.findings)],
+        }
+
+
+def sorted_findings(findings: list[Finding]) -> list[Finding]:
+    """Findings in path order (errors before warnings at the same path)."""
+    return sorted(findings, key=lambda f: (f.path, f.severity != "error", f.code))
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """The result of one verification check, stored as ``{name, status, detail}``."""
+
+    name: str
+    status: Literal["pass", "fail", "warn", "skip"]
+    detail: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The check as the JSON contract's dict."""
+        return {"name": self.name, "status": self.status, "detail": self.detail}
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A change between two crawls of one origin: ``{kind, at, old, new}``."""
+
+    kind: str
+    old: Any = None
+    new: Any = None
+    subject: str = ""  # e.g. an Anchor tool id or MCP tool name the change is about
