@@ -158,3 +158,46 @@ class Event:
     old: Any = None
     new: Any = None
     subject: str = ""  # e.g. an Anchor tool id or MCP tool name the change is about
+
+
+@dataclass(slots=True)
+class FetchRecord:
+    """One fetch made during a crawl (stored as a snapshot row; the body as a blob)."""
+
+    url: str
+    kind: str  # agent_app | anchor | guide | llms_txt | skill | agent_md | mcp_json | robots | homepage | ...
+    status: int | None = None
+    final_url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)  # the headers that matter, lower-case names
+    etag: str | None = None
+    last_modified: str | None = None
+    body: bytes | None = None
+    sha256: str | None = None
+    elapsed_ms: float = 0.0
+    error_code: str | None = None  # dns | refused | tls | timeout | too_large | redirect_loop | cross_origin | blocked_address | http_status | content_type | ...
+    error: str | None = None  # a readable sentence
+    not_modified: bool = False  # a 304 answer to a conditional request
+    fetched_at: str = ""
+    redirects: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """A 2xx answer with a body (or a 304)."""
+        return self.error_code is None and (self.not_modified or (self.status is not None and 200 <= self.status < 300))
+
+
+@dataclass(slots=True)
+class OriginCrawl:
+    """Everything one crawl learned about one origin; the database saves it in one
+    transaction and derives the change events from it."""
+
+    origin: str
+    status: str  # one of STATUSES
+    status_detail: str = ""
+    primary: ParseResult | None = None  # the result of the format chosen for the listing
+    results: dict[str, ParseResult] = field(default_factory=dict)  # every format found
+    fetches: list[FetchRecord] = field(default_factory=list)
+    documents: dict[str, str] = field(default_factory=dict)  # kind -> sha256 (manifest per format, guide, llms_txt, skill)
+    checks: list[Check] | None = None  # None: not verified this run, keep what is stored
+    mcp_tools: list[Tool] | None = None  # None: not probed this run, keep what is stored
+    unchanged: bool = False  # every document answered 304: nothing to parse or write
