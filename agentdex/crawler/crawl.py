@@ -1,0 +1,152 @@
+"""The crawl loop: origins in, one saved transaction per origin out.
+
+Stages are separate (fetch → parse → save → verify → save checks): discovery is in
+:mod:`agentdex.crawler.discovery`, verification in :mod:`agentdex.crawler.verify`, writes
+in :mod:`agentdex.db`. This module wires them, bounds concurrency and reports progress
+through a callback. Nothing here prints.
+
+A crawl that is killed loses at most the origins in flight: every finished origin was
+committed in its own transaction. Running the same crawl again completes the rest; the
+origins that were already done answer 304 and cost almost nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from agentdex import db as catalogue
+from agentdex.crawler.discovery import OriginDiscovery, Previous
+from agentdex.crawler.fetch import Fetcher
+from agentdex.models import OriginCrawl
+
+DEFAULT_REGISTRY = "https://registry.modelcontextprotocol.io"
+
+
+@dataclass
+class NetworkOptions:
+    """The network options shared by ``crawl`` and ``verify``."""
+
+    connect_to: list[tuple[str, str, int]] = field(default_factory=list)
+    ca_bundle: Path | None = None
+    dns_server: str | None = None  # "ADDR:PORT" for DNS TXT checks
+    concurrency: int = 16
+    allow_private: bool = False
+    registry: str = DEFAULT_REGISTRY
+    deadline: float = 15.0
+
+    def fetcher(self) -> Fetcher:
+        """A :class:`Fetcher` configured with these options."""
+        return Fetcher(connect_to=self.connect_to, ca_bundle=self.ca_bundle,
+                       allow_private=self.allow_private, concurrency=self.concurrency,
+                       deadline=self.deadline)
+
+
+@dataclass
+class Progress:
+    """What a progress display shows; passed to the callback after every origin."""
+
+    total: int
+    done: int = 0
+    requests: int = 0
+    errors: int = 0
+    events: int = 0
+    last_origin: str = ""
+    last_status: str = ""
+
+
+@dataclass
+class CrawlSummary:
+    """The result of a crawl run, for the CLI's closing summary and ``--json``."""
+
+    crawl_id: int
+    origins: int
+    by_status: dict[str, int] = field(default_factory=dict)
+    unchanged: int = 0
+    requests: int = 0
+    errors: int = 0
+    events: int = 0
+    seconds: float = 0.0
+    interrupted: bool = False
+
+    def to_dict(self) -> dict:
+        """Plain data for JSON output."""
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+ProgressFn = Callable[[Progress], None]
+
+
+async def crawl(db, origins: list[str], net: NetworkOptions, *, verify: bool = True,
+                progress: ProgressFn | None = None) -> CrawlSummary:
+    """Crawl ``origins`` into the open catalogue ``db``; returns a summary."""
+    started = time.perf_counter()
+    crawl_id = catalogue.start_crawl(db, "crawl", len(origins))
+    summary = CrawlSummary(crawl_id, len(origins))
+    state = Progress(total=len(origins))
+    try:
+        async with net.fetcher() as fetcher:
+            verifier = _make_verifier(fetcher, net) if verify else None
+            await _run_all(db, origins, fetcher, verifier, net.concurrency, summary, state, progress)
+            summary.requests, summary.errors = fetcher.stats.requests, fetcher.stats.errors
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        summary.interrupted = True
+        raise
+    finally:
+        summary.seconds = round(time.perf_counter() - started, 3)
+        catalogue.finish_crawl(db, crawl_id, status="interrupted" if summary.interrupted else "finished",
+                               origins_done=state.done, requests=summary.requests, errors=summary.errors)
+    return summary
+
+
+async def _run_all(db, origins, fetcher, verifier, concurrency, summary, state, progress) -> None:
+    queue: asyncio.Queue[str] = asyncio.Queue()
+    for origin in origins:
+        queue.put_nowait(origin)
+
+    async def worker() -> None:
+        while not queue.empty():
+            origin = queue.get_nowait()
+            result = await crawl_origin(db, origin, fetcher, verifier)
+            events = catalogue.save_origin(db, result, summary.crawl_id)
+            _count(summary, state, result, events, fetcher)
+            if progress:
+                progress(state)
+
+    workers = max(1, min(concurrency, len(origins)))
+    await asyncio.gather(*(worker() for _ in range(workers)))
+
+
+def _count(summary: CrawlSummary, state: Progress, result: OriginCrawl, events: list, fetcher) -> None:
+    status = "unchanged" if result.unchanged else result.status
+    summary.by_status[status] = summary.by_status.get(status, 0) + 1
+    summary.unchanged += result.unchanged
+    summary.events += len(events)
+    state.done += 1
+    state.events += len(events)
+    state.requests, state.errors = fetcher.stats.requests, fetcher.stats.errors
+    state.last_origin, state.last_status = result.origin, status
+
+
+async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None) -> OriginCrawl:
+    """Discover (and, with a verifier, verify) one origin; nothing is written here."""
+    previous = {url: Previous(**p) for url, p in catalogue.previous_fetches(db, origin).items()}
+    discovery = OriginDiscovery(origin, fetcher.fetch, previous, lambda sha: catalogue.load_blob(db, sha))
+    result = await discovery.run()
+    if not result.unchanged:
+        result.status = catalogue.status_against_history(db, origin, result.status)
+    if verifier is not None and result.primary is not None and result.primary.listing is not None:
+        await verifier(result)
+    return result
+
+
+def _make_verifier(fetcher: Fetcher, net: NetworkOptions):
+    """The verification stage, when :mod:`agentdex.crawler.verify` is available."""
+    try:
+        from agentdex.crawler.verify import Verifier
+    except ImportError:  # verification lands with its own module
+        return None
+    return Verifier(fetcher, net).verify_crawl

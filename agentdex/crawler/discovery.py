@@ -1,0 +1,199 @@
+"""Discovery of one origin: which manifests it publishes, parsed and validated.
+
+Order (each step under the fetch policy of :mod:`agentdex.crawler.fetch`):
+
+1. ``/.well-known/agent-app.json`` and ``/.well-known/anchor.json`` (same origin only: a
+   redirect to another origin is refused and recorded), plus an Anchor manifest named by a
+   ``Link: <…>; rel="anchor-manifest"`` header on the origin's answers.
+2. Only when neither manifest is usable: the bootstrap files ``/agent.md``, ``/llms.txt``,
+   ``/SKILL.md`` and ``/mcp.json`` for an inferred listing. (An app with a manifest does not
+   need them, so they are not fetched: this keeps a crawl at a handful of requests an origin.)
+3. The documents the chosen listing declares: its guide, llms.txt and skill.
+
+The **primary format** of a listing is chosen by this rule: a valid manifest beats an
+invalid one; among equals agent-app v1 beats Anchor, which beats an inferred listing. Every
+format found is kept in :attr:`OriginCrawl.results`.
+
+When every answer is a 304 (or the same non-2xx status as last time) the origin is
+``unchanged``: nothing is parsed, validated or written but the crawl time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from typing import Awaitable, Callable
+
+from agentdex import formats
+from agentdex.crawler.origins import origin_url
+from agentdex.formats import inferred as inferred_format
+from agentdex.models import FetchRecord, Listing, OriginCrawl, ParseResult
+
+CAPS = {
+    "agent_app": 32 * 1024,  # the agent-app spec's size limit
+    "anchor": 256 * 1024,
+    "guide": 512 * 1024,
+    "llms_txt": 256 * 1024,
+    "skill": 256 * 1024,
+    "agent_md": 512 * 1024,
+    "mcp_json": 64 * 1024,
+}
+MANIFEST_PATHS = {"agent_app": "/.well-known/agent-app.json", "anchor": "/.well-known/anchor.json"}
+BOOTSTRAP = {"agent_md": "/agent.md", "llms_txt": "/llms.txt", "skill": "/SKILL.md", "mcp_json": "/mcp.json"}
+BOOTSTRAP_FILES = {"agent_md": "agent.md", "llms_txt": "llms.txt", "skill": "SKILL.md", "mcp_json": "mcp.json"}
+PRIMARY_ORDER = ("agent_app", "anchor", "inferred")
+NETWORK_ERRORS = {"dns", "refused", "tls", "timeout", "blocked_address", "connect"}
+JSON_TYPES = ("application/json", "application/manifest+json")
+_LINK_RE = re.compile(r'<([^>]+)>\s*;[^,]*rel="?anchor-manifest"?', re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class Previous:
+    """What the last crawl saw at a URL: the validators for a conditional request."""
+
+    etag: str | None = None
+    last_modified: str | None = None
+    sha256: str | None = None
+    status: int | None = None
+
+
+Fetch = Callable[..., Awaitable[FetchRecord]]
+LoadBlob = Callable[[str], "bytes | None"]
+
+
+class OriginDiscovery:
+    """Discovers one origin with a fetch function; see the module docstring for the order."""
+
+    def __init__(self, origin: str, fetch: Fetch, previous: dict[str, Previous], load_blob: LoadBlob) -> None:
+        self.origin = origin
+        self._fetch = fetch
+        self.previous = previous
+        self.load_blob = load_blob
+        self.records: list[FetchRecord] = []
+        self.bodies: dict[str, bytes] = {}  # kind -> body (fresh or, after a 304, the stored one)
+        self.documents: dict[str, str] = {}
+
+    async def get(self, kind: str, url: str, *, same_origin: bool = False, robots: bool = True) -> FetchRecord:
+        """Fetch ``url`` as document ``kind`` (conditionally when it was seen before)."""
+        prev = self.previous.get(url) or Previous()
+        record = await self._fetch(url, kind=kind, max_bytes=CAPS.get(kind, 512 * 1024),
+                                   same_origin=same_origin, etag=prev.etag,
+                                   last_modified=prev.last_modified, honour_robots=robots)
+        self.records.append(record)
+        body = self._body_of(record, prev)
+        if body is not None:
+            self.bodies[kind] = body
+            self.documents[kind] = record.sha256 or prev.sha256 or ""
+        return record
+
+    def _body_of(self, record: FetchRecord, prev: Previous) -> bytes | None:
+        if record.not_modified and prev.sha256:
+            return self.load_blob(prev.sha256)
+        if record.body is not None and record.status is not None and 200 <= record.status < 300:
+            return record.body
+        return None
+
+    def unchanged(self) -> bool:
+        """Every answer repeats the last crawl's (a 304, or the same non-2xx status)."""
+        if not self.records:
+            return False
+        return all(self._repeats(r) for r in self.records)
+
+    def _repeats(self, record: FetchRecord) -> bool:
+        if record.not_modified:
+            return True
+        prev = self.previous.get(record.url)
+        if prev is None or record.status is None or 200 <= record.status < 300:
+            return False
+        return prev.status == record.status and prev.sha256 is None
+
+    async def run(self) -> OriginCrawl:
+        """Discover the origin: manifests, bootstrap files, declared documents."""
+        results = await self._manifests()
+        if not any(r.listing is not None for r in results.values()):
+            inferred = await self._bootstrap()
+            if inferred is not None:
+                results["inferred"] = inferred
+        primary = choose_primary(results)
+        if primary is not None and primary.listing is not None:
+            await self._declared(primary.listing)
+        if self.unchanged():
+            return OriginCrawl(self.origin, status="listed", fetches=self.records, unchanged=True,
+                               documents=self.documents)
+        return OriginCrawl(self.origin, status=status_of(primary, self.records),
+                           status_detail=detail_of(primary, self.records), primary=primary,
+                           results=results, fetches=self.records, documents=self.documents)
+
+    async def _manifests(self) -> dict[str, ParseResult]:
+        kinds = list(MANIFEST_PATHS)
+        await asyncio.gather(*(self.get(k, origin_url(self.origin, MANIFEST_PATHS[k]),
+                                        same_origin=True, robots=False) for k in kinds))
+        if "anchor" not in self.bodies:
+            link = self._anchor_link()
+            if link:
+                await self.get("anchor", link, same_origin=True, robots=False)
+        self._flag_content_types()
+        return {k: formats.get(k).parse(self.bodies[k], origin=self.origin) for k in kinds if k in self.bodies}
+
+    def _anchor_link(self) -> str | None:
+        """A same-origin Anchor manifest named by a ``Link`` header on an answer."""
+        for record in self.records:
+            match = _LINK_RE.search(record.headers.get("link", ""))
+            if match:
+                target = match.group(1)
+                url = origin_url(self.origin, target) if target.startswith("/") else target
+                if url.startswith(origin_url(self.origin, "/")) and url != origin_url(self.origin, MANIFEST_PATHS["anchor"]):
+                    return url
+        return None
+
+    def _flag_content_types(self) -> None:
+        """A manifest served as something other than JSON is still read, but the
+        snapshot records why a strict client would refuse it."""
+        for record in self.records:
+            ctype = record.headers.get("content-type", "").split(";")[0].strip().lower()
+            if record.kind in MANIFEST_PATHS and record.body is not None and record.error_code is None \
+                    and record.status == 200 and ctype not in JSON_TYPES:
+                record.error_code = "content_type"
+                record.error = f"served as {ctype or 'no content type'}; a manifest must be application/json"
+
+    async def _bootstrap(self) -> ParseResult | None:
+        await asyncio.gather(*(self.get(k, origin_url(self.origin, p), same_origin=True)
+                               for k, p in BOOTSTRAP.items()))
+        files = {BOOTSTRAP_FILES[k]: self.bodies.get(k) for k in BOOTSTRAP}
+        if files["SKILL.md"] is None or (files["agent.md"] is None and files["llms.txt"] is None):
+            return None
+        return inferred_format.infer(files, origin=self.origin, base_url=origin_url(self.origin, "").rstrip("/"))
+
+    async def _declared(self, listing: Listing) -> None:
+        wanted = {"guide": listing.guide_url, "llms_txt": listing.llms_txt_url, "skill": listing.skill_url}
+        todo = [(k, u) for k, u in wanted.items() if u and k not in self.bodies]
+        await asyncio.gather(*(self.get(k, u) for k, u in todo))
+
+
+def choose_primary(results: dict[str, ParseResult]) -> ParseResult | None:
+    """The listing's primary format: valid beats invalid, then agent_app > anchor > inferred."""
+    usable = [r for r in results.values() if r.listing is not None or r.findings]
+    if not usable:
+        return None
+    return min(usable, key=lambda r: (not (r.valid and r.listing is not None),
+                                      PRIMARY_ORDER.index(r.format) if r.format in PRIMARY_ORDER else 9))
+
+
+def status_of(primary: ParseResult | None, records: list[FetchRecord]) -> str:
+    """listed | invalid | unreachable | no_manifest (delisted is decided against history)."""
+    if primary is not None:
+        return "listed" if primary.valid and primary.listing is not None else "invalid"
+    manifest_records = [r for r in records if r.kind in MANIFEST_PATHS]
+    if manifest_records and all(r.error_code in NETWORK_ERRORS for r in manifest_records):
+        return "unreachable"
+    return "no_manifest"
+
+
+def detail_of(primary: ParseResult | None, records: list[FetchRecord]) -> str:
+    """One readable sentence on why the origin has its status."""
+    if primary is not None:
+        errors = sum(f.severity == "error" for f in primary.findings)
+        return f"{primary.format} manifest" + (f" with {errors} error(s)" if errors else "")
+    problems = [f"{r.kind}: {r.error}" for r in records if r.kind in MANIFEST_PATHS and r.error]
+    return "; ".join(problems) or "no manifest found"
