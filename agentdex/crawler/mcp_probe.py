@@ -1,0 +1,179 @@
+"""Probing an MCP endpoint over Streamable HTTP: ``initialize`` and ``tools/list`` only.
+
+agentdex speaks just enough of the protocol itself (rather than through the SDK's client)
+so that every request goes through its own fetch policy: connect-to, the CA bundle, the
+address guard, byte caps and deadlines. It never sends ``tools/call`` or anything else.
+
+The probe ends in one state:
+``ok``, ``auth_required`` (401/403; RFC 9728 metadata and ``WWW-Authenticate`` tell OAuth
+from a bearer token), ``payment_required`` (402), ``wrong_transport`` (an endpoint that
+speaks the old HTTP+SSE transport or refuses POST), ``not_mcp``, ``unreachable``, ``timeout``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
+
+from agentdex import __version__
+from agentdex.models import FetchRecord, Tool
+
+PROTOCOL_VERSION = "2025-11-25"
+MAX_BYTES = 2 * 1024 * 1024
+MAX_PAGES = 10
+ALLOWED_METHODS = ("initialize", "notifications/initialized", "tools/list")
+_PARAM_RE = re.compile(r'(\w+)="([^"]*)"')
+
+Post = Callable[[str, bytes, dict[str, str]], Awaitable[FetchRecord]]
+
+
+@dataclass
+class Probe:
+    """What the probe learned."""
+
+    state: str
+    detail: str = ""
+    http_status: int | None = None
+    server_info: dict[str, Any] = field(default_factory=dict)
+    protocol_version: str | None = None
+    tools: list[Tool] = field(default_factory=list)
+    auth_scheme: str | None = None  # oauth | bearer, when auth_required
+    resource_metadata: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (tools by name)."""
+        return {"state": self.state, "detail": self.detail, "http_status": self.http_status,
+                "server_info": self.server_info, "protocol_version": self.protocol_version,
+                "tools": [t.name for t in self.tools], "auth_scheme": self.auth_scheme,
+                "resource_metadata": self.resource_metadata}
+
+
+def rpc(method: str, params: dict | None = None, id: int | None = None) -> bytes:
+    """A JSON-RPC message; refuses any method but the three agentdex may send."""
+    if method not in ALLOWED_METHODS:
+        raise ValueError(f"agentdex never sends {method!r}")
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if id is not None:
+        msg["id"] = id
+    if params is not None:
+        msg["params"] = params
+    return json.dumps(msg).encode()
+
+
+def headers_for(session: str | None = None, version: str | None = None) -> dict[str, str]:
+    """The headers of a Streamable HTTP POST."""
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    if session:
+        headers["mcp-session-id"] = session
+    if version:
+        headers["mcp-protocol-version"] = version
+    return headers
+
+
+def read_message(record: FetchRecord, want_id: int) -> dict | None:
+    """The JSON-RPC response with ``want_id`` from a JSON or an SSE body."""
+    body = (record.body or b"").decode("utf-8", "replace")
+    ctype = record.headers.get("content-type", "")
+    candidates: list[Any] = []
+    if "text/event-stream" in ctype:
+        for event in body.replace("\r\n", "\n").split("\n\n"):
+            data = "\n".join(line[5:].lstrip() for line in event.split("\n") if line.startswith("data:"))
+            if data:
+                candidates.append(_loads(data))
+    else:
+        candidates.append(_loads(body))
+    for item in candidates:
+        for msg in item if isinstance(item, list) else [item]:
+            if isinstance(msg, dict) and msg.get("jsonrpc") == "2.0" and msg.get("id") == want_id:
+                return msg
+    return None
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def www_authenticate(value: str) -> tuple[str, str | None]:
+    """``(oauth|bearer, resource_metadata URL)`` from a ``WWW-Authenticate`` header."""
+    params = dict(_PARAM_RE.findall(value))
+    if "resource_metadata" in params:
+        return "oauth", params["resource_metadata"]
+    return ("bearer" if value.lower().startswith("bearer") else (value.split(" ", 1)[0].lower() or "unknown")), None
+
+
+def tool_from_mcp(item: dict) -> Tool:
+    """A listed MCP tool, read-only only when it says so and nothing contradicts it."""
+    annotations = item.get("annotations") if isinstance(item.get("annotations"), dict) else {}
+    read_only = annotations.get("readOnlyHint") is True and annotations.get("destructiveHint") is not True
+    schema = item.get("inputSchema") if isinstance(item.get("inputSchema"), dict) else None
+    return Tool(name=str(item.get("name", "")), description=str(item.get("description") or ""),
+                annotations=annotations, read_only=read_only, input_schema=schema, source="mcp")
+
+
+async def probe(url: str, post: Post) -> Probe:
+    """``initialize`` then ``tools/list`` (all pages) against ``url``."""
+    init = rpc("initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
+                              "clientInfo": {"name": "agentdex", "version": __version__}}, id=1)
+    record = await post(url, init, headers_for())
+    failed = classify_failure(record)
+    if failed is not None:
+        return failed
+    message = read_message(record, 1)
+    result = message.get("result") if message else None
+    if not isinstance(result, dict) or "protocolVersion" not in result:
+        return Probe("not_mcp", _not_mcp_detail(record, message), record.status)
+    found = Probe("ok", http_status=record.status, protocol_version=str(result.get("protocolVersion")),
+                  server_info=result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else {})
+    session = record.headers.get("mcp-session-id")
+    await post(url, rpc("notifications/initialized"), headers_for(session, found.protocol_version))
+    await _list_tools(url, post, found, session)
+    return found
+
+
+async def _list_tools(url: str, post: Post, found: Probe, session: str | None) -> None:
+    cursor, next_id = None, 2
+    for _ in range(MAX_PAGES):
+        params = {"cursor": cursor} if cursor else {}
+        record = await post(url, rpc("tools/list", params, id=next_id), headers_for(session, found.protocol_version))
+        message = read_message(record, next_id) if record.status == 200 else None
+        result = message.get("result") if message else None
+        if not isinstance(result, dict):
+            found.detail = f"initialize answered but tools/list did not ({record.error or record.status})"
+            return
+        found.tools.extend(tool_from_mcp(t) for t in result.get("tools") or [] if isinstance(t, dict))
+        cursor, next_id = result.get("nextCursor"), next_id + 1
+        if not cursor:
+            break
+    found.detail = f"{len(found.tools)} tool(s) listed"
+
+
+def classify_failure(record: FetchRecord) -> Probe | None:
+    """The probe's end state when ``initialize`` got no usable answer, else ``None``."""
+    if record.error_code == "timeout":
+        return Probe("timeout", record.error or "timed out", record.status)
+    if record.status is None:
+        return Probe("unreachable", record.error or "no answer", None)
+    if record.status in (401, 403):
+        scheme, metadata = www_authenticate(record.headers.get("www-authenticate", ""))
+        return Probe("auth_required", f"HTTP {record.status}: the endpoint wants {scheme} credentials",
+                     record.status, auth_scheme=scheme, resource_metadata=metadata)
+    if record.status == 402:
+        return Probe("payment_required", "HTTP 402: the endpoint asks for payment", 402)
+    if record.status in (404, 405, 406) or "text/event-stream" in record.headers.get("content-type", "") and record.status != 200:
+        return Probe("wrong_transport", f"HTTP {record.status} to a Streamable HTTP POST: not the streamable-http transport", record.status)
+    if record.status != 200 and record.status != 202:
+        return Probe("not_mcp" if record.status < 500 else "unreachable", f"HTTP {record.status}", record.status)
+    return None
+
+
+def _not_mcp_detail(record: FetchRecord, message: dict | None) -> str:
+    if message and "error" in message:
+        err = message["error"] if isinstance(message["error"], dict) else {}
+        return f"initialize failed: {str(err.get('message', ''))[:200]}"
+    ctype = record.headers.get("content-type", "unknown")
+    return f"the answer to initialize is not a JSON-RPC initialize result ({ctype})"

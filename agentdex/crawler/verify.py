@@ -1,0 +1,266 @@
+"""Verification: check every claim a listing makes and store each result as a check.
+
+Runs after discovery on every crawl (and on ``agentdex verify``). Everything goes through
+the same fetch policy as the crawl. It only reads: MCP endpoints get ``initialize`` and
+``tools/list``; payment endpoints get one unpaid request; the feedback endpoint gets a safe
+GET. It never calls a tool, never submits feedback, never pays.
+
+Anchor-specific proofs (DNS, HTTP, registry), the read-only variant and payments live in
+:mod:`agentdex.crawler.verify_anchor`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from agentdex.crawler import mcp_probe
+from agentdex.crawler.discovery import MANIFEST_PATHS
+from agentdex.crawler.origins import origin_url
+from agentdex.formats import agent_app
+from agentdex.models import Check, FetchRecord, Listing, OriginCrawl
+
+PAGE_CAP = 1024 * 1024
+TEXT_TYPES = ("text/markdown", "text/plain", "text/x-markdown")
+
+
+class Verifier:
+    """Runs the checks for one crawl's origins with a shared fetcher."""
+
+    def __init__(self, fetcher, net) -> None:
+        self.fetcher = fetcher
+        self.net = net
+
+    async def get(self, url: str, kind: str, cap: int = PAGE_CAP, method: str = "GET") -> FetchRecord:
+        """A GET (or other safe method) under the fetch policy."""
+        return await self.fetcher.fetch(url, kind=kind, max_bytes=cap, method=method)
+
+    async def post(self, url: str, body: bytes, headers: dict[str, str]) -> FetchRecord:
+        """A JSON-RPC POST for the MCP probe (the probe refuses every method but three)."""
+        return await self.fetcher.fetch(url, kind="mcp", max_bytes=mcp_probe.MAX_BYTES, method="POST",
+                                        content=body, headers=headers, honour_robots=False)
+
+    async def verify_crawl(self, crawl: OriginCrawl, listing: Listing | None = None) -> None:
+        """Fill ``crawl.checks`` and ``crawl.mcp_tools`` for the crawl's listing."""
+        listing = listing or (crawl.primary.listing if crawl.primary else None)
+        if listing is None:
+            return
+        checks: list[Check] = list(manifest_checks(crawl, listing.format))
+        checks += document_checks(crawl, listing)
+        results = await asyncio.gather(self._links(listing), self._mcp(listing), self._http(listing),
+                                       self._feedback(listing), self._anchor(listing))
+        for group in results:
+            checks.extend(group[0])
+            if group[1] is not None:
+                crawl.mcp_tools = group[1]
+        crawl.checks = checks
+
+    async def _links(self, listing: Listing) -> tuple[list[Check], None]:
+        pairs = [("homepage.reachable", listing.homepage, "homepage"),
+                 ("policies.privacy", listing.privacy_url, "privacy"),
+                 ("policies.terms", listing.terms_url, "terms")]
+        checks = await asyncio.gather(*(self._reachable(n, u, k) for n, u, k in pairs))
+        return list(checks), None
+
+    async def _reachable(self, name: str, url: str | None, kind: str) -> Check:
+        if not url:
+            status = "warn" if name == "policies.privacy" else "skip"
+            why = "no privacy policy declared (shown on every card)" if status == "warn" else "not declared"
+            return Check(name, status, why)
+        record = await self.get(url, kind)
+        if record.ok:
+            return Check(name, "pass", f"HTTP {record.status} from {url}")
+        return Check(name, "fail", _failure(record, url))
+
+    async def _mcp(self, listing: Listing) -> tuple[list[Check], list | None]:
+        if not listing.mcp_url:
+            return [Check("mcp.initialize", "skip", "no MCP endpoint declared"),
+                    Check("mcp.tools", "skip", "no MCP endpoint declared")], None
+        found = await mcp_probe.probe(listing.mcp_url, self.post)
+        return mcp_checks(found, listing), (found.tools if found.state == "ok" else None)
+
+    async def _http(self, listing: Listing) -> tuple[list[Check], None]:
+        if not listing.http_base:
+            return [Check(n, "skip", "no HTTP API declared") for n in ("http.base", "http.openapi", "http.capabilities")], None
+        base, openapi, caps = await asyncio.gather(
+            self.get(listing.http_base, "http_base"),
+            self._maybe(listing.http_openapi, "openapi"),
+            self._maybe(listing.http_capabilities, "capabilities"))
+        checks = [http_base_check(base, listing.http_base), openapi_check(openapi, listing.http_openapi),
+                  json_check("http.capabilities", caps, listing.http_capabilities)]
+        return checks, None
+
+    async def _maybe(self, url: str | None, kind: str) -> FetchRecord | None:
+        return await self.get(url, kind, 4 * PAGE_CAP) if url else None
+
+    async def _feedback(self, listing: Listing) -> tuple[list[Check], None]:
+        return [await self._feedback_check(listing.feedback)], None
+
+    async def _feedback_check(self, feedback: dict[str, Any] | None) -> Check:
+        if not feedback:
+            return Check("feedback.descriptor", "skip", "no feedback descriptor declared")
+        problems = feedback_problems(feedback)
+        if problems:
+            return Check("feedback.descriptor", "fail", "; ".join(problems))
+        # A safe request: GET is never a submission; a POST-only endpoint answers 405.
+        record = await self.get(feedback["url"], "feedback")
+        if record.status is None or record.status == 404 or record.status >= 500:
+            return Check("feedback.descriptor", "fail", "feedback endpoint " + _failure(record, feedback["url"]))
+        return Check("feedback.descriptor", "pass", f"consistent; endpoint answers (HTTP {record.status} to a safe GET); never submitted")
+
+    async def _anchor(self, listing: Listing) -> tuple[list[Check], None]:
+        if listing.format != "anchor":
+            return [], None
+        from agentdex.crawler.verify_anchor import anchor_checks
+
+        return await anchor_checks(self, listing), None
+
+
+def manifest_checks(crawl: OriginCrawl, fmt: str) -> list[Check]:
+    """Location, content type, CORS and size of the primary manifest's answer."""
+    record = _manifest_record(crawl, fmt)
+    if record is None or fmt not in MANIFEST_PATHS:
+        return []
+    if record.not_modified:
+        return []  # a 304 carries no new facts: the stored checks stand
+    expected = origin_url(crawl.origin, MANIFEST_PATHS[fmt])
+    ctype = record.headers.get("content-type", "").split(";")[0].strip().lower()
+    cors = record.headers.get("access-control-allow-origin", "")
+    size = len(record.body or b"")
+    limit = agent_app.MAX_BYTES if fmt == "agent_app" else 256 * 1024
+    return [
+        Check("manifest.location", "pass" if (record.final_url or record.url) == expected and record.url == expected else "warn",
+              f"served at {record.final_url or record.url}" + (" after redirects" if record.redirects else "")),
+        Check("manifest.content_type", "pass" if ctype == "application/json" else "fail",
+              f"Content-Type {ctype or '(none)'}; the spec requires application/json"),
+        Check("manifest.cors", "pass" if cors.strip() == "*" else "fail",
+              f"Access-Control-Allow-Origin {cors or '(missing)'}; the spec requires *"),
+        Check("manifest.size", "pass" if size <= limit else "fail", f"{size:,} bytes (limit {limit:,})"),
+    ]
+
+
+def _manifest_record(crawl: OriginCrawl, fmt: str) -> FetchRecord | None:
+    records = [r for r in crawl.fetches if r.kind == fmt]
+    return records[-1] if records else None
+
+
+def document_checks(crawl: OriginCrawl, listing: Listing) -> list[Check]:
+    """The guide, llms.txt and skill fetched by discovery: reachable, and of the right kind."""
+    by_kind = {r.kind: r for r in crawl.fetches}
+    out = []
+    for name, kind, url in (("guide.reachable", "guide", listing.guide_url),
+                            ("llms_txt.reachable", "llms_txt", listing.llms_txt_url),
+                            ("skill.reachable", "skill", listing.skill_url)):
+        record = by_kind.get(kind)
+        if not url:
+            out.append(Check(name, "skip", "not declared"))
+        elif record is None or record.not_modified:
+            continue  # not fetched this run (or unchanged): the stored check stands
+        else:
+            out.append(_document_check(name, kind, record, url))
+    return out
+
+
+def _document_check(name: str, kind: str, record: FetchRecord, url: str) -> Check:
+    if not record.ok or record.body is None:
+        return Check(name, "fail", _failure(record, url))
+    ctype = record.headers.get("content-type", "").split(";")[0].strip().lower()
+    text = record.body.decode("utf-8", "replace")
+    if ctype == "text/html" or text.lstrip()[:15].lower().startswith(("<!doctype", "<html")):
+        return Check(name, "fail", f"{url} is an HTML page, not markdown text")
+    if kind == "skill":
+        from agentdex.formats.inferred import parse_frontmatter
+
+        meta, _ = parse_frontmatter(text)
+        if not meta or not meta.get("name") or not meta.get("description"):
+            return Check(name, "fail", "SKILL.md has no frontmatter with name and description")
+    status = "pass" if ctype in TEXT_TYPES or not ctype else "warn"
+    return Check(name, status, f"HTTP {record.status}, {ctype or 'no content type'}, {len(record.body):,} bytes")
+
+
+def mcp_checks(found: mcp_probe.Probe, listing: Listing) -> list[Check]:
+    """``mcp.initialize`` and ``mcp.tools`` from a probe, compared with the declared auth."""
+    data = found.to_dict()
+    if found.state == "ok":
+        init = Check("mcp.initialize", "pass", f"protocol {found.protocol_version}, server "
+                     f"{found.server_info.get('name', '?')}", data)
+        tools = Check("mcp.tools", "pass" if found.tools else "warn", found.detail, data)
+        return [init, tools]
+    if found.state == "auth_required":
+        declared = set(listing.mcp_auth)
+        ok = found.auth_scheme in declared or (found.auth_scheme == "bearer" and "bearer" in declared)
+        detail = f"{found.detail}; declared {', '.join(sorted(declared)) or 'nothing'}"
+        return [Check("mcp.initialize", "pass" if ok else "fail", detail, data),
+                Check("mcp.tools", "skip", "needs credentials to list tools", data)]
+    return [Check("mcp.initialize", "fail", f"{found.state}: {found.detail}", data),
+            Check("mcp.tools", "skip", "initialize did not succeed", data)]
+
+
+def http_base_check(record: FetchRecord, url: str) -> Check:
+    """The API base answers HTTP (any status below 500 shows a live API)."""
+    if record.status is not None and record.status < 500:
+        return Check("http.base", "pass", f"HTTP {record.status} from {url}")
+    return Check("http.base", "fail", _failure(record, url))
+
+
+def openapi_check(record: FetchRecord | None, url: str | None) -> Check:
+    """The declared OpenAPI document parses as OpenAPI 3.x."""
+    if record is None:
+        return Check("http.openapi", "skip", "not declared")
+    if not record.ok or record.body is None:
+        return Check("http.openapi", "fail", _failure(record, url or ""))
+    doc = _json_or_yaml(record.body)
+    version = str(doc.get("openapi", "")) if isinstance(doc, dict) else ""
+    if version.startswith("3.") and isinstance(doc.get("paths", {}), dict):
+        return Check("http.openapi", "pass", f"OpenAPI {version}, {len(doc.get('paths') or {})} path(s)")
+    return Check("http.openapi", "fail", "not an OpenAPI 3.x document")
+
+
+def json_check(name: str, record: FetchRecord | None, url: str | None) -> Check:
+    """A declared JSON endpoint answers 2xx with JSON."""
+    if record is None:
+        return Check(name, "skip", "not declared")
+    if not record.ok or record.body is None:
+        return Check(name, "fail", _failure(record, url or ""))
+    try:
+        json.loads(record.body)
+    except ValueError:
+        return Check(name, "fail", f"{url} does not answer JSON")
+    return Check(name, "pass", f"HTTP {record.status}, JSON")
+
+
+def feedback_problems(feedback: dict[str, Any]) -> list[str]:
+    """What makes a feedback descriptor inconsistent with the spec's contract."""
+    problems = []
+    if not str(feedback.get("url") or "").startswith("https://"):
+        problems.append("url must be https")
+    if feedback.get("method") != "POST":
+        problems.append("method must be POST")
+    if feedback.get("operation") != "feedback.submit":
+        problems.append("operation must be feedback.submit")
+    if feedback.get("requires_user_request") is not True:
+        problems.append("requires_user_request must be true")
+    limit = feedback.get("max_message_length")
+    if limit is not None and not (isinstance(limit, int) and 1 <= limit <= 4000):
+        problems.append("max_message_length must be 1-4000")
+    return problems
+
+
+def _json_or_yaml(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError:
+        pass
+    try:
+        import yaml
+
+        return yaml.safe_load(body)
+    except Exception:  # noqa: BLE001 - any YAML failure means "not a document"
+        return None
+
+
+def _failure(record: FetchRecord, url: str) -> str:
+    if record.error:
+        return f"{url}: {record.error}"
+    return f"{url}: HTTP {record.status}"

@@ -1,0 +1,122 @@
+"""Reading the payment requirements of an x402 ``402 Payment Required`` answer. Pure.
+
+Two forms exist: version 1 puts ``{"x402Version": 1, "accepts": [...]}`` in the body with
+``maxAmountRequired`` in the asset's base units and a network name (``base``); version 2
+puts a base64 JSON document in the ``PAYMENT-REQUIRED`` header with ``amount`` and a CAIP-2
+network (``eip155:8453``). agentdex reads both and turns each offer into a price in USD
+when the asset is a dollar stablecoin it knows; it never pays.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+V1_NETWORKS = {
+    "base": "eip155:8453", "base-sepolia": "eip155:84532", "ethereum": "eip155:1",
+    "polygon": "eip155:137", "polygon-amoy": "eip155:80002", "avalanche": "eip155:43114",
+    "avalanche-fuji": "eip155:43113", "solana": "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+    "solana-devnet": "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+}
+# USDC contracts (6 decimals) on the networks x402 facilitators support.
+USD_ASSETS = {
+    "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913": 6,  # Base
+    "0x036cbd53842c5426634e7929541ec2318f3dcf7e": 6,  # Base Sepolia
+    "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48": 6,  # Ethereum
+    "0x3c499c542cef5e3811e1192ce70d8cc03d5c3359": 6,  # Polygon
+    "0xb97ef9ef8734c71904d8002f8b6bc66dd9c48a6e": 6,  # Avalanche
+    "epjfwjd5wm8xqzjz3rq1xp1kyhc1ovghmxmvh3n6mn8v": 6,  # Solana (compared lower-case)
+}
+HEADER_NAMES = ("payment-required", "x-payment-required")
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """One way to pay that a 402 answer accepts."""
+
+    version: int
+    scheme: str
+    network: str  # CAIP-2
+    asset: str
+    amount: str  # base units, as sent
+    price_usd: float | None  # None when the asset is not a known dollar stablecoin
+    pay_to: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data."""
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def parse_402(headers: dict[str, str], body: bytes | None) -> tuple[list[Offer], str | None]:
+    """The offers of a 402 answer (header form first, then body) and a problem, if any."""
+    for name in HEADER_NAMES:
+        if headers.get(name):
+            doc, problem = _decode_header(headers[name])
+            if doc is not None:
+                return _offers(doc), None
+            return [], problem
+    if body:
+        try:
+            doc = json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return [], "the 402 body is not JSON and no PAYMENT-REQUIRED header was sent"
+        if isinstance(doc, dict) and isinstance(doc.get("accepts"), list):
+            return _offers(doc), None
+    return [], "the 402 answer carries no x402 payment requirements"
+
+
+def _decode_header(value: str) -> tuple[dict | None, str | None]:
+    try:
+        raw = base64.b64decode(value.strip() + "=" * (-len(value.strip()) % 4), validate=False)
+        doc = json.loads(raw.decode("utf-8"))
+    except (binascii.Error, UnicodeDecodeError, json.JSONDecodeError, ValueError):
+        return None, "the PAYMENT-REQUIRED header is not base64-encoded JSON"
+    return (doc, None) if isinstance(doc, dict) else (None, "the PAYMENT-REQUIRED header is not a JSON object")
+
+
+def _offers(doc: dict) -> list[Offer]:
+    version = doc.get("x402Version") if isinstance(doc.get("x402Version"), int) else 1
+    offers = []
+    for item in doc.get("accepts") or []:
+        if isinstance(item, dict):
+            offers.append(_offer(version, item))
+    return offers
+
+
+def _offer(version: int, item: dict) -> Offer:
+    network = str(item.get("network", ""))
+    network = V1_NETWORKS.get(network, network)
+    amount = str(item.get("amount", item.get("maxAmountRequired", "")))
+    asset = str(item.get("asset", ""))
+    return Offer(version, str(item.get("scheme", "")), network, asset, amount,
+                 usd_price(asset, amount, item.get("extra")), str(item.get("payTo", "")))
+
+
+def usd_price(asset: str, amount: str, extra: Any = None) -> float | None:
+    """``amount`` base units of ``asset`` in USD, for known dollar stablecoins."""
+    decimals = USD_ASSETS.get(asset.lower())
+    if decimals is None and isinstance(extra, dict) and str(extra.get("name", "")).upper() in ("USDC", "USD COIN"):
+        decimals = int(extra.get("decimals", 6)) if str(extra.get("decimals", "6")).isdigit() else 6
+    if decimals is None:
+        return None
+    try:
+        return float(Decimal(amount) / (Decimal(10) ** decimals))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def compare_price(declared: float | None, offers: list[Offer]) -> tuple[str, str]:
+    """``(status, detail)`` for the declared price against the live offers: the live
+    price wins; a mismatch is recorded."""
+    live = [o.price_usd for o in offers if o.price_usd is not None]
+    if not live:
+        return "warn", "the 402 answer names no price in a known dollar stablecoin"
+    if declared is None:
+        return "pass", f"live price ${min(live):g}; none declared"
+    if any(abs(p - declared) < 1e-9 for p in live):
+        return "pass", f"live price ${declared:g} matches the declared price"
+    return "fail", f"declared ${declared:g} but the live 402 asks ${min(live):g}; the live price wins"
