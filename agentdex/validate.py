@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentdex import formats
-from agentdex.errors import InputError
+from agentdex.errors import InputError, PackageError
 from agentdex.models import Finding, ParseResult
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # read no more than this of any input
@@ -63,7 +63,10 @@ def validate_folder(path: Path, fmt: str = "auto") -> ParseResult:
     is_adapp_tree = b'"adapp/v1"' in files.get("manifest.json", b"")
     if fmt == "adapp" or (fmt == "auto" and is_adapp_tree):
         from agentdex.formats import adapp
-        return adapp.parse_package(adapp.pack(read_tree(path)))
+        try:
+            return adapp.parse_package(adapp.pack(read_tree(path)))
+        except PackageError as exc:
+            raise InputError(f"cannot pack {path}: {exc}") from exc
     if fmt in ("findagent", "auto") and findagent_files & files.keys():
         result = formats.get("findagent").parse_repo(files)
         if fmt == "findagent" or result.listing is not None or "findagent.json" in files:
@@ -81,8 +84,11 @@ def read_tree(path: Path, cap_files: int = 2000) -> dict[str, bytes]:
     """Every regular file below ``path`` (for packing an adapp source tree)."""
     files: dict[str, bytes] = {}
     for item in sorted(path.rglob("*")):
+        rel = item.relative_to(path)
+        if any(part.startswith(".") for part in rel.parts):
+            continue  # .git/, .DS_Store and other hidden files are not package content
         if item.is_file() and not item.is_symlink():
             if len(files) >= cap_files:
                 raise InputError(f"{path} holds more than {cap_files} files")
-            files[item.relative_to(path).as_posix()] = read_capped(item)
+            files[rel.as_posix()] = read_capped(item)
     return files

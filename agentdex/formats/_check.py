@@ -15,7 +15,8 @@ from agentdex.models import Finding
 
 _MISSING = object()
 DATE_RE = re.compile(r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
-EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+\Z")
+_URL_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TYPE_NAMES = {str: "a string", bool: "a boolean", list: "an array", dict: "an object",
                int: "an integer", float: "a number"}
 
@@ -38,6 +39,8 @@ def type_name(value: Any) -> str:
 
 def is_absolute_url(value: str, schemes: Iterable[str] = ("https", "http")) -> bool:
     """True for an absolute URL with a host and one of ``schemes``."""
+    if _URL_CONTROL.search(value):
+        return False
     try:
         parts = urlsplit(value)
     except ValueError:
@@ -137,8 +140,8 @@ class Checker:
         """Whether ``value`` is one of ``values``."""
         allowed = tuple(values)
         if value not in allowed or not isinstance(value, str):
-            shown = value if isinstance(value, str) else type_name(value)
-            self.error(where, "enum", f"{where} is {shown!r}; it must be one of: {', '.join(allowed)}")
+            shown = repr(value) if isinstance(value, str) else type_name(value)
+            self.error(where, "enum", f"{where} is {shown}; it must be one of: {', '.join(allowed)}")
             return None
         return value
 
@@ -201,7 +204,7 @@ class Checker:
         for key in obj:
             if key not in known_set and key not in silent_set:
                 where = join(path, key)
-                self.warn(where, "unknown_key", f"unknown key {key!r} at {where or 'the top level'} is ignored; check for a typo")
+                self.warn(where, "unknown_key", f"unknown key {key!r} {'at ' + path if path else 'at the top level'} is ignored; check for a typo")
 
 
 def _is_kind(value: Any, kind: type | tuple) -> bool:

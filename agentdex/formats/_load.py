@@ -11,7 +11,7 @@ from typing import Any
 from agentdex.models import Finding
 
 MAX_DEPTH = 64  # deeper documents are refused before the json module can recurse
-_BINARY_CONTROL = set(range(0, 9)) | {11, 12} | set(range(14, 32))
+_BINARY_CONTROL_BYTES = bytes(sorted(set(range(0, 9)) | {11, 12} | set(range(14, 32))))
 
 
 def _doc_error(code: str, message: str) -> Finding:
@@ -27,7 +27,8 @@ def decode_text(data: bytes, *, what: str = "document") -> tuple[str | None, Fin
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return None, _doc_error("encoding", f"the {what} is UTF-16; it must be UTF-8")
     head = data[:4096]
-    if b"\x00" in head or sum(b in _BINARY_CONTROL for b in head) > len(head) // 10:
+    controls = len(head) - len(head.translate(None, _BINARY_CONTROL_BYTES))
+    if b"\x00" in head or controls > len(head) // 10:
         return None, _doc_error("binary", f"the {what} is binary data, not text")
     try:
         return data.decode("utf-8"), None
@@ -60,6 +61,8 @@ def parse_json_text(text: str, *, what: str = "document") -> tuple[Any, Finding 
         return None, _doc_error("not_json", f"the {what} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")
     except RecursionError:
         return None, _doc_error("too_deep", f"the {what} nests deeper than agentdex reads")
+    if _has_lone_surrogate(text, value):
+        return None, _doc_error("encoding", f"the {what} contains an unpaired UTF-16 surrogate escape (\\ud800-\\udfff); it is not valid Unicode")
     if _depth(value) > MAX_DEPTH:
         return None, _doc_error("too_deep", f"the {what} nests deeper than {MAX_DEPTH} levels")
     return value, None
@@ -73,3 +76,15 @@ def _depth(value: Any, level: int = 0) -> int:
     if isinstance(value, list):
         return max((_depth(v, level + 1) for v in value), default=level + 1)
     return level
+
+
+
+def _has_lone_surrogate(text: str, value: Any) -> bool:
+    """JSON may spell a lone surrogate as an escape; such text cannot be printed or stored."""
+    if "\\u" not in text:
+        return False
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False

@@ -3,16 +3,24 @@
 Spec: ``specs/agent-app-manifest-v1.md``. Every field of its table is checked for type,
 limit and catalogue; unknown top-level keys are warnings naming the key; the retired keys
 ``guide.version`` and ``updated_at`` produce nothing at all.
+
+Beyond the checks the spec words directly, this module reads it strictly in three places:
+a ``null`` value is a type error (the field is present but not of its type), a URL may not
+carry control characters, and ``instructions`` must be one line whose leading name is a
+whole word (``Pan`` does not lead ``Pantry tracks…``). The JSON Schema shipped beside it
+(``schemas/agent-app-v1.schema.json``) encodes the same rules except the leading name and
+the size limit, which a schema cannot express, and non-ASCII upper case in tags.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
-from agentdex.formats._check import EMAIL_RE, Checker, is_absolute_url, join
+from agentdex.formats._check import EMAIL_RE, Checker, is_absolute_url, join, type_name
 from agentdex.formats._load import load_json
-from agentdex.models import Listing, ParseResult
+from agentdex.models import Finding, Listing, ParseResult
 
 NAME = "agent_app"
 MAX_BYTES = 32 * 1024
@@ -37,7 +45,34 @@ TOP_LEVEL = ("agent_app", "name", "one_liner", "description", "homepage", "guide
              "mcp", "http", "auth_methods", "events", "hosts", "pattern", "categories", "tags",
              "audience", "pricing", "publisher", "policies", "say", "instructions", "feedback")
 RETIRED_TOP_LEVEL = ("updated_at",)
-TAG_RE = re.compile(r"[^A-Z]*")
+# Everything str.splitlines() splits on: "one line" means none of these.
+LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+# C0, DEL and C1 controls: urlsplit() silently strips some of them, so a URL carrying
+# one would be stored and shown as something other than what was checked.
+_URL_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+# A JSON escape of a UTF-16 surrogate; json.loads keeps a lone one, which no UTF-8
+# output (terminal, SQLite text, JSON report) can then encode.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+class _Checker(Checker):
+    """The shared checker, read strictly: ``null`` is a type error and URLs carry no
+    control characters."""
+
+    def get(self, obj: dict, key: str, path: str, kind: type | tuple, required: bool = False) -> Any:
+        """As :meth:`Checker.get`, but a present ``null`` is a ``type`` error."""
+        if key in obj and obj[key] is None:
+            where = join(path, key)
+            self.error(where, "type", f"{where} is null; give it a value or leave the key out")
+            return None
+        return Checker.get(self, obj, key, path, kind, required)
+
+    def check_url(self, value: str, where: str, *, https_only: bool = False) -> str | None:
+        """As :meth:`Checker.check_url`, refusing control characters anywhere."""
+        if _URL_CONTROL.search(value):
+            self.error(where, "url", f"{where} contains control characters; it must be a plain absolute URL")
+            return None
+        return super().check_url(value, where, https_only=https_only)
 
 
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
@@ -45,7 +80,20 @@ def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     doc, findings = load_json(data, max_bytes=MAX_BYTES, what="agent-app manifest")
     if doc is None:
         return ParseResult(NAME, None, findings)
+    if _SURROGATE_ESCAPE.search(data) and _has_lone_surrogate(doc):
+        return ParseResult(NAME, None, [Finding("error", "", "encoding", (
+            "the agent-app manifest contains a lone UTF-16 surrogate escape (\\ud800-\\udfff); "
+            "that is not a Unicode character"))], doc)
     return validate_document(doc, origin=origin)
+
+
+def _has_lone_surrogate(doc: Any) -> bool:
+    # Only reached when the bytes hold a surrogate escape: valid pairs (emoji) pass.
+    try:
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def looks_like(doc: Any) -> bool:
@@ -55,7 +103,10 @@ def looks_like(doc: Any) -> bool:
 
 def validate_document(doc: dict, *, origin: str | None = None) -> ParseResult:
     """Validate a decoded manifest and normalise it into a :class:`Listing`."""
-    c = Checker()
+    c = _Checker()
+    if not isinstance(doc, dict):
+        c.error("", "not_object", f"the agent-app manifest is {type_name(doc)}; it must be a JSON object")
+        return ParseResult(NAME, None, c.findings, doc)
     if not _version_ok(c, doc):
         return ParseResult(NAME, None, c.findings, doc)
     listing = Listing(format=NAME, origin=origin)
@@ -64,28 +115,36 @@ def validate_document(doc: dict, *, origin: str | None = None) -> ParseResult:
     _links(c, doc, listing)
     _mcp(c, doc, listing)
     _http(c, doc, listing)
-    if "mcp" not in doc and "http" not in doc:
+    if doc.get("mcp") is None and doc.get("http") is None:
         c.error("mcp", "one_of_required", "at least one of mcp and http is required")
     _catalogues(c, doc, listing)
     _publisher(c, doc, listing)
     _say_and_instructions(c, doc, listing)
-    listing.feedback = _feedback(c, doc.get("feedback"))
+    listing.feedback = _feedback(c, doc)
     return ParseResult(NAME, listing, c.findings, doc)
 
 
 def _version_ok(c: Checker, doc: dict) -> bool:
-    version = doc.get("agent_app")
-    if version is None:
+    """False when the document is another version (nothing else is then checked)."""
+    if "agent_app" not in doc:
         c.error("agent_app", "required", 'agent_app is required and must be the string "1"')
         return True  # keep validating: the rest is still worth reporting
+    version = doc["agent_app"]
     if version == "1":
         return True
-    if isinstance(version, (str, int, float)) and not isinstance(version, bool) and str(version) != "1":
+    is_number = isinstance(version, (int, float)) and not isinstance(version, bool)
+    if isinstance(version, str) or (is_number and version != 1):
+        shown = repr(version[:20]) if isinstance(version, str) else f"the number {version}"
         c.error("agent_app", "unsupported_version",
-                f'agent_app {version!r} is not supported; agentdex reads version "1"')
+                f'agent_app is {shown}: agentdex reads agent-app version "1" only, '
+                "so nothing else in this manifest was checked")
         return False
-    c.error("agent_app", "type", 'agent_app must be the string "1", not the number 1')
+    c.error("agent_app", "type", f'agent_app must be the string "1", not {_shown_type(version)}')
     return True
+
+
+def _shown_type(value: Any) -> str:
+    return "the number 1" if value == 1 and not isinstance(value, bool) else type_name(value)
 
 
 def _identity(c: Checker, doc: dict, listing: Listing) -> None:
@@ -149,12 +208,15 @@ def _tags(c: Checker, doc: dict) -> list[str]:
     for i, tag in enumerate(tags or []):
         where = join("tags", i)
         if not isinstance(tag, str):
-            c.error(where, "type", f"{where} must be a string")
-        elif c.check_string(tag, where, max_len=24, min_len=1) is not None:
-            if tag != tag.lower():
-                c.error(where, "lowercase", f"{where} {tag!r} must be lower case")
-            else:
-                out.append(tag)
+            c.error(where, "type", f"{where} must be a string, not {type_name(tag)}")
+        elif c.check_string(tag, where, max_len=24, min_len=1) is None:
+            continue
+        elif tag != tag.lower():
+            c.error(where, "lowercase", f"{where} {tag!r} must be lower case")
+        elif tag in out:
+            c.warn(where, "duplicate", f"{where} repeats {tag!r}")
+        else:
+            out.append(tag)
     return out
 
 
@@ -208,8 +270,10 @@ def _publisher(c: Checker, doc: dict, listing: Listing) -> None:
 
 def _is_contact(value: str) -> bool:
     if value.startswith("mailto:"):
-        return bool(EMAIL_RE.match(value[7:].split("?", 1)[0]))
-    return is_absolute_url(value)
+        if _URL_CONTROL.search(value) or any(ch.isspace() for ch in value):
+            return False
+        return bool(EMAIL_RE.fullmatch(value[7:].split("?", 1)[0]))
+    return is_absolute_url(value) and not _URL_CONTROL.search(value)
 
 
 def _say_and_instructions(c: Checker, doc: dict, listing: Listing) -> None:
@@ -217,22 +281,40 @@ def _say_and_instructions(c: Checker, doc: dict, listing: Listing) -> None:
     for i, line in enumerate(say or []):
         where = join("say", i)
         if not isinstance(line, str):
-            c.error(where, "type", f"{where} must be a string")
+            c.error(where, "type", f"{where} must be a string, not {type_name(line)}")
         elif c.check_string(line, where, max_len=80, min_len=1) is not None:
             listing.say.append(line)
-    instructions = c.string(doc, "instructions", "", max_len=280, min_len=1)
-    if instructions is not None and listing.name and not instructions.startswith(listing.name):
-        c.error("instructions", "leading_name",
-                f"instructions must begin with the app's name {listing.name!r}")
-    listing.instructions = instructions
+    listing.instructions = _instructions(c, doc, listing.name)
 
 
-def _feedback(c: Checker, value: Any) -> dict[str, Any] | None:
-    """The optional feedback descriptor (an additive v1 field)."""
-    if value is None:
+def _instructions(c: Checker, doc: dict, name: str | None) -> str | None:
+    """One line of at most 280 characters that begins with the app's name."""
+    text = c.string(doc, "instructions", "", max_len=280, min_len=1)
+    if text is None:
         return None
-    if not isinstance(value, dict):
-        c.error("feedback", "type", "feedback must be an object")
+    ok = True
+    if LINE_BREAKS.search(text):
+        c.error("instructions", "single_line", "instructions must be one line; it contains a line break")
+        ok = False
+    if name and not _leads_with(text, name):
+        c.error("instructions", "leading_name",
+                f"instructions must begin with the app's name {name!r}, then a space or punctuation")
+        ok = False
+    return text if ok else None
+
+
+def _leads_with(text: str, name: str) -> bool:
+    # The name must be a whole word at the front: "Pan" does not lead "Pantry tracks…".
+    if not text.startswith(name):
+        return False
+    rest = text[len(name):]
+    return not (rest and rest[0].isalnum() and name[-1].isalnum())
+
+
+def _feedback(c: Checker, doc: dict) -> dict[str, Any] | None:
+    """The optional feedback descriptor (an additive v1 field)."""
+    value = c.obj(doc, "feedback", "")
+    if value is None:
         return None
     out = {
         "url": c.url(value, "url", "feedback", True),
