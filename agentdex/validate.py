@@ -69,7 +69,8 @@ def validate_folder(path: Path, fmt: str = "auto") -> ParseResult:
             raise InputError(f"cannot pack {path}: {exc}") from exc
     if fmt in ("findagent", "auto") and findagent_files & files.keys():
         result = formats.get("findagent").parse_repo(files)
-        if fmt == "findagent" or result.listing is not None or "findagent.json" in files:
+        if fmt == "findagent" or result.listing is not None or \
+                {"findagent.json", ".findagent/findagent.json"} & files.keys():
             return result
     for rel, name in ((".well-known/agent-app.json", "agent_app"), ("agent-app.json", "agent_app"),
                       (".well-known/anchor.json", "anchor"), ("anchor.json", "anchor")):
