@@ -77,6 +77,30 @@ def schema(name: Annotated[str, typer.Argument(help="agent_app or anchor.")]) ->
         fail(f"no schema named {name!r}; choose agent_app or anchor", 2)
 
 
+@app.command()
+def pack(
+    folder: Annotated[Path, typer.Argument(help="An adapp source folder with manifest.json at its root.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The .adapp file to write.")],
+) -> None:
+    """Pack a folder into an .adapp package with its checksum computed last."""
+    from agentdex.errors import PackageError
+    from agentdex.formats import adapp
+    from agentdex.validate import read_tree
+
+    if not folder.is_dir():
+        fail(f"not a folder: {folder}", 2)
+    try:
+        data = adapp.pack(read_tree(folder))
+    except (PackageError, InputError) as exc:
+        fail(str(exc), 1)
+    result = adapp.parse_package(data)
+    if not result.valid:
+        render_result(str(folder), result)
+        fail("not packed: the package would be invalid", 1)
+    output.write_bytes(data)
+    typer.echo(f"wrote {output} ({len(data):,} bytes, {result.listing.extra.get('checksum') if result.listing else ''})")
+
+
 def main() -> None:
     """Console-script entry point: library errors never become tracebacks."""
     try:

@@ -1,0 +1,89 @@
+"""Reading a response body under the byte cap, decompression included.
+
+Public API::
+
+    await read_capped(response: httpx.Response, max_bytes: int) -> bytes
+        the decoded body; FetchError("too_large") as soon as it would pass ``max_bytes``
+        (or when Content-Length announces more), FetchError("decoding") for a bad or
+        unexpected Content-Encoding.
+
+The cap counts decoded bytes and decoding is bounded: each step inflates at most the room
+left under the cap, so a gzip bomb costs ``max_bytes`` of memory, not its inflated size.
+Encodings: identity, gzip (several members allowed), deflate (zlib-wrapped or raw).
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+import httpx
+
+from agentdex.errors import FetchError
+
+
+async def read_capped(response: httpx.Response, max_bytes: int) -> bytes:
+    """The decoded body, refusing (``too_large``) as soon as it would exceed ``max_bytes``."""
+    announced = response.headers.get("content-length", "").strip()
+    if announced.isdigit() and int(announced) > max_bytes:
+        raise FetchError("too_large", f"The answer announces {announced} bytes, above the {max_bytes}-byte cap.")
+    inflater = _Inflater(response.headers.get("content-encoding", ""))
+    body = bytearray()
+    async for raw in response.aiter_raw():
+        body += inflater.feed(raw, room=max_bytes - len(body) + 1)
+        if len(body) > max_bytes:
+            raise FetchError("too_large", f"The body is larger than the {max_bytes}-byte cap{inflater.after}.")
+    inflater.finish()
+    return bytes(body)
+
+
+class _Inflater:
+    """Bounded decoding of identity, gzip and deflate bodies.
+
+    httpx's own decoders inflate a whole network chunk at once (64 KB of gzip can become
+    64 MB); here every step yields at most ``room`` bytes, so memory stays near the cap.
+    """
+
+    def __init__(self, content_encoding: str) -> None:
+        encoding = content_encoding.strip().lower()
+        if encoding not in ("", "identity", "gzip", "x-gzip", "deflate"):
+            raise FetchError("decoding", f"The body uses Content-Encoding {encoding!r}, which agentdex did not ask for.")
+        self.encoding = "gzip" if encoding == "x-gzip" else encoding
+        self.after = " after decompression" if self.encoding in ("gzip", "deflate") else ""
+        self._raw_deflate = False
+        self._z = self._new() if self.after else None
+
+    def _new(self) -> Any:
+        if self.encoding == "gzip":
+            return zlib.decompressobj(16 + zlib.MAX_WBITS)
+        return zlib.decompressobj(-zlib.MAX_WBITS if self._raw_deflate else zlib.MAX_WBITS)
+
+    def feed(self, data: bytes, room: int) -> bytes:
+        """Up to ``room`` decoded bytes from ``data`` (more input stays unread past that)."""
+        if self._z is None:
+            return data[:room]
+        out = bytearray()
+        while data and len(out) < room:
+            if self._z.eof:
+                if not (self.encoding == "gzip" and data[:2] == b"\x1f\x8b"):
+                    break  # bytes after the compressed stream: ignored, as browsers do
+                self._z = self._new()  # a further gzip member (RFC 1952 allows several)
+            out += self._inflate(data, room - len(out))
+            data = self._z.unused_data if self._z.eof else self._z.unconsumed_tail
+        return bytes(out)
+
+    def _inflate(self, data: bytes, room: int) -> bytes:
+        try:
+            return self._z.decompress(data, room)
+        except zlib.error as exc:
+            if self.encoding == "deflate" and not self._raw_deflate and not self._z.eof:
+                # Some servers send raw deflate without the zlib wrapper.
+                self._raw_deflate = True
+                self._z = self._new()
+                return self._inflate(data, room)
+            raise FetchError("decoding", f"The {self.encoding} body cannot be decoded ({exc}).") from exc
+
+    def finish(self) -> None:
+        """Refuse a compressed body that stops before its end."""
+        if self._z is not None and not self._z.eof:
+            raise FetchError("decoding", f"The {self.encoding} body ends before its compressed stream does.")

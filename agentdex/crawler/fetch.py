@@ -1,0 +1,543 @@
+"""The fetch policy: every HTTP request the crawler makes goes through :class:`Fetcher`.
+
+Public API::
+
+    async with Fetcher(*, connect_to=(), ca_bundle=None, allow_private=False,
+                       concurrency=16, per_host=2, user_agent=USER_AGENT,
+                       deadline=15.0, connect_timeout=5.0, retries=2) as fetcher:
+        record = await fetcher.fetch(url, *, kind, max_bytes, same_origin=False,
+                                     etag=None, last_modified=None, accept=None,
+                                     method="GET", honour_robots=True)
+                                     # also: content=bytes, headers={...} for a POST
+    fetcher.stats      FetchStats(requests, errors, bytes) for a progress display
+    fetcher.robots     the RobotsCache (robots.txt records and notes per origin)
+    await fetcher.aclose()   (``async with`` calls it)
+
+``elapsed_ms`` is the whole ``fetch`` call, robots.txt included; ``fetched_at`` is UTC ISO
+8601 to the second (``2025-01-01T12:00:00Z``); ``redirects`` lists every redirect target
+in order (a refused one included); ``final_url`` is the last URL that answered.
+Requests, retries and robots.txt fetches all count in ``stats.requests``; ``stats.errors``
+counts ``fetch`` calls that failed (robots.txt fetches are not counted there).
+
+``fetch`` never raises (cancellation aside): every failure becomes ``record.error_code``
+plus a readable ``record.error`` sentence. Codes:
+
+    invalid_url, scheme        not an https URL without credentials (also for a redirect)
+    robots                     robots.txt disallows the URL for agentdex
+    dns, refused, tls          the name does not resolve, no connection, TLS failed
+    blocked_address            the address guard refused a private/loopback/... address
+    timeout                    no complete answer within the deadline
+    protocol, incomplete       a malformed answer; the connection ended mid-body
+    redirect_loop, too_many_redirects, cross_origin
+    too_large                  the body (after decompression) is above ``max_bytes``
+    decoding                   a bad gzip/deflate body, or an encoding we did not ask for
+    http_status                a 4xx/5xx (or unfollowable 3xx) answer; status/body kept
+    internal                   a bug in agentdex, reported rather than raised
+
+The rules: HTTPS only; redirects followed by hand, at most 5, each one checked (scheme,
+loops, origin when ``same_origin``); one deadline covers the whole request (connection,
+TLS, headers, every redirect, every retry and the body); the byte cap is enforced while
+streaming and counted after decompression (inflation is bounded, so a gzip bomb costs at
+most ``max_bytes`` of memory); a Content-Length above the cap is refused before reading;
+at most ``per_host`` requests per host name and ``concurrency`` in all; retries with short
+exponential backoff only for connection failures, connect timeouts, 500/502/503/504 and 429
+(a Retry-After above 3 s means no retry), never for any other status, TLS, a blocked
+address or a too-large body; no cookies, no credentials, no proxies from the environment.
+The deadline starts once robots.txt has been consulted; waiting for a free slot counts.
+robots.txt of a redirect's target is not consulted: the URL asked for was allowed.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import os
+import ssl
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import anyio
+import httpcore
+import httpx
+
+from agentdex import __version__
+from agentdex.crawler.body import read_capped
+from agentdex.crawler.netpolicy import GuardedBackend, build_ssl_context
+from agentdex.crawler.robots import ROBOTS_MAX_BYTES, RobotsCache, robots_exempt
+from agentdex.errors import FetchError
+from agentdex.models import FetchRecord
+
+USER_AGENT = f"agentdex/{__version__} (+https://github.com/agentdex/agentdex)"
+MAX_REDIRECTS = 5
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
+BACKOFF_BASE = 0.2
+BACKOFF_CAP = 2.0
+RETRY_AFTER_MAX = 3.0
+HEADER_VALUE_MAX = 8192
+KEPT_HEADERS = (
+    "content-type", "content-length", "content-encoding", "etag", "last-modified",
+    "cache-control", "access-control-allow-origin", "link", "www-authenticate",
+    "location", "retry-after", "payment-required", "x-payment-required", "x-payment",
+    "x-payment-response", "x-robots-tag", "mcp-session-id", "mcp-protocol-version",
+)  # fmt: skip
+
+
+@dataclass(slots=True)
+class FetchStats:
+    """Running totals for a progress display: HTTP requests sent, failed fetches, body bytes."""
+
+    requests: int = 0
+    errors: int = 0
+    bytes: int = 0
+
+
+@dataclass(slots=True)
+class _Options:
+    """One fetch's settings, carried through redirects and retries."""
+
+    kind: str
+    max_bytes: int
+    same_origin: bool
+    method: str
+    headers: list[tuple[str, str]]
+    content: bytes | None = None
+    etag: str | None = None
+    last_modified: str | None = None
+    deadline_at: float = 0.0
+
+
+class Fetcher:
+    """The crawler's HTTP client under the fetch policy (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        connect_to: Sequence[tuple[str, str, int]] = (),
+        ca_bundle: str | Path | None = None,
+        allow_private: bool = False,
+        concurrency: int = 16,
+        per_host: int = 2,
+        user_agent: str = USER_AGENT,
+        deadline: float = 15.0,
+        connect_timeout: float = 5.0,
+        retries: int = 2,
+    ) -> None:
+        self.user_agent = user_agent
+        self.deadline = deadline
+        self.retries = max(0, retries)
+        self.per_host = max(1, per_host)
+        self.concurrency = max(1, concurrency)
+        self.stats = FetchStats()
+        self.backend = GuardedBackend(connect_to=connect_to, allow_private=allow_private)
+        self._timeouts = httpx.Timeout(deadline, connect=min(connect_timeout, deadline)).as_dict()
+        self._transport = _make_transport(build_ssl_context(ca_bundle), self.backend, self.concurrency)
+        self.robots = RobotsCache(self._fetch_robots, agent_token=_product_token(user_agent))
+        self._host_slots: dict[str, anyio.Semaphore] = {}
+        self._all_slots: anyio.Semaphore | None = None
+
+    async def __aenter__(self) -> Fetcher:
+        await self._transport.__aenter__()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close every pooled connection (``async with`` does this on exit)."""
+        await self._transport.aclose()
+
+    async def fetch(
+        self,
+        url: str,
+        *,
+        kind: str,
+        max_bytes: int,
+        same_origin: bool = False,
+        etag: str | None = None,
+        last_modified: str | None = None,
+        accept: str | None = None,
+        method: str = "GET",
+        honour_robots: bool = True,
+        content: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> FetchRecord:
+        """Fetch ``url`` under the policy; never raises, failures are in the record.
+
+        ``etag`` / ``last_modified`` make the request conditional: a 304 answer gives
+        ``not_modified=True`` and ``body=None``. ``same_origin`` refuses (and records) a
+        redirect to another origin. ``honour_robots=False`` skips robots.txt (the
+        well-known manifest paths are exempt anyway). ``content`` is a request body (for
+        the MCP probe's POST) and ``headers`` extra request headers; the User-Agent and
+        Accept-Encoding stay the policy's own.
+        """
+        request_headers = self._headers(accept, etag, last_modified, headers or {})
+        options = _Options(kind, max_bytes, same_origin, method.upper(), request_headers, content, etag, last_modified)
+        record = await self._run(url, options, honour_robots)
+        if record.error_code:
+            self.stats.errors += 1
+        return record
+
+    async def _run(self, url: str, options: _Options, honour_robots: bool) -> FetchRecord:
+        record = FetchRecord(url=url, kind=options.kind, fetched_at=_utc_now())
+        started = time.perf_counter()
+        try:
+            await self._fetch_into(record, options, honour_robots)
+        except Exception as exc:  # noqa: BLE001 - the contract: failures become data
+            record.error_code, record.error = describe_error(exc, record, self.deadline)
+        record.elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
+        return record
+
+    def _headers(
+        self, accept: str | None, etag: str | None, last_modified: str | None, extra: dict[str, str]
+    ) -> list[tuple[str, str]]:
+        fixed = {"user-agent", "accept-encoding", "host", "content-length", "transfer-encoding"}
+        chosen = {name.lower(): (name, value) for name, value in extra.items() if name.lower() not in fixed}
+        chosen.setdefault("accept", ("Accept", accept or "*/*"))
+        headers = [
+            ("User-Agent", self.user_agent),
+            # Only what body.read_capped decodes, so every byte is counted under the cap.
+            ("Accept-Encoding", "gzip, deflate"),
+            *chosen.values(),
+        ]
+        if etag:
+            headers.append(("If-None-Match", etag))
+        if last_modified:
+            headers.append(("If-Modified-Since", last_modified))
+        return headers
+
+    async def _fetch_into(self, record: FetchRecord, options: _Options, honour_robots: bool) -> None:
+        url = checked_url(record.url)
+        if honour_robots and not robots_exempt(str(url)):
+            verdict = await self.robots.check(str(url))
+            if not verdict.allowed:
+                raise FetchError("robots", f"robots.txt of {verdict.origin} disallows {url.path} for agentdex.")
+        with anyio.fail_after(self.deadline):
+            options.deadline_at = anyio.current_time() + self.deadline
+            await self._attempts(record, url, options)
+
+    async def _attempts(self, record: FetchRecord, url: httpx.URL, options: _Options) -> None:
+        attempt = 0
+        while True:
+            try:
+                delay = await self._follow(record, url, options, attempt)
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                delay = self._retry_pause(options, attempt, backoff(attempt))
+                if delay is None or _tls_error(exc) is not None:
+                    raise
+            if delay is None:
+                return
+            attempt += 1
+            await anyio.sleep(delay)
+
+    def _retry_pause(self, options: _Options, attempt: int, delay: float | None) -> float | None:
+        """``delay`` when another try is allowed and fits before the deadline, else None."""
+        if delay is None or attempt >= self.retries:
+            return None
+        return delay if anyio.current_time() + delay < options.deadline_at else None
+
+    async def _follow(self, record: FetchRecord, url: httpx.URL, options: _Options, attempt: int) -> float | None:
+        """Request ``url`` and its redirects; the retry pause for a transient answer, else None."""
+        _forget_answer(record)
+        current, method, content, seen = url, options.method, options.content, {str(url)}
+        while True:
+            async with self._slot(current.host):
+                response = await self._send(method, current, options, content)
+                try:
+                    _note_response(record, response, current)
+                    target = redirect_target(response, current)
+                    if target is None:
+                        delay = self._retry_pause(options, attempt, retry_delay(response, attempt, method))
+                        if delay is None:
+                            await self._finish(record, response, options)
+                        return delay
+                finally:
+                    await response.aclose()
+            check_redirect(record, current, target, seen, options.same_origin)
+            new_method = _method_after(response.status_code, method)
+            content = content if new_method == method else None
+            method, current = new_method, target
+
+    async def _send(self, method: str, url: httpx.URL, options: _Options, content: bytes | None) -> httpx.Response:
+        headers = options.headers
+        if content is None:  # a redirect turned a POST into a GET: its body headers go too
+            headers = [(k, v) for k, v in headers if not k.lower().startswith("content-")]
+        request = httpx.Request(
+            method, url, headers=headers, content=content, extensions={"timeout": self._timeouts}
+        )
+        self.stats.requests += 1
+        # The transport, not an httpx.Client: no cookie jar, no auth, no environment.
+        response = await self._transport.handle_async_request(request)
+        response.request = request
+        return response
+
+    async def _finish(self, record: FetchRecord, response: httpx.Response, options: _Options) -> None:
+        status = response.status_code
+        if status == 304:
+            record.not_modified = True
+            # A 304 need not repeat the validators; the ones sent still describe the content.
+            record.etag = record.etag or options.etag
+            record.last_modified = record.last_modified or options.last_modified
+            return
+        if options.method != "HEAD":
+            await self._read_body(record, response, options.max_bytes, keep_errors=status < 300)
+        if not 200 <= status < 300:
+            raise FetchError("http_status", _status_sentence(response, record.final_url or record.url))
+
+    async def _read_body(self, record: FetchRecord, response: httpx.Response, max_bytes: int, keep_errors: bool) -> None:
+        try:
+            body = await read_capped(response, max_bytes)
+        except FetchError:
+            if keep_errors:
+                raise
+            return  # the body of an error answer is a bonus; the status is the news
+        record.body = body
+        record.sha256 = hashlib.sha256(body).hexdigest()
+        self.stats.bytes += len(body)
+
+    def _slot(self, host: str) -> _Slots:
+        # Created on first use, inside the event loop that will wait on them.
+        if self._all_slots is None:
+            self._all_slots = anyio.Semaphore(self.concurrency)
+        key = host.lower()
+        if key not in self._host_slots:
+            self._host_slots[key] = anyio.Semaphore(self.per_host)
+        return _Slots(self._host_slots[key], self._all_slots)
+
+    async def _fetch_robots(self, url: str) -> FetchRecord:
+        # Not counted in stats.errors: a missing robots.txt is no failure of the crawl.
+        options = _Options("robots", ROBOTS_MAX_BYTES, False, "GET", self._headers("text/plain", None, None, {}))
+        return await self._run(url, options, honour_robots=False)
+
+
+class _Slots:
+    """Hold a per-host slot, then a global one (never a global slot while queueing for a host)."""
+
+    def __init__(self, host: anyio.Semaphore, everyone: anyio.Semaphore) -> None:
+        self._host, self._everyone = host, everyone
+
+    async def __aenter__(self) -> None:
+        await self._host.acquire()
+        try:
+            await self._everyone.acquire()
+        except BaseException:
+            self._host.release()
+            raise
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        self._everyone.release()
+        self._host.release()
+
+
+def _make_transport(context: ssl.SSLContext, backend: GuardedBackend, concurrency: int) -> httpx.AsyncHTTPTransport:
+    transport = httpx.AsyncHTTPTransport(verify=context, trust_env=False)
+    # httpx 0.2x has no parameter for httpcore's network_backend, which is where the
+    # address guard and --connect-to live; so the transport's pool is replaced by an
+    # equivalent one (same TLS context, HTTP/1.1) that uses our backend.
+    transport._pool = httpcore.AsyncConnectionPool(
+        ssl_context=context,
+        max_connections=concurrency * 2,
+        max_keepalive_connections=concurrency,
+        keepalive_expiry=5.0,
+        http1=True,
+        http2=False,
+        network_backend=backend,
+    )
+    return transport
+
+
+def _product_token(user_agent: str) -> str:
+    return user_agent.split("/", 1)[0].split()[0].lower() if user_agent.strip() else "agentdex"
+
+
+def _utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+# -- URLs and redirects ---------------------------------------------------------------
+
+
+def checked_url(url: str, via: str = "") -> httpx.URL:
+    """``url`` as an httpx.URL when it is an https URL with a host and no credentials.
+
+    ``via`` names the URL that redirected here, for the error sentence.
+    """
+    what = f"{via} redirects to {url!r}, which" if via else f"The URL {url!r}"
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError, ValueError) as exc:
+        raise FetchError("invalid_url", f"{what} is not a valid URL ({exc}).", str(url)) from exc
+    if not parsed.scheme or not parsed.host:
+        raise FetchError("invalid_url", f"{what} is not an absolute URL with a host.", str(url))
+    if parsed.scheme != "https":
+        raise FetchError("scheme", f"{what} is not https; agentdex fetches only over https.", str(url))
+    if parsed.userinfo:
+        raise FetchError("invalid_url", f"{what} carries credentials; agentdex never sends those.", str(url))
+    return parsed.copy_with(fragment=None)
+
+
+def redirect_target(response: httpx.Response, current: httpx.URL) -> httpx.URL | None:
+    """The absolute URL a redirect answer points to, or None when it is not a redirect."""
+    location = response.headers.get("location")
+    if response.status_code not in REDIRECT_STATUSES or not location:
+        return None
+    try:
+        return current.join(location)
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise FetchError("invalid_url", f"{current} redirects to an invalid URL {location!r} ({exc}).") from exc
+
+
+def check_redirect(record: FetchRecord, current: httpx.URL, target: httpx.URL, seen: set[str], same_origin: bool) -> None:
+    """Record the redirect and raise the policy's refusal if it may not be followed."""
+    record.redirects.append(str(target))
+    checked_url(str(target), via=str(current))
+    if str(target) in seen:
+        raise FetchError("redirect_loop", f"{current} redirects back to {target}, a URL already visited.")
+    if same_origin and _origin(target) != _origin(current):
+        raise FetchError("cross_origin", f"{current} redirects to another origin, {target}; refused.")
+    if len(record.redirects) > MAX_REDIRECTS:
+        raise FetchError("too_many_redirects", f"{record.url} redirects more than {MAX_REDIRECTS} times.")
+    seen.add(str(target))
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host.lower(), url.port
+
+
+def _method_after(status: int, method: str) -> str:
+    if status == 303 and method != "HEAD":
+        return "GET"
+    if status in (301, 302) and method == "POST":
+        return "GET"
+    return method
+
+
+def _forget_answer(record: FetchRecord) -> None:
+    """Clear what an earlier attempt recorded, so a retry's record describes the retry."""
+    record.status = record.final_url = record.etag = record.last_modified = None
+    record.headers, record.redirects = {}, []
+
+
+def _note_response(record: FetchRecord, response: httpx.Response, url: httpx.URL) -> None:
+    record.status = response.status_code
+    record.final_url = str(url)
+    record.headers = kept_headers(response.headers)
+    record.etag = record.headers.get("etag")
+    record.last_modified = record.headers.get("last-modified")
+
+
+def kept_headers(headers: httpx.Headers) -> dict[str, str]:
+    """The headers that matter to agentdex, lower-case names, values cut at 8 KB."""
+    return {name: headers[name][:HEADER_VALUE_MAX] for name in KEPT_HEADERS if name in headers}
+
+
+def _status_sentence(response: httpx.Response, url: str) -> str:
+    reason = response.reason_phrase or "error"
+    if response.status_code in REDIRECT_STATUSES:
+        return f"{url} answered {response.status_code} {reason} without a Location to follow."
+    return f"{url} answered {response.status_code} {reason}."
+
+
+# -- retries ---------------------------------------------------------------------------
+
+
+def backoff(attempt: int) -> float:
+    """The pause before retry number ``attempt + 1``: 0.2 s, 0.4 s, 0.8 s … capped at 2 s."""
+    return min(BACKOFF_BASE * 2**attempt, BACKOFF_CAP)
+
+
+def retry_delay(response: httpx.Response, attempt: int, method: str = "GET") -> float | None:
+    """The pause before retrying a transient answer, or None when it is not worth retrying.
+
+    500/502/503/504 and 429 are transient (a 500 is often a cold start or a deploy in
+    progress); a Retry-After above 3 s means "not now": no retry.
+    Only GET and HEAD are retried on an answer (a POST may have been acted on).
+    """
+    if response.status_code not in TRANSIENT_STATUSES or method not in ("GET", "HEAD"):
+        return None
+    header = response.headers.get("retry-after")
+    if header is None:
+        return backoff(attempt)
+    after = retry_after_seconds(header)
+    if after is None or after > RETRY_AFTER_MAX:
+        return None
+    return max(after, backoff(attempt))
+
+
+def retry_after_seconds(value: str) -> float | None:
+    """Retry-After as seconds from now (delta-seconds or an HTTP date), None if unreadable."""
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+# -- errors ----------------------------------------------------------------------------
+
+
+def describe_error(exc: Exception, record: FetchRecord, deadline: float) -> tuple[str, str]:
+    """``(error_code, sentence)`` for any exception a fetch can meet."""
+    if isinstance(exc, FetchError):
+        return exc.code, str(exc)
+    where = record.final_url or record.url
+    if isinstance(exc, TimeoutError):
+        return "timeout", f"{where} gave no complete answer within the {deadline:g} s deadline."
+    if isinstance(exc, httpx.TimeoutException):
+        return "timeout", f"{where} did not answer in time ({type(exc).__name__})."
+    if isinstance(exc, httpx.ConnectError):
+        return _connect_error(exc, where)
+    if isinstance(exc, (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError)):
+        code = "incomplete" if record.status is not None else "protocol"
+        return code, f"The connection to {where} failed {_phase(record)} ({exc or type(exc).__name__})."
+    if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol)):
+        return "invalid_url", f"{where} cannot be requested ({exc})."
+    return "internal", f"Fetching {where} failed unexpectedly ({type(exc).__name__}: {exc})."
+
+
+def _phase(record: FetchRecord) -> str:
+    return "in the middle of the body" if record.status is not None else "before a complete answer"
+
+
+def _connect_error(exc: httpx.ConnectError, where: str) -> tuple[str, str]:
+    tls = _tls_error(exc)
+    if isinstance(tls, ssl.SSLCertVerificationError):
+        return "tls", f"The TLS certificate of {where} was not accepted ({tls.verify_message or tls.reason})."
+    if tls is not None:
+        return "tls", f"The TLS handshake with {where} failed ({tls.reason or tls})."
+    return "refused", f"No connection to {where} could be made ({_os_reason(exc)})."
+
+
+def _os_reason(exc: BaseException) -> str:
+    """The operating system's words for the first errno in the chain ("Connection refused")."""
+    for link in _chain(exc):
+        if isinstance(link, OSError) and link.errno is not None:
+            return os.strerror(link.errno)
+    return str(exc) or "connection failed"
+
+
+def _tls_error(exc: BaseException) -> ssl.SSLError | None:
+    """The ssl error behind a connection failure, if TLS is what failed."""
+    return next((link for link in _chain(exc) if isinstance(link, ssl.SSLError)), None)
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and its causes/contexts, each once."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        yield current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__

@@ -1,0 +1,290 @@
+"""Where the crawler may connect: the address guard, ``--connect-to`` and TLS trust.
+
+Every connection the crawler opens goes through :class:`GuardedBackend`, an httpcore
+network backend. It resolves the host name itself, checks *every* address the name
+resolved to, and then connects to one of those checked addresses. Nothing resolves the
+name a second time, so a DNS answer that changes between the check and the connection
+(DNS rebinding) cannot slip a private address in.
+
+Public API::
+
+    is_blocked_ip(ip: str | IPv4Address | IPv6Address) -> str | None
+        why an address is refused ("loopback", "private", ...) or None when it is allowed.
+    ConnectTo(pattern: str, addr: str, port: int)
+        one ``--connect-to`` rule; ``ConnectTo.matches(host)``.
+    parse_connect_to(spec: str) -> tuple[str, str, int]
+        "PATTERN:ADDR:PORT" (ADDR may be ``[::1]``) -> a tuple; InputError when unusable.
+    GuardedBackend(*, connect_to=(), allow_private=False, resolver=None)
+        the httpcore.AsyncNetworkBackend; ``resolver`` (async (host, port) -> [addr, ...])
+        replaces the system resolver (tests).
+    build_ssl_context(ca_bundle: str | Path | None = None) -> ssl.SSLContext
+        system + certifi trust, plus an extra CA PEM when given.
+
+A connection to a ``--connect-to`` target is trusted even when the target is loopback:
+the user named it. TLS still verifies the URL's own host name (SNI and certificate), as
+httpcore hands ``start_tls`` the origin's host, never the address we connected to.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import ipaddress
+import socket
+import ssl
+import typing
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+import httpcore
+from httpcore._backends.auto import AutoBackend  # the default backend httpcore itself uses
+
+from agentdex.errors import BlockedAddress, FetchError, InputError
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+Resolver = Callable[[str, int], Awaitable[list[str]]]
+
+# Ranges ipaddress's flags do not name on their own (or name differently across Python
+# versions); checked explicitly so the guard does not depend on the interpreter's table.
+_EXTRA_BLOCKED: tuple[tuple[str, ipaddress.IPv4Network | ipaddress.IPv6Network], ...] = (
+    ("unspecified", ipaddress.ip_network("0.0.0.0/8")),
+    ("shared address space (CGNAT)", ipaddress.ip_network("100.64.0.0/10")),
+    ("unique local", ipaddress.ip_network("fc00::/7")),
+    ("link-local", ipaddress.ip_network("fe80::/10")),
+    ("NAT64", ipaddress.ip_network("64:ff9b::/96")),
+)
+
+_FLAGS = (
+    ("unspecified", "is_unspecified"),
+    ("loopback", "is_loopback"),
+    ("link-local", "is_link_local"),
+    ("multicast", "is_multicast"),
+    ("private", "is_private"),
+    ("reserved", "is_reserved"),
+)
+
+
+def is_blocked_ip(ip: str | IPAddress) -> str | None:
+    """Why the guard refuses ``ip`` (a short phrase such as ``"loopback"``), or None.
+
+    Refused: private, loopback, link-local, multicast, reserved and unspecified addresses,
+    0.0.0.0/8, 100.64.0.0/10 (CGNAT), fc00::/7, fe80::/10, NAT64 and any other address
+    that is not globally routable, and IPv6 forms that embed such an IPv4 address
+    (IPv4-mapped, 6to4, Teredo). An unparsable address is refused too.
+    """
+    try:
+        addr = ipaddress.ip_address(ip.split("%", 1)[0] if isinstance(ip, str) else ip)
+    except ValueError:
+        return "not an IP address"
+    embedded = _embedded_ipv4(addr)
+    if embedded is not None:
+        reason = is_blocked_ip(embedded)
+        return f"{reason} (embedded in {addr})" if reason else None
+    return _own_reason(addr)
+
+
+def _embedded_ipv4(addr: IPAddress) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address carries (mapped, 6to4, Teredo client), if any."""
+    if not isinstance(addr, ipaddress.IPv6Address):
+        return None
+    if addr.ipv4_mapped is not None:
+        return addr.ipv4_mapped
+    if addr.sixtofour is not None:
+        return addr.sixtofour
+    if addr.teredo is not None:
+        return addr.teredo[1]
+    return None
+
+
+def _own_reason(addr: IPAddress) -> str | None:
+    for reason, network in _EXTRA_BLOCKED:
+        if addr.version == network.version and addr in network:
+            return reason
+    for reason, flag in _FLAGS:
+        if getattr(addr, flag):
+            return reason
+    # Documentation, benchmarking and other special-purpose ranges.
+    return None if addr.is_global else "not globally routable"
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectTo:
+    """One ``--connect-to`` rule: hosts matching ``pattern`` connect to ``addr:port``."""
+
+    pattern: str
+    addr: str
+    port: int
+
+    def matches(self, host: str) -> bool:
+        """fnmatch-style, case-insensitive match of a host name against the pattern."""
+        return fnmatch.fnmatchcase(host.lower().rstrip("."), self.pattern.lower())
+
+
+def parse_connect_to(spec: str) -> tuple[str, str, int]:
+    """Split ``PATTERN:ADDR:PORT`` (ADDR may be a bracketed IPv6 literal) into a tuple."""
+    pattern, sep, rest = spec.partition(":")
+    addr, sep2, port_text = rest.rpartition(":")
+    if not (sep and sep2 and pattern and addr):
+        raise InputError(f"--connect-to {spec!r}: expected PATTERN:ADDR:PORT")
+    if addr.startswith("[") and addr.endswith("]"):
+        addr = addr[1:-1]
+    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise InputError(f"--connect-to {spec!r}: {port_text!r} is not a port number")
+    return pattern, addr, int(port_text)
+
+
+async def system_resolver(host: str, port: int) -> list[str]:
+    """The addresses the system resolver gives for ``host``, in its order, deduplicated."""
+    infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+class GuardedBackend(httpcore.AsyncNetworkBackend):
+    """An httpcore network backend that resolves, checks, then connects to checked addresses.
+
+    ``connect_tcp`` raises :class:`~agentdex.errors.BlockedAddress` when any address the
+    host resolves to is refused by :func:`is_blocked_ip` (unless ``allow_private``), and
+    :class:`~agentdex.errors.FetchError` with code ``dns`` when the name does not resolve.
+    Connection failures surface as httpcore's own ConnectError / ConnectTimeout.
+    """
+
+    def __init__(
+        self,
+        *,
+        connect_to: Iterable[tuple[str, str, int]] = (),
+        allow_private: bool = False,
+        resolver: Resolver | None = None,
+    ) -> None:
+        self.rules = [ConnectTo(*rule) for rule in connect_to]
+        self.allow_private = allow_private
+        self._resolve = resolver or system_resolver
+        self._inner = AutoBackend()
+
+    def target_for(self, host: str) -> ConnectTo | None:
+        """The first ``--connect-to`` rule whose pattern matches ``host``."""
+        return next((rule for rule in self.rules if rule.matches(host)), None)
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        """Resolve ``host`` (or apply ``--connect-to``), check, connect to a checked address."""
+        try:
+            with anyio.fail_after(timeout):
+                addresses, port = await self._checked_addresses(host, port)
+                return await self._connect_any(addresses, port, local_address, socket_options)
+        except TimeoutError as exc:
+            raise httpcore.ConnectTimeout(f"connecting to {host} took longer than {timeout} s") from exc
+
+    async def _checked_addresses(self, host: str, port: int) -> tuple[list[str], int]:
+        rule = self.target_for(host)
+        if rule is not None:
+            # The user named this target: trusted even on loopback.
+            return await self._lookup(rule.addr, rule.port), rule.port
+        addresses = await self._lookup(host, port)
+        if not self.allow_private:
+            self._check_all(host, addresses)
+        return addresses, port
+
+    async def _lookup(self, host: str, port: int) -> list[str]:
+        try:
+            addresses = await self._resolve(host, port)
+        except (OSError, UnicodeError) as exc:
+            raise FetchError("dns", f"The host name {host} could not be resolved ({_reason(exc)}).") from exc
+        if not addresses:
+            raise FetchError("dns", f"The host name {host} resolved to no address.")
+        return addresses
+
+    @staticmethod
+    def _check_all(host: str, addresses: Sequence[str]) -> None:
+        for address in addresses:
+            reason = is_blocked_ip(address)
+            if reason:
+                raise BlockedAddress(
+                    f"{host} resolves to {address}, a {reason} address; such addresses are "
+                    "refused unless --allow-private is given."
+                )
+
+    async def _connect_any(
+        self,
+        addresses: Sequence[str],
+        port: int,
+        local_address: str | None,
+        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None,
+    ) -> httpcore.AsyncNetworkStream:
+        last: Exception | None = None
+        for address in addresses:
+            try:
+                # An IP literal: the inner backend connects without resolving anything.
+                return await self._inner.connect_tcp(
+                    address, port, local_address=local_address, socket_options=socket_options
+                )
+            except httpcore.ConnectError as exc:
+                last = exc
+        assert last is not None  # addresses is never empty here
+        raise last
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        """Unix sockets are never used by the crawler."""
+        raise BlockedAddress(f"Unix socket {path} refused: the crawler only speaks TCP.")
+
+    async def sleep(self, seconds: float) -> None:
+        """Sleep on the running event loop (httpcore's own retry delays)."""
+        await anyio.sleep(seconds)
+
+
+def _reason(exc: BaseException) -> str:
+    """The OS's words for an error, without the errno prefix."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+def build_ssl_context(ca_bundle: str | Path | None = None) -> ssl.SSLContext:
+    """A verifying client TLS context: system roots, certifi's roots and ``ca_bundle``.
+
+    Contexts are shared between Fetchers with the same bundle (loading roots costs tens of
+    milliseconds); an edited bundle file gives a fresh one. Raises
+    :class:`~agentdex.errors.InputError` when ``ca_bundle`` cannot be read as PEM.
+    """
+    if ca_bundle is None:
+        return _cached_context(None, 0)
+    path = Path(ca_bundle)
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError as exc:
+        raise InputError(f"--ca-bundle {ca_bundle}: cannot be read ({_reason(exc)})") from exc
+    return _cached_context(str(path.resolve()), stamp)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_context(ca_bundle: str | None, _stamp: int) -> ssl.SSLContext:
+    context = ssl.create_default_context()
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.set_alpn_protocols(["http/1.1"])
+    _load_certifi(context)
+    if ca_bundle is not None:
+        try:
+            context.load_verify_locations(cafile=ca_bundle)
+        except (OSError, ssl.SSLError) as exc:
+            raise InputError(f"--ca-bundle {ca_bundle}: not a readable PEM file ({_reason(exc)})") from exc
+    return context
+
+
+def _load_certifi(context: ssl.SSLContext) -> None:
+    try:
+        import certifi
+    except ImportError:  # system roots alone then
+        return
+    context.load_verify_locations(cafile=certifi.where())

@@ -1,0 +1,126 @@
+"""robots.txt: fetched once per origin, parsed with :mod:`urllib.robotparser`.
+
+Public API::
+
+    RobotsCache(fetch, agent_token="agentdex")
+        ``fetch`` is an async callable ``(robots_url) -> FetchRecord`` that fetches under
+        the crawler's fetch policy (the Fetcher passes its own, with a small byte cap).
+    await cache.check(url) -> RobotsVerdict(allowed: bool, origin: str, note: str | None)
+    cache.entry(origin) -> RobotsEntry | None   (the robots fetch record and its note)
+    robots_exempt(url) -> bool   paths robots.txt does not govern for agentdex
+
+Choices (documented here because they are policy):
+
+- A robots.txt that is missing or answers 4xx allows everything (RFC 9309, 2.3.1.3).
+- A robots.txt that answers 5xx, times out, is too large or cannot be reached also allows
+  everything, and the entry carries a ``note`` saying so. RFC 9309 asks a crawler to assume
+  complete disallow here; agentdex reads only a handful of small documents per origin
+  (most of them published precisely for agents), so an origin with a broken robots.txt is
+  still catalogued, with the note kept beside its fetches. When the origin itself is
+  unreachable, the document fetch fails on its own anyway.
+- The well-known manifests (``/.well-known/agent-app.json``, ``/.well-known/anchor.json``)
+  and ``/robots.txt`` itself are exempt: a site publishes a manifest to be read by agents.
+- Rules are matched for the product token ``agentdex`` (the User-Agent's first word).
+  :mod:`urllib.robotparser` applies the first matching rule of a group in file order rather
+  than RFC 9309's longest match; sites that list ``Allow`` lines before the broader
+  ``Disallow`` (the common style) read the same either way.
+- Redirects of robots.txt are followed (up to the fetch policy's limit), to any origin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+from urllib.robotparser import RobotFileParser
+
+import anyio
+
+from agentdex.models import FetchRecord
+
+ROBOTS_MAX_BYTES = 64 * 1024
+EXEMPT_PATHS = frozenset({"/.well-known/agent-app.json", "/.well-known/anchor.json", "/robots.txt"})
+
+RobotsFetch = Callable[[str], Awaitable[FetchRecord]]
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsVerdict:
+    """Whether robots.txt lets agentdex fetch a URL; ``note`` tells why all was allowed."""
+
+    allowed: bool
+    origin: str
+    note: str | None = None
+
+
+@dataclass(slots=True)
+class RobotsEntry:
+    """What one origin's robots.txt said: a parser (None: allow all), the fetch, a note."""
+
+    origin: str
+    parser: RobotFileParser | None
+    record: FetchRecord
+    note: str | None = None
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]`` of a URL, lower-cased."""
+    parts = urlsplit(url)
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
+
+
+def robots_exempt(url: str) -> bool:
+    """True for the paths robots.txt does not govern for agentdex (the manifests)."""
+    return urlsplit(url).path in EXEMPT_PATHS
+
+
+class RobotsCache:
+    """One robots.txt per origin, fetched at first need and kept for the cache's life."""
+
+    def __init__(self, fetch: RobotsFetch, agent_token: str = "agentdex") -> None:
+        self._fetch = fetch
+        self.agent_token = agent_token
+        self._entries: dict[str, RobotsEntry] = {}
+        self._locks: dict[str, anyio.Lock] = {}
+
+    def entry(self, origin: str) -> RobotsEntry | None:
+        """The cached entry for an origin (``https://host``), if robots.txt was fetched."""
+        return self._entries.get(origin.lower())
+
+    async def check(self, url: str) -> RobotsVerdict:
+        """Whether ``url`` may be fetched; fetches the origin's robots.txt once."""
+        origin = origin_of(url)
+        if robots_exempt(url):
+            return RobotsVerdict(True, origin)
+        entry = await self._entry_for(origin)
+        if entry.parser is None:
+            return RobotsVerdict(True, origin, entry.note)
+        return RobotsVerdict(entry.parser.can_fetch(self.agent_token, url), origin, entry.note)
+
+    async def _entry_for(self, origin: str) -> RobotsEntry:
+        # One lock per origin: concurrent fetches to one origin wait for a single robots fetch.
+        if origin not in self._locks:
+            self._locks[origin] = anyio.Lock()
+        lock = self._locks[origin]
+        async with lock:
+            if origin not in self._entries:
+                record = await self._fetch(f"{origin}/robots.txt")
+                self._entries[origin] = _entry_from(origin, record)
+            return self._entries[origin]
+
+
+def _entry_from(origin: str, record: FetchRecord) -> RobotsEntry:
+    if record.ok and record.body is not None:
+        return RobotsEntry(origin, _parse(record.body), record)
+    if record.status is not None and 400 <= record.status < 500:
+        return RobotsEntry(origin, None, record)  # missing: everything allowed, nothing to note
+    why = record.error or "no usable answer"
+    note = f"robots.txt of {origin} could not be read ({why}); everything was treated as allowed."
+    return RobotsEntry(origin, None, record, note)
+
+
+def _parse(body: bytes) -> RobotFileParser:
+    parser = RobotFileParser()
+    # parse() also marks the parser as read, which can_fetch() requires.
+    parser.parse(body.decode("utf-8", errors="replace").splitlines())
+    return parser
