@@ -40,8 +40,8 @@ def validate_path(path: str | Path, fmt: str = "auto") -> ParseResult:
             "error", "", "too_large", f"{path.name} is over {MAX_FILE_BYTES:,} bytes; agentdex reads no manifest that large")])
     if fmt == "adapp" or (fmt == "auto" and (data.startswith(ZIP_MAGIC) or path.suffix == ".adapp")):
         return formats.get("adapp").parse_package(data)
-    if fmt == "inferred" or (fmt == "auto" and path.suffix.lower() == ".md"):
-        return formats.get("inferred").infer({path.name: data}, origin=None)
+    if fmt == "inferred" or (fmt == "auto" and (path.suffix.lower() == ".md" or path.name == "llms.txt")):
+        return formats.get("inferred").infer({_bootstrap_name(path.name): data}, origin=None)
     return formats.parse_json(data, fmt)
 
 
@@ -93,3 +93,10 @@ def read_tree(path: Path, cap_files: int = 2000) -> dict[str, bytes]:
                 raise InputError(f"{path} holds more than {cap_files} files")
             files[rel.as_posix()] = read_capped(item)
     return files
+
+
+def _bootstrap_name(filename: str) -> str:
+    """A lone file is read as the bootstrap file it can be: a guide or a skill."""
+    if filename in ("agent.md", "llms.txt", "mcp.json"):
+        return filename
+    return "SKILL.md"
