@@ -6,7 +6,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ["agentdex.formats", "agentdex.plans", "agentdex.crawler.crawl", "agentdex.crawler.verify",
-           "agentdex.db", "agentdex.validate", "agentdex.changes"]
+           "agentdex.db", "agentdex.validate", "agentdex.changes", "agentdex.feedback"]
 
 
 def test_library_modules_do_not_import_ui_toolkits():

@@ -231,20 +231,11 @@ def json_check(name: str, record: FetchRecord | None, url: str | None) -> Check:
 
 
 def feedback_problems(feedback: dict[str, Any]) -> list[str]:
-    """What makes a feedback descriptor inconsistent with the spec's contract."""
-    problems = []
-    if not str(feedback.get("url") or "").startswith("https://"):
-        problems.append("url must be https")
-    if feedback.get("method") != "POST":
-        problems.append("method must be POST")
-    if feedback.get("operation") != "feedback.submit":
-        problems.append("operation must be feedback.submit")
-    if feedback.get("requires_user_request") is not True:
-        problems.append("requires_user_request must be true")
-    limit = feedback.get("max_message_length")
-    if limit is not None and not (isinstance(limit, int) and 1 <= limit <= 4000):
-        problems.append("max_message_length must be 1-4000")
-    return problems
+    """What makes a feedback descriptor inconsistent with the spec's contract (the same
+    rules the feedback client applies before it sends anything)."""
+    from agentdex.feedback import descriptor_problems
+
+    return descriptor_problems(feedback)
 
 
 def _json_or_yaml(body: bytes) -> Any:
