@@ -1,0 +1,44 @@
+"""The catalogue database: one SQLite file (WAL), a versioned schema, one transaction per
+origin for writes, and the named queries the CLI and the TUI read through.
+
+    open_db(path, readonly=False)   connection.py   open, check, migrate
+    start_crawl / save_origin / …   store.py        writes
+    list_listings / get_listing / … queries.py      reads
+    migrations                      migrations.py   the schema, step by step
+"""
+
+from agentdex.db.connection import open_db, schema_version
+from agentdex.db.queries import (
+    count_listings,
+    fts_query,
+    get_blob,
+    get_document_text,
+    get_listing,
+    list_checks,
+    list_crawls,
+    list_events,
+    list_listings,
+    list_tools,
+    load_listing,
+    stats,
+)
+from agentdex.db.store import (
+    finish_crawl,
+    known_origins,
+    last_body,
+    load_state,
+    previous_validators,
+    save_feedback_receipt,
+    save_origin,
+    save_verification,
+    start_crawl,
+    transaction,
+)
+
+__all__ = [
+    "count_listings", "finish_crawl", "fts_query", "get_blob", "get_document_text", "get_listing",
+    "known_origins", "last_body", "list_checks", "list_crawls", "list_events", "list_listings",
+    "list_tools", "load_listing", "load_state", "open_db", "previous_validators",
+    "save_feedback_receipt", "save_origin", "save_verification", "schema_version", "start_crawl",
+    "stats", "transaction",
+]

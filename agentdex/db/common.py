@@ -1,0 +1,49 @@
+"""Small helpers shared by the database modules: timestamps, JSON columns and text safe
+for SQLite."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def utc_now() -> str:
+    """The current time as the catalogue writes it: ISO 8601, UTC, milliseconds, ``Z``."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def dumps(value: Any) -> str | None:
+    """``value`` as JSON text for a JSON column (``None`` stays SQL NULL).
+
+    Non-ASCII stays readable in Datasette; a lone UTF-16 surrogate (which crawled JSON can
+    carry and UTF-8 cannot encode) falls back to ASCII escapes instead of failing the save.
+    """
+    if value is None:
+        return None
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, default=str)
+    return text
+
+
+def loads(text: str | None, default: Any = None) -> Any:
+    """A JSON column's value decoded (``default`` for NULL or text that is not JSON)."""
+    if text is None:
+        return default
+    try:
+        return json.loads(text)
+    except ValueError:
+        return default
+
+
+def safe_text(value: Any) -> str | None:
+    """A string SQLite can store: lone surrogates become U+FFFD. ``None`` stays ``None``."""
+    if value is None:
+        return None
+    return _SURROGATE.sub("\ufffd", str(value))

@@ -1,0 +1,276 @@
+"""Reads: the only SQL the CLI and the TUI use.
+
+Named functions with keyword filters, returning plain dicts (JSON columns decoded). User
+input only ever reaches SQL as a bound parameter; the full-text search turns it into a
+quoted FTS5 query first, so no operator or syntax of FTS5 can be injected.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from sqlite_utils import Database
+
+from agentdex.db.common import loads
+from agentdex.errors import InputError
+from agentdex.models import Listing
+
+LIST_COLUMNS = ("origin", "name", "one_liner", "format", "status", "status_detail", "categories", "tags",
+                "pricing", "auth_methods", "has_mcp", "mcp_url", "http_base", "error_count", "warning_count",
+                "checks_passed", "checks_failed", "first_seen_at", "last_crawled_at", "last_changed_at")
+JSON_COLUMNS = {"formats_found", "mcp_auth", "auth_methods", "events", "hosts", "categories", "tags", "say",
+                "feedback", "extra"}
+# Sort keys the caller may name, as SQL (never the caller's text). Ties go by origin, and
+# descending is the exact reverse of ascending (so the indexes serve both directions).
+SORTS = {
+    "name": "listings.name IS NULL {dir}, listings.name COLLATE NOCASE {dir}",
+    "origin": "listings.origin {dir}",
+    "format": "listings.format {dir}",
+    "status": "listings.status {dir}",
+    "pricing": "listings.pricing {dir}",
+    "first_seen_at": "listings.first_seen_at {dir}",
+    "last_crawled_at": "listings.last_crawled_at {dir}",
+    "last_changed_at": "listings.last_changed_at {dir}",
+    "checks_failed": "listings.checks_failed {dir}",
+    "error_count": "listings.error_count {dir}",
+    "relevance": "listings_fts.rank {dir}",
+}
+_TOKEN = re.compile(r"\S+")
+
+
+# --- listings --------------------------------------------------------------------------------
+
+def fts_query(text: str) -> str | None:
+    """``text`` as a safe FTS5 query: every whitespace-separated token quoted as a string
+    (quotes doubled) and matched as a prefix, all tokens required. ``None`` when empty."""
+    tokens = [t for t in _TOKEN.findall(text or "") if re.search(r"\w", t)]
+    if not tokens:
+        return None
+    return " ".join('"' + t.replace('"', '""') + '"*' for t in tokens)
+
+
+def _one_or_many(column: str, value: str | Sequence[str], where: list[str], params: list[Any]) -> None:
+    values = [value] if isinstance(value, str) else list(value)
+    where.append(f"{column} IN ({', '.join('?' for _ in values)})")
+    params.extend(values)
+
+
+def _filters(*, search: str | None = None, format: str | Sequence[str] | None = None,
+             status: str | Sequence[str] | None = None, category: str | None = None,
+             pricing: str | Sequence[str] | None = None, auth: str | None = None,
+             has_mcp: bool | None = None, failing_checks: bool | None = None) -> tuple[str, str, list[Any]]:
+    """(join, where, params) for the listing filters."""
+    where: list[str] = []
+    params: list[Any] = []
+    join = ""
+    query = fts_query(search) if search else None
+    if query is None and search and search.strip():
+        where.append("0")  # only punctuation: no word to find, nothing matches
+    if query is not None:
+        join = "JOIN listings_fts ON listings_fts.rowid = listings.rowid"
+        where.append("listings_fts MATCH ?")
+        params.append(query)
+    for column, value in (("listings.format", format), ("listings.status", status), ("listings.pricing", pricing)):
+        if value is not None:
+            _one_or_many(column, value, where, params)
+    for column, value in (("categories", category), ("auth_methods", auth)):
+        if value is not None:
+            where.append(f"EXISTS (SELECT 1 FROM json_each(listings.{column}) WHERE value = ?)")
+            params.append(value)
+    if has_mcp is not None:
+        where.append("listings.has_mcp = ?")
+        params.append(int(has_mcp))
+    if failing_checks is not None:
+        where.append("listings.checks_failed > 0" if failing_checks else "listings.checks_failed = 0")
+    return join, (" WHERE " + " AND ".join(where)) if where else "", params
+
+
+def _order_by(sort: str, descending: bool, searching: bool) -> str:
+    if sort not in SORTS or (sort == "relevance" and not searching):
+        choices = ", ".join(s for s in SORTS if searching or s != "relevance")
+        raise InputError(f"cannot sort by {sort!r}; choose one of: {choices}")
+    direction = "DESC" if descending else "ASC"
+    return f" ORDER BY {SORTS[sort].format(dir=direction)}, listings.origin {direction}"
+
+
+def _decode(row: dict[str, Any]) -> dict[str, Any]:
+    for column in JSON_COLUMNS & row.keys():
+        row[column] = loads(row[column])
+    if "has_mcp" in row:
+        row["has_mcp"] = bool(row["has_mcp"])
+    return row
+
+
+def list_listings(db: Database, *, search: str | None = None, format: str | Sequence[str] | None = None,
+                  status: str | Sequence[str] | None = None, category: str | None = None,
+                  pricing: str | Sequence[str] | None = None, auth: str | None = None,
+                  has_mcp: bool | None = None, failing_checks: bool | None = None, sort: str = "name",
+                  descending: bool = False, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+    """Listings matching every filter given, one summary dict each (:data:`LIST_COLUMNS`).
+
+    :param search: words to find in name, one-liner, description and tags (each word a prefix)
+    :param category: one catalogue category; ``auth``: one auth method
+    :param failing_checks: ``True`` only listings with a failing check, ``False`` only without
+    :param sort: a key of :data:`SORTS` (``relevance`` needs ``search``)
+    :raises InputError: an unknown sort key
+    """
+    join, where, params = _filters(search=search, format=format, status=status, category=category,
+                                   pricing=pricing, auth=auth, has_mcp=has_mcp, failing_checks=failing_checks)
+    columns = ", ".join(f"listings.{c}" for c in LIST_COLUMNS)
+    sql = (f"SELECT {columns} FROM listings {join}{where}"
+           f"{_order_by(sort, descending, bool(join))} LIMIT ? OFFSET ?")
+    return [_decode(row) for row in db.query(sql, [*params, int(limit), int(offset)])]
+
+
+def count_listings(db: Database, *, search: str | None = None, format: str | Sequence[str] | None = None,
+                   status: str | Sequence[str] | None = None, category: str | None = None,
+                   pricing: str | Sequence[str] | None = None, auth: str | None = None,
+                   has_mcp: bool | None = None, failing_checks: bool | None = None) -> int:
+    """How many listings :func:`list_listings` would return without a limit."""
+    join, where, params = _filters(search=search, format=format, status=status, category=category,
+                                   pricing=pricing, auth=auth, has_mcp=has_mcp, failing_checks=failing_checks)
+    return int(db.execute(f"SELECT count(*) FROM listings {join}{where}", params).fetchone()[0])
+
+
+def get_listing(db: Database, origin: str) -> dict[str, Any] | None:
+    """Everything stored about ``origin``, or ``None`` for an origin not in the catalogue.
+
+    Its listing columns (JSON decoded; the column ``events`` as ``event_channels``), the
+    whole normalised listing under ``listing``, the primary format's ``manifest`` (decoded
+    JSON, or ``None``), ``findings``, ``checks``, ``events`` (oldest first), ``tools`` and
+    ``documents``."""
+    rows = list(db.query("SELECT * FROM listings WHERE origin = ?", [origin]))
+    if not rows:
+        return None
+    row = _decode(rows[0])
+    # The manifest's own ``events`` (how the app notifies) would clash with the change events.
+    row["event_channels"] = row.pop("events")
+    row["listing"] = loads(row.pop("listing_json"))
+    row["manifest"] = _manifest(db, origin, row["format"])
+    row["findings"] = _findings(db, origin)
+    row["checks"] = list_checks(db, origin)
+    row["events"] = [_event(e, with_origin=False) for e in db.query(
+        "SELECT kind, at, old, new, subject FROM events WHERE origin = ? ORDER BY at, id", [origin])]
+    row["tools"] = list_tools(db, origin)
+    row["documents"] = list(db.query(
+        "SELECT d.kind, d.url, d.sha256, d.fetched_at, b.size_bytes FROM documents d "
+        "JOIN blobs b ON b.sha256 = d.sha256 WHERE d.origin = ? ORDER BY d.kind", [origin]))
+    return row
+
+
+def load_listing(db: Database, origin: str) -> Listing | None:
+    """The stored normalised :class:`Listing` of ``origin`` (what install plans derive from)."""
+    row = db.execute("SELECT listing_json FROM listings WHERE origin = ?", [origin]).fetchone()
+    data = loads(row[0]) if row else None
+    return Listing.from_dict(data) if isinstance(data, dict) else None
+
+
+def _manifest(db: Database, origin: str, fmt: str | None) -> Any:
+    if fmt is None:
+        return None
+    text = get_document_text(db, origin, fmt)
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None  # not JSON (an .adapp package is a ZIP): the listing shows its content
+
+
+def _findings(db: Database, origin: str) -> list[dict[str, Any]]:
+    return list(db.query(
+        "SELECT format, severity, path, code, message FROM findings WHERE origin = ? ORDER BY id", [origin]))
+
+
+def list_checks(db: Database, origin: str) -> list[dict[str, Any]]:
+    """The verification checks of ``origin`` by name: ``{name, status, detail, data,
+    checked_at, last_pass_at}``."""
+    rows = db.query("SELECT name, status, detail, data, checked_at, last_pass_at FROM checks "
+                    "WHERE origin = ? ORDER BY name", [origin])
+    return [{**r, "data": loads(r["data"], {})} for r in rows]
+
+
+def list_tools(db: Database, origin: str, *, source: str | None = None) -> list[dict[str, Any]]:
+    """The tools of ``origin`` (declared in its manifest and listed by its MCP server)."""
+    sql = ("SELECT source, name, description, annotations, read_only, destructive, input_schema, endpoint, "
+           "detail, seen_at FROM tools WHERE origin = ?")
+    params: list[Any] = [origin]
+    if source is not None:
+        sql += " AND source = ?"
+        params.append(source)
+    rows = db.query(sql + " ORDER BY source, name, id", params)
+    return [{**r, "annotations": loads(r["annotations"], {}), "input_schema": loads(r["input_schema"]),
+             "detail": loads(r["detail"], {}), "read_only": bool(r["read_only"]),
+             "destructive": bool(r["destructive"])} for r in rows]
+
+
+# --- events, documents, stats ----------------------------------------------------------------
+
+def _event(row: dict[str, Any], *, with_origin: bool = True) -> dict[str, Any]:
+    event = {"kind": row["kind"], "at": row["at"], "old": loads(row["old"]), "new": loads(row["new"]),
+             "subject": row["subject"]}
+    if with_origin:
+        event = {"id": row["id"], "origin": row["origin"], **event, "crawl_id": row["crawl_id"]}
+    return event
+
+
+def list_events(db: Database, *, origin: str | None = None, since: str | None = None,
+                kind: str | None = None, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+    """Change events, newest first: ``{id, origin, kind, at, old, new, subject, crawl_id}``.
+
+    :param since: an ISO 8601 time or date (``2026-05-01``); events at or after it
+    """
+    where, params = [], []
+    for clause, value in (("origin = ?", origin), ("at >= ?", since), ("kind = ?", kind)):
+        if value is not None:
+            where.append(clause)
+            params.append(value)
+    sql = "SELECT id, origin, kind, at, old, new, subject, crawl_id FROM events"
+    sql += (" WHERE " + " AND ".join(where)) if where else ""
+    sql += " ORDER BY at DESC, id DESC LIMIT ? OFFSET ?"
+    return [_event(row) for row in db.query(sql, [*params, int(limit), int(offset)])]
+
+
+def get_document_text(db: Database, origin: str, kind: str) -> str | None:
+    """The latest stored document of ``kind`` for ``origin`` as text (UTF-8, undecodable
+    bytes replaced), or ``None``."""
+    row = db.execute("SELECT b.content FROM documents d JOIN blobs b ON b.sha256 = d.sha256 "
+                     "WHERE d.origin = ? AND d.kind = ?", [origin, kind]).fetchone()
+    return None if row is None else bytes(row[0]).decode("utf-8", "replace")
+
+
+def get_blob(db: Database, sha256: str) -> bytes | None:
+    """The stored body with this sha256 (e.g. an event's old guide), or ``None``."""
+    row = db.execute("SELECT content FROM blobs WHERE sha256 = ?", [sha256]).fetchone()
+    return None if row is None else bytes(row[0])
+
+
+def list_crawls(db: Database, *, limit: int = 20) -> list[dict[str, Any]]:
+    """The latest crawls, newest first."""
+    return list(db.query("SELECT * FROM crawls ORDER BY id DESC LIMIT ?", [int(limit)]))
+
+
+def _counts(db: Database, column: str) -> dict[str, int]:
+    rows = db.execute(f"SELECT {column}, count(*) FROM listings GROUP BY {column} ORDER BY {column}").fetchall()
+    return {("none" if key is None else key): n for key, n in rows}
+
+
+def stats(db: Database) -> dict[str, Any]:
+    """Catalogue counts: listings in all and by status and format, events, crawls, blobs."""
+    def one(sql: str) -> int:
+        return int(db.execute(sql).fetchone()[0])
+
+    return {
+        "listings": one("SELECT count(*) FROM listings"),
+        "by_status": _counts(db, "status"),
+        "by_format": _counts(db, "format"),
+        "with_mcp": one("SELECT count(*) FROM listings WHERE has_mcp = 1"),
+        "failing_checks": one("SELECT count(*) FROM listings WHERE checks_failed > 0"),
+        "events": one("SELECT count(*) FROM events"),
+        "crawls": one("SELECT count(*) FROM crawls"),
+        "blobs": one("SELECT count(*) FROM blobs"),
+        "blob_bytes": one("SELECT coalesce(sum(size_bytes), 0) FROM blobs"),
+    }

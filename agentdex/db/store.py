@@ -1,0 +1,457 @@
+"""Writes: what a crawl, a verification run or a feedback submission stores.
+
+Every ``save_*`` function runs in ONE ``BEGIN IMMEDIATE`` transaction, so a process killed
+at any moment leaves each origin either fully saved or untouched, and a crawl can simply be
+rerun. Bodies are content-addressed: a body already stored (same sha256) adds no row.
+
+What :func:`save_origin` keeps and replaces:
+
+- snapshots: one row per fetch, always added (a 304 answer has no body).
+- documents: the latest document of each kind; a kind the crawl no longer found is
+  removed, one that answered 304 is kept. An unreachable origin keeps everything.
+- listing: replaced by the crawl's parsed listing when it has one; otherwise only the
+  status columns change, so a delisted origin still shows what it was.
+- findings: replaced by the findings of every format found (kept when unreachable).
+- tools: manifest tools replaced whenever a listing is stored; MCP tools only when the
+  crawl probed the server (``mcp_tools`` is not ``None``).
+- checks: upserted when the crawl verified (``checks`` is not ``None``); ``last_pass_at``
+  survives a check that passes no more.
+- events: :func:`agentdex.changes.diff` between the stored state before and after.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlite_utils import Database
+
+from agentdex import changes
+from agentdex.db.common import dumps, loads, safe_text, utc_now
+from agentdex.errors import DatabaseError
+from agentdex.models import Check, Event, FetchRecord, Listing, OriginCrawl, ParseResult, Tool, sorted_findings
+
+# Listing attributes stored as text columns of the same name, and those stored as JSON.
+TEXT_FIELDS = ("name", "one_liner", "description", "homepage", "guide_url", "llms_txt_url",
+               "skill_url", "mcp_url", "mcp_transport", "http_base", "http_openapi",
+               "http_capabilities", "audience", "pricing", "publisher_name", "publisher_url",
+               "publisher_contact", "privacy_url", "terms_url", "instructions")
+JSON_FIELDS = ("mcp_auth", "auth_methods", "events", "hosts", "categories", "tags", "say",
+               "feedback", "extra")
+GUIDE_KIND = "guide"
+
+
+@contextmanager
+def transaction(db: Database) -> Iterator[Database]:
+    """One write transaction, taken at once (``BEGIN IMMEDIATE``) so a second writer waits
+    for the busy timeout instead of failing half-way; rolled back on any exception. Inside
+    a caller's transaction it is a savepoint of that transaction."""
+    if db.conn.in_transaction:
+        with db.atomic():
+            yield db
+        return
+    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.rollback()
+        raise
+    db.conn.execute("COMMIT")
+
+
+# --- crawls -------------------------------------------------------------------------------
+
+def start_crawl(db: Database, kind: str = "crawl", origins_total: int = 0, *, at: str | None = None) -> int:
+    """Record the start of a crawl (``kind``: crawl | verify | import); return its id."""
+    with transaction(db):
+        cursor = db.execute(
+            "INSERT INTO crawls (kind, started_at, status, origins_total) VALUES (?, ?, 'running', ?)",
+            [kind, at or utc_now(), origins_total])
+    return int(cursor.lastrowid)
+
+
+def finish_crawl(db: Database, crawl_id: int, *, status: str = "finished", at: str | None = None,
+                 **counts: int) -> None:
+    """Close a crawl with ``status`` (finished | interrupted).
+
+    ``origins_done``, ``requests``, ``errors`` and ``bytes_fetched`` are counted by
+    :func:`save_origin` as it goes; pass any of them to override the count.
+    """
+    allowed = {"origins_total", "origins_done", "requests", "errors", "bytes_fetched"}
+    unknown = set(counts) - allowed
+    if unknown:
+        raise TypeError(f"finish_crawl() got unknown counts: {sorted(unknown)}")
+    sets = "".join(f", {name} = :{name}" for name in sorted(counts))
+    with transaction(db):
+        db.execute(f"UPDATE crawls SET status = :status, finished_at = :at{sets} WHERE id = :id",
+                   {"status": status, "at": at or utc_now(), "id": crawl_id, **counts})
+
+
+def _count_crawl(db: Database, crawl_id: int | None, fetches: list[FetchRecord], *, origin_done: bool = True) -> None:
+    if crawl_id is None:
+        return
+    errors = sum(1 for f in fetches if f.error_code is not None)
+    size = sum(len(f.body) for f in fetches if f.body is not None)
+    db.execute(
+        "UPDATE crawls SET origins_done = origins_done + ?, requests = requests + ?, "
+        "errors = errors + ?, bytes_fetched = bytes_fetched + ? WHERE id = ?",
+        [int(origin_done), len(fetches), errors, size, crawl_id])
+
+
+# --- reads the writer needs ------------------------------------------------------------------
+
+def known_origins(db: Database) -> list[str]:
+    """Every origin in the catalogue, sorted (what a bare ``agentdex crawl`` recrawls)."""
+    return [row[0] for row in db.execute("SELECT origin FROM listings ORDER BY origin")]
+
+
+def previous_validators(db: Database, origin: str) -> dict[str, tuple[str | None, str | None]]:
+    """``{url: (etag, last_modified)}`` for a conditional request to each URL of ``origin``
+    whose latest fetch succeeded (a stored body or a 304), so a 304 always has a body to
+    fall back on (see :func:`last_body`)."""
+    ok = "({t}.not_modified = 1 OR ({t}.status_code BETWEEN 200 AND 299 AND {t}.body_sha256 IS NOT NULL))"
+    rows = db.execute(
+        f"""
+        SELECT s.url,
+          (SELECT v.etag FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url
+             AND v.etag IS NOT NULL AND {ok.format(t="v")} ORDER BY v.id DESC LIMIT 1),
+          (SELECT v.last_modified FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url
+             AND v.last_modified IS NOT NULL AND {ok.format(t="v")} ORDER BY v.id DESC LIMIT 1)
+        FROM snapshots s
+        WHERE s.id IN (SELECT max(id) FROM snapshots WHERE origin = ? GROUP BY url)
+          AND {ok.format(t="s")}
+        """, [origin]).fetchall()
+    return {url: (etag, modified) for url, etag, modified in rows if etag or modified}
+
+
+def last_body(db: Database, origin: str, url: str) -> bytes | None:
+    """The latest body stored for ``url`` of ``origin`` (what a 304 answer stands for)."""
+    row = db.execute(
+        "SELECT b.content FROM snapshots s JOIN blobs b ON b.sha256 = s.body_sha256 "
+        "WHERE s.origin = ? AND s.url = ? AND s.status_code BETWEEN 200 AND 299 ORDER BY s.id DESC LIMIT 1",
+        [origin, url]).fetchone()
+    return None if row is None else bytes(row[0])
+
+
+def load_state(db: Database, origin: str) -> dict[str, Any] | None:
+    """The stored state of ``origin`` as :func:`agentdex.changes.diff` compares it."""
+    row = db.execute(
+        "SELECT status, listing_json, first_listed_at, unreachable_streak, mcp_tools_checked_at "
+        "FROM listings WHERE origin = ?", [origin]).fetchone()
+    if row is None:
+        return None
+    status, listing_json, first_listed_at, streak, tools_checked_at = row
+    guide = db.execute("SELECT sha256 FROM documents WHERE origin = ? AND kind = ?",
+                       [origin, GUIDE_KIND]).fetchone()
+    return {
+        "status": status,
+        "was_listed": first_listed_at is not None,
+        "unreachable_streak": streak,
+        "listing": loads(listing_json),
+        "guide_sha256": guide[0] if guide else None,
+        "tools": _mcp_tool_state(db, origin) if tools_checked_at else None,
+        "checks": dict(db.execute("SELECT name, status FROM checks WHERE origin = ?", [origin]).fetchall()),
+    }
+
+
+def _mcp_tool_state(db: Database, origin: str) -> dict[str, dict]:
+    rows = db.execute("SELECT name, description, annotations FROM tools WHERE origin = ? AND source = 'mcp'",
+                      [origin]).fetchall()
+    return {name: {"description": description, "annotations": loads(annotations, {})}
+            for name, description, annotations in rows}
+
+
+# --- save_origin -----------------------------------------------------------------------------
+
+def save_origin(db: Database, crawl: OriginCrawl, crawl_id: int | None, *, at: str | None = None) -> list[Event]:
+    """Store everything one crawl learned about one origin, in one transaction; return the
+    change events it caused (already stored).
+
+    With ``crawl.unchanged`` (every document answered 304) only the snapshots (without
+    bodies) and the crawl time are written: nothing was parsed, so nothing changed.
+    """
+    at = at or utc_now()
+    with transaction(db):
+        old = load_state(db, crawl.origin)
+        if crawl.unchanged and old is not None:
+            events = _save_unchanged(db, crawl, crawl_id, old, at)
+        else:
+            events = _save_crawled(db, crawl, crawl_id, old, at)
+        _count_crawl(db, crawl_id, crawl.fetches)
+    return events
+
+
+def _save_crawled(db: Database, crawl: OriginCrawl, crawl_id: int | None, old: dict | None, at: str) -> list[Event]:
+    origin = crawl.origin
+    status, streak = changes.next_status(old, crawl.status)
+    listing = _crawl_listing(crawl)
+    _upsert_listing(db, crawl, listing, status, streak, crawl_id, at)
+    _insert_snapshots(db, origin, crawl.fetches, crawl_id, at)
+    if crawl.status != "unreachable":
+        _save_documents(db, crawl, at)
+        _replace_findings(db, crawl, crawl_id)
+    if listing is not None:
+        _replace_tools(db, origin, "manifest", listing.tools, at)
+    _save_probes(db, origin, crawl.checks, crawl.mcp_tools, at)
+    return _record_changes(db, origin, old, crawl.status, crawl_id, at)
+
+
+def _save_unchanged(db: Database, crawl: OriginCrawl, crawl_id: int | None, old: dict, at: str) -> list[Event]:
+    # Same bytes as last time: the stored listing still stands. The one status that can move
+    # is an origin delisted for being unreachable, which is back with the same listing.
+    back = old["status"] == "delisted" and old["unreachable_streak"] > 0
+    status = changes.LISTED if back else old["status"]
+    reset_detail = ", status_detail = ''" if old["unreachable_streak"] > 0 else ""
+    db.execute(
+        f"UPDATE listings SET status = ?, unreachable_streak = 0, last_crawled_at = ?, last_crawl_id = ?, "
+        f"first_listed_at = CASE WHEN ? = 'listed' THEN coalesce(first_listed_at, ?) ELSE first_listed_at END"
+        f"{reset_detail} WHERE origin = ?",
+        [status, at, crawl_id, status, at, crawl.origin])
+    _insert_snapshots(db, crawl.origin, crawl.fetches, crawl_id, at, keep_bodies=False)
+    _save_probes(db, crawl.origin, crawl.checks, crawl.mcp_tools, at)
+    return _record_changes(db, crawl.origin, old, status, crawl_id, at)
+
+
+def _save_probes(db: Database, origin: str, checks: list[Check] | None, mcp_tools: list[Tool] | None, at: str) -> None:
+    if mcp_tools is not None:
+        _replace_tools(db, origin, "mcp", mcp_tools, at)
+        db.execute("UPDATE listings SET mcp_tools_checked_at = ? WHERE origin = ?", [at, origin])
+    if checks is not None:
+        _upsert_checks(db, origin, checks, at)
+
+
+def _record_changes(db: Database, origin: str, old: dict | None, observed: str, crawl_id: int | None,
+                    at: str) -> list[Event]:
+    new = load_state(db, origin)
+    if new is not None:
+        new["observed"] = observed
+    events = changes.diff(old, new)
+    db.conn.executemany(
+        "INSERT INTO events (origin, kind, at, old, new, subject, crawl_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(origin, e.kind, at, dumps(e.old), dumps(e.new), safe_text(e.subject) or "", crawl_id) for e in events])
+    _refresh_counts(db, origin, changed_at=at if events else None)
+    return events
+
+
+def _refresh_counts(db: Database, origin: str, *, changed_at: str | None) -> None:
+    db.execute(
+        "UPDATE listings SET "
+        "checks_passed = (SELECT count(*) FROM checks WHERE origin = :o AND status = 'pass'), "
+        "checks_failed = (SELECT count(*) FROM checks WHERE origin = :o AND status = 'fail'), "
+        "last_changed_at = coalesce(:changed, last_changed_at) WHERE origin = :o",
+        {"o": origin, "changed": changed_at})
+
+
+# --- the listing row -------------------------------------------------------------------------
+
+def _crawl_listing(crawl: OriginCrawl) -> Listing | None:
+    if crawl.status == "unreachable" or crawl.primary is None:
+        return None
+    return crawl.primary.listing
+
+
+def _status_detail(crawl: OriginCrawl, status: str, streak: int) -> str:
+    detail = safe_text(crawl.status_detail) or ""
+    if crawl.status != "unreachable" or status == "unreachable":
+        return detail
+    if status == changes.LISTED:
+        return (f"unreachable on the last {streak} crawl(s), delisted after "
+                f"{changes.UNREACHABLE_LIMIT}: {detail}").rstrip(": ")
+    return f"delisted after {streak} consecutive unreachable crawls: {detail}".rstrip(": ")
+
+
+def _listing_columns(crawl: OriginCrawl, listing: Listing | None) -> dict[str, Any]:
+    if crawl.status == "unreachable":
+        return {}
+    primary = crawl.primary
+    findings = primary.findings if primary else []
+    columns: dict[str, Any] = {
+        "formats_found": dumps(sorted(crawl.results)),
+        "error_count": sum(1 for f in findings if f.severity == "error"),
+        "warning_count": sum(1 for f in findings if f.severity == "warning"),
+    }
+    if listing is None:
+        return columns
+    data = listing.to_dict()
+    data["origin"] = crawl.origin
+    columns["format"] = primary.format if primary else listing.format
+    columns.update({name: safe_text(data.get(name)) for name in TEXT_FIELDS})
+    columns.update({name: dumps(data.get(name)) for name in JSON_FIELDS})
+    columns["listing_json"] = dumps(data)
+    columns["has_mcp"] = int(bool(listing.mcp_url))
+    return columns
+
+
+def _upsert_listing(db: Database, crawl: OriginCrawl, listing: Listing | None, status: str, streak: int,
+                    crawl_id: int | None, at: str) -> None:
+    columns = {
+        "origin": crawl.origin,
+        "status": status,
+        "status_detail": _status_detail(crawl, status, streak),
+        "unreachable_streak": streak,
+        "first_seen_at": at,
+        "first_listed_at": at if status == changes.LISTED else None,
+        "last_crawled_at": at,
+        "last_crawl_id": crawl_id,
+        **_listing_columns(crawl, listing),
+    }
+    keep = {"origin", "first_seen_at", "first_listed_at"}
+    updates = [f"{name} = excluded.{name}" for name in columns if name not in keep]
+    updates.append("first_listed_at = coalesce(listings.first_listed_at, excluded.first_listed_at)")
+    names = ", ".join(columns)
+    marks = ", ".join(f":{name}" for name in columns)
+    db.execute(f"INSERT INTO listings ({names}) VALUES ({marks}) "
+               f"ON CONFLICT(origin) DO UPDATE SET {', '.join(updates)}", columns)
+
+
+# --- snapshots, blobs, documents -------------------------------------------------------------
+
+def _sha256(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
+
+
+def _insert_blob(db: Database, body: bytes, at: str) -> str:
+    sha = _sha256(body)
+    db.execute("INSERT OR IGNORE INTO blobs (sha256, size_bytes, content, first_seen_at) VALUES (?, ?, ?, ?)",
+               [sha, len(body), body, at])
+    return sha
+
+
+def _insert_snapshots(db: Database, origin: str, fetches: Iterable[FetchRecord], crawl_id: int | None,
+                      at: str, *, keep_bodies: bool = True) -> None:
+    for fetch in fetches:
+        body = fetch.body if keep_bodies else None
+        sha = _insert_blob(db, body, at) if body is not None else None
+        headers = {k.lower(): safe_text(v) for k, v in (fetch.headers or {}).items()}
+        db.execute(
+            "INSERT INTO snapshots (crawl_id, origin, url, kind, status_code, final_url, content_type, etag, "
+            "last_modified, headers, body_sha256, body_bytes, elapsed_ms, error_code, error, not_modified, "
+            "fetched_at, redirects) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [crawl_id, origin, safe_text(fetch.url), fetch.kind, fetch.status, safe_text(fetch.final_url),
+             headers.get("content-type"), safe_text(fetch.etag), safe_text(fetch.last_modified), dumps(headers),
+             sha, None if body is None else len(body), fetch.elapsed_ms, fetch.error_code, safe_text(fetch.error),
+             int(fetch.not_modified), fetch.fetched_at or at, dumps(list(fetch.redirects or []))])
+
+
+def _save_documents(db: Database, crawl: OriginCrawl, at: str) -> None:
+    fetched = {}
+    for fetch in crawl.fetches:
+        if fetch.body is not None:
+            fetched.setdefault(_sha256(fetch.body), fetch)
+    for kind, sha in crawl.documents.items():
+        if db.execute("SELECT 1 FROM blobs WHERE sha256 = ?", [sha]).fetchone() is None:
+            continue  # a hash with no stored body cannot be a document; keep what we had
+        fetch = fetched.get(sha)
+        url = fetch.url if fetch else _stored_document_url(db, crawl.origin, kind)
+        db.execute(
+            "INSERT INTO documents (origin, kind, url, sha256, fetched_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(origin, kind) DO UPDATE SET url = excluded.url, sha256 = excluded.sha256, "
+            "fetched_at = excluded.fetched_at",
+            [crawl.origin, kind, safe_text(url), sha, (fetch.fetched_at if fetch else "") or at])
+    keep = set(crawl.documents) | {f.kind for f in crawl.fetches if f.not_modified}
+    stored = [row[0] for row in db.execute("SELECT kind FROM documents WHERE origin = ?", [crawl.origin])]
+    for kind in stored:
+        if kind not in keep:
+            db.execute("DELETE FROM documents WHERE origin = ? AND kind = ?", [crawl.origin, kind])
+
+
+def _stored_document_url(db: Database, origin: str, kind: str) -> str:
+    row = db.execute("SELECT url FROM documents WHERE origin = ? AND kind = ?", [origin, kind]).fetchone()
+    return row[0] if row else ""
+
+
+# --- findings, tools, checks -----------------------------------------------------------------
+
+def _results(crawl: OriginCrawl) -> list[ParseResult]:
+    results = list(crawl.results.values())
+    if crawl.primary is not None and all(r is not crawl.primary for r in results):
+        results.insert(0, crawl.primary)
+    return results
+
+
+def _replace_findings(db: Database, crawl: OriginCrawl, crawl_id: int | None) -> None:
+    db.execute("DELETE FROM findings WHERE origin = ?", [crawl.origin])
+    rows = [(crawl.origin, result.format, f.severity, safe_text(f.path), f.code, safe_text(f.message), crawl_id)
+            for result in _results(crawl) for f in sorted_findings(result.findings)]
+    db.conn.executemany(
+        "INSERT INTO findings (origin, format, severity, path, code, message, crawl_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        rows)
+
+
+def _tool_endpoint(tool: Tool) -> str | None:
+    for key in ("endpoint", "url"):
+        value = (tool.detail or {}).get(key)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def _replace_tools(db: Database, origin: str, source: str, tools: list[Tool], at: str) -> None:
+    db.execute("DELETE FROM tools WHERE origin = ? AND source = ?", [origin, source])
+    rows = [(origin, source, safe_text(t.name), safe_text(t.description) or "", dumps(t.annotations or {}),
+             int(bool(t.read_only)), int((t.annotations or {}).get("destructiveHint") is True),
+             dumps(t.input_schema), safe_text(_tool_endpoint(t)), dumps(t.detail or {}), at)
+            for t in tools]
+    db.conn.executemany(
+        "INSERT INTO tools (origin, source, name, description, annotations, read_only, destructive, "
+        "input_schema, endpoint, detail, seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def _upsert_checks(db: Database, origin: str, checks: list[Check], at: str) -> None:
+    rows = [(origin, c.name, c.status, safe_text(c.detail) or "", dumps(c.data or {}), at,
+             at if c.status == "pass" else None) for c in checks]
+    db.conn.executemany(
+        "INSERT INTO checks (origin, name, status, detail, data, checked_at, last_pass_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(origin, name) DO UPDATE SET "
+        "status = excluded.status, detail = excluded.detail, data = excluded.data, "
+        "checked_at = excluded.checked_at, "
+        "last_pass_at = coalesce(excluded.last_pass_at, checks.last_pass_at)", rows)
+
+
+# --- verification and feedback ---------------------------------------------------------------
+
+def save_verification(db: Database, origin: str, crawl_id: int | None, *, checks: list[Check],
+                      mcp_tools: list[Tool] | None = None, fetches: Iterable[FetchRecord] = (),
+                      at: str | None = None) -> list[Event]:
+    """Store a verification run of a catalogued origin (its probe fetches, checks and, when
+    probed, MCP tools) in one transaction; return the events (``tools_changed``,
+    ``proof_lost``) it caused.
+
+    :raises DatabaseError: ``origin`` is not in the catalogue
+    """
+    at = at or utc_now()
+    fetches = list(fetches)
+    with transaction(db):
+        old = load_state(db, origin)
+        if old is None:
+            raise DatabaseError(f"{origin} is not in the catalogue: crawl it first")
+        _insert_snapshots(db, origin, fetches, crawl_id, at)
+        _save_probes(db, origin, checks, mcp_tools, at)
+        events = _record_changes(db, origin, old, old["status"], crawl_id, at)
+        _count_crawl(db, crawl_id, fetches)
+    return events
+
+
+def save_feedback_receipt(db: Database, origin: str, *, idempotency_key: str, message_sha256: str,
+                          status: str, raw_response: str | bytes | dict | list | None,
+                          feedback_id: str | None = None, sent_at: str | None = None,
+                          received_at: str | None = None) -> int:
+    """Store the receipt of one feedback submission; return its id.
+
+    ``raw_response`` is kept exactly as received: text and bytes as they came (bytes decoded
+    as UTF-8), anything else as JSON.
+    """
+    if isinstance(raw_response, bytes):
+        raw = safe_text(raw_response.decode("utf-8", "replace"))
+    elif raw_response is None or isinstance(raw_response, str):
+        raw = safe_text(raw_response)
+    else:
+        raw = dumps(raw_response)
+    with transaction(db):
+        cursor = db.execute(
+            "INSERT INTO feedback_receipts (origin, idempotency_key, message_sha256, feedback_id, status, "
+            "received_at, raw_response, sent_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [origin, idempotency_key, message_sha256, feedback_id, status, received_at, raw, sent_at or utc_now()])
+    return int(cursor.lastrowid)
