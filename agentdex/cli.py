@@ -77,6 +77,271 @@ def schema(name: Annotated[str, typer.Argument(help="agent_app or anchor.")]) ->
         fail(f"no schema named {name!r}; choose agent_app or anchor", 2)
 
 
+# -- the catalogue ---------------------------------------------------------------------------
+
+DbOpt = Annotated[Optional[Path], typer.Option("--db", help="The catalogue file (default $AGENTDEX_DB or ./agentdex.db).")]
+ConnectToOpt = Annotated[Optional[list[str]], typer.Option("--connect-to", help="PATTERN:ADDR:PORT — send connections for matching hosts to ADDR:PORT (TLS still verifies the host name). Repeatable.")]
+CaOpt = Annotated[Optional[Path], typer.Option("--ca-bundle", help="An extra trusted CA (PEM).")]
+DnsOpt = Annotated[Optional[str], typer.Option("--dns-server", help="ADDR:PORT of the resolver for DNS TXT proofs.")]
+ConcOpt = Annotated[int, typer.Option("--concurrency", min=1, max=512, help="Requests in flight at once.")]
+PrivOpt = Annotated[bool, typer.Option("--allow-private", help="Allow private, loopback and link-local addresses.")]
+RegOpt = Annotated[Optional[str], typer.Option("--registry", help="MCP registry API base for registry proofs.")]
+
+
+def db_path(path: Path | None) -> Path:
+    """The catalogue path: ``--db``, else ``$AGENTDEX_DB``, else ``./agentdex.db``."""
+    import os
+
+    return path or Path(os.environ.get("AGENTDEX_DB") or "agentdex.db")
+
+
+def open_catalogue(path: Path | None, *, readonly: bool):
+    """Open the catalogue, turning a :class:`DatabaseError` into a message and exit 1."""
+    from agentdex.db import open_db
+    from agentdex.errors import DatabaseError
+
+    try:
+        return open_db(db_path(path), readonly=readonly)
+    except DatabaseError as exc:
+        fail(str(exc), 1)
+
+
+def network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry):
+    """The shared network options as a :class:`NetworkOptions`."""
+    from agentdex.crawler.crawl import DEFAULT_REGISTRY, NetworkOptions
+    from agentdex.crawler.netpolicy import parse_connect_to
+
+    try:
+        pairs = [parse_connect_to(item) for item in connect_to or []]
+    except InputError as exc:
+        fail(str(exc), 2)
+    if ca_bundle is not None and not ca_bundle.is_file():
+        fail(f"--ca-bundle: no such file {ca_bundle}", 2)
+    return NetworkOptions(connect_to=pairs,
+                          ca_bundle=ca_bundle, dns_server=dns_server, concurrency=concurrency,
+                          allow_private=allow_private, registry=registry or DEFAULT_REGISTRY)
+
+
+def run_crawl(path, origins, net, *, verify: bool, kind: str = "crawl") -> dict:
+    """Run a crawl with a progress display on a terminal (plain lines otherwise)."""
+    import asyncio
+
+    from agentdex.crawler.crawl import crawl
+
+    db = open_catalogue(path, readonly=False)
+    with _progress_display(len(origins)) as show:
+        try:
+            summary = asyncio.run(crawl(db, origins, net, verify=verify, progress=show, kind=kind))
+        except KeyboardInterrupt:
+            fail("interrupted: every finished origin is saved; run the same command again to complete the rest", 130)
+    return summary.to_dict()
+
+
+def _progress_display(total: int):
+    """A rich progress bar on a terminal; plain lines on a pipe."""
+    import contextlib
+
+    if not sys.stderr.isatty():
+        def plain_line(state) -> None:
+            typer.echo(f"[{state.done}/{state.total}] {plain(state.last_origin, 60)} {state.last_status}", err=True)
+        return contextlib.nullcontext(plain_line)
+    return _RichProgress(total)
+
+
+class _RichProgress:
+    def __init__(self, total: int) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.bar = Progress(TextColumn("crawling"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("{task.fields[info]}", markup=False), TimeElapsedColumn(),
+                            console=Console(stderr=True), transient=True)
+        self.task = self.bar.add_task("crawl", total=total, info="")
+
+    def __enter__(self):
+        self.bar.start()
+        return self.update
+
+    def update(self, state) -> None:
+        info = f"{state.requests} requests, {state.errors} errors, last: {plain(state.last_origin, 40)}"
+        self.bar.update(self.task, completed=state.done, info=info)
+
+    def __exit__(self, *exc) -> None:
+        self.bar.stop()
+
+
+@app.command()
+def crawl(
+    origins: Annotated[Optional[list[str]], typer.Argument(help="Hosts or https URLs. None: recrawl every known origin.")] = None,
+    seeds: Annotated[Optional[Path], typer.Option("--seeds", help="A file with one origin per line (# comments).")] = None,
+    db: DbOpt = None, connect_to: ConnectToOpt = None, ca_bundle: CaOpt = None, dns_server: DnsOpt = None,
+    concurrency: ConcOpt = 16, allow_private: PrivOpt = False, registry: RegOpt = None,
+    no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip verification checks.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Crawl origins into the catalogue: discover, validate, store, diff and verify."""
+    from agentdex.crawler.origins import normalise_origin, read_seeds, unique
+
+    try:
+        wanted = [normalise_origin(o) for o in origins or []] + (read_seeds(seeds) if seeds else [])
+    except InputError as exc:
+        fail(str(exc), 2)
+    if not wanted:
+        from agentdex.db import known_origins
+
+        wanted = known_origins(open_catalogue(db, readonly=False))
+        if not wanted:
+            fail("nothing to crawl: name an origin (agentdex crawl example.com) or a --seeds file", 2)
+    net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry)
+    summary = run_crawl(db, unique(wanted), net, verify=not no_verify)
+    if as_json:
+        echo_json(summary)
+    else:
+        from agentdex.render import summary_lines
+
+        typer.echo("\n".join(summary_lines(summary)))
+
+
+@app.command()
+def verify(
+    origins: Annotated[list[str], typer.Argument(help="Origins already in the catalogue (or new ones).")],
+    db: DbOpt = None, connect_to: ConnectToOpt = None, ca_bundle: CaOpt = None, dns_server: DnsOpt = None,
+    concurrency: ConcOpt = 16, allow_private: PrivOpt = False, registry: RegOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Re-check every claim the listings make (their manifests are fetched conditionally)."""
+    from agentdex.crawler.origins import normalise_origin, unique
+
+    try:
+        wanted = unique([normalise_origin(o) for o in origins])
+    except InputError as exc:
+        fail(str(exc), 2)
+    net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry)
+    summary = run_crawl(db, wanted, net, verify=True, kind="verify")
+    if as_json:
+        echo_json(summary)
+        return
+    from agentdex.db import list_checks
+    from agentdex.render import STATUS_MARK
+
+    catalogue = open_catalogue(db, readonly=True)
+    for origin in wanted:
+        typer.echo(origin)
+        for c in list_checks(catalogue, origin):
+            typer.echo(f"  {STATUS_MARK.get(c['status'], c['status'])} {c['name']:<26} {plain(c.get('detail'), 200)}")
+
+
+@app.command("list")
+def list_cmd(
+    search: Annotated[Optional[str], typer.Option("--search", "-s", help="Full-text search over names, one-liners, descriptions, tags.")] = None,
+    format: Annotated[Optional[str], typer.Option("--format", help="agent_app, anchor, findagent, adapp or inferred.")] = None,
+    status: Annotated[Optional[str], typer.Option("--status", help="listed, invalid, unreachable, no_manifest or delisted.")] = None,
+    category: Annotated[Optional[str], typer.Option("--category")] = None,
+    pricing: Annotated[Optional[str], typer.Option("--pricing")] = None,
+    has_mcp: Annotated[Optional[bool], typer.Option("--has-mcp/--no-mcp")] = None,
+    failing: Annotated[bool, typer.Option("--failing-checks", help="Only listings with a failing check.")] = False,
+    sort: Annotated[str, typer.Option("--sort")] = "name",
+    limit: Annotated[int, typer.Option("--limit", min=1, max=100000)] = 200,
+    db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """List the catalogue's listings, filtered and sorted."""
+    from agentdex.db import count_listings, list_listings
+
+    catalogue = open_catalogue(db, readonly=True)
+    filters = dict(search=search, format=format, status=status, category=category, pricing=pricing,
+                   has_mcp=has_mcp, failing_checks=failing or None)
+    try:
+        rows = list_listings(catalogue, sort=sort, limit=limit, **filters)
+        total = count_listings(catalogue, **filters)
+    except InputError as exc:
+        fail(str(exc), 2)
+    if as_json:
+        echo_json({"total": total, "listings": [_brief(r) for r in rows]})
+        return
+    from agentdex.render import listing_rows
+
+    typer.echo("\n".join(listing_rows(rows)) if rows else "no listings match")
+    typer.echo(f"{len(rows)} of {total} shown")
+
+
+def _brief(row: dict) -> dict:
+    keys = ("origin", "name", "format", "status", "one_liner", "categories", "pricing", "mcp_url",
+            "http_base", "checks_passed", "checks_failed", "error_count", "warning_count", "last_changed_at")
+    return {k: row.get(k) for k in keys}
+
+
+@app.command()
+def show(origin: Annotated[str, typer.Argument(help="The origin (host).")], db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Everything the catalogue knows about one origin: manifest, findings, checks, plans, events."""
+    from agentdex.crawler.origins import normalise_origin
+
+    try:
+        origin = normalise_origin(origin)
+    except InputError as exc:
+        fail(str(exc), 2)
+    data = load_show(open_catalogue(db, readonly=True), origin)
+    if as_json:
+        echo_json(data)
+    else:
+        from agentdex.render import show_lines
+
+        typer.echo("\n".join(show_lines(data)))
+
+
+def load_show(catalogue, origin: str) -> dict:
+    """The ``show`` contract: origin, name, format, status, manifest, findings, checks, plans, events."""
+    from agentdex.db import get_document_text, get_listing, load_listing
+    from agentdex.plans import plans_for
+
+    row = get_listing(catalogue, origin)
+    if row is None:
+        fail(f"{origin} is not in the catalogue; crawl it first: agentdex crawl {origin}", 1)
+    listing = load_listing(catalogue, origin)
+    guide = get_document_text(catalogue, origin, "guide")
+    row["plans"] = {h: p.to_dict() for h, p in plans_for(listing, guide).items()} if listing else {}
+    return row
+
+
+@app.command()
+def events(
+    origin: Annotated[Optional[str], typer.Option("--origin", help="Only this origin's events.")] = None,
+    since: Annotated[Optional[str], typer.Option("--since", help="ISO time (2026-12-01 or 2026-12-01T10:00:00Z).")] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1)] = 200,
+    db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Change events, newest first."""
+    from agentdex.db import list_events
+
+    rows = list_events(open_catalogue(db, readonly=True), origin=origin, since=since, limit=limit)
+    if as_json:
+        echo_json(rows)
+        return
+    from agentdex.render import event_line
+
+    typer.echo("\n".join(event_line(e) for e in rows) if rows else "no events")
+
+
+@app.command()
+def plan(
+    origin: Annotated[str, typer.Argument(help="The origin (host).")],
+    host: Annotated[Optional[str], typer.Option("--host", help="One host id (claude_code, codex, cursor, …).")] = None,
+    db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Exact install steps for each AI host (or one with --host)."""
+    from agentdex.plans import HOST_IDS
+
+    if host is not None and host not in HOST_IDS:
+        fail(f"unknown host {host!r}; choose one of: {', '.join(HOST_IDS)}", 2)
+    data = load_show(open_catalogue(db, readonly=True), origin.strip().lower())
+    plans = data["plans"] if host is None else {host: data["plans"][host]}
+    if as_json:
+        echo_json(plans if host is None else plans[host])
+        return
+    from agentdex.render import plan_lines
+
+    for p in plans.values():
+        typer.echo("\n".join(plan_lines(p)) + "\n")
+
+
 @app.command()
 def pack(
     folder: Annotated[Path, typer.Argument(help="An adapp source folder with manifest.json at its root.")],

@@ -81,10 +81,11 @@ ProgressFn = Callable[[Progress], None]
 
 
 async def crawl(db, origins: list[str], net: NetworkOptions, *, verify: bool = True,
-                progress: ProgressFn | None = None) -> CrawlSummary:
-    """Crawl ``origins`` into the open catalogue ``db``; returns a summary."""
+                progress: ProgressFn | None = None, kind: str = "crawl") -> CrawlSummary:
+    """Crawl ``origins`` into the open catalogue ``db``; returns a summary. ``kind`` is
+    recorded on the crawl row (``crawl`` or ``verify``)."""
     started = time.perf_counter()
-    crawl_id = catalogue.start_crawl(db, "crawl", len(origins))
+    crawl_id = catalogue.start_crawl(db, kind, len(origins))
     summary = CrawlSummary(crawl_id, len(origins))
     state = Progress(total=len(origins))
     try:
@@ -97,8 +98,7 @@ async def crawl(db, origins: list[str], net: NetworkOptions, *, verify: bool = T
         raise
     finally:
         summary.seconds = round(time.perf_counter() - started, 3)
-        catalogue.finish_crawl(db, crawl_id, status="interrupted" if summary.interrupted else "finished",
-                               origins_done=state.done, requests=summary.requests, errors=summary.errors)
+        catalogue.finish_crawl(db, crawl_id, status="interrupted" if summary.interrupted else "finished")
     return summary
 
 
@@ -134,12 +134,15 @@ def _count(summary: CrawlSummary, state: Progress, result: OriginCrawl, events: 
 async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None) -> OriginCrawl:
     """Discover (and, with a verifier, verify) one origin; nothing is written here."""
     previous = {url: Previous(**p) for url, p in catalogue.previous_fetches(db, origin).items()}
-    discovery = OriginDiscovery(origin, fetcher.fetch, previous, lambda sha: catalogue.load_blob(db, sha))
+    discovery = OriginDiscovery(origin, fetcher.fetch, previous, lambda sha: catalogue.get_blob(db, sha))
     result = await discovery.run()
-    if not result.unchanged:
-        result.status = catalogue.status_against_history(db, origin, result.status)
-    if verifier is not None and result.primary is not None and result.primary.listing is not None:
-        await verifier(result)
+    if verifier is not None:
+        # Re-checked on every crawl, unchanged or not, so a proof that disappears is seen.
+        listing = result.primary.listing if result.primary else None
+        if result.unchanged:
+            listing = catalogue.load_listing(db, origin)
+        if listing is not None:
+            await verifier(result, listing)
     return result
 
 

@@ -27,6 +27,7 @@ from agentdex.db.store import (
     known_origins,
     last_body,
     load_state,
+    previous_fetches,
     previous_validators,
     save_feedback_receipt,
     save_origin,
@@ -37,7 +38,7 @@ from agentdex.db.store import (
 
 __all__ = [
     "count_listings", "finish_crawl", "fts_query", "get_blob", "get_document_text", "get_listing",
-    "known_origins", "last_body", "list_checks", "list_crawls", "list_events", "list_listings",
+    "known_origins", "last_body", "previous_fetches", "list_checks", "list_crawls", "list_events", "list_listings",
     "list_tools", "load_listing", "load_state", "open_db", "previous_validators",
     "save_feedback_receipt", "save_origin", "save_verification", "schema_version", "start_crawl",
     "stats", "transaction",

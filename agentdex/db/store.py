@@ -126,6 +126,28 @@ def previous_validators(db: Database, origin: str) -> dict[str, tuple[str | None
     return {url: (etag, modified) for url, etag, modified in rows if etag or modified}
 
 
+def previous_fetches(db: Database, origin: str) -> dict[str, dict[str, Any]]:
+    """``{url: {etag, last_modified, sha256, status}}`` from the latest fetch of each URL of
+    ``origin``: the validators for a conditional request, the sha256 of the body a 304
+    stands for, and the status (so a repeated 404 counts as unchanged)."""
+    validators = previous_validators(db, origin)
+    rows = db.execute(
+        """
+        SELECT s.url, s.status_code, s.not_modified,
+          (SELECT v.body_sha256 FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url
+             AND v.status_code BETWEEN 200 AND 299 AND v.body_sha256 IS NOT NULL ORDER BY v.id DESC LIMIT 1)
+        FROM snapshots s
+        WHERE s.id IN (SELECT max(id) FROM snapshots WHERE origin = ? GROUP BY url)
+        """, [origin]).fetchall()
+    out = {}
+    for url, status, not_modified, sha in rows:
+        etag, modified = validators.get(url, (None, None))
+        ok = not_modified or (status is not None and 200 <= status < 300)
+        out[url] = {"etag": etag, "last_modified": modified, "sha256": sha if ok else None,
+                    "status": 200 if not_modified else status}
+    return out
+
+
 def last_body(db: Database, origin: str, url: str) -> bytes | None:
     """The latest body stored for ``url`` of ``origin`` (what a 304 answer stands for)."""
     row = db.execute(

@@ -1,0 +1,159 @@
+"""MCP servers built with the official SDK (``mcp.server.MCPServer``), streamable HTTP.
+
+Options (``"options"`` of the rule):
+
+    profile   readonly (read tools only) | writes (read tools plus a destructive tool: a
+              "read-only variant" that lies) | full (read and write tools) | oauth | bearer
+              (shorthands for ``readonly`` behind that auth)            default readonly
+    auth      none | oauth | bearer                                     default none
+    token     the bearer token that opens an oauth/bearer endpoint     default sample-token
+    name      the server name in ``initialize``                        default the host
+    instructions, version
+    tools     a list of {name, description, kind: read | write | destructive} replacing
+              the profile's tools
+    json_response, stateless   streamable HTTP transport switches       default false
+
+The tools do nothing. agentdex must never call one: every request is in the sample web's
+request log, so a test can prove no ``tools/call`` ever arrived.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mcp.server import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import ToolAnnotations
+
+from agentdex.sampleweb.apps import AppContext, MountedApp
+from agentdex.sampleweb.responses import Receive, Scope, Send, header, send_json
+
+PROFILES = ("readonly", "writes", "full")
+AUTH_MODES = ("none", "oauth", "bearer")
+DEFAULT_TOKEN = "sample-token"
+METADATA_PATH = "/.well-known/oauth-protected-resource"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool the sample server lists."""
+
+    name: str
+    description: str
+    kind: str = "read"  # read | write | destructive
+
+
+READ_TOOLS = (
+    ToolSpec("search", "Search the catalogue by keyword and return matching items."),
+    ToolSpec("get_item", "Return one item by its id."),
+)
+WRITE_TOOL = ToolSpec("create_item", "Create an item from a short description.", "write")
+DESTRUCTIVE_TOOL = ToolSpec("delete_item", "Delete an item by its id. This cannot be undone.", "destructive")
+PROFILE_TOOLS = {
+    "readonly": READ_TOOLS,
+    "writes": (*READ_TOOLS, DESTRUCTIVE_TOOL),
+    "full": (*READ_TOOLS, WRITE_TOOL, DESTRUCTIVE_TOOL),
+}
+
+
+def annotations_for(kind: str) -> ToolAnnotations:
+    """The MCP tool annotations of a tool kind."""
+    if kind == "read":
+        return ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    if kind == "write":
+        return ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                               open_world_hint=False)
+    if kind == "destructive":
+        return ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
+                               open_world_hint=False)
+    raise ValueError(f"unknown tool kind {kind!r}; use read, write or destructive")
+
+
+def _read_tool(query: str) -> str:
+    """A read tool's body: answers without touching anything."""
+    return f"The sample web has no data for {query!r}."
+
+
+def _write_tool(item: str) -> str:
+    """A write tool's body: changes nothing (and agentdex must never call it anyway)."""
+    return f"The sample web changed nothing for {item!r}."
+
+
+def tool_specs(options: dict[str, Any], profile: str) -> list[ToolSpec]:
+    """The tools a mount lists: its ``tools`` option, else its profile's."""
+    custom = options.get("tools")
+    if custom is None:
+        return list(PROFILE_TOOLS[profile])
+    return [ToolSpec(t["name"], t.get("description", ""), t.get("kind", "read")) for t in custom]
+
+
+def profile_and_auth(options: dict[str, Any]) -> tuple[str, str]:
+    """Resolve the ``profile``/``auth`` options (``oauth``/``bearer`` profiles are shorthands)."""
+    profile = options.get("profile", "readonly")
+    auth = options.get("auth", "none")
+    if profile in ("oauth", "bearer"):
+        profile, auth = "readonly", profile
+    if profile not in PROFILES or auth not in AUTH_MODES:
+        raise ValueError(f"mcp app: profile must be one of {PROFILES + ('oauth', 'bearer')}, auth one of {AUTH_MODES}")
+    return profile, auth
+
+
+def make_server(ctx: AppContext, profile: str) -> MCPServer:
+    """An SDK server with the mount's tools."""
+    opts = ctx.options
+    server = MCPServer(name=opts.get("name", ctx.host), version=opts.get("version", "1.0.0"),
+                       instructions=opts.get("instructions"), log_level="WARNING")
+    for spec in tool_specs(opts, profile):
+        fn = _read_tool if spec.kind == "read" else _write_tool
+        server.add_tool(fn, name=spec.name, description=spec.description, annotations=annotations_for(spec.kind))
+    return server
+
+
+def build(ctx: AppContext) -> MountedApp:
+    """The ``mcp`` app: an SDK streamable-HTTP server on the rule's exact path."""
+    if ctx.path.endswith("*"):
+        raise ValueError(f"{ctx.host}{ctx.path}: an mcp app needs an exact path")
+    profile, auth = profile_and_auth(ctx.options)
+    server = make_server(ctx, profile)
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[ctx.host, f"{ctx.host}:*"],
+        allowed_origins=[f"https://{ctx.host}", f"https://{ctx.host}:*"],
+    )
+    app = server.streamable_http_app(
+        streamable_http_path=ctx.path,
+        json_response=bool(ctx.options.get("json_response", False)),
+        stateless_http=bool(ctx.options.get("stateless", False)),
+        transport_security=security,
+    )
+    if auth != "none":
+        app = BearerGate(app, ctx.host, auth, ctx.options.get("token", DEFAULT_TOKEN))
+    return MountedApp(app=app, lifespan=server.session_manager.run, state=server)
+
+
+class BearerGate:
+    """401 for a request without the right bearer token; the token opens the inner app.
+
+    ``oauth`` points at RFC 9728 metadata in WWW-Authenticate; ``bearer`` names a realm only.
+    """
+
+    def __init__(self, inner: Any, host: str, mode: str, token: str) -> None:
+        self.inner, self.host, self.mode, self.token = inner, host, mode, token
+
+    def challenge(self, presented: bool) -> str:
+        """The WWW-Authenticate value."""
+        if self.mode == "oauth":
+            value = f'Bearer resource_metadata="https://{self.host}{METADATA_PATH}"'
+        else:
+            value = f'Bearer realm="{self.host}"'
+        return value + (', error="invalid_token"' if presented else "")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        auth = header(scope, "authorization")
+        if auth == f"Bearer {self.token}":
+            await self.inner(scope, receive, send)
+            return
+        error = "invalid_token" if auth else "unauthorized"
+        await send_json(send, 401, {"error": error, "error_description": "A bearer token is required."},
+                        {"WWW-Authenticate": self.challenge(bool(auth))})

@@ -1,0 +1,94 @@
+"""A minimal MCP registry API, enough for Anchor's registry proof.
+
+Routes (mount the app on a prefix such as ``/v0.1/*``):
+
+    GET /v0.1/servers                         {"servers": [entry…], "metadata": {"count"}}
+                                              (``?search=`` filters by name substring)
+    GET /v0.1/servers/{name}                  the latest entry of that server, else 404
+    GET /v0.1/servers/{name}/versions         {"servers": [entry…], "metadata": {"count"}}
+    GET /v0.1/servers/{name}/versions/{v}     one version (``latest`` works), else 404
+
+``{name}`` is URL-encoded (``test.tidewater%2Ftides``); an unencoded slash works too. An entry
+is ``{"server": <server.json>, "_meta": {"io.modelcontextprotocol.registry/official": {…}}}``.
+
+Options: ``data`` — the host file holding the servers (default ``_servers.json``): a list
+of server.json documents or of entries, or ``{"servers": [...]}``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import parse_qs, unquote
+
+from agentdex.sampleweb.apps import AppContext, MountedApp
+from agentdex.sampleweb.responses import Receive, Scope, Send, send_json
+
+OFFICIAL = "io.modelcontextprotocol.registry/official"
+PUBLISHED = "2026-09-01T12:00:00Z"
+
+
+def load_entries(ctx: AppContext) -> list[dict[str, Any]]:
+    """The registry's entries, read from the host's data file (variant first)."""
+    found = ctx.find_file(ctx.options.get("data", "_servers.json"))
+    if found is None:
+        return []
+    doc = json.loads(found.read_text(encoding="utf-8"))
+    items = doc.get("servers", []) if isinstance(doc, dict) else doc
+    return [_entry(item) for item in items]
+
+
+def _entry(item: dict[str, Any]) -> dict[str, Any]:
+    if "server" in item:
+        return item
+    meta = {"status": "active", "publishedAt": PUBLISHED, "updatedAt": PUBLISHED, "isLatest": True}
+    return {"server": item, "_meta": {OFFICIAL: meta}}
+
+
+def _segments(scope: Scope, prefix: str) -> list[str]:
+    raw = scope.get("raw_path") or scope["path"].encode("utf-8")
+    rest = raw.decode("latin-1").split("?", 1)[0][len(prefix):]
+    return [unquote(s) for s in rest.split("/") if s]
+
+
+def route(entries: list[dict[str, Any]], segments: list[str], query: str) -> tuple[int, Any]:
+    """Status and JSON body for a request below ``/servers``."""
+    if not segments:
+        search = (parse_qs(query).get("search") or [""])[0]
+        hits = [e for e in entries if search in e["server"].get("name", "")]
+        return 200, {"servers": hits, "metadata": {"count": len(hits)}}
+    names = {e["server"].get("name"): e for e in entries}
+    for cut in range(len(segments), 0, -1):  # an unencoded slash splits the name
+        name = "/".join(segments[:cut])
+        if name in names:
+            return _server_route(names[name], segments[cut:])
+    return 404, {"error": "Server not found"}
+
+
+def _server_route(entry: dict[str, Any], rest: list[str]) -> tuple[int, Any]:
+    if not rest:
+        return 200, entry
+    if rest == ["versions"]:
+        return 200, {"servers": [entry], "metadata": {"count": 1}}
+    if len(rest) == 2 and rest[0] == "versions" and rest[1] in ("latest", entry["server"].get("version")):
+        return 200, entry
+    return 404, {"error": "Server not found"}
+
+
+def build(ctx: AppContext) -> MountedApp:
+    """The ``mcp_registry`` app."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] not in ("GET", "HEAD"):
+            await send_json(send, 405, {"error": "method not allowed"}, {"Allow": "GET, HEAD"})
+            return
+        path = scope["path"]
+        marker = path.find("/servers")
+        if marker < 0:
+            await send_json(send, 404, {"error": "Not found"})
+            return
+        segments = _segments(scope, path[: marker + len("/servers")])
+        status, body = route(load_entries(ctx), segments, scope.get("query_string", b"").decode("latin-1"))
+        await send_json(send, status, body)
+
+    return MountedApp(app=app)

@@ -1,0 +1,46 @@
+"""Small apps: RFC 9728 protected-resource metadata and a "not MCP" endpoint."""
+
+from __future__ import annotations
+
+from agentdex.sampleweb.apps import AppContext, MountedApp
+from agentdex.sampleweb.responses import Receive, Scope, Send, send_json, send_text
+
+NOT_MCP_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Not here</title></head>
+<body><h1>This is a web page</h1><p>There is no MCP server at this address.</p></body></html>
+"""
+
+
+def oauth_metadata(ctx: AppContext) -> MountedApp:
+    """RFC 9728 metadata. Options: ``resource`` (default ``https://<host>/mcp``),
+    ``authorization_servers``, ``scopes_supported``, ``resource_name``."""
+    opts = ctx.options
+    doc = {
+        "resource": opts.get("resource", f"https://{ctx.host}/mcp"),
+        "authorization_servers": opts.get("authorization_servers", [f"https://{ctx.host}"]),
+        "bearer_methods_supported": ["header"],
+        "scopes_supported": opts.get("scopes_supported", ["read"]),
+    }
+    if "resource_name" in opts:
+        doc["resource_name"] = opts["resource_name"]
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] not in ("GET", "HEAD"):
+            await send_json(send, 405, {"error": "method_not_allowed"}, {"Allow": "GET, HEAD"})
+            return
+        await send_json(send, 200, doc, {"Access-Control-Allow-Origin": "*"})
+
+    return MountedApp(app=app, state=doc)
+
+
+def not_mcp(ctx: AppContext) -> MountedApp:
+    """An address a manifest calls an MCP endpoint that is a web page: HTML to GET, a
+    404 JSON error to POST (what a static site or an API gateway answers)."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] in ("GET", "HEAD"):
+            await send_text(send, 200, NOT_MCP_PAGE, "text/html; charset=utf-8")
+        else:
+            await send_json(send, 404, {"error": "not_found", "message": "No such route."})
+
+    return MountedApp(app=app)
