@@ -342,6 +342,76 @@ def plan(
         typer.echo("\n".join(plan_lines(p)) + "\n")
 
 
+# -- apps on top of the catalogue ---------------------------------------------------------------
+
+@app.command()
+def tui(db: DbOpt = None) -> None:
+    """Browse the catalogue in a terminal UI: search, filter, inspect, verify, plan, crawl."""
+    from agentdex.tui.app import run_tui
+
+    run_tui(db_path(db))
+
+
+@app.command()
+def serve(
+    db: DbOpt = None,
+    port: Annotated[int, typer.Option("--port", min=0, max=65535)] = 8001,
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+) -> None:
+    """Publish the catalogue read-only with Datasette (same as: datasette DB --metadata datasette_metadata.json)."""
+    from agentdex.serve import serve as run_serve
+
+    path = db_path(db)
+    if not path.is_file():
+        fail(f"no catalogue at {path}; run `agentdex crawl ORIGIN` or `agentdex demo` first", 1)
+    run_serve(path, host=host, port=port)
+
+
+@app.command()
+def demo(
+    no_tui: Annotated[bool, typer.Option("--no-tui", help="Print a summary and exit instead of opening the TUI.")] = False,
+    serve_too: Annotated[bool, typer.Option("--serve", help="Also publish the demo catalogue with Datasette.")] = False,
+    db: Annotated[Optional[Path], typer.Option("--db", help="Where to write the demo catalogue (default: a fresh temporary file).")] = None,
+    port: Annotated[int, typer.Option("--port", help="Datasette's port with --serve.")] = 8001,
+) -> None:
+    """Start the bundled sample web, crawl and verify it into a fresh catalogue, open the TUI."""
+    from agentdex.demo import run_demo
+
+    raise typer.Exit(run_demo(db=db, tui=not no_tui, serve=serve_too, port=port, echo=typer.echo))
+
+
+@app.command()
+def sampleweb(
+    synthetic: Annotated[int, typer.Option("--synthetic", min=0, help="Serve N generated origins instead of the bundled ones.")] = 0,
+    port: Annotated[int, typer.Option("--port", min=0, max=65535)] = 0,
+) -> None:
+    """Serve the bundled sample web on loopback (HTTPS, throwaway CA, local DNS) until Ctrl-C."""
+    from agentdex.sampleweb.server import run_forever
+
+    run_forever(synthetic=synthetic, port=port, print_fn=typer.echo)
+
+
+@app.command("import")
+def import_cmd(
+    path: Annotated[Path, typer.Argument(help="An .adapp package or a repository folder (FindAgent, adapp source).")],
+    origin: Annotated[Optional[str], typer.Option("--origin", help="The origin to list it under (default: its endpoint's host).")] = None,
+    db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Import a package or repository into the catalogue (only when it is valid)."""
+    from agentdex.importer import import_path
+
+    try:
+        result, origin_name, events = import_path(open_catalogue(db, readonly=False), path, origin)
+    except InputError as exc:
+        fail(str(exc), 2)
+    if as_json:
+        echo_json({"origin": origin_name, **result.to_dict(), "events": [e.kind for e in events]})
+    else:
+        render_result(str(path), result)
+        typer.echo(f"imported as {origin_name}" if result.valid else "not imported: the package is invalid")
+    raise typer.Exit(0 if result.valid else 1)
+
+
 @app.command()
 def pack(
     folder: Annotated[Path, typer.Argument(help="An adapp source folder with manifest.json at its root.")],
