@@ -26,7 +26,7 @@ def listing_rows(rows: Iterable[dict[str, Any]]) -> list[str]:
 def event_line(e: dict[str, Any]) -> str:
     """``at  origin  kind  old → new``."""
     subject = f" [{plain(e.get('subject'), 60)}]" if e.get("subject") else ""
-    return (f"{plain(e.get("at"), 25)}  {plain(e.get('origin', ''), 40)}  {plain(e.get('kind'), 22)}{subject}  "
+    return (f"{plain(e.get('at'), 25)}  {plain(e.get('origin', ''), 40)}  {plain(e.get('kind'), 22)}{subject}  "
             f"{_short(e.get('old'))} → {_short(e.get('new'))}")
 
 
