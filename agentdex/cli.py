@@ -21,6 +21,20 @@ from agentdex.text import plain
 app = typer.Typer(help="A local, SQLite-first catalogue of agent apps.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 
+
+def _version(value: bool) -> None:
+    if value:
+        from agentdex import __version__
+
+        typer.echo(f"agentdex {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                help="Print the version and exit.")] = False) -> None:
+    """A local, SQLite-first catalogue of agent apps."""
+
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 
 
@@ -345,11 +359,15 @@ def plan(
 # -- apps on top of the catalogue ---------------------------------------------------------------
 
 @app.command()
-def tui(db: DbOpt = None) -> None:
-    """Browse the catalogue in a terminal UI: search, filter, inspect, verify, plan, crawl."""
+def tui(
+    db: DbOpt = None, connect_to: ConnectToOpt = None, ca_bundle: CaOpt = None, dns_server: DnsOpt = None,
+    concurrency: ConcOpt = 16, allow_private: PrivOpt = False, registry: RegOpt = None,
+) -> None:
+    """Browse the catalogue in a terminal UI: search, filter, inspect, verify, plan, crawl.
+    The network options apply to re-verify, re-crawl and feedback started from the TUI."""
     from agentdex.tui.app import run_tui
 
-    run_tui(db_path(db))
+    run_tui(db_path(db), network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry))
 
 
 @app.command()
