@@ -1,0 +1,479 @@
+"""``agentdex demo``: the bundled sample web, crawled twice into a fresh catalogue, then the
+TUI (or, with ``--no-tui``, a printed summary).
+
+    run_demo(db=None, tui=False, serve=False, port=8001, echo=typer.echo) -> exit code
+
+Steps: start :class:`~agentdex.sampleweb.SampleWeb` (HTTPS with a throwaway CA, local DNS,
+MCP servers, x402, a registry) on loopback; crawl and verify every demo origin into a new
+catalogue; switch the origins that have a ``v2`` variant (and their sibling hosts such as
+``mcp.pantry.test``) and crawl again, so History has entries; then open the TUI on the file
+or print what is worth seeing in it. ``serve`` also publishes the file with Datasette (a
+child process running ``agentdex serve``). Every server the demo starts stops when it ends,
+however it ends.
+
+Where the catalogue goes: without ``--db``, ``agentdex-demo.db`` in a new temporary folder
+(kept afterwards, so the printed commands work). With ``--db`` the demo writes that file,
+and replaces an existing one only when it is a catalogue holding nothing but sample-web
+origins (a previous demo) or an empty file; anything else is refused untouched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shlex
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import Any
+
+from agentdex.text import plain
+
+Echo = Callable[..., Any]
+
+DEMO_DB_NAME = "agentdex-demo.db"
+VARIANT = "v2"
+DEADLINE = 5.0  # per fetch: the slow hosts give up after this, so the demo stays short
+REGISTRY = "https://registry.test"
+DATASETTE_START_TIMEOUT = 30.0
+
+# The origins the demo crawls. Helper hosts (mcp.*, api.*, pay.*, registry.test,
+# elsewhere.test) are reached through these and are not origins of their own. The slow
+# ones come first so that their wait overlaps everything else.
+DEMO_ORIGINS: tuple[str, ...] = (
+    # slow on purpose: a manifest that drips, one that answers after 30 s
+    "slowdrip.test", "sleepy.test",
+    # complete agent-app v1 listings
+    "pantry.test", "wayfarer.test", "beacon.test", "beaconops.test", "castaway.test", "fernpost.test",
+    "vault.test", "keyring.test",
+    # an HTTP API only; an inferred listing (SKILL.md + agent.md, no manifest)
+    "ledgerline.test", "quillnotes.test",
+    # Anchor publishers: honest, priced wrongly, lying
+    "tidewater.test", "meridian.test", "driftwood.test",
+    # hostile and broken
+    "freeprizes.test", "notmcp.test", "deadlinks.test", "privateaddr.test", "wrongtype.test",
+    "badmanifest.test", "latin1.test", "bigmanifest.test", "hopper.test", "loop.test",
+    "broken.test", "bomb.test",
+)
+# Anchor checks worth showing when they pass (the failing ones are all shown).
+SHOWN_PASSES = ("anchor.verify.dns", "anchor.read_only_variant")
+# What Rich/Textual would take for a markup tag (their own pattern): shown as a warning sign.
+_MARKUP = re.compile(r"\[[a-z#/@][^\[]*?\]")
+
+
+class DemoError(Exception):
+    """A reason the demo cannot go on, with the exit code to return."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def run_demo(*, db: Path | None, tui: bool, serve: bool, port: int, echo: Echo) -> int:
+    """Run the demo; returns the exit code. ``echo(text, err=False)`` prints (typer.echo).
+
+    Never raises: errors become a message and a non-zero code, an interrupt exits 130
+    after every server has stopped."""
+    try:
+        return _run(db, tui, serve, port, echo)
+    except DemoError as exc:
+        echo(f"agentdex demo: {plain(exc)}", err=True)
+        return exc.code
+    except KeyboardInterrupt:
+        echo("agentdex demo: interrupted; every server it started is stopped.", err=True)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - a newcomer gets a sentence, not a traceback
+        echo(f"agentdex demo: unexpected {type(exc).__name__}: {plain(exc, 300)}", err=True)
+        return 1
+
+
+def _run(db: Path | None, tui: bool, serve: bool, port: int, echo: Echo) -> int:
+    _check_bundle()  # everything that can refuse does so before anything starts
+    serve_port = _serve_port(port) if serve else None
+    run_tui, why_not = _tui_or_reason() if tui else (None, "")
+    path = prepare_db(db)
+    from agentdex.sampleweb import SampleWeb
+
+    echo("Starting the sample web on 127.0.0.1 (HTTPS with a throwaway CA, local DNS, MCP servers, x402) …")
+    with SampleWeb() as web:
+        addresses = f"127.0.0.1:{web.port}", web.dns_address  # kept: stopping forgets them
+        echo(f"Sample web: https://{addresses[0]} serving {len(web.hosts)} hosts; DNS on {addresses[1]}.")
+        net = demo_network(web)
+        crawl_twice(web, path, net, echo)
+        with (datasette(path, serve_port, echo) if serve_port else nullcontext()) as server:
+            code = _present(path, net, run_tui, why_not, server, echo)
+    echo(f"Stopped the sample web ({addresses[0]}) and its DNS server ({addresses[1]})"
+         + (f" and Datasette (127.0.0.1:{serve_port})." if serve_port else "."))
+    echo(f"The catalogue stays at {path}")
+    return code
+
+
+def _present(path: Path, net, run_tui, why_not: str, server: subprocess.Popen | None, echo: Echo) -> int:
+    """Open the TUI, or print the summary (and, with Datasette, wait for Ctrl-C)."""
+    if run_tui is not None:
+        echo("Opening the TUI (press q to quit; quitting stops every server the demo started) …")
+        run_tui(path, net)
+        return 0
+    for line in summary_lines(path):
+        echo(line)
+    if why_not:
+        echo(f"(The TUI did not open: {why_not}.)")
+    if server is not None:
+        return _wait_for_ctrl_c(server, echo)
+    return 0
+
+
+# --- the catalogue file ----------------------------------------------------------------------
+
+def prepare_db(db: Path | None) -> Path:
+    """The path to write: a new temporary folder's file, or ``db`` once it is safe to replace."""
+    if db is None:
+        return Path(tempfile.mkdtemp(prefix="agentdex-demo-")) / DEMO_DB_NAME
+    path = Path(db).expanduser()
+    if path.is_dir():
+        raise DemoError(f"--db {path} is a folder; give the path of a file to write", 2)
+    if not path.parent.is_dir():
+        raise DemoError(f"--db {path}: the folder {path.parent} does not exist", 2)
+    if path.exists():
+        _refuse_unless_demo(path)
+        for stale in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal"))):
+            stale.unlink(missing_ok=True)
+    return path
+
+
+def _refuse_unless_demo(path: Path) -> None:
+    """Raise unless ``path`` is empty or a catalogue of sample-web origins only."""
+    if path.stat().st_size == 0:
+        return
+    from agentdex.db import known_origins, open_db
+    from agentdex.errors import DatabaseError
+
+    try:
+        catalogue = open_db(path, readonly=True)
+    except DatabaseError:
+        raise DemoError(f"{path} exists and is not an agentdex catalogue; the demo never overwrites "
+                        "other files. Choose another --db or leave it out.", 2) from None
+    try:
+        foreign = sorted(set(known_origins(catalogue)) - sample_hosts())
+    finally:
+        catalogue.conn.close()
+    if foreign:
+        raise DemoError(f"{path} is a catalogue with {len(foreign)} origin(s) outside the sample web "
+                        f"(such as {plain(foreign[0], 80)}); the demo only replaces a catalogue it wrote. "
+                        "Choose another --db or leave it out.", 2)
+
+
+def sample_hosts() -> set[str]:
+    """Every folder host of the bundled sample web."""
+    from agentdex.sampleweb.server import WEB_ROOT
+
+    return {p.name for p in WEB_ROOT.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))}
+
+
+def _check_bundle() -> None:
+    """The bundled sample web is complete (a broken installation says so plainly)."""
+    from agentdex.sampleweb.server import WEB_ROOT
+
+    missing = [o for o in DEMO_ORIGINS if not (WEB_ROOT / o).is_dir()]
+    if not (WEB_ROOT / "pantry.test" / ".well-known" / "agent-app.json").is_file():
+        missing.append("pantry.test/.well-known/agent-app.json")
+    if missing:
+        raise DemoError(f"the bundled sample web is incomplete in this installation (missing {', '.join(missing[:3])}); "
+                        "reinstall agentdex")
+
+
+# --- crawling ----------------------------------------------------------------------------------
+
+def demo_network(web):
+    """Network options that reach the sample web: connect-to, its CA, its DNS, its registry."""
+    from agentdex.crawler.crawl import NetworkOptions
+
+    return NetworkOptions(connect_to=web.connect_to(), ca_bundle=web.ca_pem, dns_server=web.dns_address,
+                          registry=REGISTRY, deadline=DEADLINE, concurrency=16)
+
+
+def changing_hosts(web, origins: tuple[str, ...] = DEMO_ORIGINS) -> list[str]:
+    """Hosts with a ``v2`` variant that belong to a demo origin (the origin itself or a
+    sibling such as ``mcp.<origin>``)."""
+    def belongs(host: str) -> bool:
+        return host in origins or any(host.endswith("." + o) for o in origins)
+
+    return [h for h in web.hosts if belongs(h) and VARIANT in web.variants(h)]
+
+
+def crawl_twice(web, path: Path, net, echo: Echo) -> None:
+    """Crawl every demo origin, switch the changing hosts to v2, crawl again."""
+    from agentdex.db import open_db
+
+    catalogue = open_db(path)
+    try:
+        echo(f"Crawl 1 of 2: discovering, validating and verifying {len(DEMO_ORIGINS)} origins into {path}")
+        first = _crawl(catalogue, net, _first_progress(echo))
+        echo(_crawl_line(first))
+        switched = changing_hosts(web)
+        for host in switched:
+            web.set_variant(host, VARIANT)
+        echo(f"The sample web changed ({', '.join(switched)} now serve their {VARIANT}). "
+             "Crawl 2 of 2: the same origins again …")
+        second = _crawl(catalogue, net, _second_progress(echo))
+        echo(_crawl_line(second))
+    finally:
+        catalogue.conn.close()
+
+
+def _crawl(catalogue, net, progress):
+    from agentdex.crawler.crawl import crawl
+
+    return asyncio.run(crawl(catalogue, list(DEMO_ORIGINS), net, verify=True, progress=progress))
+
+
+def _first_progress(echo: Echo):
+    def show(state) -> None:
+        echo(f"  [{state.done:>2}/{state.total}] {plain(state.last_origin, 40):<20} {state.last_status}")
+    return show
+
+
+def _second_progress(echo: Echo):
+    seen = {"events": 0}
+
+    def show(state) -> None:
+        new = state.events - seen["events"]
+        seen["events"] = state.events
+        if new:
+            echo(f"  [{state.done:>2}/{state.total}] {plain(state.last_origin, 40):<20} "
+                 f"{state.last_status}, {new} change event(s)")
+    return show
+
+
+def _crawl_line(summary) -> str:
+    parts = ", ".join(f"{n} {k}" for k, n in sorted(summary.by_status.items()))
+    return (f"  done in {summary.seconds:.1f} s: {parts}; {summary.requests} requests, "
+            f"{summary.events} change event(s).")
+
+
+# --- what the demo shows -----------------------------------------------------------------------
+
+def summary_lines(path: Path) -> list[str]:
+    """The printed summary of the demo catalogue at ``path``: counts, verification results,
+    History, names, broken cases, and the commands to explore further. Every crawled
+    string goes through :func:`plain`."""
+    from agentdex.db import list_checks, list_events, list_listings, open_db, stats
+
+    catalogue = open_db(path, readonly=True)
+    try:
+        rows = list_listings(catalogue, limit=10_000, sort="origin")
+        checks = {r["origin"]: list_checks(catalogue, r["origin"]) for r in rows}
+        events = list(reversed(list_events(catalogue, limit=10_000)))
+        counts = stats(catalogue)
+    finally:
+        catalogue.conn.close()
+    listed = {r["origin"] for r in rows if r["status"] == "listed"}
+    return (["", f"Catalogue: {path}"] + count_lines(counts, events)
+            + _section("Claims checked (agentdex verifies what each listing says):",
+                       check_lines({o: c for o, c in checks.items() if o in listed}))
+            + _section("History (what changed between the two crawls):", history_lines(events))
+            + _section("Names:", name_lines(rows))
+            + _section("Not listed (broken on purpose, or gone):", broken_lines(rows))
+            + _section("Explore it:", command_lines(path)))
+
+
+def _section(title: str, lines: list[str]) -> list[str]:
+    return ["", title] + [f"  {line}" for line in lines] if lines else []
+
+
+def count_lines(counts: dict[str, Any], events: list[dict]) -> list[str]:
+    """Listings by status and format, MCP and failing-check counts, events by kind."""
+    def join(mapping: dict) -> str:
+        return ", ".join(f"{n} {k}" for k, n in sorted(mapping.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    kinds = Counter(e["kind"] for e in events)
+    return [f"  {counts['listings']} origins: {join(counts['by_status'])}",
+            f"  formats: {join(counts['by_format'])}",
+            f"  {counts['with_mcp']} with an MCP endpoint, {counts['failing_checks']} with a failing check",
+            f"  {counts['events']} change events: {join(dict(kinds))}"]
+
+
+def check_lines(checks: dict[str, list[dict]]) -> list[str]:
+    """Every failing check, then the Anchor proofs and variants that hold."""
+    fails, passes = [], []
+    for origin, rows in sorted(checks.items()):
+        for c in rows:
+            line = f"{origin}: {'FAIL' if c['status'] == 'fail' else 'ok'} {c['name']} — {plain(c.get('detail'), 160, single_line=True)}"
+            if c["status"] == "fail":
+                fails.append(line)
+            elif c["status"] == "pass" and c["name"] in SHOWN_PASSES:
+                passes.append(line)
+    return fails + passes
+
+
+def history_lines(events: list[dict]) -> list[str]:
+    """Events other than first listings, oldest first: ``origin: kind — what``."""
+    return [f"{plain(e['origin'], 40)}: {e['kind']} — {event_text(e)}" for e in events if e["kind"] != "listed"]
+
+
+def event_text(e: dict) -> str:
+    """A short human description of one change event."""
+    kind, old, new, subject = e["kind"], e.get("old"), e.get("new"), plain(e.get("subject") or "", 60)
+    if kind == "guide_changed":
+        return "the guide's text changed"
+    if kind == "tools_changed":
+        return f"MCP tools {_tool_diff(old, new)}"
+    if kind == "price_changed":
+        return f"{subject}: ${_price(old)} → ${_price(new)} a call"
+    if kind == "deprecation_declared":
+        what = new if isinstance(new, dict) else {}
+        return f"{subject}: {plain(what.get('what'), 60)} sunsets {plain(what.get('sunset'), 20)}"
+    return f"{_short(old)} → {_short(new)}" + (f" ({subject})" if subject else "")
+
+
+def _tool_diff(old: Any, new: Any) -> str:
+    before = set((old or {}).get("names") or []) if isinstance(old, dict) else set()
+    after = set((new or {}).get("names") or []) if isinstance(new, dict) else set()
+    parts = [f"+{n}" for n in sorted(after - before)] + [f"-{n}" for n in sorted(before - after)]
+    return plain(" ".join(parts) or "changed their descriptions or annotations", 120)
+
+
+def _price(payments: Any) -> str:
+    for p in payments if isinstance(payments, list) else []:
+        if isinstance(p, dict) and p.get("priceUsd") is not None:
+            return plain(f"{p['priceUsd']:g}" if isinstance(p["priceUsd"], (int, float)) else p["priceUsd"], 20)
+    return "?"
+
+
+def _short(value: Any) -> str:
+    if value is None:
+        return "(none)"
+    return '"' + plain(value, 70, single_line=True) + '"' if isinstance(value, str) else plain(value, 70, single_line=True)
+
+
+def name_lines(rows: list[dict]) -> list[str]:
+    """Names shared by several origins, and names carrying markup or escape sequences."""
+    by_name: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        if r.get("name"):
+            by_name[r["name"].casefold()].append(r)
+    out = []
+    for group in by_name.values():
+        if len(group) > 1:
+            where = ", ".join(f"{r['origin']} ({', '.join(r.get('categories') or []) or '-'})" for r in group)
+            out.append(f'"{plain(group[0]["name"], 64)}" is the name of {len(group)} apps: {where}; '
+                       "the origin tells them apart")
+    out += [_hostile_line(r) for r in rows if hostile(r.get("name")) or hostile(r.get("one_liner"))]
+    return out
+
+
+def hostile(text: str | None) -> bool:
+    """Text that carries terminal escape sequences, control characters or markup."""
+    return bool(text) and (plain(text) != text or bool(_MARKUP.search(text)))
+
+
+def _hostile_line(row: dict) -> str:
+    return (f"{row['origin']}: its listing carries markup and terminal escape sequences "
+            f"(stored verbatim, shown only as text): \"{plain(row['name'], 70, single_line=True)}\"")
+
+
+def broken_lines(rows: list[dict]) -> list[str]:
+    """Origins that are not (or no longer) listed, with the reason."""
+    return [f"{r['origin']}: {r['status']}" + (f" — {plain(r['status_detail'], 150, single_line=True)}"
+                                                if r.get("status_detail") else "")
+            for r in rows if r["status"] != "listed"]
+
+
+def command_lines(path: Path) -> list[str]:
+    """The commands that explore the demo catalogue."""
+    db = shlex.quote(str(path))
+    return [f"agentdex tui --db {db}", f"agentdex show pantry.test --db {db}",
+            f"agentdex events --db {db}", f"agentdex list --failing-checks --db {db}",
+            f"agentdex serve --db {db}"]
+
+
+# --- the TUI and Datasette ----------------------------------------------------------------------
+
+def _tui_or_reason() -> tuple[Callable | None, str]:
+    """``(run_tui, "")`` when the TUI can open here, else ``(None, why not)``."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return None, "this is not an interactive terminal; pass --no-tui to ask for this summary"
+    try:
+        from agentdex.tui.app import run_tui
+    except ImportError as exc:
+        return None, f"the TUI is not available in this installation ({plain(exc, 120)})"
+    return run_tui, ""
+
+
+def _serve_port(port: int) -> int:
+    """The port Datasette will use, once ``agentdex serve`` is known to exist."""
+    import importlib.util
+
+    if importlib.util.find_spec("agentdex.serve") is None:
+        raise DemoError("--serve needs `agentdex serve`, which this installation does not have")
+    return free_port(port)
+
+
+def free_port(port: int) -> int:
+    """``port`` when nothing listens on it (0: any free port); DemoError otherwise."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # As servers bind: a port left in TIME_WAIT by the last demo is free, a listener is not.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            raise DemoError(f"port {port} on 127.0.0.1 is in use; choose another with --port", 2) from None
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def datasette(path: Path, port: int, echo: Echo) -> Iterator[subprocess.Popen]:
+    """``agentdex serve`` on 127.0.0.1:``port`` in a child process, stopped on exit."""
+    log = tempfile.TemporaryFile()
+    command = [sys.executable, "-m", "agentdex", "serve", "--db", str(path), "--host", "127.0.0.1", "--port", str(port)]
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        _wait_listening(proc, port, log)
+        echo(f"Datasette: http://127.0.0.1:{port}/ (read-only)")
+        yield proc
+    finally:
+        _stop(proc)
+        log.close()
+
+
+def _wait_listening(proc: subprocess.Popen, port: int, log) -> None:
+    deadline = time.monotonic() + DATASETTE_START_TIMEOUT
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            log.seek(0)
+            tail = [line for line in log.read().decode("utf-8", "replace").splitlines() if line.strip()][-1:]
+            raise DemoError(f"Datasette did not start: {plain(tail[0] if tail else 'exit code ' + str(proc.returncode), 300)}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise DemoError(f"Datasette did not listen on 127.0.0.1:{port} within {DATASETTE_START_TIMEOUT:.0f} s")
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _wait_for_ctrl_c(server: subprocess.Popen, echo: Echo) -> int:
+    """Keep everything up until Ctrl-C (0), or until Datasette ends on its own (1)."""
+    echo("Press Ctrl-C to stop Datasette and the sample web.")
+    try:
+        while server.poll() is None:
+            time.sleep(0.2)
+    except KeyboardInterrupt:
+        return 0
+    echo(f"Datasette stopped on its own (exit code {server.returncode}).", err=True)
+    return 1
