@@ -189,3 +189,71 @@ CREATE TRIGGER "listings_au" AFTER UPDATE ON "listings" BEGIN
   INSERT INTO "listings_fts" ("listings_fts", rowid, "name", "one_liner", "description", "tags") VALUES('delete', old.rowid, old."name", old."one_liner", old."description", old."tags");
   INSERT INTO "listings_fts" (rowid, "name", "one_liner", "description", "tags") VALUES (new.rowid, new."name", new."one_liner", new."description", new."tags");
 END;
+CREATE INDEX listings_pricing ON listings(pricing);
+CREATE INDEX listings_status_name ON listings(status, name COLLATE NOCASE, origin);
+CREATE INDEX listings_status_format_categories ON listings(status, format, categories);
+CREATE INDEX checks_status_name ON checks(status, name, origin);
+CREATE INDEX tools_destructive ON tools(origin, name) WHERE destructive = 1;
+CREATE VIEW listing_categories AS
+SELECT l.origin, j.value AS category, l.name, l.format, l.status
+FROM listings l, json_each(l.categories) j;
+CREATE VIEW listing_tags AS
+SELECT l.origin, j.value AS tag, l.name, l.format, l.status
+FROM listings l, json_each(l.tags) j;
+CREATE VIEW listing_formats AS
+SELECT l.origin, j.value AS found_format, l.name, l.format, l.status
+FROM listings l, json_each(l.formats_found) j;
+CREATE VIEW listing_auth_methods AS
+SELECT l.origin, j.value AS auth_method, l.name, l.format, l.status
+FROM listings l, json_each(l.auth_methods) j;
+CREATE VIEW listing_hosts AS
+SELECT l.origin, json_extract(h.value, '$.host') AS host, json_extract(h.value, '$.status') AS status,
+  json_extract(h.value, '$.notes') AS notes, l.name
+FROM listings l, json_each(l.hosts) h;
+CREATE VIEW tool_annotations AS
+SELECT t.id AS tool_id, t.origin, t.source, t.name AS tool, t.read_only, t.destructive,
+  json_extract(t.annotations, '$.title') AS title,
+  json_extract(t.annotations, '$.readOnlyHint') AS read_only_hint,
+  json_extract(t.annotations, '$.destructiveHint') AS destructive_hint,
+  json_extract(t.annotations, '$.idempotentHint') AS idempotent_hint,
+  json_extract(t.annotations, '$.openWorldHint') AS open_world_hint
+FROM tools t;
+CREATE VIEW check_status AS
+SELECT l.origin, l.name, l.format, l.status, l.checks_passed, l.checks_failed,
+  group_concat(CASE c.status WHEN 'fail' THEN c.name END, ', ') AS failing_checks,
+  max(CASE c.name WHEN 'manifest.location' THEN c.status END) AS manifest_location,
+  max(CASE c.name WHEN 'manifest.content_type' THEN c.status END) AS manifest_content_type,
+  max(CASE c.name WHEN 'manifest.cors' THEN c.status END) AS manifest_cors,
+  max(CASE c.name WHEN 'manifest.size' THEN c.status END) AS manifest_size,
+  max(CASE c.name WHEN 'guide.reachable' THEN c.status END) AS guide_reachable,
+  max(CASE c.name WHEN 'llms_txt.reachable' THEN c.status END) AS llms_txt_reachable,
+  max(CASE c.name WHEN 'skill.reachable' THEN c.status END) AS skill_reachable,
+  max(CASE c.name WHEN 'homepage.reachable' THEN c.status END) AS homepage_reachable,
+  max(CASE c.name WHEN 'policies.privacy' THEN c.status END) AS policies_privacy,
+  max(CASE c.name WHEN 'policies.terms' THEN c.status END) AS policies_terms,
+  max(CASE c.name WHEN 'mcp.initialize' THEN c.status END) AS mcp_initialize,
+  max(CASE c.name WHEN 'mcp.tools' THEN c.status END) AS mcp_tools,
+  max(CASE c.name WHEN 'http.base' THEN c.status END) AS http_base,
+  max(CASE c.name WHEN 'http.openapi' THEN c.status END) AS http_openapi,
+  max(CASE c.name WHEN 'http.capabilities' THEN c.status END) AS http_capabilities,
+  max(CASE c.name WHEN 'feedback.descriptor' THEN c.status END) AS feedback_descriptor,
+  max(CASE c.name WHEN 'anchor.verify.dns' THEN c.status END) AS anchor_verify_dns,
+  max(CASE c.name WHEN 'anchor.verify.http' THEN c.status END) AS anchor_verify_http,
+  max(CASE c.name WHEN 'anchor.verify.registry' THEN c.status END) AS anchor_verify_registry,
+  max(CASE c.name WHEN 'anchor.read_only_variant' THEN c.status END) AS anchor_read_only_variant,
+  max(CASE c.name WHEN 'anchor.payments' THEN c.status END) AS anchor_payments
+FROM listings l LEFT JOIN checks c ON c.origin = l.origin
+GROUP BY l.origin;
+CREATE VIEW anchor_prices AS
+SELECT c.origin, p.key AS tool_id, json_extract(p.value, '$.declared_usd') AS declared_usd,
+  json_extract(p.value, '$.live_usd') AS live_usd,
+  round(json_extract(p.value, '$.live_usd') - json_extract(p.value, '$.declared_usd'), 6) AS difference_usd,
+  c.status AS check_status, c.detail, c.checked_at
+FROM checks c, json_each(c.data) p
+WHERE c.name = 'anchor.payments' AND p.type = 'object';
+CREATE VIEW read_only_variant_writes AS
+SELECT c.origin, v.key AS tool_id, json_extract(v.value, '$.url') AS variant_url,
+  w.value AS write_tool, c.status AS check_status, c.checked_at
+FROM checks c, json_each(c.data) v,
+  json_each(CASE v.type WHEN 'object' THEN v.value ELSE '{}' END, '$.write_tools') w
+WHERE c.name = 'anchor.read_only_variant' AND w.type = 'text';

@@ -214,6 +214,96 @@ def m003_listings_fts(db: Database) -> None:
     db["listings"].enable_fts(list(FTS_COLUMNS), create_triggers=True, tokenize="porter")
 
 
+def _items(column: str, value: str) -> str:
+    """One row per item of the JSON array in ``listings.column``, beside the listing's
+    identity. The store writes every JSON column with ``json.dumps``, so no row needs a
+    validity guard (which would parse each value twice)."""
+    return f"""SELECT l.origin, j.value AS {value}, l.name, l.format, l.status
+FROM listings l, json_each(l.{column}) j"""
+
+
+# The checks of DESIGN.md, one column each in check_status (dots become underscores).
+CHECK_COLUMNS = (
+    "manifest.location", "manifest.content_type", "manifest.cors", "manifest.size",
+    "guide.reachable", "llms_txt.reachable", "skill.reachable", "homepage.reachable",
+    "policies.privacy", "policies.terms", "mcp.initialize", "mcp.tools", "http.base",
+    "http.openapi", "http.capabilities", "feedback.descriptor", "anchor.verify.dns",
+    "anchor.verify.http", "anchor.verify.registry", "anchor.read_only_variant", "anchor.payments",
+)
+
+
+def _check_status_view() -> str:
+    pivot = ",\n".join(f"  max(CASE c.name WHEN '{name}' THEN c.status END) AS {name.replace('.', '_')}"
+                       for name in CHECK_COLUMNS)
+    return f"""CREATE VIEW check_status AS
+SELECT l.origin, l.name, l.format, l.status, l.checks_passed, l.checks_failed,
+  group_concat(CASE c.status WHEN 'fail' THEN c.name END, ', ') AS failing_checks,
+{pivot}
+FROM listings l LEFT JOIN checks c ON c.origin = l.origin
+GROUP BY l.origin;"""
+
+
+# MCP tool annotations (spec names) flattened to columns: 1 true, 0 false, NULL not stated.
+HINTS = (("title", "title"), ("readOnlyHint", "read_only_hint"), ("destructiveHint", "destructive_hint"),
+         ("idempotentHint", "idempotent_hint"), ("openWorldHint", "open_world_hint"))
+
+
+def _hints(column: str) -> str:
+    return ",\n".join(f"  json_extract({column}, '$.{key}') AS {name}" for key, name in HINTS)
+
+
+def _views() -> str:
+    # The indexes serve Datasette: the pricing facet; covering indexes for the canned queries
+    # on names and on formats x categories (no wide listing row read); failing checks and
+    # destructive tools read in the order the queries list them, so the first page streams.
+    return f"""
+CREATE INDEX listings_pricing ON listings(pricing);
+CREATE INDEX listings_status_name ON listings(status, name COLLATE NOCASE, origin);
+CREATE INDEX listings_status_format_categories ON listings(status, format, categories);
+CREATE INDEX checks_status_name ON checks(status, name, origin);
+CREATE INDEX tools_destructive ON tools(origin, name) WHERE destructive = 1;
+CREATE VIEW listing_categories AS
+{_items("categories", "category")};
+CREATE VIEW listing_tags AS
+{_items("tags", "tag")};
+CREATE VIEW listing_formats AS
+{_items("formats_found", "found_format")};
+CREATE VIEW listing_auth_methods AS
+{_items("auth_methods", "auth_method")};
+CREATE VIEW listing_hosts AS
+SELECT l.origin, json_extract(h.value, '$.host') AS host, json_extract(h.value, '$.status') AS status,
+  json_extract(h.value, '$.notes') AS notes, l.name
+FROM listings l, json_each(l.hosts) h;
+CREATE VIEW tool_annotations AS
+SELECT t.id AS tool_id, t.origin, t.source, t.name AS tool, t.read_only, t.destructive,
+{_hints("t.annotations")}
+FROM tools t;
+{_check_status_view()}
+CREATE VIEW anchor_prices AS
+SELECT c.origin, p.key AS tool_id, json_extract(p.value, '$.declared_usd') AS declared_usd,
+  json_extract(p.value, '$.live_usd') AS live_usd,
+  round(json_extract(p.value, '$.live_usd') - json_extract(p.value, '$.declared_usd'), 6) AS difference_usd,
+  c.status AS check_status, c.detail, c.checked_at
+FROM checks c, json_each(c.data) p
+WHERE c.name = 'anchor.payments' AND p.type = 'object';
+CREATE VIEW read_only_variant_writes AS
+SELECT c.origin, v.key AS tool_id, json_extract(v.value, '$.url') AS variant_url,
+  w.value AS write_tool, c.status AS check_status, c.checked_at
+FROM checks c, json_each(c.data) v,
+  json_each(CASE v.type WHEN 'object' THEN v.value ELSE '{{}}' END, '$.write_tools') w
+WHERE c.name = 'anchor.read_only_variant' AND w.type = 'text';
+"""
+
+
+@migrations()
+def m004_views(db: Database) -> None:
+    """Views that flatten the JSON columns analysts filter on (categories, tags, formats
+    found, auth methods, AI hosts, tool annotations, Anchor prices and read-only variants),
+    one row of check statuses per listing, and the indexes that let Datasette's facets and
+    canned queries stream their first page instead of sorting the whole catalogue."""
+    db.executescript(_views())
+
+
 def known_names() -> list[str]:
     """The names of every migration this code knows, in order."""
     return [m.name for m in migrations._migrations]

@@ -1,0 +1,128 @@
+"""Publishing the catalogue read-only with Datasette 0.65.
+
+``agentdex serve --db PATH`` runs the same Datasette a user gets from::
+
+    datasette PATH --metadata datasette_metadata.json
+
+(see :func:`datasette_command` for the exact equivalent). Everything analysts see comes
+from the metadata file: title, description, licence and source, a description of every
+table, view and column, units, default sorts and facets, the search box on listings and
+the canned queries. Three things differ, each because Datasette 0.65 cannot put it in a
+metadata file:
+
+- :data:`SETTINGS` are passed as settings (``--setting`` on the command line). The SQL time
+  limit and the row cap are Datasette's defaults, stated so they cannot drift; ``serve``
+  adds no CSV stream past the row cap, no suggested facets (each costs a query over every
+  row of a large catalogue) and no database download (0.65 never offers one for a file
+  that may change; the setting says so again).
+- The metadata is keyed by database name, which Datasette takes from the file name:
+  ``agentdex`` for ``agentdex.db``. ``serve`` keys it by the name of the file it serves, so
+  a catalogue under any file name gets its metadata; Datasette's own command needs the file
+  to be called ``agentdex.db``.
+- ``serve`` answers every HTTP method but GET, HEAD and OPTIONS with 405 before Datasette
+  sees it. Datasette's own command refuses those requests too (403 or 500), less clearly.
+
+Read-only by construction: Datasette opens a mutable file through ``file:…?mode=ro``
+connections (not ``immutable=1``, since a crawl may write while it serves, and WAL lets
+every query see only committed transactions), 0.65 has no write API, and the metadata
+defines no writable canned query. Crawled text is never markup: Datasette escapes every
+cell, the metadata uses no ``description_html``, and no plugin that renders markdown or HTML
+is used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from agentdex.db.connection import open_db
+
+METADATA_FILE = "datasette_metadata.json"
+DATABASE_KEY = "agentdex"  # the database name the metadata is written for (agentdex.db)
+READ_METHODS = ("GET", "HEAD", "OPTIONS")
+SETTINGS: dict[str, Any] = {
+    "sql_time_limit_ms": 1000,
+    "max_returned_rows": 1000,
+    "allow_download": False,
+    "allow_csv_stream": False,
+    "suggest_facets": False,
+}
+
+
+def metadata_text() -> str:
+    """The shipped ``datasette_metadata.json`` as text."""
+    return resources.files("agentdex").joinpath(METADATA_FILE).read_text(encoding="utf-8")
+
+
+def load_metadata(database: str = DATABASE_KEY) -> dict[str, Any]:
+    """The shipped metadata, with its database entry keyed by ``database`` (the name
+    Datasette gives the served file)."""
+    metadata = json.loads(metadata_text())
+    databases = metadata.get("databases", {})
+    if database != DATABASE_KEY and DATABASE_KEY in databases:
+        databases[database] = databases.pop(DATABASE_KEY)
+    return metadata
+
+
+def database_name(db_path: Path) -> str:
+    """The name Datasette gives the database in ``db_path`` (its URL path): the file stem."""
+    return Path(db_path).stem
+
+
+def _setting_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+def datasette_command(db_path: Path, metadata: Path | str = METADATA_FILE, *, host: str = "127.0.0.1",
+                      port: int = 8001) -> list[str]:
+    """The ``datasette`` command line equivalent to :func:`serve` (for a file named
+    ``agentdex.db``; see the module docstring)."""
+    args = ["datasette", "serve", str(db_path), "--metadata", str(metadata), "--host", host, "--port", str(port)]
+    for name, value in SETTINGS.items():
+        args += ["--setting", name, _setting_value(value)]
+    return args
+
+
+def make_datasette(db_path: Path):
+    """A Datasette instance publishing the catalogue at ``db_path`` read-only, with the
+    shipped metadata and :data:`SETTINGS` (startup hooks not yet run).
+
+    :raises DatabaseError: ``db_path`` is missing, not a catalogue, or of another schema
+        version than this agentdex (its views and queries would not match)
+    """
+    from datasette.app import Datasette
+
+    db_path = Path(db_path)
+    open_db(db_path, readonly=True).close()
+    return Datasette([str(db_path)], metadata=load_metadata(database_name(db_path)), settings=dict(SETTINGS))
+
+
+def read_only(app):
+    """``app`` (ASGI) behind a filter that answers 405 to any HTTP method that could write."""
+
+    async def filtered(scope, receive, send):
+        if scope["type"] == "http" and scope["method"] not in READ_METHODS:
+            headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"allow", ", ".join(READ_METHODS).encode())]
+            await send({"type": "http.response.start", "status": 405, "headers": headers})
+            await send({"type": "http.response.body", "body": b"The agentdex catalogue is published read-only.\n"})
+            return
+        await app(scope, receive, send)
+
+    return filtered
+
+
+def serve(db_path: Path, *, host: str = "127.0.0.1", port: int = 8001) -> None:
+    """Serve the catalogue at ``db_path`` with Datasette on ``host:port`` until interrupted.
+
+    :raises DatabaseError: see :func:`make_datasette`
+    """
+    import uvicorn
+
+    ds = make_datasette(db_path)
+    asyncio.run(ds.invoke_startup())
+    uvicorn.run(read_only(ds.app()), host=host, port=port, log_level="info", lifespan="on", workers=1)
