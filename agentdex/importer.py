@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from agentdex import db as catalogue
+from agentdex.crawler.origins import normalise_origin
 from agentdex.errors import InputError
 from agentdex.models import Event, FetchRecord, OriginCrawl, ParseResult
 from agentdex.validate import validate_path
@@ -26,7 +27,8 @@ def import_path(db, path: str | Path, origin: str | None = None) -> tuple[ParseR
     result = validate_path(path)
     if not result.valid or result.listing is None:
         return result, origin or "", []
-    origin = origin or _origin_of(result)
+    # The same identity rules as a crawl: ``--origin https://Reports.Example/`` is reports.example.
+    origin = normalise_origin(origin) if origin else _origin_of(result)
     if not origin:
         raise InputError(f"cannot tell which origin {path.name} belongs to: pass --origin HOST")
     result.listing.origin = origin
@@ -46,7 +48,8 @@ def _origin_of(result: ParseResult) -> str | None:
     listing = result.listing
     for url in (listing.mcp_url, listing.http_base, listing.homepage):
         if url:
-            host = urlsplit(url).hostname
-            if host:
-                return host.lower()
+            try:
+                return normalise_origin(url)
+            except InputError:
+                continue  # not an https URL: try the next one
     return None

@@ -17,10 +17,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
+from urllib.parse import urlsplit
 
 from agentdex import db as catalogue
 from agentdex.crawler.discovery import OriginDiscovery, Previous
 from agentdex.crawler.fetch import Fetcher
+from agentdex.errors import InputError
 from agentdex.models import OriginCrawl
 
 DEFAULT_REGISTRY = "https://registry.modelcontextprotocol.io"
@@ -35,14 +37,30 @@ class NetworkOptions:
     dns_server: str | None = None  # "ADDR:PORT" for DNS TXT checks
     concurrency: int = 16
     allow_private: bool = False
-    registry: str = DEFAULT_REGISTRY
+    registry: str = DEFAULT_REGISTRY  # the MCP registry API asked for Anchor's registry proof
     deadline: float = 15.0
+
+    def __post_init__(self) -> None:
+        self.registry = registry_base(self.registry)
 
     def fetcher(self) -> Fetcher:
         """A :class:`Fetcher` configured with these options."""
         return Fetcher(connect_to=self.connect_to, ca_bundle=self.ca_bundle,
                        allow_private=self.allow_private, concurrency=self.concurrency,
                        deadline=self.deadline)
+
+
+def registry_base(value: str | None) -> str:
+    """The registry API base: the official registry when none is given, else an https URL
+    without a trailing slash (``/v0.1/servers/...`` is appended to it).
+
+    :raises InputError: not an https URL with a host
+    """
+    text = (value or "").strip() or DEFAULT_REGISTRY
+    parts = urlsplit(text)
+    if parts.scheme != "https" or not parts.hostname or parts.query or parts.fragment:
+        raise InputError(f"--registry must be an https URL such as {DEFAULT_REGISTRY}, not {text!r}")
+    return text.rstrip("/")
 
 
 @dataclass
@@ -140,10 +158,19 @@ async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None) -> Orig
         # Re-checked on every crawl, unchanged or not, so a proof that disappears is seen.
         listing = result.primary.listing if result.primary else None
         if result.unchanged:
-            listing = catalogue.load_listing(db, origin)
-        if listing is not None:
+            listing = _stored_listing(db, origin)
+        if listing is not None or result.primary is not None:
             await verifier(result, listing)
     return result
+
+
+def _stored_listing(db, origin: str):
+    """The stored listing of an unchanged origin, when it is still in the catalogue (a
+    delisted app's old claims are not probed again)."""
+    state = catalogue.load_state(db, origin)
+    if state is None or state["status"] not in ("listed", "invalid"):
+        return None
+    return catalogue.load_listing(db, origin)
 
 
 def _make_verifier(fetcher: Fetcher, net: NetworkOptions):

@@ -5,14 +5,26 @@ Order (each step under the fetch policy of :mod:`agentdex.crawler.fetch`):
 1. ``/.well-known/agent-app.json`` and ``/.well-known/anchor.json`` (same origin only: a
    redirect to another origin is refused and recorded), plus an Anchor manifest named by a
    ``Link: <…>; rel="anchor-manifest"`` header on the origin's answers.
-2. Only when neither manifest is usable: the bootstrap files ``/agent.md``, ``/llms.txt``,
-   ``/SKILL.md`` and ``/mcp.json`` for an inferred listing. (An app with a manifest does not
-   need them, so they are not fetched: this keeps a crawl at a handful of requests an origin.)
+2. Only when the origin publishes no manifest at all: the bootstrap files ``/agent.md``,
+   ``/llms.txt``, ``/SKILL.md`` and ``/mcp.json`` for an inferred listing. (An app with a
+   manifest does not need them, so they are not fetched: this keeps a crawl at a handful of
+   requests an origin. A manifest that could not be fetched because of a timeout, a network
+   failure or a server error does not count as absent: no inferred listing stands in for it.)
 3. The documents the chosen listing declares: its guide, llms.txt and skill.
+
+A manifest counts as published when its path answers 2xx with a document (a web page there,
+a site's HTML shell answering every path, is no manifest), or when it was refused for being
+over its format's size limit: that one exists and breaks the limit, so it becomes an invalid
+result with a ``too_large`` finding.
 
 The **primary format** of a listing is chosen by this rule: a valid manifest beats an
 invalid one; among equals agent-app v1 beats Anchor, which beats an inferred listing. Every
 format found is kept in :attr:`OriginCrawl.results`.
+
+**Status** without a usable manifest: ``unreachable`` when a manifest fetch failed in a way
+that says nothing about the manifest (network, TLS, timeout, a cut answer, 5xx, 429), so a
+listed origin gets the grace of a few crawls; ``no_manifest`` when every manifest path gave
+a definite answer (404, a refused redirect, a redirect loop).
 
 When every answer is a 304 (or the same non-2xx status as last time) the origin is
 ``unchanged``: nothing is parsed, validated or written but the crawl time.
@@ -28,7 +40,7 @@ from typing import Awaitable, Callable
 from agentdex import formats
 from agentdex.crawler.origins import origin_url
 from agentdex.formats import inferred as inferred_format
-from agentdex.models import FetchRecord, Listing, OriginCrawl, ParseResult
+from agentdex.models import FetchRecord, Finding, Listing, OriginCrawl, ParseResult
 
 CAPS = {
     "agent_app": 32 * 1024,  # the agent-app spec's size limit
@@ -44,6 +56,10 @@ BOOTSTRAP = {"agent_md": "/agent.md", "llms_txt": "/llms.txt", "skill": "/SKILL.
 BOOTSTRAP_FILES = {"agent_md": "agent.md", "llms_txt": "llms.txt", "skill": "SKILL.md", "mcp_json": "mcp.json"}
 PRIMARY_ORDER = ("agent_app", "anchor", "inferred")
 NETWORK_ERRORS = {"dns", "refused", "tls", "timeout", "blocked_address", "connect"}
+# Failures that say nothing about whether a manifest exists: the answer never came whole,
+# or the server failed. An origin whose manifest fetch ends like this is "unreachable"
+# (a listed origin survives a few of those), never "no_manifest" (which delists at once).
+TRANSIENT_ERRORS = NETWORK_ERRORS | {"incomplete", "protocol"}
 JSON_TYPES = ("application/json", "application/manifest+json")
 _LINK_RE = re.compile(r'<([^>]+)>\s*;[^,]*rel="?anchor-manifest"?', re.I)
 
@@ -111,7 +127,9 @@ class OriginDiscovery:
     async def run(self) -> OriginCrawl:
         """Discover the origin: manifests, bootstrap files, declared documents."""
         results = await self._manifests()
-        if not any(r.listing is not None for r in results.values()):
+        # No bootstrap when a manifest could not be read at all: whether it exists is
+        # unknown, and an inferred listing must never stand in for a manifest that timed out.
+        if not results and not any(transient(r) for r in self.records if r.kind in MANIFEST_PATHS):
             inferred = await self._bootstrap()
             if inferred is not None:
                 results["inferred"] = inferred
@@ -134,7 +152,12 @@ class OriginDiscovery:
             if link:
                 await self.get("anchor", link, same_origin=True, robots=False)
         self._flag_content_types()
-        return {k: formats.get(k).parse(self.bodies[k], origin=self.origin) for k in kinds if k in self.bodies}
+        self._drop_pages()
+        results = {k: formats.get(k).parse(self.bodies[k], origin=self.origin) for k in kinds if k in self.bodies}
+        for record in self.records:
+            if record.kind in MANIFEST_PATHS and record.error_code == "too_large" and record.kind not in results:
+                results[record.kind] = too_large(record)
+        return results
 
     def _anchor_link(self) -> str | None:
         """A same-origin Anchor manifest named by a ``Link`` header on an answer."""
@@ -155,11 +178,30 @@ class OriginDiscovery:
             if record.kind in MANIFEST_PATHS and record.body is not None and record.error_code is None \
                     and record.status == 200 and ctype not in JSON_TYPES:
                 record.error_code = "content_type"
-                record.error = f"served as {ctype or 'no content type'}; a manifest must be application/json"
+                record.error = (f"{record.url} is served as {ctype or 'no content type'}; "
+                                "a manifest must be application/json.")
+
+    def _drop_pages(self) -> None:
+        """A web page at a manifest path (a site that answers every path with its HTML
+        shell) is no manifest at all: no JSON document starts with ``<``."""
+        for kind in MANIFEST_PATHS:
+            body = self.bodies.get(kind)
+            if body is not None and body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"<":
+                del self.bodies[kind]
+                self.documents.pop(kind, None)
+                for record in self.records:
+                    if record.kind == kind and record.body is not None:
+                        record.error_code = "content_type"
+                        record.error = f"{record.url} answers with a web page, not a manifest."
 
     async def _bootstrap(self) -> ParseResult | None:
         await asyncio.gather(*(self.get(k, origin_url(self.origin, p), same_origin=True)
                                for k, p in BOOTSTRAP.items()))
+        # A site that answers every path with its HTML shell publishes none of these files.
+        for kind in BOOTSTRAP:
+            if is_html_page(self.bodies.get(kind)):
+                del self.bodies[kind]
+                self.documents.pop(kind, None)
         files = {BOOTSTRAP_FILES[k]: self.bodies.get(k) for k in BOOTSTRAP}
         if files["SKILL.md"] is None or (files["agent.md"] is None and files["llms.txt"] is None):
             return None
@@ -169,6 +211,34 @@ class OriginDiscovery:
         wanted = {"guide": listing.guide_url, "llms_txt": listing.llms_txt_url, "skill": listing.skill_url}
         todo = [(k, u) for k, u in wanted.items() if u and k not in self.bodies]
         await asyncio.gather(*(self.get(k, u) for k, u in todo))
+
+
+def is_html_page(body: bytes | None) -> bool:
+    """The body is an HTML document (a markdown file may hold HTML, but never starts with
+    a doctype or an ``<html>`` tag)."""
+    if body is None:
+        return False
+    head = body[:64].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    return head.startswith((b"<!doctype html", b"<html"))
+
+
+def too_large(record: FetchRecord) -> ParseResult:
+    """A manifest refused for its size: it exists, and breaks its format's size limit, so
+    the origin is ``invalid`` with a ``too_large`` finding (the body was never read whole)."""
+    limit = CAPS[record.kind]
+    message = f"the manifest is over {limit:,} bytes, the size limit of its format; agentdex did not read it"
+    if record.error:
+        message += f" ({record.error})"
+    return ParseResult(record.kind, None, [Finding("error", "", "too_large", message)])
+
+
+def transient(record: FetchRecord) -> bool:
+    """The fetch failed in a way that says nothing about the document: network, timeout,
+    a cut answer, a server error or a rate limit."""
+    if record.error_code in TRANSIENT_ERRORS:
+        return True
+    status = record.status
+    return record.error_code == "http_status" and status is not None and (status >= 500 or status == 429)
 
 
 def choose_primary(results: dict[str, ParseResult]) -> ParseResult | None:
@@ -184,8 +254,7 @@ def status_of(primary: ParseResult | None, records: list[FetchRecord]) -> str:
     """listed | invalid | unreachable | no_manifest (delisted is decided against history)."""
     if primary is not None:
         return "listed" if primary.valid and primary.listing is not None else "invalid"
-    manifest_records = [r for r in records if r.kind in MANIFEST_PATHS]
-    if manifest_records and all(r.error_code in NETWORK_ERRORS for r in manifest_records):
+    if any(transient(r) for r in records if r.kind in MANIFEST_PATHS):
         return "unreachable"
     return "no_manifest"
 
@@ -195,5 +264,8 @@ def detail_of(primary: ParseResult | None, records: list[FetchRecord]) -> str:
     if primary is not None:
         errors = sum(f.severity == "error" for f in primary.findings)
         return f"{primary.format} manifest" + (f" with {errors} error(s)" if errors else "")
-    problems = [f"{r.kind}: {r.error}" for r in records if r.kind in MANIFEST_PATHS and r.error]
-    return "; ".join(problems) or "no manifest found"
+    # The failure that decided the status first, then in a fixed order (answers arrive in
+    # any order; the sentence must not depend on it).
+    failed = sorted((r for r in records if r.kind in MANIFEST_PATHS and r.error),
+                    key=lambda r: (not transient(r), list(MANIFEST_PATHS).index(r.kind), r.url))
+    return "; ".join(f"{r.kind}: {r.error}" for r in failed) or "no manifest found"

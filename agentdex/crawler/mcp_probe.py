@@ -8,6 +8,11 @@ The probe ends in one state:
 ``ok``, ``auth_required`` (401/403; RFC 9728 metadata and ``WWW-Authenticate`` tell OAuth
 from a bearer token), ``payment_required`` (402), ``wrong_transport`` (an endpoint that
 speaks the old HTTP+SSE transport or refuses POST), ``not_mcp``, ``unreachable``, ``timeout``.
+
+Besides the POSTs, the probe may send two kinds of safe request through ``get``: a ``HEAD``
+that asks for ``text/event-stream`` (to tell an old HTTP+SSE endpoint from a web page after
+a refused POST; HEAD because an SSE stream never ends) and ``GET`` of the RFC 9728
+protected-resource metadata of an endpoint that wants credentials.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
+from urllib.parse import urlsplit
 
 from agentdex import __version__
 from agentdex.models import FetchRecord, Tool
@@ -26,7 +32,12 @@ MAX_PAGES = 10
 ALLOWED_METHODS = ("initialize", "notifications/initialized", "tools/list")
 _PARAM_RE = re.compile(r'(\w+)="([^"]*)"')
 
+METADATA_WELL_KNOWN = "/.well-known/oauth-protected-resource"
+SSE = "text/event-stream"
+
 Post = Callable[[str, bytes, dict[str, str]], Awaitable[FetchRecord]]
+# get(url, method, accept) -> FetchRecord: a safe request (GET or HEAD) under the fetch policy.
+Get = Callable[[str, str, "str | None"], Awaitable[FetchRecord]]
 
 
 @dataclass
@@ -40,14 +51,18 @@ class Probe:
     protocol_version: str | None = None
     tools: list[Tool] = field(default_factory=list)
     auth_scheme: str | None = None  # oauth | bearer, when auth_required
-    resource_metadata: str | None = None
+    resource_metadata: str | None = None  # the RFC 9728 metadata URL that answered (or was named)
+    metadata: dict[str, Any] = field(default_factory=dict)  # the metadata's useful fields
+    tools_listed: bool = False  # tools/list answered (every page)
+    answer: FetchRecord | None = field(default=None, repr=False)  # the answer to initialize
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (tools by name)."""
         return {"state": self.state, "detail": self.detail, "http_status": self.http_status,
                 "server_info": self.server_info, "protocol_version": self.protocol_version,
                 "tools": [t.name for t in self.tools], "auth_scheme": self.auth_scheme,
-                "resource_metadata": self.resource_metadata}
+                "resource_metadata": self.resource_metadata, "metadata": self.metadata,
+                "tools_listed": self.tools_listed}
 
 
 def rpc(method: str, params: dict | None = None, id: int | None = None) -> bytes:
@@ -115,24 +130,90 @@ def tool_from_mcp(item: dict) -> Tool:
                 annotations=annotations, read_only=read_only, input_schema=schema, source="mcp")
 
 
-async def probe(url: str, post: Post) -> Probe:
-    """``initialize`` then ``tools/list`` (all pages) against ``url``."""
+async def probe(url: str, post: Post, get: Get | None = None) -> Probe:
+    """``initialize`` then ``tools/list`` (all pages) against ``url``. With ``get``, a
+    refused POST is told apart (old SSE transport or not MCP) and an endpoint that wants
+    credentials has its RFC 9728 metadata read."""
     init = rpc("initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
                               "clientInfo": {"name": "agentdex", "version": __version__}}, id=1)
     record = await post(url, init, headers_for())
     failed = classify_failure(record)
     if failed is not None:
+        failed.answer = record
+        if get is not None:
+            await _refine(url, failed, get)
         return failed
     message = read_message(record, 1)
     result = message.get("result") if message else None
     if not isinstance(result, dict) or "protocolVersion" not in result:
-        return Probe("not_mcp", _not_mcp_detail(record, message), record.status)
+        return Probe("not_mcp", _not_mcp_detail(record, message), record.status, answer=record)
     found = Probe("ok", http_status=record.status, protocol_version=str(result.get("protocolVersion")),
-                  server_info=result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else {})
+                  server_info=result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else {},
+                  answer=record)
     session = record.headers.get("mcp-session-id")
     await post(url, rpc("notifications/initialized"), headers_for(session, found.protocol_version))
     await _list_tools(url, post, found, session)
     return found
+
+
+async def _refine(url: str, found: Probe, get: Get) -> None:
+    """Learn more about a failed ``initialize`` with safe requests only."""
+    if found.state == "auth_required":
+        await read_resource_metadata(url, found, get)
+    elif found.state in ("wrong_transport", "not_mcp") and found.http_status in (404, 405, 406):
+        await _check_sse(url, found, get)
+
+
+async def _check_sse(url: str, found: Probe, get: Get) -> None:
+    """A refused POST: an endpoint that answers ``text/event-stream`` is the old HTTP+SSE
+    transport and a web page is not MCP; otherwise a 405 still means "wrong transport" and
+    anything else "not MCP"."""
+    head = await get(url, "HEAD", SSE)
+    ctype = head.headers.get("content-type", "").lower()
+    if SSE in ctype:
+        found.state = "wrong_transport"
+        found.detail = (f"HTTP {found.http_status} to a Streamable HTTP POST and an event stream to GET: "
+                        "the old HTTP+SSE transport, not streamable-http")
+    elif "text/html" in ctype:
+        found.state = "not_mcp"
+        found.detail = f"HTTP {found.http_status} to a Streamable HTTP POST, and a web page to GET: not an MCP endpoint"
+    elif found.http_status == 405:
+        found.state = "wrong_transport"
+        found.detail = "HTTP 405 to a Streamable HTTP POST: the endpoint refuses POST, so not streamable-http"
+    else:
+        found.state = "not_mcp"
+        found.detail = f"HTTP {found.http_status} to a Streamable HTTP POST; not an MCP endpoint"
+
+
+def metadata_urls(url: str, named: str | None) -> list[str]:
+    """Where RFC 9728 metadata may be: the URL ``WWW-Authenticate`` named, else the
+    well-known URL with the endpoint's path appended, then the bare well-known URL."""
+    if named:
+        return [named]
+    parts = urlsplit(url)
+    base = f"https://{parts.netloc}{METADATA_WELL_KNOWN}"
+    path = parts.path.rstrip("/")
+    return [base + path, base] if path else [base]
+
+
+async def read_resource_metadata(url: str, found: Probe, get: Get) -> None:
+    """Read the protected-resource metadata; authorization servers in it mean OAuth."""
+    for candidate in metadata_urls(url, found.resource_metadata):
+        record = await get(candidate, "GET", "application/json")
+        doc = _loads((record.body or b"").decode("utf-8", "replace")) if record.ok else None
+        if not isinstance(doc, dict):
+            continue
+        servers = [s for s in doc.get("authorization_servers") or [] if isinstance(s, str)]
+        found.resource_metadata = candidate
+        found.metadata = {"resource": doc.get("resource"), "authorization_servers": servers,
+                          "scopes_supported": [s for s in doc.get("scopes_supported") or [] if isinstance(s, str)]}
+        if servers:
+            found.auth_scheme = "oauth"
+            found.detail = (f"HTTP {found.http_status}: the endpoint wants OAuth; authorization server "
+                            f"{servers[0]} (RFC 9728 metadata at {candidate})")
+        if doc.get("resource") not in (None, url, url.rstrip("/")):
+            found.detail += f"; the metadata names another resource, {str(doc.get('resource'))[:200]}"
+        return
 
 
 async def _list_tools(url: str, post: Post, found: Probe, session: str | None) -> None:
@@ -149,6 +230,7 @@ async def _list_tools(url: str, post: Post, found: Probe, session: str | None) -
         cursor, next_id = result.get("nextCursor"), next_id + 1
         if not cursor:
             break
+    found.tools_listed = True
     found.detail = f"{len(found.tools)} tool(s) listed"
 
 
@@ -164,8 +246,11 @@ def classify_failure(record: FetchRecord) -> Probe | None:
                      record.status, auth_scheme=scheme, resource_metadata=metadata)
     if record.status == 402:
         return Probe("payment_required", "HTTP 402: the endpoint asks for payment", 402)
-    if record.status in (404, 405, 406) or "text/event-stream" in record.headers.get("content-type", "") and record.status != 200:
-        return Probe("wrong_transport", f"HTTP {record.status} to a Streamable HTTP POST: not the streamable-http transport", record.status)
+    if record.status in (405, 406) or (SSE in record.headers.get("content-type", "") and record.status != 200):
+        return Probe("wrong_transport", f"HTTP {record.status} to a Streamable HTTP POST: "
+                     "not the streamable-http transport", record.status)
+    if record.status == 404:
+        return Probe("not_mcp", "HTTP 404 to a Streamable HTTP POST: nothing answers MCP there", 404)
     if record.status != 200 and record.status != 202:
         return Probe("not_mcp" if record.status < 500 else "unreachable", f"HTTP {record.status}", record.status)
     return None

@@ -1,9 +1,14 @@
 """Verification: check every claim a listing makes and store each result as a check.
 
-Runs after discovery on every crawl (and on ``agentdex verify``). Everything goes through
-the same fetch policy as the crawl. It only reads: MCP endpoints get ``initialize`` and
-``tools/list``; payment endpoints get one unpaid request; the feedback endpoint gets a safe
-GET. It never calls a tool, never submits feedback, never pays.
+Runs after discovery on every crawl (and on ``agentdex verify``), unchanged origins
+included, so a claim that stops holding is seen. Everything goes through the same fetch
+policy as the crawl. It only reads: MCP endpoints get ``initialize`` and ``tools/list``
+(plus, after a refusal, a HEAD and the RFC 9728 metadata GET), once per URL and crawl;
+payment endpoints get one unpaid request; the feedback endpoint gets a safe GET. It never
+calls a tool, never submits feedback, never pays, never sends a credential.
+
+A manifest too broken to give a listing (over its size limit, not JSON) still gets the
+checks of its answer: location, content type, CORS and size.
 
 Anchor-specific proofs (DNS, HTTP, registry), the read-only variant and payments live in
 :mod:`agentdex.crawler.verify_anchor`.
@@ -31,6 +36,9 @@ class Verifier:
     def __init__(self, fetcher, net) -> None:
         self.fetcher = fetcher
         self.net = net
+        # One probe per MCP URL and crawl: the listing's endpoint, its read-only variant and
+        # its payment check may name the same URL, and each probe is a real session.
+        self._probes: dict[str, asyncio.Task] = {}
 
     async def get(self, url: str, kind: str, cap: int = PAGE_CAP, method: str = "GET") -> FetchRecord:
         """A GET (or other safe method) under the fetch policy."""
@@ -41,20 +49,44 @@ class Verifier:
         return await self.fetcher.fetch(url, kind="mcp", max_bytes=mcp_probe.MAX_BYTES, method="POST",
                                         content=body, headers=headers, honour_robots=False)
 
+    async def probe_get(self, url: str, method: str = "GET", accept: str | None = None) -> FetchRecord:
+        """A safe request of the MCP probe (metadata GET, transport HEAD)."""
+        return await self.fetcher.fetch(url, kind="mcp", max_bytes=64 * 1024, method=method, accept=accept,
+                                        honour_robots=False)
+
+    async def probe(self, url: str) -> mcp_probe.Probe:
+        """The MCP probe of ``url``, run once per crawl however many checks ask."""
+        if url not in self._probes:
+            self._probes[url] = asyncio.ensure_future(mcp_probe.probe(url, self.post, self.probe_get))
+        return await asyncio.shield(self._probes[url])
+
     async def verify_crawl(self, crawl: OriginCrawl, listing: Listing | None = None) -> None:
-        """Fill ``crawl.checks`` and ``crawl.mcp_tools`` for the crawl's listing."""
+        """Fill ``crawl.checks`` and ``crawl.mcp_tools`` for the crawl's listing. A manifest
+        too broken to give a listing still gets the checks of its answer (size, type, …)."""
         listing = listing or (crawl.primary.listing if crawl.primary else None)
         if listing is None:
+            if crawl.primary is not None:
+                crawl.checks = manifest_checks(crawl, crawl.primary.format) or None
             return
         checks: list[Check] = list(manifest_checks(crawl, listing.format))
         checks += document_checks(crawl, listing)
-        results = await asyncio.gather(self._links(listing), self._mcp(listing), self._http(listing),
-                                       self._feedback(listing), self._anchor(listing))
+        try:
+            results = await asyncio.gather(self._links(listing), self._mcp(listing), self._http(listing),
+                                           self._feedback(listing), self._anchor(listing))
+        finally:
+            self._forget(listing)
         for group in results:
             checks.extend(group[0])
             if group[1] is not None:
                 crawl.mcp_tools = group[1]
         crawl.checks = checks
+
+    def _forget(self, listing: Listing) -> None:
+        """Drop the probes of this listing's URLs, so a long crawl keeps no pile of them."""
+        urls = {listing.mcp_url} | {t.get(k) for t in listing.extra.get("anchor_tools", []) if isinstance(t, dict)
+                                    for k in ("endpoint", "readOnlyVariant")}
+        for url in urls:
+            self._probes.pop(url, None)  # type: ignore[arg-type]
 
     async def _links(self, listing: Listing) -> tuple[list[Check], None]:
         pairs = [("homepage.reachable", listing.homepage, "homepage"),
@@ -77,8 +109,10 @@ class Verifier:
         if not listing.mcp_url:
             return [Check("mcp.initialize", "skip", "no MCP endpoint declared"),
                     Check("mcp.tools", "skip", "no MCP endpoint declared")], None
-        found = await mcp_probe.probe(listing.mcp_url, self.post)
-        return mcp_checks(found, listing), (found.tools if found.state == "ok" else None)
+        found = await self.probe(listing.mcp_url)
+        # Only a complete tools/list replaces the stored tools: a half-listed surface would
+        # read as tools removed.
+        return mcp_checks(found, listing), (found.tools if found.state == "ok" and found.tools_listed else None)
 
     async def _http(self, listing: Listing) -> tuple[list[Check], None]:
         if not listing.http_base:
@@ -127,17 +161,27 @@ def manifest_checks(crawl: OriginCrawl, fmt: str) -> list[Check]:
     expected = origin_url(crawl.origin, MANIFEST_PATHS[fmt])
     ctype = record.headers.get("content-type", "").split(";")[0].strip().lower()
     cors = record.headers.get("access-control-allow-origin", "")
-    size = len(record.body or b"")
-    limit = agent_app.MAX_BYTES if fmt == "agent_app" else 256 * 1024
+    where = record.final_url or record.url
     return [
-        Check("manifest.location", "pass" if (record.final_url or record.url) == expected and record.url == expected else "warn",
-              f"served at {record.final_url or record.url}" + (" after redirects" if record.redirects else "")),
+        Check("manifest.location", "pass" if where == expected and record.url == expected else "warn",
+              f"served at {where}" + (" after redirects" if record.redirects else "")
+              + ("" if where == expected else f", not at {expected}")),
         Check("manifest.content_type", "pass" if ctype == "application/json" else "fail",
               f"Content-Type {ctype or '(none)'}; the spec requires application/json"),
         Check("manifest.cors", "pass" if cors.strip() == "*" else "fail",
               f"Access-Control-Allow-Origin {cors or '(missing)'}; the spec requires *"),
-        Check("manifest.size", "pass" if size <= limit else "fail", f"{size:,} bytes (limit {limit:,})"),
+        size_check(record, fmt),
     ]
+
+
+def size_check(record: FetchRecord, fmt: str) -> Check:
+    """``manifest.size``: the body is within the format's limit (a body refused for being
+    over the fetch cap, which is that limit, fails with the fetcher's sentence)."""
+    limit = agent_app.MAX_BYTES if fmt == "agent_app" else 256 * 1024
+    if record.error_code == "too_large":
+        return Check("manifest.size", "fail", f"over the limit of {limit:,} bytes: {record.error}")
+    size = len(record.body or b"")
+    return Check("manifest.size", "pass" if size <= limit else "fail", f"{size:,} bytes (limit {limit:,})")
 
 
 def _manifest_record(crawl: OriginCrawl, fmt: str) -> FetchRecord | None:
@@ -158,16 +202,20 @@ def document_checks(crawl: OriginCrawl, listing: Listing) -> list[Check]:
         elif record is None or record.not_modified:
             continue  # not fetched this run (or unchanged): the stored check stands
         else:
-            out.append(_document_check(name, kind, record, url))
+            out.append(_document_check(name, kind, record, url, listing.format))
     return out
 
 
-def _document_check(name: str, kind: str, record: FetchRecord, url: str) -> Check:
+def _document_check(name: str, kind: str, record: FetchRecord, url: str, fmt: str) -> Check:
     if not record.ok or record.body is None:
         return Check(name, "fail", _failure(record, url))
     ctype = record.headers.get("content-type", "").split(";")[0].strip().lower()
     text = record.body.decode("utf-8", "replace")
-    if ctype == "text/html" or text.lstrip()[:15].lower().startswith(("<!doctype", "<html")):
+    is_html = ctype == "text/html" or text.lstrip()[:15].lower().startswith(("<!doctype", "<html"))
+    if is_html and kind == "guide" and fmt == "anchor":
+        # Anchor's publisher.docs is documentation for people: a web page is what it should be.
+        return Check(name, "pass", f"HTTP {record.status}, {ctype}, {len(record.body):,} bytes")
+    if is_html:
         return Check(name, "fail", f"{url} is an HTML page, not markdown text")
     if kind == "skill":
         from agentdex.formats.inferred import parse_frontmatter
@@ -185,20 +233,49 @@ def mcp_checks(found: mcp_probe.Probe, listing: Listing) -> list[Check]:
     if found.state == "ok":
         init = Check("mcp.initialize", "pass", f"protocol {found.protocol_version}, server "
                      f"{found.server_info.get('name', '?')}", data)
-        tools = Check("mcp.tools", "pass" if found.tools else "warn", found.detail, data)
+        status = "fail" if not found.tools_listed else "pass" if found.tools else "warn"
+        tools = Check("mcp.tools", status, found.detail, data)
         return [init, tools]
     if found.state == "auth_required":
-        declared = set(listing.mcp_auth)
-        ok = found.auth_scheme in declared or (found.auth_scheme == "bearer" and "bearer" in declared)
-        detail = f"{found.detail}; declared {', '.join(sorted(declared)) or 'nothing'}"
-        return [Check("mcp.initialize", "pass" if ok else "fail", detail, data),
+        return [_auth_check(found, set(listing.mcp_auth), data),
                 Check("mcp.tools", "skip", "needs credentials to list tools", data)]
+    if found.state == "payment_required":
+        declared = "x402" in _declared_auth(listing)
+        status = "pass" if declared else "warn"
+        why = "declared x402" if declared else "the manifest declares no payment for it"
+        return [Check("mcp.initialize", status, f"{found.detail}; {why}", data),
+                Check("mcp.tools", "skip", "needs payment to list tools; agentdex never pays", data)]
     return [Check("mcp.initialize", "fail", f"{found.state}: {found.detail}", data),
             Check("mcp.tools", "skip", "initialize did not succeed", data)]
 
 
+def _auth_check(found: mcp_probe.Probe, declared: set[str], data: dict) -> Check:
+    """An endpoint that wants credentials passes when the manifest declared that kind."""
+    scheme = found.auth_scheme or "unknown"
+    detail = f"{found.detail}; declared {', '.join(sorted(declared)) or 'nothing'}"
+    if scheme in declared:
+        return Check("mcp.initialize", "pass", detail, data)
+    if declared - {"none"}:
+        # It wants credentials and the manifest says so, but names another kind.
+        return Check("mcp.initialize", "warn", f"{detail}; the endpoint asks for {scheme}", data)
+    return Check("mcp.initialize", "fail", f"{detail}; the manifest does not say it needs credentials", data)
+
+
+def _declared_auth(listing: Listing) -> set[str]:
+    """Every auth word the manifest declares for its MCP endpoint (Anchor's own words too)."""
+    words = set(listing.mcp_auth)
+    for tool in listing.extra.get("anchor_tools", []) if isinstance(listing.extra, dict) else []:
+        if isinstance(tool, dict) and tool.get("endpoint") == listing.mcp_url:
+            words.update(a for a in tool.get("auth") or [] if isinstance(a, str))
+    return words
+
+
 def http_base_check(record: FetchRecord, url: str) -> Check:
-    """The API base answers HTTP (any status below 500 shows a live API)."""
+    """The API base answers HTTP: any status below 500 shows a live API (an API may well
+    answer 401, 402 or 405 at its base), but a 404 or 410 there is worth a warning."""
+    if record.status in (404, 410):
+        return Check("http.base", "warn",
+                     f"HTTP {record.status} from {url}: the server answers, nothing is at the base")
     if record.status is not None and record.status < 500:
         return Check("http.base", "pass", f"HTTP {record.status} from {url}")
     return Check("http.base", "fail", _failure(record, url))

@@ -13,8 +13,8 @@ from functools import cache
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from agentdex.crawler import mcp_probe, x402
-from agentdex.models import Check, Listing
+from agentdex.crawler import x402
+from agentdex.models import Check, FetchRecord, Listing
 
 TXT_PREFIX = "anchor-verify="
 
@@ -49,8 +49,9 @@ async def anchor_checks(verifier, listing: Listing) -> list[Check]:
                                      payments_check(verifier, listing)))
 
 
-async def txt_records(name: str, dns_server: str | None) -> list[str]:
-    """The TXT strings at ``name`` (``dns_server`` as ``ADDR:PORT``, else the system's)."""
+async def txt_records(name: str, dns_server: str | None, lifetime: float = 5.0) -> list[str]:
+    """The TXT strings at ``name`` (``dns_server`` as ``ADDR:PORT``, else the system's),
+    asked for at most ``lifetime`` seconds."""
     import dns.asyncresolver
 
     resolver = dns.asyncresolver.Resolver(configure=dns_server is None)
@@ -58,19 +59,26 @@ async def txt_records(name: str, dns_server: str | None) -> list[str]:
         addr, _, port = dns_server.rpartition(":")
         resolver.nameservers = [addr.strip("[]") or "127.0.0.1"]
         resolver.port = int(port)
-    resolver.lifetime = 5.0
+    resolver.lifetime = lifetime
     answer = await resolver.resolve(name, "TXT")
     return [b"".join(r.strings).decode("utf-8", "replace") for r in answer]
 
 
 async def dns_check(net, listing: Listing) -> Check:
-    """``_anchor.<publisher-domain>`` carries ``anchor-verify=<token>``."""
+    """``_anchor.<publisher-domain>`` carries ``anchor-verify=<token>``. A name that does
+    not exist (or has no TXT) fails; a resolver that does not answer is only a warning, so
+    a network blip never reads as a lost proof."""
+    import dns.exception
+    import dns.resolver
+
     verify = listing.extra.get("verify") or {}
     name = verify.get("dnsTxt") or f"_anchor.{(listing.origin or '').split(':')[0]}"
     try:
-        records = await txt_records(name, net.dns_server)
-    except Exception as exc:  # noqa: BLE001 - NXDOMAIN, timeouts, refusals: all mean "no proof"
-        return Check("anchor.verify.dns", "fail", f"no TXT record at {name}: {type(exc).__name__}")
+        records = await txt_records(name, net.dns_server, min(5.0, net.deadline))
+    except (dns.resolver.NXDOMAIN, dns.resolver.NoAnswer) as exc:
+        return Check("anchor.verify.dns", "fail", f"no TXT record at {name} ({type(exc).__name__})")
+    except (dns.exception.DNSException, OSError) as exc:
+        return Check("anchor.verify.dns", "warn", f"could not ask DNS for {name}: {type(exc).__name__}")
     tokens = [r[len(TXT_PREFIX):] for r in records if r.startswith(TXT_PREFIX) and len(r) > len(TXT_PREFIX)]
     if tokens:
         return Check("anchor.verify.dns", "pass", f"{name} carries anchor-verify", {"name": name, "tokens": tokens})
@@ -96,38 +104,61 @@ async def _http_one(verifier, home: str, tool: dict) -> str:
     domain = registrable_domain(urlsplit(endpoint).hostname or "")
     if domain != home:
         return f"{tool.get('id')}: {endpoint} is under {domain}, not {home}"
-    record = await verifier.get(endpoint, "anchor_endpoint", 64 * 1024)
+    # HEAD: any answer shows the endpoint responds, and an MCP endpoint's GET may be an
+    # event stream that never ends.
+    record = await verifier.get(endpoint, "anchor_endpoint", 64 * 1024, method="HEAD")
     if record.status is None:
         return f"{tool.get('id')}: {endpoint} does not respond ({record.error})"
     return ""
 
 
+def registry_tools(listing: Listing) -> list[dict[str, Any]]:
+    """The hosted MCP tools: the only ones the MCP registry can list."""
+    return [t for t in hosted_tools(listing) if t.get("kind") == "mcp" and t.get("transport") != "stdio"]
+
+
 async def registry_proof(verifier, listing: Listing) -> Check:
-    """Each tool id is in the MCP registry and its server.json lists the same endpoint."""
-    tools = hosted_tools(listing)
+    """Each hosted MCP tool's id is in the MCP registry (``--registry``) and its latest
+    server.json lists the same endpoint. A registry that cannot be asked is a warning."""
+    tools = registry_tools(listing)
     if not tools:
-        return Check("anchor.verify.registry", "skip", "no hosted tool to look up")
-    problems = await asyncio.gather(*(_registry_one(verifier, t) for t in tools))
-    failed = [p for p in problems if p]
+        return Check("anchor.verify.registry", "skip", "no hosted MCP tool to look up")
+    results = await asyncio.gather(*(_registry_one(verifier, t) for t in tools))
+    failed = [text for status, text in results if status == "fail"]
+    unknown = [text for status, text in results if status == "warn"]
     if failed:
-        return Check("anchor.verify.registry", "fail", "; ".join(failed))
-    return Check("anchor.verify.registry", "pass", f"{len(tools)} tool(s) registered with the same endpoint")
+        return Check("anchor.verify.registry", "fail", "; ".join(failed + unknown))
+    if unknown:
+        return Check("anchor.verify.registry", "warn", "; ".join(unknown))
+    return Check("anchor.verify.registry", "pass",
+                 f"{len(tools)} MCP tool(s) registered at {verifier.net.registry} with the same endpoint")
 
 
-async def _registry_one(verifier, tool: dict) -> str:
-    base = verifier.net.registry.rstrip("/")
-    url = f"{base}/v0.1/servers/{quote(str(tool.get('id', '')), safe='')}"
-    record = await verifier.get(url, "registry", 512 * 1024)
+def registry_url(base: str, server_id: str) -> str:
+    """The registry API URL of a server's latest version (``/v0.1/servers/{name}/versions/latest``)."""
+    return f"{base.rstrip('/')}/v0.1/servers/{quote(server_id, safe='')}/versions/latest"
+
+
+async def _registry_one(verifier, tool: dict) -> tuple[str, str]:
+    tid = str(tool.get("id", ""))
+    record = await verifier.get(registry_url(verifier.net.registry, tid), "registry", 512 * 1024)
+    if record.status in (404, 410):
+        return "fail", f"{tid}: not in the registry"
     if record.status != 200 or record.body is None:
-        return f"{tool.get('id')}: not in the registry ({record.error or 'HTTP ' + str(record.status)})"
+        return "warn", f"{tid}: the registry could not be asked ({record.error or 'HTTP ' + str(record.status)})"
     try:
-        server = json.loads(record.body).get("server") or {}
+        entry = json.loads(record.body)
+        server = entry.get("server") or {}
+        official = (entry.get("_meta") or {}).get("io.modelcontextprotocol.registry/official") or {}
     except (ValueError, AttributeError):
-        return f"{tool.get('id')}: the registry's answer is not JSON"
+        return "warn", f"{tid}: the registry's answer is not a server entry"
+    if isinstance(official, dict) and official.get("status") == "deleted":
+        return "fail", f"{tid}: deleted from the registry"
     urls = {r.get("url") for r in server.get("remotes") or [] if isinstance(r, dict)}
     if tool["endpoint"] not in urls:
-        return f"{tool.get('id')}: the registry lists {', '.join(sorted(u for u in urls if u)) or 'no remote'}, not {tool['endpoint']}"
-    return ""
+        listed = ", ".join(sorted(u for u in urls if isinstance(u, str))) or "no remote"
+        return "fail", f"{tid}: the registry lists {listed}, not {tool['endpoint']}"
+    return "pass", ""
 
 
 async def read_only_variant(verifier, listing: Listing) -> Check:
@@ -136,7 +167,7 @@ async def read_only_variant(verifier, listing: Listing) -> Check:
     tools = [t for t in listing.extra.get("anchor_tools", []) if isinstance(t, dict) and t.get("readOnlyVariant")]
     if not tools:
         return Check("anchor.read_only_variant", "skip", "no read-only variant declared")
-    probes = await asyncio.gather(*(mcp_probe.probe(t["readOnlyVariant"], verifier.post) for t in tools))
+    probes = await asyncio.gather(*(verifier.probe(t["readOnlyVariant"]) for t in tools))
     lies, unknown, data = [], [], {}
     for tool, found in zip(tools, probes):
         writers = [t.name for t in found.tools if not t.read_only]
@@ -153,20 +184,33 @@ async def read_only_variant(verifier, listing: Listing) -> Check:
 
 
 async def payments_check(verifier, listing: Listing) -> Check:
-    """One unpaid request per priced tool; the live 402 price wins over the declared one."""
+    """One unpaid request per priced tool; the live 402 price wins over the declared one.
+
+    An HTTP tool gets a GET; an MCP tool gets the probe's ``initialize`` (a GET to an MCP
+    endpoint may open an event stream). An MCP server that initializes without asking for
+    payment charges per tool call, which agentdex never makes: that tool's price cannot be
+    seen and does not change the check's status.
+    """
     priced = [t for t in hosted_tools(listing) if any(p.get("protocol") == "x402" for p in t.get("payments") or [])]
     if not priced:
         return Check("anchor.payments", "skip", "no x402 payments declared")
     results = await asyncio.gather(*(_payment_one(verifier, t) for t in priced))
     statuses = [r[0] for r in results]
-    status = "fail" if "fail" in statuses else "warn" if "warn" in statuses else "pass"
+    status = next((s for s in ("fail", "warn", "pass") if s in statuses), "skip")
     return Check("anchor.payments", status, "; ".join(r[1] for r in results), {r[2]: r[3] for r in results})
 
 
 async def _payment_one(verifier, tool: dict) -> tuple[str, str, str, dict]:
     declared = next((p.get("priceUsd") for p in tool.get("payments") or [] if p.get("protocol") == "x402"), None)
-    record = await verifier.get(tool["endpoint"], "payment", 64 * 1024)
     tid = str(tool.get("id", ""))
+    if tool.get("kind") == "mcp":
+        found = await verifier.probe(tool["endpoint"])
+        if found.state in ("ok", "auth_required"):
+            return "skip", (f"{tid}: the MCP server answers initialize without payment; x402 applies per "
+                            "tool call, which agentdex never makes"), tid, {"declared_usd": declared}
+        record = found.answer or FetchRecord(url=tool["endpoint"], kind="payment", error=found.detail)
+    else:
+        record = await verifier.get(tool["endpoint"], "payment", 64 * 1024)
     if record.status != 402:
         return "warn", f"{tid}: an unpaid request got {record.error or 'HTTP ' + str(record.status)}, not 402", tid, {}
     offers, problem = x402.parse_402(record.headers, record.body)

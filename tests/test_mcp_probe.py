@@ -1,0 +1,213 @@
+"""The MCP probe against real servers: the SDK's streamable-HTTP servers of the sample web
+(read-only, behind OAuth, behind a bearer key) and endpoints that are not what their
+manifest says (old SSE transport, a web page, a paid endpoint, a silent one, an address
+that does not resolve, a private address).
+
+Every probe ends in one state; nothing but ``initialize``, ``notifications/initialized``
+and ``tools/list`` is ever sent.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agentdex.crawler import mcp_probe, x402
+from agentdex.crawler.crawl import NetworkOptions
+from agentdex.crawler.verify import Verifier, mcp_checks
+from agentdex.models import FetchRecord, Listing
+from agentdex.sampleweb.server import UNSERVED_HOST, SampleWeb
+
+
+@pytest.fixture(scope="module")
+def web():
+    with SampleWeb() as running:
+        yield running
+
+
+async def probe(web: SampleWeb, url: str, deadline: float = 15.0) -> mcp_probe.Probe:
+    net = NetworkOptions(connect_to=web.connect_to(), ca_bundle=web.ca_pem, deadline=deadline)
+    async with net.fetcher() as fetcher:
+        return await Verifier(fetcher, net).probe(url)
+
+
+def sent(web: SampleWeb, host: str) -> list[tuple[str, str, list[str]]]:
+    return [(r.method, r.path, r.jsonrpc_methods()) for r in web.requests_log if r.host == host]
+
+
+# --- states ---------------------------------------------------------------------------------
+
+
+async def test_a_read_only_server_lists_its_tools_with_their_annotations(web):
+    found = await probe(web, "https://mcp.pantry.test/mcp")
+    assert found.state == "ok" and found.tools_listed
+    assert found.server_info["name"] == "Pantry" and found.protocol_version
+    assert [(t.name, t.read_only, t.annotations.get("readOnlyHint")) for t in found.tools] == [
+        ("search", True, True), ("get_item", True, True)]
+    assert found.tools[0].input_schema["type"] == "object"
+    assert found.detail == "2 tool(s) listed"
+
+
+async def test_write_and_destructive_tools_are_never_read_only(web):
+    found = await probe(web, "https://mcp.tidewater.test/mcp")
+    kinds = {t.name: (t.read_only, t.annotations.get("destructiveHint")) for t in found.tools}
+    assert kinds == {"get_tides": (True, None), "harbour_forecast": (True, None),
+                     "create_alert": (False, False), "delete_alert": (False, True)}
+
+
+async def test_the_probe_sends_only_initialize_and_tools_list(web):
+    web.requests_log.clear()
+    await probe(web, "https://mcp.quillnotes.test/mcp")
+    methods = [m for _, _, ms in sent(web, "mcp.quillnotes.test") for m in ms]
+    assert methods == ["initialize", "notifications/initialized", "tools/list"]
+
+
+async def test_an_oauth_endpoint_is_auth_required_with_its_rfc9728_metadata(web):
+    found = await probe(web, "https://mcp.vault.test/mcp")
+    assert (found.state, found.http_status, found.auth_scheme) == ("auth_required", 401, "oauth")
+    assert found.resource_metadata == "https://mcp.vault.test/.well-known/oauth-protected-resource"
+    assert found.metadata == {"resource": "https://mcp.vault.test/mcp", "authorization_servers": ["https://vault.test"],
+                              "scopes_supported": ["documents.read"]}
+    assert "https://vault.test" in found.detail and not found.tools
+
+
+async def test_a_bearer_endpoint_is_auth_required_without_metadata(web):
+    web.requests_log.clear()
+    found = await probe(web, "https://keyring.test/mcp")
+    assert (found.state, found.auth_scheme, found.metadata) == ("auth_required", "bearer", {})
+    # RFC 9728's well-known locations were asked (the endpoint's path first) and had nothing.
+    asked = [path for method, path, _ in sent(web, "keyring.test") if method == "GET"]
+    assert asked == ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]
+    assert not any(r.headers.get("authorization") for r in web.requests_log)  # no credential is ever sent
+
+
+async def test_a_paid_endpoint_is_payment_required_and_keeps_the_offers(web):
+    found = await probe(web, "https://t-paidmcp.test/mcp")
+    assert (found.state, found.http_status) == ("payment_required", 402)
+    offers, problem = x402.parse_402(found.answer.headers, found.answer.body)
+    assert problem is None and {o.price_usd for o in offers} == {0.05}
+
+
+async def test_an_old_sse_endpoint_is_the_wrong_transport(web):
+    web.requests_log.clear()
+    found = await probe(web, "https://t-oldsse.test/sse")
+    assert (found.state, found.http_status) == ("wrong_transport", 405)
+    assert "HTTP+SSE" in found.detail
+    # The event stream was looked at with HEAD: a GET of a live stream would never end.
+    assert [m for m, _, _ in sent(web, "t-oldsse.test")] == ["POST", "HEAD"]
+
+
+@pytest.mark.parametrize(("url", "status"), [
+    ("https://notmcp.test/mcp", 404),  # a JSON 404 to POST, a web page to GET
+    ("https://pantry.test/", 405),  # a static page refuses POST
+])
+async def test_a_web_page_is_not_mcp(web, url, status):
+    found = await probe(web, url)
+    assert (found.state, found.http_status) == ("not_mcp", status)
+
+
+async def test_an_endpoint_that_never_answers_is_a_timeout(web):
+    found = await probe(web, "https://t-slowmcp.test/mcp", deadline=1.0)
+    assert found.state == "timeout" and "deadline" in found.detail
+
+
+@pytest.mark.parametrize(("url", "words"), [
+    (f"https://{UNSERVED_HOST}/mcp", "could not be resolved"),
+    ("https://10.0.0.1/mcp", "private address"),
+])
+async def test_an_endpoint_that_cannot_be_reached_is_unreachable(web, url, words):
+    found = await probe(web, url)
+    assert found.state == "unreachable" and words in found.detail
+
+
+# --- what the checks make of a probe -------------------------------------------------------------
+
+
+def listing(**fields) -> Listing:
+    return Listing(format="agent_app", mcp_url="https://mcp.example.test/mcp", **fields)
+
+
+@pytest.mark.parametrize(("declared", "scheme", "status"), [
+    (["oauth"], "oauth", "pass"),
+    (["bearer"], "bearer", "pass"),
+    (["none"], "oauth", "fail"),  # the manifest says no credentials are needed
+    (["bearer"], "oauth", "warn"),  # credentials declared, but of another kind
+])
+def test_an_auth_required_endpoint_is_compared_with_the_declared_auth(declared, scheme, status):
+    found = mcp_probe.Probe("auth_required", "HTTP 401", 401, auth_scheme=scheme)
+    init, tools = mcp_checks(found, listing(mcp_auth=declared))
+    assert (init.name, init.status, tools.status) == ("mcp.initialize", status, "skip")
+
+
+def test_a_paid_endpoint_passes_only_when_payment_is_declared():
+    found = mcp_probe.Probe("payment_required", "HTTP 402", 402)
+    anchor = listing(extra={"anchor_tools": [{"endpoint": "https://mcp.example.test/mcp", "auth": ["x402"]}]})
+    assert mcp_checks(found, anchor)[0].status == "pass"
+    assert mcp_checks(found, listing(mcp_auth=["none"]))[0].status == "warn"
+
+
+def record(status: int, doc: dict | None = None) -> FetchRecord:
+    body = json.dumps(doc).encode() if doc is not None else b""
+    return FetchRecord(url="https://mcp.example.test/mcp", kind="mcp", status=status, body=body,
+                       headers={"content-type": "application/json"})
+
+
+def scripted(answers: dict[str, FetchRecord]):
+    """A ``post`` that answers each JSON-RPC method with a fixed record (a unit test of the
+    probe's state machine; the real servers are above)."""
+    asked: list[str] = []
+
+    async def post(url: str, body: bytes, headers: dict[str, str]) -> FetchRecord:
+        message = json.loads(body)
+        asked.append(message["method"])
+        return answers[message["method"]]
+    return post, asked
+
+
+INIT = {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "serverInfo": {"name": "x"}}}
+
+
+async def test_a_server_whose_tools_list_fails_fails_the_tools_check():
+    post, asked = scripted({"initialize": record(200, INIT), "notifications/initialized": record(202),
+                            "tools/list": record(500)})
+    found = await mcp_probe.probe("https://mcp.example.test/mcp", post)
+    assert (found.state, found.tools_listed) == ("ok", False)
+    assert [c.status for c in mcp_checks(found, listing())] == ["pass", "fail"]
+    assert asked == ["initialize", "notifications/initialized", "tools/list"]
+
+
+async def test_tools_list_follows_every_page():
+    pages = iter([{"tools": [{"name": "a"}], "nextCursor": "2"}, {"tools": [{"name": "b"}]}])
+
+    async def post(url, body, headers):
+        message = json.loads(body)
+        if message["method"] == "initialize":
+            return record(200, INIT)
+        if message["method"] == "tools/list":
+            return record(200, {"jsonrpc": "2.0", "id": message["id"], "result": next(pages)})
+        return record(202)
+    found = await mcp_probe.probe("https://mcp.example.test/mcp", post)
+    assert [t.name for t in found.tools] == ["a", "b"] and found.tools_listed
+
+
+def test_the_probe_refuses_to_build_a_tools_call():
+    with pytest.raises(ValueError, match="never sends 'tools/call'"):
+        mcp_probe.rpc("tools/call", {"name": "delete_item"}, id=9)
+
+
+@pytest.mark.parametrize(("header", "expected"), [
+    ('Bearer resource_metadata="https://a.test/.well-known/oauth-protected-resource"',
+     ("oauth", "https://a.test/.well-known/oauth-protected-resource")),
+    ('Bearer realm="a.test"', ("bearer", None)),
+    ("", ("unknown", None)),
+])
+def test_www_authenticate_tells_oauth_from_bearer(header, expected):
+    assert mcp_probe.www_authenticate(header) == expected
+
+
+def test_metadata_is_looked_up_where_rfc9728_says():
+    assert mcp_probe.metadata_urls("https://a.test/v1/mcp", None) == [
+        "https://a.test/.well-known/oauth-protected-resource/v1/mcp",
+        "https://a.test/.well-known/oauth-protected-resource"]
+    assert mcp_probe.metadata_urls("https://a.test/mcp", "https://auth.test/meta") == ["https://auth.test/meta"]
