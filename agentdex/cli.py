@@ -100,6 +100,7 @@ DnsOpt = Annotated[Optional[str], typer.Option("--dns-server", help="ADDR:PORT o
 ConcOpt = Annotated[int, typer.Option("--concurrency", min=1, max=512, help="Requests in flight at once.")]
 PrivOpt = Annotated[bool, typer.Option("--allow-private", help="Allow private, loopback and link-local addresses.")]
 RegOpt = Annotated[Optional[str], typer.Option("--registry", help="MCP registry API base for registry proofs.")]
+DeadlineOpt = Annotated[float, typer.Option("--timeout", min=0.5, max=600, help="Total seconds one request may take (connect, TLS, redirects, body).")]
 
 
 def db_path(path: Path | None) -> Path:
@@ -120,7 +121,7 @@ def open_catalogue(path: Path | None, *, readonly: bool):
         fail(str(exc), 1)
 
 
-def network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry):
+def network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, deadline: float = 15.0):
     """The shared network options as a :class:`NetworkOptions`."""
     from agentdex.crawler.crawl import DEFAULT_REGISTRY, NetworkOptions
     from agentdex.crawler.netpolicy import parse_connect_to
@@ -131,9 +132,19 @@ def network_options(connect_to, ca_bundle, dns_server, concurrency, allow_privat
         fail(str(exc), 2)
     if ca_bundle is not None and not ca_bundle.is_file():
         fail(f"--ca-bundle: no such file {ca_bundle}", 2)
-    return NetworkOptions(connect_to=pairs,
-                          ca_bundle=ca_bundle, dns_server=dns_server, concurrency=concurrency,
-                          allow_private=allow_private, registry=registry or DEFAULT_REGISTRY)
+    if dns_server is not None and not _is_addr_port(dns_server):
+        fail(f"--dns-server {dns_server!r}: expected ADDR:PORT, e.g. 127.0.0.1:5353", 2)
+    try:
+        return NetworkOptions(connect_to=pairs, ca_bundle=ca_bundle, dns_server=dns_server,
+                              concurrency=concurrency, allow_private=allow_private,
+                              registry=registry or DEFAULT_REGISTRY, deadline=deadline)
+    except InputError as exc:
+        fail(str(exc), 2)
+
+
+def _is_addr_port(text: str) -> bool:
+    addr, sep, port = text.rpartition(":")
+    return bool(sep and addr and port.isdigit() and 0 < int(port) < 65536)
 
 
 def run_crawl(path, origins, net, *, verify: bool, kind: str = "crawl") -> dict:
@@ -190,6 +201,7 @@ def crawl(
     seeds: Annotated[Optional[Path], typer.Option("--seeds", help="A file with one origin per line (# comments).")] = None,
     db: DbOpt = None, connect_to: ConnectToOpt = None, ca_bundle: CaOpt = None, dns_server: DnsOpt = None,
     concurrency: ConcOpt = 16, allow_private: PrivOpt = False, registry: RegOpt = None,
+    timeout: DeadlineOpt = 15.0,
     no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip verification checks.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -206,7 +218,7 @@ def crawl(
         wanted = known_origins(open_catalogue(db, readonly=False))
         if not wanted:
             fail("nothing to crawl: name an origin (agentdex crawl example.com) or a --seeds file", 2)
-    net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry)
+    net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout)
     summary = run_crawl(db, unique(wanted), net, verify=not no_verify)
     if as_json:
         echo_json(summary)
@@ -220,7 +232,8 @@ def crawl(
 def verify(
     origins: Annotated[list[str], typer.Argument(help="Origins already in the catalogue (or new ones).")],
     db: DbOpt = None, connect_to: ConnectToOpt = None, ca_bundle: CaOpt = None, dns_server: DnsOpt = None,
-    concurrency: ConcOpt = 16, allow_private: PrivOpt = False, registry: RegOpt = None, as_json: JsonOpt = False,
+    concurrency: ConcOpt = 16, allow_private: PrivOpt = False, registry: RegOpt = None,
+    timeout: DeadlineOpt = 15.0, as_json: JsonOpt = False,
 ) -> None:
     """Re-check every claim the listings make (their manifests are fetched conditionally)."""
     from agentdex.crawler.origins import normalise_origin, unique
@@ -229,15 +242,15 @@ def verify(
         wanted = unique([normalise_origin(o) for o in origins])
     except InputError as exc:
         fail(str(exc), 2)
-    net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry)
+    net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout)
     summary = run_crawl(db, wanted, net, verify=True, kind="verify")
-    if as_json:
-        echo_json(summary)
-        return
     from agentdex.db import list_checks
     from agentdex.render import STATUS_MARK
 
     catalogue = open_catalogue(db, readonly=True)
+    if as_json:
+        echo_json({**summary, "checks": {o: list_checks(catalogue, o) for o in wanted}})
+        return
     for origin in wanted:
         typer.echo(origin)
         for c in list_checks(catalogue, origin):
@@ -345,7 +358,13 @@ def plan(
 
     if host is not None and host not in HOST_IDS:
         fail(f"unknown host {host!r}; choose one of: {', '.join(HOST_IDS)}", 2)
-    data = load_show(open_catalogue(db, readonly=True), origin.strip().lower())
+    from agentdex.crawler.origins import normalise_origin
+
+    try:
+        origin = normalise_origin(origin)
+    except InputError as exc:
+        fail(str(exc), 2)
+    data = load_show(open_catalogue(db, readonly=True), origin)
     plans = data["plans"] if host is None else {host: data["plans"][host]}
     if as_json:
         echo_json(plans if host is None else plans[host])

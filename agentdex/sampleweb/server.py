@@ -199,6 +199,8 @@ class SampleWeb:
         args += ["--ca-bundle", str(self.ca_pem)]
         if self.dns_address:
             args += ["--dns-server", self.dns_address]
+        if "registry.test" in self.sites:  # Anchor registry proofs ask the sample registry
+            args += ["--registry", "https://registry.test"]
         return args
 
     @staticmethod
