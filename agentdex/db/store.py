@@ -31,6 +31,7 @@ from sqlite_utils import Database
 from agentdex import changes
 from agentdex.db.common import dumps, loads, safe_text, utc_now
 from agentdex.errors import DatabaseError
+from agentdex.formats import FORMAT_NAMES
 from agentdex.models import Check, Event, FetchRecord, Listing, OriginCrawl, ParseResult, Tool, sorted_findings
 
 # Listing attributes stored as text columns of the same name, and those stored as JSON.
@@ -104,7 +105,10 @@ def _count_crawl(db: Database, crawl_id: int | None, fetches: list[FetchRecord],
 
 def known_origins(db: Database) -> list[str]:
     """Every origin in the catalogue, sorted (what a bare ``agentdex crawl`` recrawls)."""
-    return [row[0] for row in db.execute("SELECT origin FROM listings ORDER BY origin")]
+    # Listings imported from a package or repository have no web origin to recrawl.
+    return [row[0] for row in db.execute(
+        "SELECT origin FROM listings WHERE origin IN (SELECT origin FROM snapshots WHERE url LIKE 'https://%') "
+        "ORDER BY origin")]
 
 
 def previous_validators(db: Database, origin: str) -> dict[str, tuple[str | None, str | None]]:
@@ -242,6 +246,15 @@ def _save_probes(db: Database, origin: str, checks: list[Check] | None, mcp_tool
         db.execute("UPDATE listings SET mcp_tools_checked_at = ? WHERE origin = ?", [at, origin])
     if checks is not None:
         _upsert_checks(db, origin, checks, at)
+        if not any(c.name.startswith("anchor.") for c in checks):
+            _drop_checks_of_other_formats(db, origin)
+
+
+def _drop_checks_of_other_formats(db: Database, origin: str) -> None:
+    # Anchor's proofs mean nothing once the origin is listed from another format; left in
+    # place they would read as live facts. Every other check applies to any format.
+    db.execute("DELETE FROM checks WHERE origin = ? AND name LIKE 'anchor.%' AND "
+               "coalesce((SELECT format FROM listings WHERE origin = ?), '') != 'anchor'", [origin, origin])
 
 
 def _record_changes(db: Database, origin: str, old: dict | None, observed: str, crawl_id: int | None,
@@ -295,6 +308,9 @@ def _listing_columns(crawl: OriginCrawl, listing: Listing | None) -> dict[str, A
         "warning_count": sum(1 for f in findings if f.severity == "warning"),
     }
     if listing is None:
+        if primary is not None and primary.format in FORMAT_NAMES:
+            # A manifest too broken for a listing still has a known format.
+            columns["format"] = primary.format
         return columns
     data = listing.to_dict()
     data["origin"] = crawl.origin
