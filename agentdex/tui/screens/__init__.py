@@ -1,0 +1,1 @@
+"""The TUI's screens, one a module: catalogue, listing, events, crawl, feedback, help, problem."""

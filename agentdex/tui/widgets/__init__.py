@@ -1,0 +1,1 @@
+"""Reusable TUI widgets, each with its own DEFAULT_CSS, and the builders of what they show."""

@@ -1,0 +1,193 @@
+"""The agentdex TUI: browse the catalogue, inspect listings, verify, plan installs, crawl.
+
+This module holds what is global: the key bindings every screen shares, which screen is
+shown, the background jobs (crawls and verifications: async workers on the app, so they
+outlive the screen that started them and quitting cancels them) and the messages that
+reach every screen. Screens live in :mod:`agentdex.tui.screens`, reusable widgets in
+:mod:`agentdex.tui.widgets`, reads in :mod:`agentdex.tui.reader`, writes in
+:mod:`agentdex.tui.jobs`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from agentdex.errors import AgentdexError
+from agentdex.text import plain
+from agentdex.tui.commands import OriginCommands
+from agentdex.tui.jobs import crawl_job
+from agentdex.tui.messages import DbProblem, JobFinished, JobProgress
+from agentdex.tui.reader import Reader
+from agentdex.tui.screens.catalogue import CatalogueScreen
+from agentdex.tui.screens.crawl import CrawlScreen
+from agentdex.tui.screens.events import EventsScreen
+from agentdex.tui.screens.help import HelpScreen
+from agentdex.tui.screens.listing import ListingScreen
+from agentdex.tui.screens.problem import ProblemScreen
+from agentdex.tui.widgets.job_line import JobLine
+
+if TYPE_CHECKING:
+    from agentdex.crawler.crawl import NetworkOptions, Progress
+
+VERB_DONE = {"crawl": "Crawl", "verify": "Re-verification"}
+
+
+class AgentdexApp(App[None]):
+    """The catalogue browser (see the module docstring)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "agentdex"
+    COMMANDS = App.COMMANDS | {OriginCommands}
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help"),
+        Binding("e", "events", "Events"),
+        Binding("n", "crawl", "Crawl"),
+    ]
+
+    def __init__(self, db_path: Path, net: NetworkOptions | None = None) -> None:
+        super().__init__()
+        self.db_path = Path(db_path)
+        self._net = net
+        self.reader = Reader(self.db_path)
+        self.jobs: dict[int, JobProgress] = {}
+        self._job_ids = itertools.count(1)
+
+    @property
+    def net(self) -> NetworkOptions:
+        """The network options jobs and feedback use (default: the real network)."""
+        if self._net is None:  # imported on first use: showing the catalogue needs no crawler
+            from agentdex.crawler.crawl import NetworkOptions
+
+            self._net = NetworkOptions()
+        return self._net
+
+    def on_mount(self) -> None:
+        self.sub_title = self.db_path.name
+        self.push_screen(CatalogueScreen())
+
+    def on_unmount(self) -> None:
+        self.reader.close()
+
+    # --- which screen -----------------------------------------------------------------
+
+    def on_db_problem(self, message: DbProblem) -> None:
+        self.call_later(self._replace_base, ProblemScreen(message.text))
+
+    def show_catalogue(self) -> None:
+        """Show the catalogue from the start (after a problem was fixed)."""
+        self.call_later(self._replace_base, CatalogueScreen())
+
+    async def _replace_base(self, screen: Screen) -> None:
+        # Close dialogs and detail screens first: the new base screen starts a fresh stack.
+        while len(self.screen_stack) > 2:
+            await self.pop_screen()
+        await self.switch_screen(screen)
+
+    def open_listing(self, origin: str) -> None:
+        """Show the listing screen of ``origin``."""
+        if isinstance(self.screen, ListingScreen) and self.screen.origin == origin:
+            return
+        self.push_screen(ListingScreen(origin))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if isinstance(self.screen, ProblemScreen):
+            # No events to show; a crawl only where it would create or upgrade the file.
+            return action != "events" and (action != "crawl" or self.screen.kind != "other")
+        return True
+
+    def action_events(self) -> None:
+        if not isinstance(self.screen, EventsScreen):
+            self.push_screen(EventsScreen())
+
+    def action_crawl(self) -> None:
+        if not isinstance(self.screen, CrawlScreen):
+            self.push_screen(CrawlScreen())
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Events", "The newest changes across the catalogue", self.action_events)
+        yield SystemCommand("Crawl origins", "Crawl and verify hosts you type", self.action_crawl)
+        yield SystemCommand("Keys", "What every key does", self.action_help)
+
+    # --- jobs ------------------------------------------------------------------------
+
+    def start_job(self, kind: str, origins: list[str]) -> int:
+        """Crawl (``kind="crawl"``) or re-verify (``"verify"``) ``origins`` in the
+        background; returns the job id its messages carry."""
+        job_id = next(self._job_ids)
+        self.jobs[job_id] = JobProgress(job_id, kind, 0, len(origins))
+        self._show_jobs()
+        self._run_job(job_id, kind, origins)
+        return job_id
+
+    @work(group="jobs", exit_on_error=False)
+    async def _run_job(self, job_id: int, kind: str, origins: list[str]) -> None:
+        def progress(state: Progress) -> None:
+            self.post_message(JobProgress(job_id, kind, state.done, state.total, state.last_origin,
+                                          state.last_status, state.requests))
+
+        try:
+            summary = await crawl_job(self.db_path, origins, self.net, kind=kind, progress=progress)
+        except (AgentdexError, sqlite3.Error, OSError) as exc:
+            self.post_message(JobFinished(job_id, kind, origins, error=str(exc)))
+            return
+        self.post_message(JobFinished(job_id, kind, origins, summary=summary.to_dict()))
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        if message.job_id in self.jobs:
+            self.jobs[message.job_id] = message
+        self._show_jobs()
+        self._tell_screens("job_progress", message)
+
+    def on_job_finished(self, message: JobFinished) -> None:
+        self.jobs.pop(message.job_id, None)
+        self._show_jobs()
+        self.notify(_finished_note(message), severity="error" if message.error else "information", markup=False)
+        self._tell_screens("job_finished", message)
+
+    def _show_jobs(self) -> None:
+        for screen in self.screen_stack:
+            for line in screen.query(JobLine):
+                line.show(self.jobs)
+
+    def _tell_screens(self, method: str, message: JobProgress | JobFinished) -> None:
+        for screen in list(self.screen_stack):
+            handler = getattr(screen, method, None)
+            if handler is not None:
+                handler(message)
+
+
+def _finished_note(message: JobFinished) -> str:
+    what = VERB_DONE.get(message.kind, message.kind)
+    names = ", ".join(plain(o, 60, single_line=True) for o in message.origins[:3])
+    names += f" and {len(message.origins) - 3} more" if len(message.origins) > 3 else ""
+    if message.error:
+        return f"{what} of {names} stopped: {plain(message.error, 300)}"
+    summary = message.summary or {}
+    statuses = ", ".join(f"{n} {k}" for k, n in sorted(summary.get("by_status", {}).items()))
+    return f"{what} of {names} done: {statuses or 'nothing'}; {summary.get('events', 0)} change event(s)."
+
+
+def make_app(db_path: Path, net: NetworkOptions | None = None) -> AgentdexApp:
+    """The TUI over the catalogue at ``db_path``; ``net`` are the network options for
+    re-verify, re-crawl, new crawls and feedback (default: the real network)."""
+    return AgentdexApp(db_path, net)
+
+
+def run_tui(db_path: Path, net: NetworkOptions | None = None) -> None:
+    """Run the TUI until the user quits."""
+    make_app(db_path, net).run()

@@ -1,0 +1,218 @@
+"""The catalogue: search, filter and sort every listing; Enter opens one.
+
+Rows come from SQL a window at a time (see :mod:`agentdex.tui.widgets.catalogue_table`);
+the counts come from ``count_listings`` right after the first window, so a slow count never
+holds back the rows. Each question carries a sequence number: an answer to an outdated one
+is dropped, and the query behind it is interrupted.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Static
+
+from agentdex.errors import AgentdexError
+from agentdex.tui import reader as reads
+from agentdex.tui.messages import CountsLoaded, DbProblem, JobFinished, TableShown, WindowLoaded
+from agentdex.tui.reader import CatalogueQuery, Reader
+from agentdex.tui.widgets.catalogue_table import COLUMNS, SORTABLE, WINDOW, CatalogueTable
+from agentdex.tui.widgets.filter_bar import FilterBar
+from agentdex.tui.widgets.job_line import JobLine
+
+SORT_CYCLE = [sort for key, _, _, sort in COLUMNS if key in SORTABLE]
+
+
+class CatalogueScreen(Screen):
+    """Every listing, a window at a time."""
+
+    BINDINGS = [
+        Binding("slash", "focus_search", "Search"),
+        Binding("escape", "focus_table", "Table", show=False),
+        Binding("s", "next_sort", "Sort"),
+        Binding("S", "reverse_sort", "Reverse"),
+        Binding("x", "clear_filters", "Clear filters"),
+        Binding("f5", "reload", "Reload", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.query_state = CatalogueQuery()
+        self.matching: int | None = None
+        self.catalogue_size: int | None = None
+        self._seq = 0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield FilterBar()
+        yield CatalogueTable(id="table")
+        yield Static(id="empty", classes="empty-note")
+        yield Static(id="counts", classes="status-line")
+        yield JobLine()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(CatalogueTable).set_sort_marker(self.query_state.sort, self.query_state.descending)
+        self.query_one(CatalogueTable).focus()
+        self.reload()
+
+    # --- loading -----------------------------------------------------------------------
+
+    def reload(self, cursor: int | None = 0) -> None:
+        """Load the window around absolute row ``cursor`` and the counts for the current query."""
+        self._seq += 1
+        reader = self.app.reader
+        reader.interrupt("window")
+        reader.interrupt("counts")
+        self.query_one(CatalogueTable).total = None  # no window moves until the new count is in
+        self._load_query(reader, self._seq, self.query_state, cursor or 0)
+
+    @work(thread=True, exclusive=True, group="catalogue-query", exit_on_error=False)
+    def _load_query(self, reader: Reader, seq: int, query: CatalogueQuery, cursor: int) -> None:
+        # Rows first and counts after, in one thread: the rows are what the user waits for,
+        # and a count running beside them would only slow them down.
+        if not self._fetch_window(reader, seq, query, max(0, cursor - WINDOW // 3), cursor):
+            return
+        try:
+            with reader.connect("counts") as db:
+                matching, size = reads.counts(db, query)
+        except (sqlite3.Error, AgentdexError) as exc:
+            self._failed(exc)
+            return
+        self.post_message(CountsLoaded(seq, query, matching, size))
+
+    @work(thread=True, exclusive=True, group="catalogue-window", exit_on_error=False)
+    def _load_window(self, reader: Reader, seq: int, query: CatalogueQuery, start: int) -> None:
+        self._fetch_window(reader, seq, query, start, None)
+
+    def _fetch_window(self, reader: Reader, seq: int, query: CatalogueQuery, start: int,
+                      cursor: int | None) -> bool:
+        """Load and post one window (in a worker thread); False when it failed."""
+        try:
+            with reader.connect("window") as db:
+                rows = reads.window(db, query, start, WINDOW)
+        except (sqlite3.Error, AgentdexError) as exc:
+            self._failed(exc)
+            return False
+        self.post_message(WindowLoaded(seq, query, start, rows, cursor))
+        return True
+
+    def _failed(self, exc: Exception) -> None:
+        # An interrupted query was superseded by a newer one: nothing to say. Anything else
+        # (the file went away, was replaced, became unreadable) is the app's to explain.
+        if not (isinstance(exc, sqlite3.OperationalError) and "interrupt" in str(exc)):
+            self.post_message(DbProblem(str(exc)))
+
+    def on_window_loaded(self, message: WindowLoaded) -> None:
+        if message.seq != self._seq:
+            return
+        table = self.query_one(CatalogueTable)
+        table.show_window(message.start, message.rows, message.cursor)
+        self._show_empty_note()
+        self._show_counts()
+        self.post_message(TableShown(message.query, len(message.rows)))
+
+    def on_counts_loaded(self, message: CountsLoaded) -> None:
+        if message.seq != self._seq:
+            return
+        self.matching, self.catalogue_size = message.matching, message.catalogue
+        self.query_one(CatalogueTable).total = message.matching
+        self._show_empty_note()
+        self._show_counts()
+
+    def on_catalogue_table_window_wanted(self, message: CatalogueTable.WindowWanted) -> None:
+        self.app.reader.interrupt("window")
+        self._load_window(self.app.reader, self._seq, self.query_state, message.start)
+
+    # --- what the user sees -----------------------------------------------------------
+
+    def _show_counts(self) -> None:
+        table = self.query_one(CatalogueTable)
+        text = Text(end="")
+        if self.matching is None:
+            text.append("counting…", style="dim")
+        else:
+            at = f"row {table.cursor_index + 1:,} of " if table.row_count else ""
+            text.append(f"{at}{self.matching:,} shown", style="bold")
+            text.append(f" · {self.catalogue_size:,} in the catalogue")
+        q = self.query_state
+        text.append(f" · sorted by {q.sort} {'▼' if q.descending else '▲'}", style="dim")
+        if q.search.strip():
+            text.append(" · search: ", style="dim")
+            text.append(q.search.strip()[:60])
+        if q.describe():
+            text.append(f" · {q.describe()}", style="dim")
+        self.query_one("#counts", Static).update(text, layout=False)  # one line: no reflow
+
+    def _show_empty_note(self) -> None:
+        note = self.query_one("#empty", Static)
+        empty_catalogue = self.catalogue_size == 0
+        nothing_matches = self.query_one(CatalogueTable).row_count == 0 and self.matching == 0
+        note.set_class(empty_catalogue or nothing_matches, "-shown")
+        if empty_catalogue:
+            note.update(Text(
+                f"The catalogue at {self.app.db_path} is empty.\n\n"
+                "Press n to crawl origins into it (e.g. example.com), or quit (q) and run "
+                "`agentdex demo` to crawl the bundled sample web.", justify="center"))
+        elif nothing_matches:
+            note.update(Text("No listing matches. Press x to clear the search and filters.", justify="center"))
+
+    @on(DataTable.RowHighlighted, "#table")
+    def _cursor_moved(self) -> None:
+        self._show_counts()
+
+    @on(DataTable.RowSelected, "#table")
+    def _open(self) -> None:
+        origin = self.query_one(CatalogueTable).cursor_origin
+        if origin:
+            self.app.open_listing(origin)
+
+    @on(DataTable.HeaderSelected, "#table")
+    def _sort_by_header(self, event: DataTable.HeaderSelected) -> None:
+        sort = SORTABLE.get(str(event.column_key.value))
+        if sort is None:
+            self.notify("This column cannot be sorted.", severity="warning")
+            return
+        descending = not self.query_state.descending if sort == self.query_state.sort else False
+        self._set_sort(sort, descending)
+
+    def on_filter_bar_changed(self, message: FilterBar.Changed) -> None:
+        self.query_state = message.query.with_(sort=self.query_state.sort, descending=self.query_state.descending)
+        self.matching = None
+        self.reload()
+
+    def _set_sort(self, sort: str, descending: bool) -> None:
+        self.query_state = self.query_state.with_(sort=sort, descending=descending)
+        self.query_one(CatalogueTable).set_sort_marker(sort, descending)
+        self.reload()
+
+    # --- actions ---------------------------------------------------------------------
+
+    def action_focus_search(self) -> None:
+        self.query_one("#search", Input).focus()
+
+    def action_focus_table(self) -> None:
+        self.query_one(CatalogueTable).focus()
+
+    def action_next_sort(self) -> None:
+        index = SORT_CYCLE.index(self.query_state.sort) if self.query_state.sort in SORT_CYCLE else -1
+        self._set_sort(SORT_CYCLE[(index + 1) % len(SORT_CYCLE)], False)
+
+    def action_reverse_sort(self) -> None:
+        self._set_sort(self.query_state.sort, not self.query_state.descending)
+
+    def action_clear_filters(self) -> None:
+        self.query_one(FilterBar).clear()
+
+    def action_reload(self) -> None:
+        self.reload(cursor=self.query_one(CatalogueTable).cursor_index)
+
+    def job_finished(self, message: JobFinished) -> None:
+        """A crawl or verification finished: show the new state, cursor where it was."""
+        self.matching = None
+        self.action_reload()

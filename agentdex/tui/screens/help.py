@@ -1,0 +1,61 @@
+"""The keys and what they do."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown
+
+HELP = """\
+# agentdex
+
+A local catalogue of agent apps. Everything shown comes from the catalogue file; crawled
+text is shown as plain text, never as markup.
+
+## Everywhere
+
+| key | does |
+| --- | --- |
+| `ctrl+p` | command palette: jump to an origin, open events, crawl, help |
+| `n` | crawl new origins (typed as hosts or https URLs) |
+| `e` | the newest changes across the catalogue |
+| `?` | this help |
+| `q` | quit |
+
+## Catalogue
+
+| key | does |
+| --- | --- |
+| `/` | search names, one-liners, descriptions and tags as you type |
+| `escape` | back from the search box to the table |
+| `enter` | open the listing under the cursor |
+| `s` / `S` | sort by the next column / reverse the order (or click a header) |
+| `x` | clear the search and every filter |
+| `ctrl+home` / `ctrl+end` | first / last listing |
+
+## Listing
+
+| key | does |
+| --- | --- |
+| `1`…`7` | Overview, Findings, Checks, Tools, Install, History, Raw |
+| `v` | re-verify now (checks every claim; the screen reloads when done) |
+| `r` | re-crawl now |
+| `y` | copy the chosen host's install plan to the clipboard |
+| `f` | send feedback to the app's developer (only when you confirm) |
+| `escape` | back |
+
+Crawls and verifications run in the background: the line above the footer shows their
+progress, and the screens reload when they finish.
+"""
+
+
+class HelpScreen(ModalScreen):
+    """Keys and what they do."""
+
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="dialog", classes="dialog wide"):
+            yield Markdown(HELP)
