@@ -35,6 +35,9 @@ SORTS = {
     "last_crawled_at": "listings.last_crawled_at {dir}",
     "last_changed_at": "listings.last_changed_at {dir}",
     "checks_failed": "listings.checks_failed {dir}",
+    "checks_passed": "listings.checks_passed {dir}",
+    "categories": "listings.categories {dir}",
+    "has_mcp": "listings.has_mcp {dir}",
     "error_count": "listings.error_count {dir}",
     "relevance": "listings_fts.rank {dir}",
 }
