@@ -151,7 +151,7 @@ def _refuse_unless_demo(path: Path) -> None:
     """Raise unless ``path`` is empty or a catalogue of sample-web origins only."""
     if path.stat().st_size == 0:
         return
-    from agentdex.db import known_origins, open_db
+    from agentdex.db import open_db
     from agentdex.errors import DatabaseError
 
     try:
@@ -160,7 +160,8 @@ def _refuse_unless_demo(path: Path) -> None:
         raise DemoError(f"{path} exists and is not an agentdex catalogue; the demo never overwrites "
                         "other files. Choose another --db or leave it out.", 2) from None
     try:
-        foreign = sorted(set(known_origins(catalogue)) - sample_hosts())
+        every_origin = {row[0] for row in catalogue.execute("SELECT origin FROM listings")}
+        foreign = sorted(every_origin - sample_hosts())
     finally:
         catalogue.conn.close()
     if foreign:
