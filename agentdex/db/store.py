@@ -236,6 +236,11 @@ def _save_unchanged(db: Database, crawl: OriginCrawl, crawl_id: int | None, old:
         f"{reset_detail} WHERE origin = ?",
         [status, at, crawl_id, status, at, crawl.origin])
     _insert_snapshots(db, crawl.origin, crawl.fetches, crawl_id, at, keep_bodies=False)
+    if status == old["status"] and crawl.checks is None and crawl.mcp_tools is None:
+        # Nothing changes.diff compares has moved (same status, listing, guide, tools and
+        # checks), so there is no event and no count to refresh: the common recrawl case
+        # skips re-reading the state it just read.
+        return []
     _save_probes(db, crawl.origin, crawl.checks, crawl.mcp_tools, at)
     return _record_changes(db, crawl.origin, old, status, crawl_id, at)
 
@@ -379,9 +384,9 @@ def _save_documents(db: Database, crawl: OriginCrawl, at: str) -> None:
         if fetch.body is not None:
             fetched.setdefault(_sha256(fetch.body), fetch)
     for kind, sha in crawl.documents.items():
-        if db.execute("SELECT 1 FROM blobs WHERE sha256 = ?", [sha]).fetchone() is None:
+        fetch = fetched.get(sha)  # a body of this crawl: stored by _insert_snapshots just before
+        if fetch is None and db.execute("SELECT 1 FROM blobs WHERE sha256 = ?", [sha]).fetchone() is None:
             continue  # a hash with no stored body cannot be a document; keep what we had
-        fetch = fetched.get(sha)
         url = fetch.url if fetch else _stored_document_url(db, crawl.origin, kind)
         db.execute(
             "INSERT INTO documents (origin, kind, url, sha256, fetched_at) VALUES (?, ?, ?, ?, ?) "

@@ -1,0 +1,489 @@
+"""Crawl benchmark: agentdex against a synthetic web served by nginx over TLS, beside a
+minimal httpx fetcher and a Scrapy spider fetching exactly the same URLs.
+
+Run from the repository root:
+
+    .venv/bin/python benchmarks/bench_crawl.py [--n 1000 10000] [--concurrency 32]
+        [--repeat R] [--skip-httpx] [--skip-scrapy] [--scrapy-no-verify-tls] [--nginx-workers 1]
+        [--profile] [--json FILE]
+
+Needs nginx (``apt-get install nginx-light``) and, unless ``--skip-scrapy``, Scrapy in the
+virtualenv (``.venv/bin/pip install scrapy``); both are benchmark-only tools, not agentdex
+dependencies. Everything it writes goes under ``benchmarks/out/`` (gitignored): the
+synthetic tree of each N (``write_synthetic_tree``, reused by later runs), a trustme CA with
+a ``*.synthetic.test`` certificate, the nginx prefix (configuration from
+``benchmarks/crawl/nginx.conf.template``, logs, pid) and each run's database and URL list.
+
+For each N, with one nginx (``nginx -p PREFIX -c CONF``, listening on a free port of
+127.0.0.1, stopped at the end) serving the tree:
+
+1. agentdex crawls the N origins (``benchmarks/crawl/agentdex_crawl.py``: the Python API's
+   ``crawl()`` with verification off, ``--connect-to '*.synthetic.test:127.0.0.1:PORT'``
+   and ``--ca-bundle`` semantics) into a fresh database;
+2. the URLs it fetched (its ``snapshots`` rows, plus each origin's robots.txt, which the
+   fetch policy requests before the first document robots.txt governs) become the URL list;
+3. the minimal httpx fetcher (``benchmarks/crawl/httpx_fetch.py``) fetches that list;
+4. the Scrapy spider (``benchmarks/crawl/scrapy_fetch.py``) fetches that list;
+5. agentdex crawls the unchanged web again into the same database (the recrawl).
+
+Every crawler runs in its own process with the same concurrency (``--concurrency``
+requests in flight, at most 2 per host). Figures (see docs/benchmarks.md for more):
+
+- wall: the crawl phase, timed inside the child (interpreter start-up and imports excluded);
+- CPU ms/req: the crawl phase's CPU time (``time.process_time``: user + system, all
+  threads) divided by the requests sent; "proc" is the whole child process
+  (``os.wait4`` rusage: user + system, start-up included);
+- peak MB: the child's peak resident set (``ru_maxrss``);
+- requests: what the crawler says it sent; nginx's own request and connection counters
+  (``stub_status``) are printed beside it as a check;
+- recrawl: its wall time over the first crawl's, and the bytes the ``blobs`` table grew by
+  (``sum(size_bytes)``; target 0) beside the growth of the database file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "benchmarks" / "out"
+HELPERS = ROOT / "benchmarks" / "crawl"
+DOMAIN = "synthetic.test"
+EXEMPT = {"/.well-known/agent-app.json", "/.well-known/anchor.json", "/robots.txt"}
+sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+
+from agentdex.sampleweb.synthetic import write_synthetic_tree  # noqa: E402
+
+INSTALL_HELP = {
+    "nginx": "nginx is missing: install it with `apt-get install -y nginx-light` (or nginx).",
+    "scrapy": "Scrapy is missing: `.venv/bin/pip install scrapy` (benchmark only), or pass --skip-scrapy.",
+    "trustme": "trustme is missing: `.venv/bin/pip install -e '.[test]'`.",
+}
+
+
+# --- tools, tree, certificates ------------------------------------------------------------
+
+def missing_tools(with_scrapy: bool) -> list[str]:
+    """Install hints for every tool the benchmark needs and cannot find."""
+    missing = [] if shutil.which("nginx") or Path("/usr/sbin/nginx").exists() else ["nginx"]
+    if with_scrapy and importlib.util.find_spec("scrapy") is None:
+        missing.append("scrapy")
+    if importlib.util.find_spec("trustme") is None:
+        missing.append("trustme")
+    return [INSTALL_HELP[name] for name in missing]
+
+
+def nginx_binary() -> str:
+    """The nginx executable (Debian puts it in /usr/sbin, not always on PATH)."""
+    return shutil.which("nginx") or "/usr/sbin/nginx"
+
+
+def ensure_tree(n: int) -> Path:
+    """The synthetic tree of ``n`` origins, written once and reused (a marker says complete)."""
+    tree = OUT / f"tree-{n}"
+    marker = tree / ".complete"
+    if marker.exists():
+        return tree
+    shutil.rmtree(tree, ignore_errors=True)
+    started = time.perf_counter()
+    print(f"writing the synthetic tree of {n:,} origins to {tree.relative_to(ROOT)} …", flush=True)
+    write_synthetic_tree(tree, n, DOMAIN)
+    marker.write_text("", encoding="utf-8")
+    print(f"  done in {time.perf_counter() - started:.0f} s", flush=True)
+    return tree
+
+
+def ensure_certs() -> tuple[Path, Path, Path]:
+    """(CA PEM, certificate chain PEM, key PEM) for ``*.synthetic.test``, made once."""
+    folder = OUT / "certs"
+    ca_pem, cert_pem, key_pem = folder / "ca.pem", folder / "server.pem", folder / "server.key"
+    if not all(p.exists() for p in (ca_pem, cert_pem, key_pem)):
+        import trustme
+
+        folder.mkdir(parents=True, exist_ok=True)
+        ca = trustme.CA(organization_name="agentdex crawl benchmark")
+        cert = ca.issue_cert(f"*.{DOMAIN}", DOMAIN)
+        ca.cert_pem.write_to_path(str(ca_pem))
+        cert.cert_chain_pems[0].write_to_path(str(cert_pem))
+        for extra in cert.cert_chain_pems[1:]:
+            extra.write_to_path(str(cert_pem), append=True)
+        cert.private_key_pem.write_to_path(str(key_pem))
+    return ca_pem, cert_pem, key_pem
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# --- nginx ----------------------------------------------------------------------------------
+
+class Nginx:
+    """nginx serving one tree from its own prefix (no system configuration touched)."""
+
+    def __init__(self, tree: Path, certs: tuple[Path, Path, Path], workers: int) -> None:
+        self.prefix = OUT / f"nginx-{tree.name}"
+        self.port, self.status_port = free_port(), free_port()
+        self.tree, self.certs, self.workers = tree, certs, workers
+        self.process: subprocess.Popen | None = None
+
+    def write_config(self) -> Path:
+        """Fill the template into ``PREFIX/nginx.conf``."""
+        for sub in ("tmp", "logs"):
+            (self.prefix / sub).mkdir(parents=True, exist_ok=True)
+        values = {"prefix": self.prefix, "tree": self.tree.resolve(), "port": self.port,
+                  "status_port": self.status_port, "cert": self.certs[1], "key": self.certs[2],
+                  "workers": self.workers, "domain": DOMAIN}
+        text = (HELPERS / "nginx.conf.template").read_text("utf-8")
+        for name, value in values.items():
+            text = text.replace("{{" + name + "}}", str(value))
+        conf = self.prefix / "nginx.conf"
+        conf.write_text(text, encoding="utf-8")
+        return conf
+
+    def __enter__(self) -> Nginx:
+        conf = self.write_config()
+        cmd = [nginx_binary(), "-p", str(self.prefix), "-c", str(conf), "-e", str(self.prefix / "error.log")]
+        self.process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise SystemExit(f"nginx did not start: {self.process.stderr.read().decode(errors='replace')}")
+            try:
+                self.counters()
+                return self
+            except OSError:
+                time.sleep(0.05)
+        self.__exit__()
+        raise SystemExit("nginx did not answer within 10 s")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()  # SIGTERM: fast shutdown of master and workers
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def counters(self) -> dict[str, int]:
+        """nginx's accepted connections and handled requests so far (the status request excluded)."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.status_port}/status", timeout=5) as answer:
+            lines = answer.read().decode().splitlines()
+        accepts, _handled, requests = (int(x) for x in lines[2].split())
+        return {"connections": accepts, "requests": requests - 1}
+
+
+# --- running one crawler ----------------------------------------------------------------------
+
+@dataclass
+class Run:
+    """What one crawler process did and cost."""
+
+    name: str
+    wall: float  # crawl phase, seconds
+    cpu: float  # crawl phase, seconds (user + system)
+    process_wall: float
+    process_cpu: float  # whole process (os.wait4 rusage)
+    peak_mb: float
+    requests: int
+    served: dict[str, int] = field(default_factory=dict)  # nginx's counters over the run
+    result: dict = field(default_factory=dict)
+
+    def per_request_ms(self, cpu: float) -> float:
+        """CPU milliseconds per request."""
+        return 1000 * cpu / max(1, self.requests)
+
+
+def run_child(name: str, cmd: list[str], result: Path, nginx: Nginx, log: Path) -> Run:
+    """Run ``cmd`` in its own process; its measured figures (exits on failure)."""
+    result.unlink(missing_ok=True)
+    before = nginx.counters()
+    started = time.perf_counter()
+    with log.open("w") as out:
+        process = subprocess.Popen([*cmd, "--result", str(result)], stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        except BaseException:  # interrupted: the child goes too
+            process.terminate()
+            process.wait()
+            raise
+    process.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - started
+    if process.returncode != 0 or not result.exists():
+        tail = log.read_text(errors="replace")[-3000:]
+        raise SystemExit(f"{name} failed (exit {process.returncode}); log {log}:\n{tail}")
+    after = nginx.counters()
+    data = json.loads(result.read_text("utf-8"))
+    data["load_average"] = os.getloadavg()[0]
+    return Run(name, data["wall"], data["cpu"], wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
+               data["requests"], {k: after[k] - before[k] for k in after}, data)
+
+
+def python() -> str:
+    """The interpreter running this script (the project's virtualenv)."""
+    return sys.executable
+
+
+# --- the database -----------------------------------------------------------------------------
+
+def blob_bytes(db: Path) -> int:
+    """``sum(size_bytes)`` of the blobs table: the body bytes stored."""
+    with sqlite3.connect(db) as conn:
+        return int(conn.execute("SELECT coalesce(sum(size_bytes), 0) FROM blobs").fetchone()[0])
+
+
+def file_bytes(db: Path) -> int:
+    """The database's size on disk after a full checkpoint (the WAL folded in and emptied),
+    so the figure counts pages written, not a write-ahead log waiting to be reused."""
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return sum(p.stat().st_size for p in (db, Path(f"{db}-wal")) if p.exists())
+
+
+def crawl_urls(db: Path, crawl_id: int) -> list[str]:
+    """Every URL one agentdex crawl requested, in its order, robots.txt included.
+
+    Snapshots hold the documents; robots.txt is fetched by the fetch policy once per origin
+    before the first URL it governs, so it is put there.
+    """
+    with sqlite3.connect(db) as conn:
+        rows = [r[0] for r in conn.execute("SELECT url FROM snapshots WHERE crawl_id = ? ORDER BY origin, id",
+                                           [crawl_id])]
+    urls, robots_done = [], set()
+    for url in rows:
+        parts = urlsplit(url)
+        if parts.path not in EXEMPT and parts.netloc not in robots_done:
+            robots_done.add(parts.netloc)
+            robots = f"https://{parts.netloc}/robots.txt"
+            if robots not in rows:
+                urls.append(robots)
+        urls.append(url)
+    return urls
+
+
+def snapshot_statuses(db: Path, crawl_id: int) -> dict[str, int]:
+    """Status codes of one crawl's snapshots (304s under ``304``)."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT CASE WHEN not_modified THEN 304 ELSE status_code END, count(*) "
+                            "FROM snapshots WHERE crawl_id = ? GROUP BY 1", [crawl_id]).fetchall()
+    return {str(status): count for status, count in rows}
+
+
+# --- one N -------------------------------------------------------------------------------------
+
+def bench(n: int, args: argparse.Namespace, certs: tuple[Path, Path, Path]) -> dict:
+    """Every run for ``n`` origins (``--repeat`` rounds, the fastest run of each crawler
+    kept); the figures as plain data."""
+    tree = ensure_tree(n)
+    work = OUT / f"run-{n}"
+    work.mkdir(parents=True, exist_ok=True)
+    with Nginx(tree, certs, args.nginx_workers) as nginx:
+        rounds = [one_round(n, args, tree, work, nginx, certs[0], r) for r in range(args.repeat)]
+    best = {name: min((rnd["runs"][name] for rnd in rounds), key=lambda run: run.wall) for name in rounds[0]["runs"]}
+    last = rounds[-1]
+    return {
+        "n": n, "urls": last["urls"], "repeat": args.repeat, "runs": [asdict(r) for r in best.values()],
+        "all_runs": [[asdict(r) for r in rnd["runs"].values()] for rnd in rounds],
+        "statuses": last["statuses"],
+        "recrawl": {**last["recrawl"], "time_ratio": best["agentdex recrawl"].wall / best["agentdex"].wall,
+                    "blob_bytes_added": max(rnd["recrawl"]["blob_bytes_added"] for rnd in rounds)},
+    }
+
+
+def one_round(n: int, args: argparse.Namespace, tree: Path, work: Path, nginx: Nginx, ca: Path,
+              number: int) -> dict:
+    """agentdex into a fresh database, the fetchers on its URL list, the agentdex recrawl."""
+    db = work / "agentdex.db"
+    for path in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
+        path.unlink(missing_ok=True)
+    label = f"[N={n:,}{f', round {number + 1}/{args.repeat}' if args.repeat > 1 else ''}]"
+    common = ["--port", str(nginx.port), "--ca", str(ca), "--concurrency", str(args.concurrency)]
+    agentdex_cmd = [python(), str(HELPERS / "agentdex_crawl.py"), "--db", str(db),
+                    "--seeds", str(tree / "seeds.txt"), *common]
+    print(f"{label} agentdex crawl …", flush=True)
+    first = run_child("agentdex", agentdex_cmd + _profile_args(args, work, "first"),
+                      work / "agentdex-first.json", nginx, work / "agentdex-first.log")
+    blobs_first, size_first = blob_bytes(db), file_bytes(db)
+    urls = crawl_urls(db, first.result["crawl_id"])
+    (work / "urls.txt").write_text("".join(u + "\n" for u in urls), encoding="utf-8")
+    runs = {"agentdex": first}
+    fetch_args = ["--urls", str(work / "urls.txt"), *common, "--per-host", "2"]
+    if not args.skip_httpx:
+        print(f"{label} minimal httpx fetcher ({len(urls):,} URLs) …", flush=True)
+        runs["httpx (minimal)"] = run_child("httpx (minimal)", [python(), str(HELPERS / "httpx_fetch.py"),
+                                                                *fetch_args], work / "httpx.json", nginx,
+                                            work / "httpx.log")
+    if not args.skip_scrapy:
+        print(f"{label} Scrapy spider …", flush=True)
+        extra = ["--no-verify-tls"] if args.scrapy_no_verify_tls else []
+        runs["Scrapy"] = run_child("Scrapy", [python(), str(HELPERS / "scrapy_fetch.py"), *fetch_args, *extra],
+                                   work / "scrapy.json", nginx, work / "scrapy.log")
+    print(f"{label} agentdex recrawl (unchanged web) …", flush=True)
+    again = runs["agentdex recrawl"] = run_child("agentdex recrawl", agentdex_cmd + _profile_args(args, work, "recrawl"),
+                                                 work / "agentdex-recrawl.json", nginx, work / "agentdex-recrawl.log")
+    return {
+        "urls": len(urls), "runs": runs,
+        "statuses": {"agentdex": snapshot_statuses(db, first.result["crawl_id"]),
+                     "agentdex recrawl": snapshot_statuses(db, again.result["crawl_id"]),
+                     **{name: r.result.get("statuses", {}) for name, r in runs.items() if not name.startswith("agentdex")}},
+        "recrawl": {"blob_bytes_added": blob_bytes(db) - blobs_first, "db_bytes_added": file_bytes(db) - size_first,
+                    "blob_bytes_first": blobs_first, "db_bytes_first": size_first},
+    }
+
+
+def _profile_args(args: argparse.Namespace, work: Path, label: str) -> list[str]:
+    return ["--profile", str(work / f"agentdex-{label}.prof")] if args.profile else []
+
+
+# --- reporting ---------------------------------------------------------------------------------
+
+COLUMNS = ("crawler", "wall s", "origins/s", "req/s", "CPU ms/req", "proc CPU ms/req", "peak MB",
+           "requests", "nginx req", "conns")
+
+
+def table_rows(report: dict) -> list[tuple[str, ...]]:
+    """One row per run of one N."""
+    rows = []
+    for data in report["runs"]:
+        run = Run(**data)
+        rows.append((run.name, f"{run.wall:.1f}", f"{report['n'] / run.wall:.0f}", f"{run.requests / run.wall:.0f}",
+                     f"{run.per_request_ms(run.cpu):.2f}", f"{run.per_request_ms(run.process_cpu):.2f}",
+                     f"{run.peak_mb:.0f}", f"{run.requests:,}", f"{run.served.get('requests', 0):,}",
+                     f"{run.served.get('connections', 0):,}"))
+    return rows
+
+
+def ratios(report: dict) -> dict[str, float]:
+    """agentdex against the others, and the recrawl."""
+    runs = {r["name"]: Run(**r) for r in report["runs"]}
+    agentdex, out = runs["agentdex"], {}
+    if "httpx (minimal)" in runs:
+        floor = runs["httpx (minimal)"]
+        out["agentdex CPU/req ÷ minimal httpx CPU/req (target ≤ 1.25)"] = \
+            agentdex.per_request_ms(agentdex.cpu) / floor.per_request_ms(floor.cpu)
+    if "Scrapy" in runs:
+        scrapy = runs["Scrapy"]
+        out["agentdex req/s ÷ Scrapy req/s (target ≥ 1, stretch 1.5)"] = \
+            (agentdex.requests / agentdex.wall) / (scrapy.requests / scrapy.wall)
+        out["agentdex CPU/req ÷ Scrapy CPU/req"] = agentdex.per_request_ms(agentdex.cpu) / scrapy.per_request_ms(scrapy.cpu)
+    out["recrawl time ÷ first crawl time (target ≤ 0.5)"] = report["recrawl"]["time_ratio"]
+    return out
+
+
+def markdown_table(reports: list[dict]) -> str:
+    """The table of every N, as Markdown."""
+    lines = ["| N | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
+    for report in reports:
+        for row in table_rows(report):
+            lines.append(f"| {report['n']:,} | " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def print_report(report: dict) -> None:
+    """The table, ratios and recrawl figures of one N."""
+    rows = [COLUMNS, *table_rows(report)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(COLUMNS))]
+    rounds = f", fastest of {report['repeat']} rounds" if report.get("repeat", 1) > 1 else ""
+    print(f"\nN = {report['n']:,} origins, {report['urls']:,} URLs per crawl{rounds}")
+    for row in rows:
+        print("  " + "  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))))
+    for name, value in ratios(report).items():
+        print(f"  {name}: {value:.2f}")
+    rec = report["recrawl"]
+    print(f"  recrawl: blob bytes added {rec['blob_bytes_added']:,} (first crawl stored {rec['blob_bytes_first']:,}); "
+          f"database file grew {rec['db_bytes_added']:,} bytes (first crawl: {rec['db_bytes_first']:,})")
+    print("  statuses: " + "; ".join(f"{k}: {v}" for k, v in report["statuses"].items()))
+
+
+def machine() -> dict[str, str]:
+    """What the figures ran on."""
+    model = next((line.split(":", 1)[1].strip() for line in _read("/proc/cpuinfo").splitlines()
+                  if line.startswith("model name")), platform.processor() or "unknown")
+    mem_kb = next((int(line.split()[1]) for line in _read("/proc/meminfo").splitlines()
+                   if line.startswith("MemTotal")), 0)
+    nginx = subprocess.run([nginx_binary(), "-v"], capture_output=True, text=True).stderr.strip()
+    return {"cpus": str(os.cpu_count()), "cpu_model": model, "memory_gb": f"{mem_kb / 1024 / 1024:.1f}",
+            "python": platform.python_version(), "os": platform.platform(), "nginx": nginx,
+            "versions": _versions()}
+
+
+def _versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for name in ("agentdex", "httpx", "httpcore", "anyio", "sqlite-utils", "scrapy", "twisted"):
+        try:
+            found.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            pass
+    return ", ".join(found) + f", SQLite {sqlite3.sqlite_version}"
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError:
+        return ""
+
+
+# --- main --------------------------------------------------------------------------------------
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (see the module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, nargs="+", default=[1000, 10000], help="origin counts to run")
+    parser.add_argument("--concurrency", type=int, default=32, help="requests in flight (each crawler)")
+    parser.add_argument("--repeat", type=int, default=1, help="rounds; the fastest run of each crawler is kept")
+    parser.add_argument("--nginx-workers", type=int, default=1, help="nginx worker processes")
+    parser.add_argument("--skip-scrapy", action="store_true", help="run without the Scrapy spider")
+    parser.add_argument("--skip-httpx", action="store_true", help="run without the minimal httpx fetcher")
+    parser.add_argument("--scrapy-no-verify-tls", action="store_true",
+                        help="Scrapy's default: no certificate verification (agentdex and httpx always verify)")
+    parser.add_argument("--profile", action="store_true", help="cProfile agentdex's crawls (slows them down)")
+    parser.add_argument("--json", type=Path, help="also write every figure as JSON here")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every N, print the tables."""
+    args = parse_args(argv)
+    # A SIGTERM unwinds like Ctrl-C, so nginx is stopped on the way out.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    problems = missing_tools(not args.skip_scrapy)
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        return 2
+    OUT.mkdir(parents=True, exist_ok=True)
+    certs = ensure_certs()
+    reports = []
+    for n in args.n:
+        reports.append(bench(n, args, certs))
+        print_report(reports[-1])
+    print("\n" + markdown_table(reports))
+    if args.json:
+        command = "python benchmarks/bench_crawl.py " + " ".join(sys.argv[1:] if argv is None else argv)
+        args.json.write_text(json.dumps({"command": command, "machine": machine(), "reports": reports,
+                                         "ratios": {r["n"]: ratios(r) for r in reports}}, indent=2),
+                             encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""One agentdex crawl, run in its own process by ``benchmarks/bench_crawl.py``.
+
+    python benchmarks/crawl/agentdex_crawl.py --db DB --seeds SEEDS --port PORT --ca CA.pem \
+        --concurrency 32 --result OUT.json [--profile OUT.prof]
+
+It crawls every origin of the seeds file through agentdex's Python API (the same
+``crawl()`` the CLI calls), with ``--no-verify`` semantics (verification is a separate
+cost), every ``*.synthetic.test`` connection sent to ``127.0.0.1:PORT`` while TLS still
+verifies the real host name against the benchmark's CA. It writes a JSON result: the
+crawl phase's wall and CPU time (``time.process_time``: user + system, every thread) and
+agentdex's own counts. Interpreter start-up and imports are outside the crawl phase; the
+parent measures the whole process too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+
+from agentdex.crawler.crawl import NetworkOptions, crawl  # noqa: E402
+from agentdex.crawler.origins import read_seeds  # noqa: E402
+from agentdex.db import open_db  # noqa: E402
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (see the module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", type=Path, required=True)
+    parser.add_argument("--seeds", type=Path, required=True)
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--ca", type=Path, required=True)
+    parser.add_argument("--domain", default="synthetic.test")
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--result", type=Path, required=True)
+    parser.add_argument("--profile", type=Path, help="write a cProfile of the crawl phase here")
+    return parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> dict:
+    """Crawl once; the measured figures and agentdex's summary."""
+    origins = read_seeds(args.seeds)
+    db = open_db(args.db)
+    net = NetworkOptions(connect_to=[(f"*.{args.domain}", "127.0.0.1", args.port)], ca_bundle=args.ca,
+                         concurrency=args.concurrency)
+    profiler = _profiler(args.profile)
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    summary = asyncio.run(crawl(db, origins, net, verify=False))
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(str(args.profile))
+    db.conn.close()
+    return {"wall": wall, "cpu": cpu, "requests": summary.requests, "errors": summary.errors,
+            "origins": summary.origins, "crawl_id": summary.crawl_id, "summary": summary.to_dict()}
+
+
+def _profiler(path: Path | None):
+    if path is None:
+        return None
+    import cProfile
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    return profiler
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: crawl, write the result file."""
+    args = parse_args(argv)
+    result = run(args)
+    args.result.write_text(json.dumps(result, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
