@@ -56,6 +56,10 @@ def result(screen) -> str:
 async def write_and_review(pilot, screen, text: str) -> None:
     screen.query_one("#message", TextArea).text = text
     await pilot.pause()  # the edit is handled before the click, as when a person types
+    # A button ignores clicks while it still shows the previous press (Textual's 0.2 s
+    # active effect); a person's next click comes later than that, so wait for it too.
+    button = screen.query_one("#review-button", Button)
+    await wait_for(pilot, lambda: not button.has_class("-active"))
     await pilot.click("#review-button")
     await settle(pilot)
 
