@@ -201,3 +201,9 @@ class OriginCrawl:
     checks: list[Check] | None = None  # None: not verified this run, keep what is stored
     mcp_tools: list[Tool] | None = None  # None: not probed this run, keep what is stored
     unchanged: bool = False  # every document answered 304: nothing to parse or write
+    # What lets the next crawl skip the parse when the same manifest bytes answer 304: the
+    # sha256 of each manifest body found ({format: sha256}) and the documents the primary
+    # listing declares ({kind: url}); None when no listing was parsed.
+    manifests_sha256: dict[str, str] | None = None
+    declared_documents: dict[str, str] | None = None
+    robots: FetchRecord | None = None  # robots.txt as this crawl fetched it (None: not fetched, or reused)

@@ -69,7 +69,7 @@ CREATE TABLE listings (
     last_crawled_at TEXT,
     last_changed_at TEXT,
     last_crawl_id INTEGER REFERENCES crawls(id)
-, checks_passed INTEGER NOT NULL DEFAULT 0, checks_failed INTEGER NOT NULL DEFAULT 0, mcp_tools_checked_at TEXT);
+, checks_passed INTEGER NOT NULL DEFAULT 0, checks_failed INTEGER NOT NULL DEFAULT 0, mcp_tools_checked_at TEXT, manifests_sha256 TEXT, declared_documents TEXT);
 CREATE INDEX listings_status ON listings(status);
 CREATE INDEX listings_format ON listings(format);
 CREATE INDEX listings_name ON listings(name IS NULL, name COLLATE NOCASE, origin);
@@ -257,3 +257,11 @@ SELECT c.origin, v.key AS tool_id, json_extract(v.value, '$.url') AS variant_url
 FROM checks c, json_each(c.data) v,
   json_each(CASE v.type WHEN 'object' THEN v.value ELSE '{}' END, '$.write_tools') w
 WHERE c.name = 'anchor.read_only_variant' AND w.type = 'text';
+CREATE TABLE robots_txt (
+    origin TEXT PRIMARY KEY,                     -- host[:port], as listings.origin
+    url TEXT NOT NULL,
+    status_code INTEGER,
+    body TEXT,                                   -- the rules, UTF-8 (at most 64 KB)
+    cache_control TEXT,
+    fetched_at TEXT NOT NULL
+);

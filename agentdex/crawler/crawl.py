@@ -20,8 +20,10 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 from agentdex import db as catalogue
-from agentdex.crawler.discovery import OriginDiscovery, Previous
+from agentdex.crawler.discovery import Before, OriginDiscovery, Previous
 from agentdex.crawler.fetch import Fetcher
+from agentdex.crawler.origins import origin_url
+from agentdex.crawler.robots import definite, reusable
 from agentdex.errors import InputError
 from agentdex.models import OriginCrawl
 
@@ -152,7 +154,10 @@ def _count(summary: CrawlSummary, state: Progress, result: OriginCrawl, events: 
 async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None) -> OriginCrawl:
     """Discover (and, with a verifier, verify) one origin; nothing is written here."""
     previous = {url: Previous(**p) for url, p in catalogue.previous_fetches(db, origin).items()}
-    discovery = OriginDiscovery(origin, fetcher.fetch, previous, lambda sha: catalogue.get_blob(db, sha))
+    source = catalogue.listing_source(db, origin)
+    before = Before(*source) if source is not None else None
+    discovery = OriginDiscovery(origin, fetcher.fetch, previous, lambda sha: catalogue.get_blob(db, sha), before)
+    _reuse_robots(db, origin, fetcher)
     result = await discovery.run()
     if verifier is not None:
         # Re-checked on every crawl, unchanged or not, so a proof that disappears is seen.
@@ -161,7 +166,23 @@ async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None) -> Orig
             listing = _stored_listing(db, origin)
         if listing is not None or result.primary is not None:
             await verifier(result, listing)
+    result.robots = _fetched_robots(origin, fetcher)
     return result
+
+
+def _reuse_robots(db, origin: str, fetcher: Fetcher) -> None:
+    """Use the robots.txt an earlier crawl fetched while RFC 9309 allows (24 hours at most)."""
+    stored = catalogue.stored_robots(db, origin)
+    if stored is not None and reusable(stored):
+        fetcher.robots.seed(stored)
+
+
+def _fetched_robots(origin: str, fetcher: Fetcher):
+    """The origin's robots.txt when this crawl fetched it and its answer is worth keeping."""
+    entry = fetcher.robots.entry(origin_url(origin, ""))
+    if entry is None or entry.reused or not definite(entry.record):
+        return None
+    return entry.record
 
 
 def _stored_listing(db, origin: str):

@@ -28,6 +28,12 @@ a definite answer (404, a refused redirect, a redirect loop).
 
 When every answer is a 304 (or the same non-2xx status as last time) the origin is
 ``unchanged``: nothing is parsed, validated or written but the crawl time.
+
+A 304 means no parse and no validation: when every manifest answer repeats the last
+crawl's and the manifest bytes are the ones the stored listing was parsed from
+(:class:`Before`), the documents that listing declares are known without parsing, and only
+they are revalidated. A stored body is read from the database only when something did
+change and the manifests must be parsed after all.
 """
 
 from __future__ import annotations
@@ -74,6 +80,15 @@ class Previous:
     status: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Before:
+    """What the stored listing was parsed from (``{format: sha256}`` of the manifests) and
+    the documents it declares (``{kind: url}``)."""
+
+    manifests_sha256: dict[str, str]
+    declared: dict[str, str]
+
+
 Fetch = Callable[..., Awaitable[FetchRecord]]
 LoadBlob = Callable[[str], "bytes | None"]
 
@@ -81,14 +96,17 @@ LoadBlob = Callable[[str], "bytes | None"]
 class OriginDiscovery:
     """Discovers one origin with a fetch function; see the module docstring for the order."""
 
-    def __init__(self, origin: str, fetch: Fetch, previous: dict[str, Previous], load_blob: LoadBlob) -> None:
+    def __init__(self, origin: str, fetch: Fetch, previous: dict[str, Previous], load_blob: LoadBlob,
+                 before: Before | None = None) -> None:
         self.origin = origin
         self._fetch = fetch
         self.previous = previous
         self.load_blob = load_blob
+        self.before = before
         self.records: list[FetchRecord] = []
         self.bodies: dict[str, bytes] = {}  # kind -> body (fresh or, after a 304, the stored one)
-        self.documents: dict[str, str] = {}
+        self.documents: dict[str, str] = {}  # kind -> sha256
+        self._stored: dict[str, str] = {}  # kind -> sha256 of the stored body a 304 stands for, not read yet
 
     async def get(self, kind: str, url: str, *, same_origin: bool = False, robots: bool = True) -> FetchRecord:
         """Fetch ``url`` as document ``kind`` (conditionally when it was seen before)."""
@@ -97,18 +115,25 @@ class OriginDiscovery:
                                    same_origin=same_origin, etag=prev.etag,
                                    last_modified=prev.last_modified, honour_robots=robots)
         self.records.append(record)
-        body = self._body_of(record, prev)
-        if body is not None:
-            self.bodies[kind] = body
-            self.documents[kind] = record.sha256 or prev.sha256 or ""
+        if record.not_modified and prev.sha256:
+            self._stored[kind] = self.documents[kind] = prev.sha256
+        elif record.body is not None and record.status is not None and 200 <= record.status < 300:
+            self.bodies[kind] = record.body
+            self.documents[kind] = record.sha256 or ""
         return record
 
-    def _body_of(self, record: FetchRecord, prev: Previous) -> bytes | None:
-        if record.not_modified and prev.sha256:
-            return self.load_blob(prev.sha256)
-        if record.body is not None and record.status is not None and 200 <= record.status < 300:
-            return record.body
-        return None
+    def _has(self, kind: str) -> bool:
+        return kind in self.bodies or kind in self._stored
+
+    def _load_stored(self) -> None:
+        """Read the stored bodies the 304 answers stand for (only when they must be parsed)."""
+        for kind, sha in self._stored.items():
+            body = self.load_blob(sha)
+            if body is None:  # a body the database lost cannot stand for anything
+                self.documents.pop(kind, None)
+            else:
+                self.bodies[kind] = body
+        self._stored.clear()
 
     def unchanged(self) -> bool:
         """Every answer repeats the last crawl's (a 304, or the same non-2xx status)."""
@@ -126,7 +151,14 @@ class OriginDiscovery:
 
     async def run(self) -> OriginCrawl:
         """Discover the origin: manifests, bootstrap files, declared documents."""
-        results = await self._manifests()
+        await self._fetch_manifests()
+        declared = self._declared_before()
+        if declared is not None:
+            await self._fetch_declared(declared)
+            if self.unchanged():
+                return self._unchanged()
+        self._load_stored()
+        results = self._parse_manifests()
         # No bootstrap when a manifest could not be read at all: whether it exists is
         # unknown, and an inferred listing must never stand in for a manifest that timed out.
         if not results and not any(transient(r) for r in self.records if r.kind in MANIFEST_PATHS):
@@ -134,23 +166,46 @@ class OriginDiscovery:
             if inferred is not None:
                 results["inferred"] = inferred
         primary = choose_primary(results)
-        if primary is not None and primary.listing is not None:
-            await self._declared(primary.listing)
+        listing = primary.listing if primary is not None else None
+        if listing is not None:
+            await self._fetch_declared(declared_of(listing))
+            self._load_stored()
         if self.unchanged():
-            return OriginCrawl(self.origin, status="listed", fetches=self.records, unchanged=True,
-                               documents=self.documents)
+            return self._unchanged()
         return OriginCrawl(self.origin, status=status_of(primary, self.records),
                            status_detail=detail_of(primary, self.records), primary=primary,
-                           results=results, fetches=self.records, documents=self.documents)
+                           results=results, fetches=self.records, documents=self.documents,
+                           manifests_sha256=self._manifest_shas() if listing is not None else None,
+                           declared_documents=declared_of(listing) if listing is not None else None)
 
-    async def _manifests(self) -> dict[str, ParseResult]:
-        kinds = list(MANIFEST_PATHS)
-        await asyncio.gather(*(self.get(k, origin_url(self.origin, MANIFEST_PATHS[k]),
-                                        same_origin=True, robots=False) for k in kinds))
-        if "anchor" not in self.bodies:
+    def _unchanged(self) -> OriginCrawl:
+        return OriginCrawl(self.origin, status="listed", fetches=self.records, unchanged=True,
+                           documents=self.documents)
+
+    def _declared_before(self) -> dict[str, str] | None:
+        """The documents the stored listing declares, when every manifest answer repeats
+        the last crawl's and the manifest bytes are the ones that listing was parsed from."""
+        before = self.before
+        manifests = [r for r in self.records if r.kind in MANIFEST_PATHS]
+        if before is None or not before.manifests_sha256 or not manifests:
+            return None
+        if not all(self._repeats(r) for r in manifests):
+            return None
+        return before.declared if self._manifest_shas() == before.manifests_sha256 else None
+
+    def _manifest_shas(self) -> dict[str, str]:
+        return {k: self.documents[k] for k in MANIFEST_PATHS if k in self.documents}
+
+    async def _fetch_manifests(self) -> None:
+        await asyncio.gather(*(self.get(k, origin_url(self.origin, path), same_origin=True, robots=False)
+                               for k, path in MANIFEST_PATHS.items()))
+        if not self._has("anchor"):
             link = self._anchor_link()
             if link:
                 await self.get("anchor", link, same_origin=True, robots=False)
+
+    def _parse_manifests(self) -> dict[str, ParseResult]:
+        kinds = list(MANIFEST_PATHS)
         self._flag_content_types()
         self._drop_pages()
         results = {k: formats.get(k).parse(self.bodies[k], origin=self.origin) for k in kinds if k in self.bodies}
@@ -197,6 +252,7 @@ class OriginDiscovery:
     async def _bootstrap(self) -> ParseResult | None:
         await asyncio.gather(*(self.get(k, origin_url(self.origin, p), same_origin=True)
                                for k, p in BOOTSTRAP.items()))
+        self._load_stored()
         # A site that answers every path with its HTML shell publishes none of these files.
         for kind in BOOTSTRAP:
             if is_html_page(self.bodies.get(kind)):
@@ -207,10 +263,14 @@ class OriginDiscovery:
             return None
         return inferred_format.infer(files, origin=self.origin, base_url=origin_url(self.origin, "").rstrip("/"))
 
-    async def _declared(self, listing: Listing) -> None:
-        wanted = {"guide": listing.guide_url, "llms_txt": listing.llms_txt_url, "skill": listing.skill_url}
-        todo = [(k, u) for k, u in wanted.items() if u and k not in self.bodies]
-        await asyncio.gather(*(self.get(k, u) for k, u in todo))
+    async def _fetch_declared(self, declared: dict[str, str]) -> None:
+        await asyncio.gather(*(self.get(k, u) for k, u in declared.items() if not self._has(k)))
+
+
+def declared_of(listing: Listing) -> dict[str, str]:
+    """``{kind: url}`` of the documents a listing declares: its guide, llms.txt and skill."""
+    wanted = {"guide": listing.guide_url, "llms_txt": listing.llms_txt_url, "skill": listing.skill_url}
+    return {kind: url for kind, url in wanted.items() if url}
 
 
 def is_html_page(body: bytes | None) -> bool:

@@ -7,7 +7,9 @@ Public API::
         the crawler's fetch policy (the Fetcher passes its own, with a small byte cap).
     await cache.check(url) -> RobotsVerdict(allowed: bool, origin: str, note: str | None)
     cache.entry(origin) -> RobotsEntry | None   (the robots fetch record and its note)
+    cache.seed(record)   reuse a robots.txt fetched by an earlier crawl (entry.reused is True)
     robots_exempt(url) -> bool   paths robots.txt does not govern for agentdex
+    reusable(record, now=None) -> bool   whether a stored robots.txt may still be used
 
 Choices (documented here because they are policy):
 
@@ -25,12 +27,19 @@ Choices (documented here because they are policy):
   than RFC 9309's longest match; sites that list ``Allow`` lines before the broader
   ``Disallow`` (the common style) read the same either way.
 - Redirects of robots.txt are followed (up to the fetch policy's limit), to any origin.
+- A robots.txt fetched by an earlier crawl is reused for up to 24 hours (RFC 9309, 2.4:
+  a crawler SHOULD NOT use a cached copy for longer), or less when its answer said so
+  (``Cache-Control: max-age``; ``no-store`` or ``no-cache`` mean "fetch it again"). Only
+  definite answers are kept for reuse: rules (2xx) and "no robots.txt" (4xx); a failure
+  is asked again on the next crawl.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
 
@@ -40,6 +49,9 @@ from agentdex.models import FetchRecord
 
 ROBOTS_MAX_BYTES = 64 * 1024
 EXEMPT_PATHS = frozenset({"/.well-known/agent-app.json", "/.well-known/anchor.json", "/robots.txt"})
+REUSE_MAX_SECONDS = 24 * 3600
+_MAX_AGE_RE = re.compile(r"(?:^|,)\s*max-age\s*=\s*\"?(\d+)", re.I)
+_NO_REUSE_RE = re.compile(r"(?:^|,)\s*(?:no-store|no-cache)\b", re.I)
 
 RobotsFetch = Callable[[str], Awaitable[FetchRecord]]
 
@@ -61,6 +73,7 @@ class RobotsEntry:
     parser: RobotFileParser | None
     record: FetchRecord
     note: str | None = None
+    reused: bool = False  # seeded from an earlier crawl rather than fetched by this one
 
 
 def origin_of(url: str) -> str:
@@ -87,6 +100,14 @@ class RobotsCache:
         """The cached entry for an origin (``https://host``), if robots.txt was fetched."""
         return self._entries.get(origin.lower())
 
+    def seed(self, record: FetchRecord) -> None:
+        """Use ``record`` (a robots.txt an earlier crawl fetched, see :func:`reusable`) for
+        its origin instead of fetching robots.txt again."""
+        origin = origin_of(record.url)
+        entry = _entry_from(origin, record)
+        entry.reused = True
+        self._entries[origin] = entry
+
     async def check(self, url: str) -> RobotsVerdict:
         """Whether ``url`` may be fetched; fetches the origin's robots.txt once."""
         origin = origin_of(url)
@@ -107,6 +128,37 @@ class RobotsCache:
                 record = await self._fetch(f"{origin}/robots.txt")
                 self._entries[origin] = _entry_from(origin, record)
             return self._entries[origin]
+
+
+def reusable(record: FetchRecord, now: datetime | None = None) -> bool:
+    """Whether a robots.txt fetched at ``record.fetched_at`` may still be used instead
+    of fetching it again (see the module docstring for the rule)."""
+    if not definite(record):
+        return False
+    try:
+        fetched = datetime.fromisoformat(record.fetched_at)
+    except ValueError:
+        return False
+    if fetched.tzinfo is None:
+        fetched = fetched.replace(tzinfo=UTC)
+    age = ((now or datetime.now(UTC)) - fetched).total_seconds()
+    return 0 <= age < _lifetime(record.headers.get("cache-control", ""))
+
+
+def definite(record: FetchRecord) -> bool:
+    """A robots.txt answer worth keeping: its rules (2xx) or a definite "none" (4xx)."""
+    if record.ok and record.body is not None:
+        return True
+    # 429 is "not now", not "none": asked again next time.
+    return record.status is not None and 400 <= record.status < 500 and record.status != 429 \
+        and record.error_code in (None, "http_status")
+
+
+def _lifetime(cache_control: str) -> float:
+    if _NO_REUSE_RE.search(cache_control):
+        return 0
+    match = _MAX_AGE_RE.search(cache_control)
+    return min(REUSE_MAX_SECONDS, int(match.group(1))) if match else REUSE_MAX_SECONDS
 
 
 def _entry_from(origin: str, record: FetchRecord) -> RobotsEntry:

@@ -26,6 +26,7 @@ from agentdex.db.store import (
     finish_crawl,
     known_origins,
     last_body,
+    listing_source,
     load_state,
     previous_fetches,
     previous_validators,
@@ -33,13 +34,14 @@ from agentdex.db.store import (
     save_origin,
     save_verification,
     start_crawl,
+    stored_robots,
     transaction,
 )
 
 __all__ = [
     "count_listings", "finish_crawl", "fts_query", "get_blob", "get_document_text", "get_listing",
-    "known_origins", "last_body", "previous_fetches", "list_checks", "list_crawls", "list_events", "list_listings",
+    "known_origins", "last_body", "listing_source", "previous_fetches", "list_checks", "list_crawls", "list_events", "list_listings",
     "list_tools", "load_listing", "load_state", "open_db", "previous_validators",
     "save_feedback_receipt", "save_origin", "save_verification", "schema_version", "start_crawl",
-    "stats", "transaction",
+    "stats", "stored_robots", "transaction",
 ]

@@ -304,6 +304,29 @@ def m004_views(db: Database) -> None:
     db.executescript(_views())
 
 
+_RECRAWL = """
+CREATE TABLE robots_txt (
+    origin TEXT PRIMARY KEY,                     -- host[:port], as listings.origin
+    url TEXT NOT NULL,
+    status_code INTEGER,
+    body TEXT,                                   -- the rules, UTF-8 (at most 64 KB)
+    cache_control TEXT,
+    fetched_at TEXT NOT NULL
+);
+ALTER TABLE listings ADD COLUMN manifests_sha256 TEXT;  -- {format: sha256} the listing was parsed from
+ALTER TABLE listings ADD COLUMN declared_documents TEXT;  -- {kind: url} the listing declares
+"""
+
+
+@migrations()
+def m005_recrawl(db: Database) -> None:
+    """What lets a recrawl of an unchanged origin skip work: each origin's robots.txt (RFC
+    9309 lets a crawler reuse it for up to 24 hours) and, beside each listing, the manifest
+    bytes it was parsed from and the documents it declares (a 304 for the same bytes then
+    needs no parse and no validation to know which documents to revalidate)."""
+    db.executescript(_RECRAWL)
+
+
 def known_names() -> list[str]:
     """The names of every migration this code knows, in order."""
     return [m.name for m in migrations._migrations]

@@ -152,6 +152,42 @@ def previous_fetches(db: Database, origin: str) -> dict[str, dict[str, Any]]:
     return out
 
 
+def listing_source(db: Database, origin: str) -> tuple[dict[str, str], dict[str, str]] | None:
+    """``(manifests_sha256, declared_documents)`` of the stored listing: the manifest bytes
+    it was parsed from and the documents it declares; None when it was not parsed from a
+    crawled manifest (see :class:`agentdex.crawler.discovery.Before`)."""
+    row = db.execute("SELECT manifests_sha256, declared_documents FROM listings WHERE origin = ?",
+                     [origin]).fetchone()
+    if row is None or not row[0] or row[1] is None:
+        return None
+    return loads(row[0], {}), loads(row[1], {})
+
+
+def stored_robots(db: Database, origin: str) -> FetchRecord | None:
+    """The robots.txt an earlier crawl of ``origin`` fetched, as a fetch record (see
+    :func:`agentdex.crawler.robots.reusable` for whether it may be used again)."""
+    row = db.execute("SELECT url, status_code, body, cache_control, fetched_at FROM robots_txt WHERE origin = ?",
+                     [origin]).fetchone()
+    if row is None:
+        return None
+    url, status, body, cache_control, fetched_at = row
+    headers = {"cache-control": cache_control} if cache_control else {}
+    error = None if status is not None and 200 <= status < 300 else "http_status"
+    return FetchRecord(url=url, kind="robots", status=status, headers=headers, fetched_at=fetched_at,
+                       body=None if body is None else body.encode("utf-8"), error_code=error)
+
+
+def _save_robots(db: Database, origin: str, record: FetchRecord, at: str) -> None:
+    body = None if record.body is None else record.body.decode("utf-8", errors="replace")
+    db.execute(
+        "INSERT INTO robots_txt (origin, url, status_code, body, cache_control, fetched_at) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(origin) DO UPDATE SET url = excluded.url, "
+        "status_code = excluded.status_code, body = excluded.body, cache_control = excluded.cache_control, "
+        "fetched_at = excluded.fetched_at",
+        [origin, safe_text(record.url), record.status, body, safe_text(record.headers.get("cache-control")),
+         record.fetched_at or at])
+
+
 def last_body(db: Database, origin: str, url: str) -> bytes | None:
     """The latest body stored for ``url`` of ``origin`` (what a 304 answer stands for)."""
     row = db.execute(
@@ -197,16 +233,35 @@ def save_origin(db: Database, crawl: OriginCrawl, crawl_id: int | None, *, at: s
 
     With ``crawl.unchanged`` (every document answered 304) only the snapshots (without
     bodies) and the crawl time are written: nothing was parsed, so nothing changed.
+    ``crawl.robots`` (a robots.txt this crawl fetched) is kept for the next crawl.
     """
     at = at or utc_now()
     with transaction(db):
-        old = load_state(db, crawl.origin)
-        if crawl.unchanged and old is not None:
-            events = _save_unchanged(db, crawl, crawl_id, old, at)
+        light = _light_state(db, crawl.origin) if crawl.unchanged else None
+        if light is not None and _nothing_moves(crawl, light):
+            events = _save_unchanged(db, crawl, crawl_id, light, at)
         else:
-            events = _save_crawled(db, crawl, crawl_id, old, at)
+            old = load_state(db, crawl.origin)
+            if crawl.unchanged and old is not None:
+                events = _save_unchanged(db, crawl, crawl_id, old, at)
+            else:
+                events = _save_crawled(db, crawl, crawl_id, old, at)
+        if crawl.robots is not None:
+            _save_robots(db, crawl.origin, crawl.robots, at)
         _count_crawl(db, crawl_id, crawl.fetches)
     return events
+
+
+def _light_state(db: Database, origin: str) -> dict[str, Any] | None:
+    """The two columns an unchanged origin's save needs (load_state reads far more)."""
+    row = db.execute("SELECT status, unreachable_streak FROM listings WHERE origin = ?", [origin]).fetchone()
+    return None if row is None else {"status": row[0], "unreachable_streak": row[1]}
+
+
+def _nothing_moves(crawl: OriginCrawl, light: dict[str, Any]) -> bool:
+    # The common recrawl: same status, nothing probed, so no event can come of it.
+    back = light["status"] == "delisted" and light["unreachable_streak"] > 0
+    return not back and crawl.checks is None and crawl.mcp_tools is None
 
 
 def _save_crawled(db: Database, crawl: OriginCrawl, crawl_id: int | None, old: dict | None, at: str) -> list[Event]:
@@ -311,6 +366,8 @@ def _listing_columns(crawl: OriginCrawl, listing: Listing | None) -> dict[str, A
         "formats_found": dumps(sorted(crawl.results)),
         "error_count": sum(1 for f in findings if f.severity == "error"),
         "warning_count": sum(1 for f in findings if f.severity == "warning"),
+        "manifests_sha256": None if listing is None else dumps(crawl.manifests_sha256),
+        "declared_documents": None if listing is None else dumps(crawl.declared_documents),
     }
     if listing is None:
         if primary is not None and primary.format in FORMAT_NAMES:
