@@ -17,7 +17,7 @@ CREATE TABLE crawls (
     requests INTEGER NOT NULL DEFAULT 0,
     errors INTEGER NOT NULL DEFAULT 0,
     bytes_fetched INTEGER NOT NULL DEFAULT 0
-);
+, pid INTEGER, machine TEXT);
 CREATE TABLE blobs (
     sha256 TEXT PRIMARY KEY,
     size_bytes INTEGER NOT NULL,

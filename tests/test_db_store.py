@@ -332,3 +332,19 @@ def test_saves_inside_a_callers_transaction_roll_back_with_it(db, crawl_id):
         save_origin(db, pantry_crawl(origin="a.example.com"), crawl_id)
         save_origin(db, pantry_crawl(origin="b.example.com"), crawl_id)
     assert known_origins(db) == ["a.example.com", "b.example.com"]
+
+
+def test_a_run_whose_process_is_gone_is_marked_interrupted_when_the_next_starts(tmp_path):
+    import subprocess
+    import sys
+
+    db = new_catalogue(tmp_path / "catalogue.db")
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(gone.stdout)
+    alive = start_crawl(db, at=AT)  # this process: still running
+    dead = start_crawl(db, at=AT)
+    with db.conn:
+        db.execute("UPDATE crawls SET pid = ? WHERE id = ?", [dead_pid, dead])
+    start_crawl(db, at=AT)
+    statuses = dict(db.execute("SELECT id, status FROM crawls").fetchall())
+    assert statuses[alive] == "running" and statuses[dead] == "interrupted"

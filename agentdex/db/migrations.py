@@ -315,6 +315,8 @@ CREATE TABLE robots_txt (
 );
 ALTER TABLE listings ADD COLUMN manifests_sha256 TEXT;  -- {format: sha256} the listing was parsed from
 ALTER TABLE listings ADD COLUMN declared_documents TEXT;  -- {kind: url} the listing declares
+ALTER TABLE crawls ADD COLUMN pid INTEGER;        -- the process running it, so a killed run can be told apart
+ALTER TABLE crawls ADD COLUMN machine TEXT;    -- a hash of the machine's name (the name itself is not published)
 """
 
 
@@ -323,7 +325,8 @@ def m005_recrawl(db: Database) -> None:
     """What lets a recrawl of an unchanged origin skip work: each origin's robots.txt (RFC
     9309 lets a crawler reuse it for up to 24 hours) and, beside each listing, the manifest
     bytes it was parsed from and the documents it declares (a 304 for the same bytes then
-    needs no parse and no validation to know which documents to revalidate)."""
+    needs no parse and no validation to know which documents to revalidate); and which
+    process runs each crawl, so a run that was killed is not shown as running forever."""
     db.executescript(_RECRAWL)
 
 

@@ -22,6 +22,8 @@ What :func:`save_origin` keeps and replaces:
 from __future__ import annotations
 
 import hashlib
+import os
+import socket
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -65,12 +67,44 @@ def transaction(db: Database) -> Iterator[Database]:
 # --- crawls -------------------------------------------------------------------------------
 
 def start_crawl(db: Database, kind: str = "crawl", origins_total: int = 0, *, at: str | None = None) -> int:
-    """Record the start of a crawl (``kind``: crawl | verify | import); return its id."""
+    """Record the start of a crawl (``kind``: crawl | verify | import); return its id.
+
+    Runs of this machine still marked ``running`` whose process is gone (killed, or the
+    machine restarted) are marked ``interrupted`` first.
+    """
     with transaction(db):
+        _close_dead_runs(db, at)
         cursor = db.execute(
-            "INSERT INTO crawls (kind, started_at, status, origins_total) VALUES (?, ?, 'running', ?)",
-            [kind, at or utc_now(), origins_total])
+            "INSERT INTO crawls (kind, started_at, status, origins_total, pid, machine) "
+            "VALUES (?, ?, 'running', ?, ?, ?)",
+            [kind, at or utc_now(), origins_total, os.getpid(), _machine()])
     return int(cursor.lastrowid)
+
+
+def _close_dead_runs(db: Database, at: str | None) -> None:
+    rows = db.execute("SELECT id, pid FROM crawls WHERE status = 'running' AND machine = ?",
+                      [_machine()]).fetchall()
+    dead = [crawl_id for crawl_id, pid in rows if pid is not None and not _alive(pid)]
+    for crawl_id in dead:
+        # finished_at stays empty: when the process died is not known.
+        db.execute("UPDATE crawls SET status = 'interrupted' WHERE id = ?", [crawl_id])
+
+
+def _machine() -> str:
+    # A published catalogue should not name the machine it was crawled from.
+    return hashlib.sha256(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
 
 
 def finish_crawl(db: Database, crawl_id: int, *, status: str = "finished", at: str | None = None,
