@@ -22,9 +22,9 @@ For each N, with one nginx (``nginx -p PREFIX -c CONF``, listening on a free por
    and ``--ca-bundle`` semantics) into a fresh database;
 2. the URLs it fetched (its ``snapshots`` rows, plus each origin's robots.txt, which the
    fetch policy requests before the first document robots.txt governs) become the URL list;
-3. the minimal httpx fetcher (``benchmarks/crawl/httpx_fetch.py``) fetches that list;
-4. the Scrapy spider (``benchmarks/crawl/scrapy_fetch.py``) fetches that list;
-5. agentdex crawls the unchanged web again into the same database (the recrawl).
+3. agentdex crawls the unchanged web again into the same database (the recrawl);
+4. the minimal httpx fetcher (``benchmarks/crawl/httpx_fetch.py``) fetches that list;
+5. the Scrapy spider (``benchmarks/crawl/scrapy_fetch.py``) fetches that list.
 
 Every crawler runs in its own process with the same concurrency (``--concurrency``
 requests in flight, at most 2 per host). Figures (see docs/benchmarks.md for more):
@@ -266,13 +266,13 @@ def crawl_urls(db: Path, crawl_id: int) -> list[str]:
     with sqlite3.connect(db) as conn:
         rows = [r[0] for r in conn.execute("SELECT url FROM snapshots WHERE crawl_id = ? ORDER BY origin, id",
                                            [crawl_id])]
-    urls, robots_done = [], set()
+    urls, robots_done, fetched = [], set(), set(rows)
     for url in rows:
         parts = urlsplit(url)
         if parts.path not in EXEMPT and parts.netloc not in robots_done:
             robots_done.add(parts.netloc)
             robots = f"https://{parts.netloc}/robots.txt"
-            if robots not in rows:
+            if robots not in fetched:
                 urls.append(robots)
         urls.append(url)
     return urls
@@ -309,7 +309,7 @@ def bench(n: int, args: argparse.Namespace, certs: tuple[Path, Path, Path]) -> d
 
 def one_round(n: int, args: argparse.Namespace, tree: Path, work: Path, nginx: Nginx, ca: Path,
               number: int) -> dict:
-    """agentdex into a fresh database, the fetchers on its URL list, the agentdex recrawl."""
+    """agentdex into a fresh database, the agentdex recrawl, the fetchers on its URL list."""
     db = work / "agentdex.db"
     for path in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
         path.unlink(missing_ok=True)
@@ -324,20 +324,24 @@ def one_round(n: int, args: argparse.Namespace, tree: Path, work: Path, nginx: N
     urls = crawl_urls(db, first.result["crawl_id"])
     (work / "urls.txt").write_text("".join(u + "\n" for u in urls), encoding="utf-8")
     runs = {"agentdex": first}
+    # The recrawl comes straight after the first crawl (the web is the same either way), so
+    # a long run that has to be cut short during the fetchers still has both agentdex runs.
+    print(f"{label} agentdex recrawl (unchanged web) …", flush=True)
+    again = runs["agentdex recrawl"] = run_child("agentdex recrawl", agentdex_cmd + _profile_args(args, work, "recrawl"),
+                                                 work / "agentdex-recrawl.json", nginx, work / "agentdex-recrawl.log")
+    _report_so_far(label, runs)
     fetch_args = ["--urls", str(work / "urls.txt"), *common, "--per-host", "2"]
     if not args.skip_httpx:
         print(f"{label} minimal httpx fetcher ({len(urls):,} URLs) …", flush=True)
         runs["httpx (minimal)"] = run_child("httpx (minimal)", [python(), str(HELPERS / "httpx_fetch.py"),
                                                                 *fetch_args], work / "httpx.json", nginx,
                                             work / "httpx.log")
+        _report_so_far(label, runs)
     if not args.skip_scrapy:
         print(f"{label} Scrapy spider …", flush=True)
         extra = ["--no-verify-tls"] if args.scrapy_no_verify_tls else []
         runs["Scrapy"] = run_child("Scrapy", [python(), str(HELPERS / "scrapy_fetch.py"), *fetch_args, *extra],
                                    work / "scrapy.json", nginx, work / "scrapy.log")
-    print(f"{label} agentdex recrawl (unchanged web) …", flush=True)
-    again = runs["agentdex recrawl"] = run_child("agentdex recrawl", agentdex_cmd + _profile_args(args, work, "recrawl"),
-                                                 work / "agentdex-recrawl.json", nginx, work / "agentdex-recrawl.log")
     return {
         "urls": len(urls), "runs": runs,
         "statuses": {"agentdex": snapshot_statuses(db, first.result["crawl_id"]),
@@ -346,6 +350,13 @@ def one_round(n: int, args: argparse.Namespace, tree: Path, work: Path, nginx: N
         "recrawl": {"blob_bytes_added": blob_bytes(db) - blobs_first, "db_bytes_added": file_bytes(db) - size_first,
                     "blob_bytes_first": blobs_first, "db_bytes_first": size_first},
     }
+
+
+def _report_so_far(label: str, runs: dict[str, Run]) -> None:
+    """A line for the run that just finished (a long run shows its figures early)."""
+    name, run = list(runs.items())[-1]
+    print(f"{label}   {name}: wall {run.wall:.1f} s, CPU {run.per_request_ms(run.cpu):.2f} ms/request, "
+          f"peak {run.peak_mb:.0f} MB, {run.requests:,} requests", flush=True)
 
 
 def _profile_args(args: argparse.Namespace, work: Path, label: str) -> list[str]:

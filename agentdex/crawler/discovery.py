@@ -1,6 +1,9 @@
 """Discovery of one origin: which manifests it publishes, parsed and validated.
 
-Order (each step under the fetch policy of :mod:`agentdex.crawler.fetch`):
+Order (each step under the fetch policy of :mod:`agentdex.crawler.fetch`), one request at a
+time, so every request of an origin rides one kept-alive connection (one TLS handshake an
+origin rather than one per parallel request; a crawl of many origins fills its request
+slots from other origins):
 
 1. ``/.well-known/agent-app.json`` and ``/.well-known/anchor.json`` (same origin only: a
    redirect to another origin is refused and recorded), plus an Anchor manifest named by a
@@ -38,7 +41,6 @@ change and the manifests must be parsed after all.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from dataclasses import dataclass
 from typing import Awaitable, Callable
@@ -197,8 +199,8 @@ class OriginDiscovery:
         return {k: self.documents[k] for k in MANIFEST_PATHS if k in self.documents}
 
     async def _fetch_manifests(self) -> None:
-        await asyncio.gather(*(self.get(k, origin_url(self.origin, path), same_origin=True, robots=False)
-                               for k, path in MANIFEST_PATHS.items()))
+        for kind, path in MANIFEST_PATHS.items():
+            await self.get(kind, origin_url(self.origin, path), same_origin=True, robots=False)
         if not self._has("anchor"):
             link = self._anchor_link()
             if link:
@@ -250,8 +252,8 @@ class OriginDiscovery:
                         record.error = f"{record.url} answers with a web page, not a manifest."
 
     async def _bootstrap(self) -> ParseResult | None:
-        await asyncio.gather(*(self.get(k, origin_url(self.origin, p), same_origin=True)
-                               for k, p in BOOTSTRAP.items()))
+        for kind, path in BOOTSTRAP.items():
+            await self.get(kind, origin_url(self.origin, path), same_origin=True)
         self._load_stored()
         # A site that answers every path with its HTML shell publishes none of these files.
         for kind in BOOTSTRAP:
@@ -264,7 +266,9 @@ class OriginDiscovery:
         return inferred_format.infer(files, origin=self.origin, base_url=origin_url(self.origin, "").rstrip("/"))
 
     async def _fetch_declared(self, declared: dict[str, str]) -> None:
-        await asyncio.gather(*(self.get(k, u) for k, u in declared.items() if not self._has(k)))
+        for kind, url in declared.items():
+            if not self._has(kind):
+                await self.get(kind, url)
 
 
 def declared_of(listing: Listing) -> dict[str, str]:

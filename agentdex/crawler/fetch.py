@@ -506,7 +506,8 @@ def checked_url(url: str, via: str = "") -> httpx.URL:
         raise FetchError("scheme", f"{what} is not https; agentdex fetches only over https.", str(url))
     if parsed.userinfo:
         raise FetchError("invalid_url", f"{what} carries credentials; agentdex never sends those.", str(url))
-    return parsed.copy_with(fragment=None)
+    # copy_with parses the URL again: only pay for it when there is a fragment to drop.
+    return parsed.copy_with(fragment=None) if parsed.fragment else parsed
 
 
 def redirect_target(response: httpx.Response, current: httpx.URL) -> httpx.URL | None:
