@@ -324,6 +324,7 @@ def one_round(n: int, args: argparse.Namespace, tree: Path, work: Path, nginx: N
     urls = crawl_urls(db, first.result["crawl_id"])
     (work / "urls.txt").write_text("".join(u + "\n" for u in urls), encoding="utf-8")
     runs = {"agentdex": first}
+    _report_so_far(label, runs)
     # The recrawl comes straight after the first crawl (the web is the same either way), so
     # a long run that has to be cut short during the fetchers still has both agentdex runs.
     print(f"{label} agentdex recrawl (unchanged web) …", flush=True)
