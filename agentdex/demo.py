@@ -193,10 +193,7 @@ def _check_bundle() -> None:
 
 def demo_network(web):
     """Network options that reach the sample web: connect-to, its CA, its DNS, its registry."""
-    from agentdex.crawler.crawl import NetworkOptions
-
-    return NetworkOptions(connect_to=web.connect_to(), ca_bundle=web.ca_pem, dns_server=web.dns_address,
-                          registry=REGISTRY, deadline=DEADLINE, concurrency=16)
+    return web.network_options(registry=REGISTRY, deadline=DEADLINE, concurrency=16)
 
 
 def changing_hosts(web, origins: tuple[str, ...] = DEMO_ORIGINS) -> list[str]:

@@ -185,10 +185,6 @@ END;
 CREATE TRIGGER "listings_ad" AFTER DELETE ON "listings" BEGIN
   INSERT INTO "listings_fts" ("listings_fts", rowid, "name", "one_liner", "description", "tags") VALUES('delete', old.rowid, old."name", old."one_liner", old."description", old."tags");
 END;
-CREATE TRIGGER "listings_au" AFTER UPDATE ON "listings" BEGIN
-  INSERT INTO "listings_fts" ("listings_fts", rowid, "name", "one_liner", "description", "tags") VALUES('delete', old.rowid, old."name", old."one_liner", old."description", old."tags");
-  INSERT INTO "listings_fts" (rowid, "name", "one_liner", "description", "tags") VALUES (new.rowid, new."name", new."one_liner", new."description", new."tags");
-END;
 CREATE INDEX listings_pricing ON listings(pricing);
 CREATE INDEX listings_status_name ON listings(status, name COLLATE NOCASE, origin);
 CREATE INDEX listings_status_format_categories ON listings(status, format, categories);
@@ -265,3 +261,7 @@ CREATE TABLE robots_txt (
     cache_control TEXT,
     fetched_at TEXT NOT NULL
 );
+CREATE TRIGGER listings_au AFTER UPDATE OF name, one_liner, description, tags ON listings BEGIN
+  INSERT INTO listings_fts (listings_fts, rowid, name, one_liner, description, tags) VALUES('delete', old.rowid, old.name, old.one_liner, old.description, old.tags);
+  INSERT INTO listings_fts (rowid, name, one_liner, description, tags) VALUES (new.rowid, new.name, new.one_liner, new.description, new.tags);
+END;

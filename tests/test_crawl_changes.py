@@ -36,11 +36,7 @@ def db(tmp_path):
 
 
 def net_for(web: SampleWeb, **changes) -> NetworkOptions:
-    net = NetworkOptions(connect_to=web.connect_to(), ca_bundle=web.ca_pem, dns_server=web.dns_address,
-                         registry="https://registry.test")
-    for name, value in changes.items():
-        setattr(net, name, value)
-    return net
+    return web.network_options(**changes)
 
 
 def run(db, web: SampleWeb, origins: list[str], **changes):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from agentdex.crawler.crawl import CrawlSummary, NetworkOptions, crawl
+from agentdex.crawler.crawl import CrawlSummary, crawl
 from agentdex.db import get_listing, open_db
 from agentdex.sampleweb.server import UNSERVED_HOST, SampleWeb
 
@@ -59,8 +59,7 @@ class Crawled:
 def crawled(tmp_path_factory):
     with SampleWeb() as web:
         extra = [(REFUSED, "127.0.0.1", closed_port()), (BAD_CERT, "127.0.0.1", web.port)]
-        net = NetworkOptions(connect_to=web.connect_to() + extra, ca_bundle=web.ca_pem,
-                             dns_server=web.dns_address, registry="https://registry.test")
+        net = web.network_options(connect_to=web.connect_to() + extra)
         db = open_db(tmp_path_factory.mktemp("faults") / "catalogue.db")
         summary = asyncio.run(crawl(db, ORIGINS, net))
         net.deadline = SHORT_DEADLINE

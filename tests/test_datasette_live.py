@@ -73,8 +73,7 @@ def _web_root(tmp: Path) -> Path:
 
 def network(web: SampleWeb) -> NetworkOptions:
     """Network options that reach the sample web (and only it)."""
-    return NetworkOptions(connect_to=web.connect_to(), ca_bundle=web.ca_pem, dns_server=web.dns_address,
-                          registry="https://registry.test", deadline=10.0)
+    return web.network_options(deadline=10.0)
 
 
 async def _crawl(path: Path, web: SampleWeb, origins) -> None:

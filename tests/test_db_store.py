@@ -348,3 +348,21 @@ def test_a_run_whose_process_is_gone_is_marked_interrupted_when_the_next_starts(
     start_crawl(db, at=AT)
     statuses = dict(db.execute("SELECT id, status FROM crawls").fetchall())
     assert statuses[alive] == "running" and statuses[dead] == "interrupted"
+
+
+def test_search_follows_a_renamed_listing_and_an_unchanged_save_leaves_the_index_alone(tmp_path):
+    db = new_catalogue(tmp_path / "catalogue.db")
+    save_origin(db, pantry_crawl(), start_crawl(db, at=AT), at=AT)
+    renamed = {**pantry_doc(), "name": "Larder", "instructions": "Larder " + pantry_doc()["instructions"].split(" ", 1)[1]}
+    save_origin(db, pantry_crawl(renamed), start_crawl(db, at=AT), at=AT)
+
+    def found(word: str) -> int:
+        return db.execute("SELECT count(*) FROM listings_fts WHERE listings_fts MATCH ?", [word]).fetchone()[0]
+
+    assert (found("name:larder"), found("name:pantry")) == (1, 0)
+    changes_before = db.conn.total_changes
+    save_origin(db, unchanged_crawl(), start_crawl(db, at=AT), at=AT)
+    # The crawl row, the listing's crawl time, two snapshots and the crawl's counts: no index rows.
+    assert db.conn.total_changes - changes_before <= 6
+    db.execute("INSERT INTO listings_fts (listings_fts) VALUES ('integrity-check')")
+    assert (found("name:larder"), found("name:pantry")) == (1, 0)

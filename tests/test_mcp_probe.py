@@ -14,7 +14,6 @@ import json
 import pytest
 
 from agentdex.crawler import mcp_probe, x402
-from agentdex.crawler.crawl import NetworkOptions
 from agentdex.crawler.verify import Verifier, mcp_checks
 from agentdex.models import FetchRecord, Listing
 from agentdex.sampleweb.server import UNSERVED_HOST, SampleWeb
@@ -27,7 +26,7 @@ def web():
 
 
 async def probe(web: SampleWeb, url: str, deadline: float = 15.0) -> mcp_probe.Probe:
-    net = NetworkOptions(connect_to=web.connect_to(), ca_bundle=web.ca_pem, deadline=deadline)
+    net = web.network_options(deadline=deadline)
     async with net.fetcher() as fetcher:
         return await Verifier(fetcher, net).probe(url)
 

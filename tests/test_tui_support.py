@@ -45,8 +45,7 @@ def sample_web() -> SampleWeb:
 
 def net_options(web: SampleWeb) -> NetworkOptions:
     """Network options that reach the sample web (and nothing else)."""
-    return NetworkOptions(connect_to=web.connect_to(), ca_bundle=web.ca_pem, dns_server=web.dns_address,
-                          registry="https://registry.test", deadline=DEADLINE)
+    return web.network_options(deadline=DEADLINE)
 
 
 def listing_hosts(web: SampleWeb) -> list[str]:

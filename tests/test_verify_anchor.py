@@ -15,7 +15,7 @@ from contextlib import contextmanager
 import pytest
 from dnslib import RCODE, DNSRecord
 
-from agentdex.crawler.crawl import NetworkOptions, crawl
+from agentdex.crawler.crawl import crawl
 from agentdex.db import list_checks, list_events, open_db
 from agentdex.sampleweb.server import UNSERVED_HOST, SampleWeb
 
@@ -32,11 +32,7 @@ def db(tmp_path):
 
 
 def run(db, web: SampleWeb, origins: list[str], **changes) -> None:
-    net = NetworkOptions(connect_to=web.connect_to(), ca_bundle=web.ca_pem, dns_server=web.dns_address,
-                         registry="https://registry.test")
-    for name, value in changes.items():
-        setattr(net, name, value)
-    asyncio.run(crawl(db, origins, net))
+    asyncio.run(crawl(db, origins, web.network_options(**changes)))
 
 
 def check(db, origin: str, name: str) -> dict:

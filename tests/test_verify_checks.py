@@ -12,7 +12,7 @@ import asyncio
 
 import pytest
 
-from agentdex.crawler.crawl import NetworkOptions, crawl
+from agentdex.crawler.crawl import crawl
 from agentdex.db import list_checks, open_db
 from agentdex.sampleweb.server import SampleWeb
 
@@ -38,8 +38,7 @@ class Verified:
 @pytest.fixture(scope="module")
 def verified(tmp_path_factory):
     with SampleWeb() as web:
-        net = NetworkOptions(connect_to=web.connect_to(), ca_bundle=web.ca_pem, dns_server=web.dns_address,
-                             registry="https://registry.test")
+        net = web.network_options()
         db = open_db(tmp_path_factory.mktemp("verify") / "catalogue.db")
         asyncio.run(crawl(db, ORIGINS, net))
         yield Verified(web, db)

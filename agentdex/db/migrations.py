@@ -317,6 +317,11 @@ ALTER TABLE listings ADD COLUMN manifests_sha256 TEXT;  -- {format: sha256} the 
 ALTER TABLE listings ADD COLUMN declared_documents TEXT;  -- {kind: url} the listing declares
 ALTER TABLE crawls ADD COLUMN pid INTEGER;        -- the process running it, so a killed run can be told apart
 ALTER TABLE crawls ADD COLUMN machine TEXT;    -- a hash of the machine's name (the name itself is not published)
+DROP TRIGGER listings_au;
+CREATE TRIGGER listings_au AFTER UPDATE OF name, one_liner, description, tags ON listings BEGIN
+  INSERT INTO listings_fts (listings_fts, rowid, name, one_liner, description, tags) VALUES('delete', old.rowid, old.name, old.one_liner, old.description, old.tags);
+  INSERT INTO listings_fts (rowid, name, one_liner, description, tags) VALUES (new.rowid, new.name, new.one_liner, new.description, new.tags);
+END;
 """
 
 
@@ -326,7 +331,9 @@ def m005_recrawl(db: Database) -> None:
     9309 lets a crawler reuse it for up to 24 hours) and, beside each listing, the manifest
     bytes it was parsed from and the documents it declares (a 304 for the same bytes then
     needs no parse and no validation to know which documents to revalidate); and which
-    process runs each crawl, so a run that was killed is not shown as running forever."""
+    process runs each crawl, so a run that was killed is not shown as running forever.
+    The full-text index is rewritten only when a searched column changes (it was on every
+    update of a listing, the crawl time of an unchanged origin included)."""
     db.executescript(_RECRAWL)
 
 

@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trustme
 import uvicorn
@@ -31,6 +31,11 @@ from agentdex.sampleweb.site import Site, load_dns_zone, load_sites
 from agentdex.sampleweb.synthetic import DOMAIN as SYNTHETIC_DOMAIN
 from agentdex.sampleweb.synthetic import VARIANTS as SYNTHETIC_VARIANTS
 from agentdex.sampleweb.synthetic import SyntheticWeb
+
+if TYPE_CHECKING:
+    from agentdex.crawler.crawl import NetworkOptions
+
+REGISTRY_HOST = "registry.test"  # the sample MCP registry (Anchor's registry proof)
 
 WEB_ROOT = Path(__file__).resolve().parent / "web"
 WILDCARD_AT = 20  # a parent domain with more hosts than this is covered by one wildcard
@@ -199,9 +204,20 @@ class SampleWeb:
         args += ["--ca-bundle", str(self.ca_pem)]
         if self.dns_address:
             args += ["--dns-server", self.dns_address]
-        if "registry.test" in self.sites:  # Anchor registry proofs ask the sample registry
-            args += ["--registry", "https://registry.test"]
+        if REGISTRY_HOST in self.sites:  # Anchor registry proofs ask the sample registry
+            args += ["--registry", f"https://{REGISTRY_HOST}"]
         return args
+
+    def network_options(self, **overrides: Any) -> NetworkOptions:
+        """The same options as a :class:`~agentdex.crawler.crawl.NetworkOptions` for the
+        Python API (``overrides`` set any other field, or replace one of these)."""
+        from agentdex.crawler.crawl import NetworkOptions  # the server itself needs no crawler
+
+        options: dict[str, Any] = {"connect_to": self.connect_to(), "ca_bundle": self.ca_pem,
+                                   "dns_server": self.dns_address}
+        if REGISTRY_HOST in self.sites:
+            options["registry"] = f"https://{REGISTRY_HOST}"
+        return NetworkOptions(**{**options, **overrides})
 
     @staticmethod
     def url(host: str, path: str = "/") -> str:
