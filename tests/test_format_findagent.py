@@ -13,7 +13,6 @@ import ast
 import copy
 import json
 import re
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -24,39 +23,15 @@ from hypothesis import strategies as st
 from agentdex import formats
 from agentdex.formats import _findagent_bundles, _findagent_rails, codes, findagent
 from agentdex.models import ParseResult
+from example_corpus import EXAMPLES, EXPECT_SUFFIX, assert_findings, example_files, load_expect
 
-EXAMPLES = Path(__file__).resolve().parent / "examples"
 VALID_DIR = EXAMPLES / "valid" / "findagent"
 INVALID_DIR = EXAMPLES / "invalid" / "findagent"
-EXPECT_SUFFIX = ".expect.json"
 SPEC_EXAMPLE = VALID_DIR / "spec-example.json"
 DELETE = object()  # an edit that removes the key
 
 
 # -- helpers ------------------------------------------------------------------------------------
-def example_files(folder: Path) -> list[Path]:
-    """The example documents of a folder (expect files excluded), in name order."""
-    return sorted(p for p in folder.glob("*.json") if not p.name.endswith(EXPECT_SUFFIX))
-
-
-def load_expect(example: Path) -> dict | None:
-    """The declared expectations of an example, or ``None`` when it has none."""
-    path = example.with_name(example.name[: -len(".json")] + EXPECT_SUFFIX)
-    return json.loads(path.read_text("utf-8")) if path.exists() else None
-
-
-def assert_findings(result: ParseResult, expected: list[dict]) -> None:
-    """The result's findings are exactly the expected (severity, path, code) triples."""
-    got = Counter((f.severity, f.path, f.code) for f in result.findings)
-    want = Counter((e.get("severity", "error"), e["path"], e["code"]) for e in expected)
-    detail = "\n".join(f"  {f.severity} {f.path!r} {f.code}: {f.message}" for f in result.findings)
-    assert got == want, f"findings differ from the expectation; got:\n{detail}"
-    for e in expected:
-        if "message_contains" in e:
-            messages = [f.message for f in result.findings if (f.path, f.code) == (e["path"], e["code"])]
-            assert any(e["message_contains"] in m for m in messages), messages
-
-
 def triples(result: ParseResult) -> set[tuple[str, str, str]]:
     """Every finding as (severity, path, code)."""
     return {(f.severity, f.path, f.code) for f in result.findings}
