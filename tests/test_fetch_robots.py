@@ -75,3 +75,14 @@ async def test_a_failing_robots_txt_allows_everything_with_a_note(tls_server: TL
 )
 def test_only_the_manifests_are_exempt(url: str, exempt: bool) -> None:
     assert robots_exempt(url) is exempt
+
+
+async def test_a_forgotten_origin_asks_robots_txt_again(tls_server: TLSServer) -> None:
+    tls_server.robots["r.sample.test"] = RULES
+    async with make_fetcher(tls_server) as f:
+        await f.fetch("https://r.sample.test/json", kind="test", max_bytes=CAP)
+        f.robots.forget("https://r.sample.test")
+        assert f.robots.entry("https://r.sample.test") is None
+        refused = await f.fetch("https://r.sample.test/private/x", kind="test", max_bytes=CAP)
+    assert tls_server.hit_count("r.sample.test", "/robots.txt") == 2
+    assert refused.error_code == "robots"

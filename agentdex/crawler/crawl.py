@@ -178,8 +178,11 @@ def _reuse_robots(db, origin: str, fetcher: Fetcher) -> None:
 
 
 def _fetched_robots(origin: str, fetcher: Fetcher):
-    """The origin's robots.txt when this crawl fetched it and its answer is worth keeping."""
-    entry = fetcher.robots.entry(origin_url(origin, ""))
+    """The origin's robots.txt when this crawl fetched it and its answer is worth keeping
+    (the fetcher then forgets it: the database keeps it for the next crawl)."""
+    key = origin_url(origin, "")
+    entry = fetcher.robots.entry(key)
+    fetcher.robots.forget(key)
     if entry is None or entry.reused or not definite(entry.record):
         return None
     return entry.record

@@ -8,6 +8,7 @@ Public API::
     await cache.check(url) -> RobotsVerdict(allowed: bool, origin: str, note: str | None)
     cache.entry(origin) -> RobotsEntry | None   (the robots fetch record and its note)
     cache.seed(record)   reuse a robots.txt fetched by an earlier crawl (entry.reused is True)
+    cache.forget(origin)   drop an origin's entry (the crawl is done with it)
     robots_exempt(url) -> bool   paths robots.txt does not govern for agentdex
     reusable(record, now=None) -> bool   whether a stored robots.txt may still be used
 
@@ -107,6 +108,15 @@ class RobotsCache:
         entry = _entry_from(origin, record)
         entry.reused = True
         self._entries[origin] = entry
+
+    def forget(self, origin: str) -> None:
+        """Drop an origin's entry once the crawl is done with it, so a crawl of 100,000
+        origins does not keep 100,000 parsed robots.txt files (asked again if needed)."""
+        key = origin.lower()
+        self._entries.pop(key, None)
+        lock = self._locks.get(key)
+        if lock is not None and not lock.locked():
+            del self._locks[key]
 
     async def check(self, url: str) -> RobotsVerdict:
         """Whether ``url`` may be fetched; fetches the origin's robots.txt once."""
