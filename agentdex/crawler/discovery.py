@@ -170,8 +170,9 @@ class OriginDiscovery:
         primary = choose_primary(results)
         listing = primary.listing if primary is not None else None
         if listing is not None:
+            # Only their hashes matter from here: a 304's stored body is not read back (the
+            # store keeps a document only when its body is in the database).
             await self._fetch_declared(declared_of(listing))
-            self._load_stored()
         if self.unchanged():
             return self._unchanged()
         return OriginCrawl(self.origin, status=status_of(primary, self.records),
