@@ -45,21 +45,24 @@ def test_catalogue_screen(snap_compare, snapshot_db, net):
     assert snap_compare(make_app(snapshot_db, net), terminal_size=SIZE, run_before=settle)
 
 
-def test_listing_screen_overview(snap_compare, snapshot_db, net):
-    async def open_pantry(pilot):
-        await settle(pilot)
-        pilot.app.open_listing("pantry.test")
-        await settle(pilot)
+def open_listing(origin: str, *keys: str):
+    """A ``run_before`` that opens ``origin``'s listing and presses ``keys`` there."""
 
-    assert snap_compare(make_app(snapshot_db, net), terminal_size=SIZE, run_before=open_pantry)
+    async def run_before(pilot):
+        await settle(pilot)
+        pilot.app.open_listing(origin)
+        await settle(pilot)
+        if keys:
+            await pilot.press(*keys)
+            await settle(pilot)
+
+    return run_before
+
+
+def test_listing_screen_overview(snap_compare, snapshot_db, net):
+    assert snap_compare(make_app(snapshot_db, net), terminal_size=SIZE, run_before=open_listing("pantry.test"))
 
 
 def test_listing_screen_findings(snap_compare, snapshot_db, net):
-    async def open_findings(pilot):
-        await settle(pilot)
-        pilot.app.open_listing("badmanifest.test")
-        await settle(pilot)
-        await pilot.press("2")
-        await settle(pilot)
-
-    assert snap_compare(make_app(snapshot_db, net), terminal_size=SIZE, run_before=open_findings)
+    assert snap_compare(make_app(snapshot_db, net), terminal_size=SIZE,
+                        run_before=open_listing("badmanifest.test", "2"))

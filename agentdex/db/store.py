@@ -272,14 +272,10 @@ def save_origin(db: Database, crawl: OriginCrawl, crawl_id: int | None, *, at: s
     at = at or utc_now()
     with transaction(db):
         light = _light_state(db, crawl.origin) if crawl.unchanged else None
-        if light is not None and _nothing_moves(crawl, light):
+        if light is not None:
             events = _save_unchanged(db, crawl, crawl_id, light, at)
         else:
-            old = load_state(db, crawl.origin)
-            if crawl.unchanged and old is not None:
-                events = _save_unchanged(db, crawl, crawl_id, old, at)
-            else:
-                events = _save_crawled(db, crawl, crawl_id, old, at)
+            events = _save_crawled(db, crawl, crawl_id, load_state(db, crawl.origin), at)
         if crawl.robots is not None:
             _save_robots(db, crawl.origin, crawl.robots, at)
         _count_crawl(db, crawl_id, crawl.fetches)
@@ -290,12 +286,6 @@ def _light_state(db: Database, origin: str) -> dict[str, Any] | None:
     """The two columns an unchanged origin's save needs (load_state reads far more)."""
     row = db.execute("SELECT status, unreachable_streak FROM listings WHERE origin = ?", [origin]).fetchone()
     return None if row is None else {"status": row[0], "unreachable_streak": row[1]}
-
-
-def _nothing_moves(crawl: OriginCrawl, light: dict[str, Any]) -> bool:
-    # The common recrawl: same status, nothing probed, so no event can come of it.
-    back = light["status"] == "delisted" and light["unreachable_streak"] > 0
-    return not back and crawl.checks is None and crawl.mcp_tools is None
 
 
 def _save_crawled(db: Database, crawl: OriginCrawl, crawl_id: int | None, old: dict | None, at: str) -> list[Event]:
@@ -313,22 +303,23 @@ def _save_crawled(db: Database, crawl: OriginCrawl, crawl_id: int | None, old: d
     return _record_changes(db, origin, old, crawl.status, crawl_id, at)
 
 
-def _save_unchanged(db: Database, crawl: OriginCrawl, crawl_id: int | None, old: dict, at: str) -> list[Event]:
+def _save_unchanged(db: Database, crawl: OriginCrawl, crawl_id: int | None, light: dict, at: str) -> list[Event]:
     # Same bytes as last time: the stored listing still stands. The one status that can move
     # is an origin delisted for being unreachable, which is back with the same listing.
-    back = old["status"] == "delisted" and old["unreachable_streak"] > 0
-    status = changes.LISTED if back else old["status"]
-    reset_detail = ", status_detail = ''" if old["unreachable_streak"] > 0 else ""
+    back = light["status"] == "delisted" and light["unreachable_streak"] > 0
+    status = changes.LISTED if back else light["status"]
+    # The common recrawl (same status, nothing probed) can cause no event, so the full
+    # state changes.diff compares is read (before the update) only when one may follow.
+    quiet = status == light["status"] and crawl.checks is None and crawl.mcp_tools is None
+    old = None if quiet else load_state(db, crawl.origin)
+    reset_detail = ", status_detail = ''" if light["unreachable_streak"] > 0 else ""
     db.execute(
         f"UPDATE listings SET status = ?, unreachable_streak = 0, last_crawled_at = ?, last_crawl_id = ?, "
         f"first_listed_at = CASE WHEN ? = 'listed' THEN coalesce(first_listed_at, ?) ELSE first_listed_at END"
         f"{reset_detail} WHERE origin = ?",
         [status, at, crawl_id, status, at, crawl.origin])
     _insert_snapshots(db, crawl.origin, crawl.fetches, crawl_id, at, keep_bodies=False)
-    if status == old["status"] and crawl.checks is None and crawl.mcp_tools is None:
-        # Nothing changes.diff compares has moved (same status, listing, guide, tools and
-        # checks), so there is no event and no count to refresh: the common recrawl case
-        # skips re-reading the state it just read.
+    if quiet:
         return []
     _save_probes(db, crawl.origin, crawl.checks, crawl.mcp_tools, at)
     return _record_changes(db, crawl.origin, old, status, crawl_id, at)

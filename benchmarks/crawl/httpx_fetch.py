@@ -26,7 +26,6 @@ request and every response close. agentdex keeps one small pool per host instead
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import ssl
@@ -40,6 +39,8 @@ from urllib.parse import urlsplit
 import httpcore
 import httpx
 from httpcore._backends.auto import AutoBackend  # httpcore's default backend
+
+from fetch_args import fetcher_parser  # beside this script (its folder is on sys.path)
 
 
 class LoopbackBackend(httpcore.AsyncNetworkBackend):
@@ -117,15 +118,9 @@ async def fetch_all(urls: list[str], port: int, ca: Path, concurrency: int, per_
 
 def main(argv: list[str] | None = None) -> int:
     """Fetch the URL list, write the result file."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--urls", type=Path, required=True)
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--ca", type=Path, required=True)
-    parser.add_argument("--concurrency", type=int, default=32)
-    parser.add_argument("--per-host", type=int, default=2)
+    parser = fetcher_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--max-connections", type=int, default=100, help="httpx's default")
     parser.add_argument("--max-keepalive", type=int, default=20, help="httpx's default")
-    parser.add_argument("--result", type=Path, required=True)
     args = parser.parse_args(argv)
     pool = (args.max_connections, args.max_keepalive)
     urls = args.urls.read_text("utf-8").split()

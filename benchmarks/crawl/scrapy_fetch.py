@@ -23,12 +23,10 @@ every HTTP status handed to the callback.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import scrapy
@@ -37,6 +35,8 @@ from scrapy.core.downloader.contextfactory import BrowserLikeContextFactory
 from scrapy.crawler import CrawlerProcess
 from scrapy.resolver import CachingThreadedResolver
 from twisted.internet import defer, ssl as tssl
+
+from fetch_args import fetcher_parser  # beside this script (its folder is on sys.path)
 
 CA_PEM: bytes = b""  # set by main() before the crawler starts
 
@@ -134,14 +134,8 @@ def settings(concurrency: int, per_host: int, verify_tls: bool) -> dict:
 def main(argv: list[str] | None = None) -> int:
     """Crawl the URL list, write the result file."""
     global CA_PEM
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--urls", type=Path, required=True)
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--ca", type=Path, required=True)
-    parser.add_argument("--concurrency", type=int, default=32)
-    parser.add_argument("--per-host", type=int, default=2)
+    parser = fetcher_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--no-verify-tls", action="store_true")
-    parser.add_argument("--result", type=Path, required=True)
     args = parser.parse_args(argv)
     CA_PEM = args.ca.read_bytes()
     urls = [with_port(u, args.port) for u in args.urls.read_text("utf-8").split()]
