@@ -24,6 +24,7 @@ from typing import Any, Awaitable, Callable
 from urllib.parse import urlsplit
 
 from agentdex import __version__
+from agentdex.formats._load import loads as safe_loads
 from agentdex.models import FetchRecord, Tool
 
 PROTOCOL_VERSION = "2025-11-25"
@@ -108,7 +109,7 @@ def read_message(record: FetchRecord, want_id: int) -> dict | None:
 
 def _loads(text: str) -> Any:
     try:
-        return json.loads(text)
+        return safe_loads(text)
     except ValueError:
         return None
 

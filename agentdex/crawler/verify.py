@@ -17,13 +17,13 @@ Anchor-specific proofs (DNS, HTTP, registry), the read-only variant and payments
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from agentdex.crawler import mcp_probe
 from agentdex.crawler.discovery import MANIFEST_PATHS
 from agentdex.crawler.origins import origin_url
 from agentdex.formats import agent_app
+from agentdex.formats._load import loads as safe_loads
 from agentdex.models import Check, FetchRecord, Listing, OriginCrawl
 
 PAGE_CAP = 1024 * 1024
@@ -301,7 +301,7 @@ def json_check(name: str, record: FetchRecord | None, url: str | None) -> Check:
     if not record.ok or record.body is None:
         return Check(name, "fail", _failure(record, url or ""))
     try:
-        json.loads(record.body)
+        safe_loads(record.body)
     except ValueError:
         return Check(name, "fail", f"{url} does not answer JSON")
     return Check(name, "pass", f"HTTP {record.status}, JSON")
@@ -317,7 +317,7 @@ def feedback_problems(feedback: dict[str, Any]) -> list[str]:
 
 def _json_or_yaml(body: bytes) -> Any:
     try:
-        return json.loads(body)
+        return safe_loads(body)
     except ValueError:
         pass
     try:

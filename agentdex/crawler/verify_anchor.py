@@ -8,12 +8,12 @@ checks say what holds, the listing keeps its facts.
 from __future__ import annotations
 
 import asyncio
-import json
 from functools import cache
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 from agentdex.crawler import x402
+from agentdex.formats._load import loads as safe_loads
 from agentdex.models import Check, FetchRecord, Listing
 
 TXT_PREFIX = "anchor-verify="
@@ -147,7 +147,7 @@ async def _registry_one(verifier, tool: dict) -> tuple[str, str]:
     if record.status != 200 or record.body is None:
         return "warn", f"{tid}: the registry could not be asked ({record.error or 'HTTP ' + str(record.status)})"
     try:
-        entry = json.loads(record.body)
+        entry = safe_loads(record.body)
         server = entry.get("server") or {}
         official = (entry.get("_meta") or {}).get("io.modelcontextprotocol.registry/official") or {}
     except (ValueError, AttributeError):

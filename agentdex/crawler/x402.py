@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from agentdex.formats._load import loads as safe_loads
+
 V1_NETWORKS = {
     "base": "eip155:8453", "base-sepolia": "eip155:84532", "ethereum": "eip155:1",
     "polygon": "eip155:137", "polygon-amoy": "eip155:80002", "avalanche": "eip155:43114",
@@ -61,8 +63,8 @@ def parse_402(headers: dict[str, str], body: bytes | None) -> tuple[list[Offer],
             return [], problem
     if body:
         try:
-            doc = json.loads(body.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+            doc = safe_loads(body.decode("utf-8"))
+        except ValueError:  # UnicodeDecodeError and JSONDecodeError included
             return [], "the 402 body is not JSON and no PAYMENT-REQUIRED header was sent"
         if isinstance(doc, dict) and isinstance(doc.get("accepts"), list):
             return _offers(doc), None
@@ -72,7 +74,7 @@ def parse_402(headers: dict[str, str], body: bytes | None) -> tuple[list[Offer],
 def _decode_header(value: str) -> tuple[dict | None, str | None]:
     try:
         raw = base64.b64decode(value.strip() + "=" * (-len(value.strip()) % 4), validate=False)
-        doc = json.loads(raw.decode("utf-8"))
+        doc = safe_loads(raw.decode("utf-8"))
     except (binascii.Error, UnicodeDecodeError, json.JSONDecodeError, ValueError):
         return None, "the PAYMENT-REQUIRED header is not base64-encoded JSON"
     return (doc, None) if isinstance(doc, dict) else (None, "the PAYMENT-REQUIRED header is not a JSON object")

@@ -80,11 +80,14 @@ def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     doc, findings = load_json(data, max_bytes=MAX_BYTES, what="agent-app manifest")
     if doc is None:
         return ParseResult(NAME, None, findings)
+    warnings = findings  # a repeated key: the last value counts, and the finding says so
     if _SURROGATE_ESCAPE.search(data) and _has_lone_surrogate(doc):
         return ParseResult(NAME, None, [Finding("error", "", "encoding", (
             "the agent-app manifest contains a lone UTF-16 surrogate escape (\\ud800-\\udfff); "
             "that is not a Unicode character"))], doc)
-    return validate_document(doc, origin=origin)
+    result = validate_document(doc, origin=origin)
+    result.findings[:0] = warnings
+    return result
 
 
 def _has_lone_surrogate(doc: Any) -> bool:

@@ -85,7 +85,10 @@ def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     doc, findings = load_json(data, max_bytes=MAX_BYTES, what="Anchor manifest")
     if doc is None:
         return ParseResult(NAME, None, findings)
-    return validate_document(doc, origin=origin)
+    warnings = findings  # a repeated key: the last value counts, and the finding says so
+    result = validate_document(doc, origin=origin)
+    result.findings[:0] = warnings
+    return result
 
 
 def looks_like(doc: Any) -> bool:
