@@ -16,7 +16,7 @@ import typer
 
 from agentdex.errors import AgentdexError, InputError
 from agentdex.models import ParseResult, sorted_findings
-from agentdex.text import plain
+from agentdex.text import plain, terminal_safe_json
 
 app = typer.Typer(help="A local, SQLite-first catalogue of agent apps.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
@@ -39,8 +39,8 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tex
 
 
 def echo_json(data: Any) -> None:
-    """Print ``data`` as indented JSON."""
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    """Print ``data`` as indented JSON (nothing in it a terminal would act on or hide)."""
+    typer.echo(terminal_safe_json(json.dumps(data, indent=2, ensure_ascii=False, default=str)))
 
 
 def fail(message: str, code: int = 1) -> None:

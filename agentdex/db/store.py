@@ -11,7 +11,9 @@ What :func:`save_origin` keeps and replaces:
   removed, one that answered 304 is kept. An unreachable origin keeps everything.
 - listing: replaced by the crawl's parsed listing when it has one; otherwise only the
   status columns change, so a delisted origin still shows what it was.
-- findings: replaced by the findings of every format found (kept when unreachable).
+- findings: replaced by the findings of every format found (kept when unreachable), plus
+  the flags of tool texts that carry instructions (format ``manifest_tools`` or
+  ``mcp_tools``), replaced whenever those tools are.
 - tools: manifest tools replaced whenever a listing is stored; MCP tools only when the
   crawl probed the server (``mcp_tools`` is not ``None``).
 - checks: upserted when the crawl verified (``checks`` is not ``None``); ``last_pass_at``
@@ -34,6 +36,7 @@ from agentdex import changes
 from agentdex.db.common import dumps, loads, safe_text, utc_now
 from agentdex.errors import DatabaseError
 from agentdex.formats import FORMAT_NAMES
+from agentdex.formats.tool_safety import check_tool
 from agentdex.models import Check, Event, FetchRecord, Listing, OriginCrawl, ParseResult, Tool, sorted_findings
 
 # Listing attributes stored as text columns of the same name, and those stored as JSON.
@@ -497,7 +500,8 @@ def _results(crawl: OriginCrawl) -> list[ParseResult]:
 
 
 def _replace_findings(db: Database, crawl: OriginCrawl, crawl_id: int | None) -> None:
-    db.execute("DELETE FROM findings WHERE origin = ?", [crawl.origin])
+    # The MCP tools' flags go with the MCP tools, which a crawl need not list again.
+    db.execute("DELETE FROM findings WHERE origin = ? AND format != 'mcp_tools'", [crawl.origin])
     rows = [(crawl.origin, result.format, f.severity, safe_text(f.path), f.code, safe_text(f.message), crawl_id)
             for result in _results(crawl) for f in sorted_findings(result.findings)]
     db.conn.executemany(
@@ -522,6 +526,18 @@ def _replace_tools(db: Database, origin: str, source: str, tools: list[Tool], at
     db.conn.executemany(
         "INSERT INTO tools (origin, source, name, description, annotations, read_only, destructive, "
         "input_schema, endpoint, detail, seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    _replace_tool_flags(db, origin, source, tools)
+
+
+def _replace_tool_flags(db: Database, origin: str, source: str, tools: list[Tool]) -> None:
+    """Tool texts that carry instructions: warnings of the origin (the tools stay verbatim)."""
+    fmt = f"{source}_tools"
+    db.execute("DELETE FROM findings WHERE origin = ? AND format = ?", [origin, fmt])
+    flags = [flag.to_finding(t.name) for t in tools
+             for flag in check_tool(t.name, t.description, t.input_schema, t.annotations)]
+    db.conn.executemany(
+        "INSERT INTO findings (origin, format, severity, path, code, message) VALUES (?, ?, ?, ?, ?, ?)",
+        [(origin, fmt, f.severity, safe_text(f.path), f.code, safe_text(f.message)) for f in flags])
 
 
 def _upsert_checks(db: Database, origin: str, checks: list[Check], at: str) -> None:

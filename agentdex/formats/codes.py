@@ -90,4 +90,10 @@ CODES: dict[str, str] = {
     "mismatch": "Two values that must agree do not (e.g. a tool file's name and the manifest's tool name).",
     "unverified": "A check was skipped because only part of a package was given (e.g. a bare adapp manifest.json).",
     "param": "An http_binding parameter does not match the tool's inputSchema or its path template.",
+    # tool texts that carry instructions (formats/tool_safety.py): flagged, never acted on
+    "tool_hidden_block": "A tool text holds a tag-delimited block of orders for the model (<IMPORTANT>, <system>, an HTML comment).",
+    "tool_override": "A tool text tells the model to ignore its instructions or to keep something from the user.",
+    "tool_reads_local": "A tool text asks the model to read local files, keys, credentials or the conversation.",
+    "tool_sends_elsewhere": "A tool text asks the model to send data to a URL or address.",
+    "tool_invisible_text": "A tool text holds invisible characters (bidi overrides, zero-width or tag characters).",
 }
