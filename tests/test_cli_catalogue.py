@@ -186,6 +186,16 @@ def test_show_json_of_an_invalid_and_of_a_manifestless_origin(catalogue):
     assert "redirects back" in missing["status_detail"]
 
 
+def test_show_json_of_an_inferred_listing_has_the_inferred_manifest(catalogue):
+    shown = as_json("show", "quillnotes.test", "--db", catalogue.path)
+    assert shown["format"] == "inferred"
+    manifest = shown["manifest"]
+    assert manifest["manifest"] == "inferred"  # marked, as the spec asks
+    assert manifest["mcp"]["url"] == shown["mcp_url"] == "https://mcp.quillnotes.test/mcp"
+    assert manifest["sources"]["mcp_url"] == "mcp.json"
+    assert manifest["name"] == shown["name"] and manifest["guide"]["url"] == "https://quillnotes.test/agent.md"
+
+
 def test_show_in_words(catalogue):
     result = cli("show", "pantry.test", "--db", catalogue.path)
     assert result.exit_code == 0

@@ -174,6 +174,8 @@ def load_listing(db: Database, origin: str) -> Listing | None:
 def _manifest(db: Database, origin: str, fmt: str | None) -> Any:
     if fmt is None:
         return None
+    if fmt == "inferred":
+        return _inferred_manifest(db, origin)
     text = get_document_text(db, origin, fmt)
     if text is None:
         return None
@@ -181,6 +183,17 @@ def _manifest(db: Database, origin: str, fmt: str | None) -> Any:
         return json.loads(text)
     except ValueError:
         return None  # not JSON (an .adapp package is a ZIP): the listing shows its content
+
+
+def _inferred_manifest(db: Database, origin: str) -> dict[str, Any] | None:
+    """An inferred listing has no manifest file: the one built from its stored bootstrap
+    files (marked ``"manifest": "inferred"``, the MCP URL from mcp.json or the guide)."""
+    from agentdex.formats import inferred
+
+    rows = db.execute("SELECT d.kind, b.content FROM documents d JOIN blobs b ON b.sha256 = d.sha256 "
+                      "WHERE d.origin = ?", [origin]).fetchall()
+    files = {inferred.BOOTSTRAP_NAMES[kind]: bytes(content) for kind, content in rows if kind in inferred.BOOTSTRAP_NAMES}
+    return inferred.infer(files, origin=origin, base_url=f"https://{origin}").document
 
 
 def _findings(db: Database, origin: str) -> list[dict[str, Any]]:

@@ -60,6 +60,8 @@ from agentdex.models import Finding, Listing, ParseResult
 
 NAME = "inferred"
 SKILL, AGENT_MD, LLMS_TXT, MCP_JSON = "SKILL.md", "agent.md", "llms.txt", "mcp.json"
+# The document kinds the crawler stores bootstrap files under, and the file each one is.
+BOOTSTRAP_NAMES = {"agent_md": AGENT_MD, "llms_txt": LLMS_TXT, "skill": SKILL, "mcp_json": MCP_JSON}
 FILES = (SKILL, AGENT_MD, LLMS_TXT, MCP_JSON)
 MAX_TEXT_BYTES = 1024 * 1024  # a SKILL.md or guide larger than this is refused
 MAX_FRONTMATTER_CHARS = 64 * 1024
