@@ -4,7 +4,8 @@ Public API::
 
     async with Fetcher(*, connect_to=(), ca_bundle=None, allow_private=False,
                        concurrency=16, per_host=2, user_agent=USER_AGENT,
-                       deadline=15.0, connect_timeout=5.0, retries=2) as fetcher:
+                       deadline=15.0, connect_timeout=5.0, retries=2,
+                       transport_factory=None) as fetcher:
         record = await fetcher.fetch(url, *, kind, max_bytes, same_origin=False,
                                      etag=None, last_modified=None, accept=None,
                                      method="GET", honour_robots=True)
@@ -42,7 +43,13 @@ most ``max_bytes`` of memory); a Content-Length above the cap is refused before 
 at most ``per_host`` requests per host name and ``concurrency`` in all; retries with short
 exponential backoff only for connection failures, connect timeouts, 500/502/503/504 and 429
 (a Retry-After above 3 s means no retry), never for any other status, TLS, a blocked
-address or a too-large body; no cookies, no credentials, no proxies from the environment.
+address or a too-large body; no cookies, no proxies from the environment; a credential
+header given by the caller (Authorization, Cookie, X-API-Key, a payment header) is dropped
+before a redirect to another origin.
+
+Connection pools live in :mod:`agentdex.crawler.pools` (``transport_factory``, a
+``() -> httpx.AsyncBaseTransport``, replaces them: unit tests pass an ``httpx.MockTransport``)
+and the error sentences in :mod:`agentdex.crawler.fetch_errors`.
 The deadline starts once robots.txt has been consulted; waiting for a free slot counts.
 robots.txt of a redirect's target is not consulted: the URL asked for was allowed.
 """
@@ -52,12 +59,8 @@ from __future__ import annotations
 import email.utils
 import hashlib
 import ipaddress
-import os
-import ssl
 import time
-from collections import OrderedDict
-from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -65,12 +68,13 @@ from types import TracebackType
 from typing import Any
 
 import anyio
-import httpcore
 import httpx
 
 from agentdex import __version__
 from agentdex.crawler.body import read_capped
+from agentdex.crawler.fetch_errors import describe_error, tls_error
 from agentdex.crawler.netpolicy import GuardedBackend, build_ssl_context, system_resolver
+from agentdex.crawler.pools import HostPools, TransportFactory, guarded_transport, release
 from agentdex.crawler.robots import ROBOTS_MAX_BYTES, RobotsCache, robots_exempt
 from agentdex.errors import FetchError
 from agentdex.models import FetchRecord
@@ -83,6 +87,11 @@ BACKOFF_BASE = 0.2
 BACKOFF_CAP = 2.0
 RETRY_AFTER_MAX = 3.0
 HEADER_VALUE_MAX = 8192
+# Request headers that carry a credential or a payment: never sent past a redirect to another origin.
+CREDENTIAL_HEADERS = frozenset({
+    "authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-auth-token",
+    "x-payment", "payment-signature",
+})
 KEPT_HEADERS = (
     "content-type", "content-length", "content-encoding", "etag", "last-modified",
     "cache-control", "access-control-allow-origin", "link", "www-authenticate",
@@ -130,6 +139,7 @@ class Fetcher:
         deadline: float = 15.0,
         connect_timeout: float = 5.0,
         retries: int = 2,
+        transport_factory: TransportFactory | None = None,
     ) -> None:
         self.user_agent = user_agent
         self.deadline = deadline
@@ -139,7 +149,10 @@ class Fetcher:
         self.stats = FetchStats()
         self.backend = GuardedBackend(connect_to=connect_to, allow_private=allow_private, resolver=resolve)
         self._timeouts = httpx.Timeout(deadline, connect=min(connect_timeout, deadline)).as_dict()
-        self._pools = _HostPools(build_ssl_context(ca_bundle), self.backend, self.per_host, keep=2 * self.concurrency)
+        if transport_factory is None:
+            context, per_host = build_ssl_context(ca_bundle), self.per_host
+            transport_factory = lambda: guarded_transport(context, self.backend, per_host)  # noqa: E731
+        self._pools = HostPools(transport_factory, keep=2 * self.concurrency)
         self.robots = RobotsCache(self._fetch_robots, agent_token=_product_token(user_agent))
         self._host_slots: dict[str, _HostSlot] = {}  # only hosts with a request waiting or in flight
         self._all_slots: anyio.Semaphore | None = None
@@ -232,7 +245,7 @@ class Fetcher:
                 delay = await self._follow(record, url, options, attempt)
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                 delay = self._retry_pause(options, attempt, backoff(attempt))
-                if delay is None or _tls_error(exc) is not None:
+                if delay is None or tls_error(exc) is not None:
                     raise
             if delay is None:
                 return
@@ -249,9 +262,10 @@ class Fetcher:
         """Request ``url`` and its redirects; the retry pause for a transient answer, else None."""
         _forget_answer(record)
         current, method, content, seen = url, options.method, options.content, {str(url)}
+        headers = options.headers
         while True:
             async with self._slot(current.host), self._pools.use(current.host) as transport:
-                response = await self._send(transport, method, current, options, content)
+                response = await self._send(transport, method, current, headers, content)
                 try:
                     _note_response(record, response, current)
                     target = redirect_target(response, current)
@@ -261,17 +275,18 @@ class Fetcher:
                             await self._finish(record, response, options)
                         return delay
                 finally:
-                    await _release(response, method)
+                    await release(response, method)
             check_redirect(record, current, target, seen, options.same_origin)
             new_method = _method_after(response.status_code, method)
             content = content if new_method == method else None
+            if content is None:  # a redirect turned a POST into a GET: its body headers go too
+                headers = [(k, v) for k, v in headers if not k.lower().startswith("content-")]
+            if _origin(target) != _origin(url):  # credentials are for the origin asked, only
+                headers = without_credentials(headers)
             method, current = new_method, target
 
-    async def _send(self, transport: httpx.AsyncHTTPTransport, method: str, url: httpx.URL, options: _Options,
-                    content: bytes | None) -> httpx.Response:
-        headers = options.headers
-        if content is None:  # a redirect turned a POST into a GET: its body headers go too
-            headers = [(k, v) for k, v in headers if not k.lower().startswith("content-")]
+    async def _send(self, transport: httpx.AsyncBaseTransport, method: str, url: httpx.URL,
+                    headers: list[tuple[str, str]], content: bytes | None) -> httpx.Response:
         request = httpx.Request(
             method, url, headers=headers, content=content, extensions={"timeout": self._timeouts}
         )
@@ -368,79 +383,6 @@ class _Slots:
             del self._hosts[self._key]
 
 
-class _HostPools:
-    """One small connection pool per host name, for the hosts used most recently.
-
-    httpcore's pool scans every connection it holds on each request and on each response
-    close (and, for each idle connection, counts the idle ones again), so one pool
-    holding the ~2 × concurrency connections of a crawl spends more CPU on bookkeeping
-    than on HTTP. A host is never sent more than ``per_host`` requests at once, so a pool
-    per host keeps every scan to those few connections and lets each of them be reused.
-    Once more than ``keep`` hosts hold a pool, the least recently used pools of hosts with
-    no request in flight are closed; an idle connection also expires after 5 s.
-    """
-
-    def __init__(self, context: ssl.SSLContext, backend: GuardedBackend, per_host: int, keep: int) -> None:
-        self._context, self._backend = context, backend
-        self._per_host, self._keep = per_host, max(1, keep)
-        self._pools: OrderedDict[str, httpx.AsyncHTTPTransport] = OrderedDict()  # least recent first
-        self._active: dict[str, int] = {}
-
-    @asynccontextmanager
-    async def use(self, host: str) -> AsyncIterator[httpx.AsyncHTTPTransport]:
-        """The transport of ``host``'s pool, marked busy (never closed) until the block ends."""
-        key = host.lower()
-        transport = self._pools.get(key)
-        if transport is None:
-            transport = self._pools[key] = _make_transport(self._context, self._backend, self._per_host)
-        else:
-            self._pools.move_to_end(key)
-        self._active[key] = self._active.get(key, 0) + 1
-        try:
-            yield transport
-        finally:
-            self._active[key] -= 1
-            if not self._active[key]:
-                del self._active[key]
-            await self._trim()
-
-    async def _trim(self) -> None:
-        while len(self._pools) > self._keep:
-            key = next((k for k in self._pools if k not in self._active), None)
-            if key is None:
-                return
-            await _close(self._pools.pop(key))
-
-    async def aclose(self) -> None:
-        """Close every pool."""
-        while self._pools:
-            await _close(self._pools.popitem(last=False)[1])
-
-
-async def _close(transport: httpx.AsyncHTTPTransport) -> None:
-    # Shielded: a cancelled crawl must still close the sockets of a pool it dropped.
-    with anyio.CancelScope(shield=True):
-        await transport.aclose()
-
-
-def _make_transport(context: ssl.SSLContext, backend: GuardedBackend, connections: int) -> httpx.AsyncHTTPTransport:
-    transport = httpx.AsyncHTTPTransport(verify=context, trust_env=False)
-    # httpx 0.2x has no parameter for httpcore's network_backend, which is where the
-    # address guard and --connect-to live; so the transport's pool is replaced by an
-    # equivalent one (same TLS context, HTTP/1.1) that uses our backend. Every connection
-    # may stay alive: the pool belongs to one host (see _HostPools).
-    transport._pool = httpcore.AsyncConnectionPool(
-        ssl_context=context,
-        max_connections=connections,
-        max_keepalive_connections=connections,
-        keepalive_expiry=5.0,
-        http1=True,
-        http2=False,
-        network_backend=backend,
-    )
-    return transport
-
-
 async def resolve(host: str, port: int) -> list[str]:
     """The addresses of ``host``: an IP literal (a ``--connect-to`` target, an address URL)
     is its own answer; a name goes to the system resolver.
@@ -454,29 +396,6 @@ async def resolve(host: str, port: int) -> list[str]:
     except ValueError:
         return await system_resolver(host, port)
     return [host]
-
-
-async def _release(response: httpx.Response, method: str) -> None:
-    """Close ``response``, keeping its connection for the next request when the answer has
-    no body to read (a 304, a 204, an answer to HEAD, ``Content-Length: 0``).
-
-    httpcore returns a connection to the pool only once the whole message was read; an
-    unread 304 would otherwise close it, and a recrawl (mostly 304s) would pay a TLS
-    handshake for nearly every request. Reading an empty body waits for nothing.
-    """
-    if not response.is_stream_consumed and _bodiless(response, method):
-        try:
-            async for _ in response.aiter_raw():
-                break
-        except httpx.HTTPError:
-            pass  # the connection is closed below either way
-    await response.aclose()
-
-
-def _bodiless(response: httpx.Response, method: str) -> bool:
-    status = response.status_code
-    return (status in (204, 304) or status < 200 or method == "HEAD"
-            or response.headers.get("content-length", "").strip() == "0")
 
 
 def _product_token(user_agent: str) -> str:
@@ -532,6 +451,11 @@ def check_redirect(record: FetchRecord, current: httpx.URL, target: httpx.URL, s
     if len(record.redirects) > MAX_REDIRECTS:
         raise FetchError("too_many_redirects", f"{record.url} redirects more than {MAX_REDIRECTS} times.")
     seen.add(str(target))
+
+
+def without_credentials(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``headers`` without any that carry a credential or a payment (sent to one origin only)."""
+    return [(k, v) for k, v in headers if k.lower() not in CREDENTIAL_HEADERS]
 
 
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
@@ -610,61 +534,3 @@ def retry_after_seconds(value: str) -> float | None:
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
-
-
-# -- errors ----------------------------------------------------------------------------
-
-
-def describe_error(exc: Exception, record: FetchRecord, deadline: float) -> tuple[str, str]:
-    """``(error_code, sentence)`` for any exception a fetch can meet."""
-    if isinstance(exc, FetchError):
-        return exc.code, str(exc)
-    where = record.final_url or record.url
-    if isinstance(exc, TimeoutError):
-        return "timeout", f"{where} gave no complete answer within the {deadline:g} s deadline."
-    if isinstance(exc, httpx.TimeoutException):
-        return "timeout", f"{where} did not answer in time ({type(exc).__name__})."
-    if isinstance(exc, httpx.ConnectError):
-        return _connect_error(exc, where)
-    if isinstance(exc, (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError)):
-        code = "incomplete" if record.status is not None else "protocol"
-        return code, f"The connection to {where} failed {_phase(record)} ({exc or type(exc).__name__})."
-    if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol)):
-        return "invalid_url", f"{where} cannot be requested ({exc})."
-    return "internal", f"Fetching {where} failed unexpectedly ({type(exc).__name__}: {exc})."
-
-
-def _phase(record: FetchRecord) -> str:
-    return "in the middle of the body" if record.status is not None else "before a complete answer"
-
-
-def _connect_error(exc: httpx.ConnectError, where: str) -> tuple[str, str]:
-    tls = _tls_error(exc)
-    if isinstance(tls, ssl.SSLCertVerificationError):
-        return "tls", f"The TLS certificate of {where} was not accepted ({tls.verify_message or tls.reason})."
-    if tls is not None:
-        return "tls", f"The TLS handshake with {where} failed ({tls.reason or tls})."
-    return "refused", f"No connection to {where} could be made ({_os_reason(exc)})."
-
-
-def _os_reason(exc: BaseException) -> str:
-    """The operating system's words for the first errno in the chain ("Connection refused")."""
-    for link in _chain(exc):
-        if isinstance(link, OSError) and link.errno is not None:
-            return os.strerror(link.errno)
-    return str(exc) or "connection failed"
-
-
-def _tls_error(exc: BaseException) -> ssl.SSLError | None:
-    """The ssl error behind a connection failure, if TLS is what failed."""
-    return next((link for link in _chain(exc) if isinstance(link, ssl.SSLError)), None)
-
-
-def _chain(exc: BaseException) -> Iterator[BaseException]:
-    """``exc`` and its causes/contexts, each once."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        yield current
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__

@@ -1,0 +1,132 @@
+"""Connection pools for the crawler: one small httpcore pool per host name.
+
+Public API::
+
+    HostPools(make_transport, keep)
+        ``make_transport()`` builds one host's transport; ``keep`` is how many hosts may
+        hold a pool. ``async with pools.use(host) as transport``; ``await pools.aclose()``.
+    guarded_transport(context, backend, connections) -> httpx.AsyncHTTPTransport
+        the one place where httpx's private pool attribute is replaced (see its docstring).
+    release(response, method)   close an answer, keeping its connection when it has no body.
+
+A :class:`~agentdex.crawler.fetch.Fetcher` takes any ``transport_factory``
+(``() -> httpx.AsyncBaseTransport``); unit tests give it one that returns an
+``httpx.MockTransport``, and the default builds :func:`guarded_transport`.
+"""
+
+from __future__ import annotations
+
+import ssl
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+import anyio
+import httpcore
+import httpx
+
+from agentdex.crawler.netpolicy import GuardedBackend
+
+TransportFactory = Callable[[], httpx.AsyncBaseTransport]
+KEEPALIVE_EXPIRY = 5.0
+
+
+class HostPools:
+    """One small connection pool per host name, for the hosts used most recently.
+
+    httpcore's pool scans every connection it holds on each request and on each response
+    close (and, for each idle connection, counts the idle ones again), so one pool
+    holding the ~2 × concurrency connections of a crawl spends more CPU on bookkeeping
+    than on HTTP. A host is never sent more than ``per_host`` requests at once, so a pool
+    per host keeps every scan to those few connections and lets each of them be reused.
+    Once more than ``keep`` hosts hold a pool, the least recently used pools of hosts with
+    no request in flight are closed; an idle connection also expires after 5 s.
+    """
+
+    def __init__(self, make_transport: TransportFactory, keep: int) -> None:
+        self._make, self._keep = make_transport, max(1, keep)
+        self._pools: OrderedDict[str, httpx.AsyncBaseTransport] = OrderedDict()  # least recent first
+        self._active: dict[str, int] = {}
+
+    @asynccontextmanager
+    async def use(self, host: str) -> AsyncIterator[httpx.AsyncBaseTransport]:
+        """The transport of ``host``'s pool, marked busy (never closed) until the block ends."""
+        key = host.lower()
+        transport = self._pools.get(key)
+        if transport is None:
+            transport = self._pools[key] = self._make()
+        else:
+            self._pools.move_to_end(key)
+        self._active[key] = self._active.get(key, 0) + 1
+        try:
+            yield transport
+        finally:
+            self._active[key] -= 1
+            if not self._active[key]:
+                del self._active[key]
+            await self._trim()
+
+    async def _trim(self) -> None:
+        while len(self._pools) > self._keep:
+            key = next((k for k in self._pools if k not in self._active), None)
+            if key is None:
+                return
+            await _close(self._pools.pop(key))
+
+    async def aclose(self) -> None:
+        """Close every pool."""
+        while self._pools:
+            await _close(self._pools.popitem(last=False)[1])
+
+
+async def _close(transport: httpx.AsyncBaseTransport) -> None:
+    # Shielded: a cancelled crawl must still close the sockets of a pool it dropped.
+    with anyio.CancelScope(shield=True):
+        await transport.aclose()
+
+
+def guarded_transport(context: ssl.SSLContext, backend: GuardedBackend, connections: int) -> httpx.AsyncHTTPTransport:
+    """An HTTP/1.1 transport whose every connection goes through ``backend`` (the address
+    guard and ``--connect-to``), verifying TLS with ``context``; no environment, no proxies.
+
+    This is the only place agentdex touches httpx's private ``_pool`` attribute.
+    """
+    transport = httpx.AsyncHTTPTransport(verify=context, trust_env=False)
+    # httpx 0.2x has no parameter for httpcore's network_backend, which is where the
+    # address guard and --connect-to live; so the transport's pool is replaced by an
+    # equivalent one (same TLS context, HTTP/1.1) that uses our backend. Every connection
+    # may stay alive: the pool belongs to one host (see _HostPools).
+    transport._pool = httpcore.AsyncConnectionPool(
+        ssl_context=context,
+        max_connections=connections,
+        max_keepalive_connections=connections,
+        keepalive_expiry=KEEPALIVE_EXPIRY,
+        http1=True,
+        http2=False,
+        network_backend=backend,
+    )
+    return transport
+
+
+
+async def release(response: httpx.Response, method: str) -> None:
+    """Close ``response``, keeping its connection for the next request when the answer has
+    no body to read (a 304, a 204, an answer to HEAD, ``Content-Length: 0``).
+
+    httpcore returns a connection to the pool only once the whole message was read; an
+    unread 304 would otherwise close it, and a recrawl (mostly 304s) would pay a TLS
+    handshake for nearly every request. Reading an empty body waits for nothing.
+    """
+    if not response.is_stream_consumed and _bodiless(response, method):
+        try:
+            async for _ in response.aiter_raw():
+                break
+        except httpx.HTTPError:
+            pass  # the connection is closed below either way
+    await response.aclose()
+
+
+def _bodiless(response: httpx.Response, method: str) -> bool:
+    status = response.status_code
+    return (status in (204, 304) or status < 200 or method == "HEAD"
+            or response.headers.get("content-length", "").strip() == "0")
