@@ -5,7 +5,7 @@ Public API::
     async with Fetcher(*, connect_to=(), ca_bundle=None, allow_private=False,
                        concurrency=16, per_host=2, user_agent=USER_AGENT,
                        deadline=15.0, connect_timeout=5.0, retries=2,
-                       transport_factory=None) as fetcher:
+                       transport_factory=None, resolver=None) as fetcher:
         record = await fetcher.fetch(url, *, kind, max_bytes, same_origin=False,
                                      etag=None, last_modified=None, accept=None,
                                      method="GET", honour_robots=True)
@@ -49,7 +49,9 @@ before a redirect to another origin.
 
 Connection pools live in :mod:`agentdex.crawler.pools` (``transport_factory``, a
 ``() -> httpx.AsyncBaseTransport``, replaces them: unit tests pass an ``httpx.MockTransport``)
-and the error sentences in :mod:`agentdex.crawler.fetch_errors`.
+and the error sentences in :mod:`agentdex.crawler.fetch_errors`. ``resolver`` (async
+``(host, port) -> [address, ...]``) replaces the system resolver; the address guard checks
+whatever it answers, on every new connection.
 The deadline starts once robots.txt has been consulted; waiting for a free slot counts.
 robots.txt of a redirect's target is not consulted: the URL asked for was allowed.
 """
@@ -73,7 +75,7 @@ import httpx
 from agentdex import __version__
 from agentdex.crawler.body import read_capped
 from agentdex.crawler.fetch_errors import describe_error, tls_error
-from agentdex.crawler.netpolicy import GuardedBackend, build_ssl_context, system_resolver
+from agentdex.crawler.netpolicy import GuardedBackend, Resolver, build_ssl_context, system_resolver
 from agentdex.crawler.pools import HostPools, TransportFactory, guarded_transport, release
 from agentdex.crawler.robots import ROBOTS_MAX_BYTES, RobotsCache, robots_exempt
 from agentdex.errors import FetchError
@@ -140,6 +142,7 @@ class Fetcher:
         connect_timeout: float = 5.0,
         retries: int = 2,
         transport_factory: TransportFactory | None = None,
+        resolver: Resolver | None = None,
     ) -> None:
         self.user_agent = user_agent
         self.deadline = deadline
@@ -147,7 +150,7 @@ class Fetcher:
         self.per_host = max(1, per_host)
         self.concurrency = max(1, concurrency)
         self.stats = FetchStats()
-        self.backend = GuardedBackend(connect_to=connect_to, allow_private=allow_private, resolver=resolve)
+        self.backend = GuardedBackend(connect_to=connect_to, allow_private=allow_private, resolver=resolver or resolve)
         self._timeouts = httpx.Timeout(deadline, connect=min(connect_timeout, deadline)).as_dict()
         if transport_factory is None:
             context, per_host = build_ssl_context(ca_bundle), self.per_host
