@@ -30,11 +30,14 @@ from agentdex.models import FetchRecord, Tool
 PROTOCOL_VERSION = "2025-11-25"
 MAX_BYTES = 2 * 1024 * 1024
 MAX_PAGES = 10
+MAX_TOOLS = 1000  # a server listing more is refused past this; real servers list tens
 ALLOWED_METHODS = ("initialize", "notifications/initialized", "tools/list")
 _PARAM_RE = re.compile(r'(\w+)="([^"]*)"')
 
 METADATA_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 SSE = "text/event-stream"
+# An answer stopped while reading its body (over the cap, cut short, undecodable) is no answer.
+REFUSED_BODIES = frozenset({"too_large", "incomplete", "protocol", "decoding"})
 
 Post = Callable[[str, bytes, dict[str, str]], Awaitable[FetchRecord]]
 # get(url, method, accept) -> FetchRecord: a safe request (GET or HEAD) under the fetch policy.
@@ -218,7 +221,9 @@ async def read_resource_metadata(url: str, found: Probe, get: Get) -> None:
 
 
 async def _list_tools(url: str, post: Post, found: Probe, session: str | None) -> None:
-    cursor, next_id = None, 2
+    """Every page of ``tools/list``, within ``MAX_PAGES`` pages and ``MAX_TOOLS`` tools; a
+    server that goes past either (or repeats a cursor) leaves the listing incomplete."""
+    cursor, next_id, seen = None, 2, set()
     for _ in range(MAX_PAGES):
         params = {"cursor": cursor} if cursor else {}
         record = await post(url, rpc("tools/list", params, id=next_id), headers_for(session, found.protocol_version))
@@ -227,18 +232,36 @@ async def _list_tools(url: str, post: Post, found: Probe, session: str | None) -
         if not isinstance(result, dict):
             found.detail = f"initialize answered but tools/list did not ({record.error or record.status})"
             return
-        found.tools.extend(tool_from_mcp(t) for t in result.get("tools") or [] if isinstance(t, dict))
+        found.tools.extend(tool_from_mcp(t) for t in _items(result.get("tools"), MAX_TOOLS - len(found.tools) + 1))
+        if len(found.tools) > MAX_TOOLS:
+            del found.tools[MAX_TOOLS:]
+            found.detail = f"tools/list names more than {MAX_TOOLS:,} tools; agentdex stopped reading there"
+            return
         cursor, next_id = result.get("nextCursor"), next_id + 1
         if not cursor:
-            break
-    found.tools_listed = True
-    found.detail = f"{len(found.tools)} tool(s) listed"
+            found.tools_listed = True
+            found.detail = f"{len(found.tools)} tool(s) listed"
+            return
+        if not isinstance(cursor, str) or cursor in seen:
+            found.detail = f"tools/list sent a cursor it had sent before (or not a string): {str(cursor)[:60]!r}; stopped"
+            return
+        seen.add(cursor)
+    found.detail = f"tools/list still had more pages after {MAX_PAGES}; agentdex stopped reading there"
+
+
+def _items(value: Any, limit: int) -> list[dict]:
+    """The first ``limit`` objects of a JSON array (anything else: none)."""
+    if not isinstance(value, list):
+        return []
+    return [item for item in value[:limit] if isinstance(item, dict)]
 
 
 def classify_failure(record: FetchRecord) -> Probe | None:
     """The probe's end state when ``initialize`` got no usable answer, else ``None``."""
     if record.error_code == "timeout":
         return Probe("timeout", record.error or "timed out", record.status)
+    if record.status == 200 and record.error_code in REFUSED_BODIES:
+        return Probe("not_mcp", f"the answer to initialize was refused: {record.error}", 200)
     if record.status is None:
         return Probe("unreachable", record.error or "no answer", None)
     if record.status in (401, 403):

@@ -11,6 +11,7 @@ feedback inbox lives as long as the server.
     x402            a paid endpoint: 402 with payment requirements (v1 body, v2 header)
     mcp_registry    a minimal MCP registry API (/v0.1/servers/{name})
     feedback        a feedback inbox (POST /v1/feedback) with idempotent receipts
+    hostile_mcp     an "MCP server" that breaks the protocol on purpose (hostile/README.md)
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ class MountedApp:
 
 
 def _factories() -> dict[str, Callable[[AppContext], MountedApp]]:
-    from agentdex.sampleweb.apps import feedback, mcp_servers, registry, simple, x402
+    from agentdex.sampleweb.apps import feedback, hostile_mcp, mcp_servers, registry, simple, x402
 
     return {
         "mcp": mcp_servers.build,
@@ -58,6 +59,7 @@ def _factories() -> dict[str, Callable[[AppContext], MountedApp]]:
         "x402": x402.build,
         "mcp_registry": registry.build,
         "feedback": feedback.build,
+        "hostile_mcp": hostile_mcp.build,
     }
 
 
