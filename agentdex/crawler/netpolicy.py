@@ -207,7 +207,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
             reason = is_blocked_ip(address)
             if reason:
                 raise BlockedAddress(
-                    f"{host} resolves to {address}, a {reason} address; such addresses are "
+                    f"{host} resolves to {address}, {_article(reason)} {reason} address; such addresses are "
                     "refused unless --allow-private is given."
                 )
 
@@ -242,6 +242,10 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
     async def sleep(self, seconds: float) -> None:
         """Sleep on the running event loop (httpcore's own retry delays)."""
         await anyio.sleep(seconds)
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def _reason(exc: BaseException) -> str:
