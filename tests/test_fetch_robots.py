@@ -54,12 +54,15 @@ async def test_a_missing_robots_txt_allows_everything_silently(tls_server: TLSSe
     assert f.stats.errors == 0 and f.stats.requests == 2  # robots.txt and the page
 
 
-async def test_a_failing_robots_txt_allows_everything_with_a_note(tls_server: TLSServer) -> None:
+async def test_a_failing_robots_txt_holds_everything_off_but_the_manifests(tls_server: TLSServer) -> None:
     tls_server.robots["down.sample.test"] = 503
     async with make_fetcher(tls_server) as f:
         record = await f.fetch("https://down.sample.test/json", kind="test", max_bytes=CAP)
+        manifest = await f.fetch("https://down.sample.test/.well-known/agent-app.json", kind="test", max_bytes=CAP)
         entry = f.robots.entry("https://down.sample.test")
-    assert record.ok
+    assert record.error_code == "robots" and "503" in record.error and "RFC 9309" in record.error
+    assert tls_server.hit_count("down.sample.test", "/json") == 0
+    assert manifest.ok  # the well-known manifest is exempt
     assert entry is not None and entry.note and "503" in entry.note
 
 

@@ -236,7 +236,7 @@ class Fetcher:
         if honour_robots and not robots_exempt(str(url)):
             verdict = await self.robots.check(str(url))
             if not verdict.allowed:
-                raise FetchError("robots", f"robots.txt of {verdict.origin} disallows {url.path} for agentdex.")
+                raise FetchError("robots", verdict.note or f"robots.txt of {verdict.origin} disallows {url.path} for agentdex.")
         with anyio.fail_after(self.deadline):
             options.deadline_at = anyio.current_time() + self.deadline
             await self._attempts(record, url, options)

@@ -14,13 +14,17 @@ Public API::
 
 Choices (documented here because they are policy):
 
-- A robots.txt that is missing or answers 4xx allows everything (RFC 9309, 2.3.1.3).
-- A robots.txt that answers 5xx, times out, is too large or cannot be reached also allows
-  everything, and the entry carries a ``note`` saying so. RFC 9309 asks a crawler to assume
-  complete disallow here; agentdex reads only a handful of small documents per origin
-  (most of them published precisely for agents), so an origin with a broken robots.txt is
-  still catalogued, with the note kept beside its fetches. When the origin itself is
-  unreachable, the document fetch fails on its own anyway.
+- A robots.txt that is missing or answers 4xx (429 aside) allows everything (RFC 9309, 2.3.1.3).
+- A robots.txt that answers 5xx or 429, times out or cannot be reached means "hold off"
+  (RFC 9309, 2.3.1.4: assume complete disallow): nothing but the exempt manifests is
+  fetched from that origin in this crawl, and the entry's ``note`` says why. The failure is
+  asked again by the next crawl (only definite answers are reused, below).
+- A robots.txt over the 64 KB cap allows everything, with a note: it exists and answered,
+  agentdex just does not read that much (RFC 9309 lets a crawler stop reading).
+- ``Crawl-delay`` (for agentdex, else for ``*``) is honoured between the requests to an
+  origin that robots.txt governs (the manifests are not paced); a delay above
+  ``CRAWL_DELAY_MAX`` seconds is more than a crawl can wait, so the origin's other
+  documents are not fetched at all (the verdict says so).
 - The well-known manifests (``/.well-known/agent-app.json``, ``/.well-known/anchor.json``)
   and ``/robots.txt`` itself are exempt: a site publishes a manifest to be read by agents.
 - Rules are matched for the product token ``agentdex`` (the User-Agent's first word).
@@ -49,6 +53,9 @@ import anyio
 from agentdex.models import FetchRecord
 
 ROBOTS_MAX_BYTES = 64 * 1024
+CRAWL_DELAY_MAX = 10.0  # seconds; an origin asking for more is not crawled past its manifests
+HOLD_OFF_ERRORS = frozenset({"timeout", "refused", "tls", "protocol", "incomplete", "decoding", "dns",
+                             "blocked_address"})  # robots.txt unreachable: assume complete disallow
 EXEMPT_PATHS = frozenset({"/.well-known/agent-app.json", "/.well-known/anchor.json", "/robots.txt"})
 REUSE_MAX_SECONDS = 24 * 3600
 _MAX_AGE_RE = re.compile(r"(?:^|,)\s*max-age\s*=\s*\"?(\d+)", re.I)
@@ -75,6 +82,17 @@ class RobotsEntry:
     record: FetchRecord
     note: str | None = None
     reused: bool = False  # seeded from an earlier crawl rather than fetched by this one
+    hold_off: bool = False  # robots.txt could not be had: nothing it governs may be fetched
+    next_at: float = 0.0  # the event-loop time before which Crawl-delay says wait
+
+    def crawl_delay(self, agent: str) -> float:
+        """The Crawl-delay in seconds robots.txt asks of ``agent`` (0 when none)."""
+        if self.parser is None:
+            return 0.0
+        try:
+            return max(0.0, float(self.parser.crawl_delay(agent) or 0))
+        except (TypeError, ValueError):
+            return 0.0
 
 
 def origin_of(url: str) -> str:
@@ -119,14 +137,24 @@ class RobotsCache:
             del self._locks[key]
 
     async def check(self, url: str) -> RobotsVerdict:
-        """Whether ``url`` may be fetched; fetches the origin's robots.txt once."""
+        """Whether ``url`` may be fetched; fetches the origin's robots.txt once, and waits
+        out the origin's Crawl-delay before saying yes."""
         origin = origin_of(url)
         if robots_exempt(url):
             return RobotsVerdict(True, origin)
         entry = await self._entry_for(origin)
+        if entry.hold_off:
+            return RobotsVerdict(False, origin, entry.note)
         if entry.parser is None:
             return RobotsVerdict(True, origin, entry.note)
-        return RobotsVerdict(entry.parser.can_fetch(self.agent_token, url), origin, entry.note)
+        if not entry.parser.can_fetch(self.agent_token, url):
+            return RobotsVerdict(False, origin, entry.note)
+        delay = entry.crawl_delay(self.agent_token)
+        if delay > CRAWL_DELAY_MAX:
+            return RobotsVerdict(False, origin, f"robots.txt of {origin} asks for {delay:g} s between requests; "
+                                                f"agentdex waits at most {CRAWL_DELAY_MAX:g} s, so it fetches nothing more")
+        await _pace(entry, delay)
+        return RobotsVerdict(True, origin, entry.note)
 
     async def _entry_for(self, origin: str) -> RobotsEntry:
         # One lock per origin: concurrent fetches to one origin wait for a single robots fetch.
@@ -138,6 +166,17 @@ class RobotsCache:
                 record = await self._fetch(f"{origin}/robots.txt")
                 self._entries[origin] = _entry_from(origin, record)
             return self._entries[origin]
+
+
+async def _pace(entry: RobotsEntry, delay: float) -> None:
+    """Wait until ``delay`` seconds have passed since the previous request this entry let through."""
+    if delay <= 0:
+        return
+    now = anyio.current_time()
+    start = max(now, entry.next_at)
+    entry.next_at = start + delay  # claimed before sleeping, so concurrent requests queue up
+    if start > now:
+        await anyio.sleep(start - now)
 
 
 def reusable(record: FetchRecord, now: datetime | None = None) -> bool:
@@ -174,11 +213,23 @@ def _lifetime(cache_control: str) -> float:
 def _entry_from(origin: str, record: FetchRecord) -> RobotsEntry:
     if record.ok and record.body is not None:
         return RobotsEntry(origin, _parse(record.body), record)
-    if record.status is not None and 400 <= record.status < 500:
+    if record.status is not None and 400 <= record.status < 500 and record.status != 429:
         return RobotsEntry(origin, None, record)  # missing: everything allowed, nothing to note
     why = record.error or "no usable answer"
-    note = f"robots.txt of {origin} could not be read ({why}); everything was treated as allowed."
-    return RobotsEntry(origin, None, record, note)
+    if _unreachable(record):
+        note = (f"robots.txt of {origin} could not be had ({why}); as RFC 9309 asks, agentdex holds off: "
+                "only the well-known manifests were fetched.")
+        return RobotsEntry(origin, None, record, note, hold_off=True)
+    # Over the cap, or redirects that lead nowhere (RFC 9309 2.3.1.2: "unavailable").
+    return RobotsEntry(origin, None, record, f"robots.txt of {origin} could not be read ({why}); "
+                                             "everything was treated as allowed.")
+
+
+def _unreachable(record: FetchRecord) -> bool:
+    """A server or network error (5xx, 429, no connection): RFC 9309's "unreachable"."""
+    if record.status is not None and (record.status >= 500 or record.status == 429):
+        return True
+    return record.error_code in HOLD_OFF_ERRORS
 
 
 def _parse(body: bytes) -> RobotFileParser:
