@@ -152,6 +152,7 @@ def run_crawl(path, origins, net, *, verify: bool, kind: str = "crawl") -> dict:
     import asyncio
 
     from agentdex.crawler.crawl import crawl
+    from agentdex.errors import DatabaseError
 
     db = open_catalogue(path, readonly=False)
     with _progress_display(len(origins)) as show:
@@ -159,6 +160,8 @@ def run_crawl(path, origins, net, *, verify: bool, kind: str = "crawl") -> dict:
             summary = asyncio.run(crawl(db, origins, net, verify=verify, progress=show, kind=kind))
         except KeyboardInterrupt:
             fail("interrupted: every finished origin is saved; run the same command again to complete the rest", 130)
+        except DatabaseError as exc:  # a full disk: a sentence, never a traceback
+            fail(str(exc), 1)
     return summary.to_dict()
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
+import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -52,8 +53,9 @@ GUIDE_KIND = "guide"
 @contextmanager
 def transaction(db: Database) -> Iterator[Database]:
     """One write transaction, taken at once (``BEGIN IMMEDIATE``) so a second writer waits
-    for the busy timeout instead of failing half-way; rolled back on any exception. Inside
-    a caller's transaction it is a savepoint of that transaction."""
+    for the busy timeout instead of failing half-way; rolled back on any exception (a
+    failed COMMIT included). A full disk raises :class:`DatabaseError` with a sentence.
+    Inside a caller's transaction it is a savepoint of that transaction."""
     if db.conn.in_transaction:
         with db.atomic():
             yield db
@@ -61,10 +63,19 @@ def transaction(db: Database) -> Iterator[Database]:
     db.conn.execute("BEGIN IMMEDIATE")
     try:
         yield db
-    except BaseException:
-        db.rollback()
+        db.conn.execute("COMMIT")
+    except BaseException as exc:
+        if db.conn.in_transaction:  # a COMMIT that failed (a full disk) leaves it open
+            db.rollback()
+        if isinstance(exc, sqlite3.OperationalError) and _disk_full(exc):
+            raise DatabaseError(
+                f"the disk holding the catalogue is full ({exc}): nothing of the origin being saved was "
+                "kept, every origin saved before it is; free some space and run the same command again") from exc
         raise
-    db.conn.execute("COMMIT")
+
+
+def _disk_full(exc: sqlite3.OperationalError) -> bool:
+    return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "full" in str(exc)
 
 
 # --- crawls -------------------------------------------------------------------------------

@@ -1,0 +1,70 @@
+"""The catalogue survives what the machine does to it: a crawl SIGKILLed at random moments
+20 times over (scripts/kill_resume.py runs the same trials, as many as asked), and a disk
+that fills up during a write (a small tmpfs mounted for the test).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentdex.sampleweb.server import SampleWeb
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import kill_resume  # noqa: E402
+
+TRIALS = 20
+MAX_DELAY = 0.6  # seconds into the crawl; a crawl of the trial's origins takes about a second
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+def test_twenty_kills_at_random_moments_leave_whole_origins_and_an_identical_recrawl_adds_nothing(tmp_path):
+    seed = random.randrange(1 << 30)
+    lines: list[str] = []
+    outcome = kill_resume.run(TRIALS, seed, 0.0, MAX_DELAY, tmp_path, print_fn=lines.append)
+    report = f"seed {seed} (rerun: scripts/kill_resume.py --seed {seed} --trials {TRIALS} --max-delay {MAX_DELAY})\n" \
+             + "\n".join(lines)
+    assert outcome.killed == TRIALS, report
+    assert outcome.problems == [], report  # integrity, foreign keys, whole-or-absent, no duplicate rows
+    assert min(outcome.origins_seen) < len(kill_resume.ORIGINS), report  # some kills landed mid-crawl
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(folder)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"a full disk needs a small tmpfs and mounting one failed (run as root): {mounted.stderr.decode()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def test_a_full_disk_stops_the_crawl_with_a_sentence_and_the_catalogue_still_opens(small_disk):
+    db = small_disk / "catalogue.db"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("AGENTDEX_DB", None)
+    with SampleWeb() as web:
+        origins = sorted(h for h in web.hosts if not h.startswith(("mcp.", "api.", "pay.")))
+        crawl = subprocess.run([sys.executable, "-m", "agentdex", "crawl", "--db", str(db), *web.cli_args(),
+                                "--registry", "https://registry.test", *origins],
+                               capture_output=True, text=True, env=env, timeout=180)
+    assert crawl.returncode == 1
+    assert "the disk holding the catalogue is full" in crawl.stderr and "Traceback" not in crawl.stderr
+    listed = subprocess.run([sys.executable, "-m", "agentdex", "list", "--db", str(db)],
+                            capture_output=True, text=True, env=env, timeout=60)
+    assert listed.returncode == 0 and "shown" in listed.stdout  # the catalogue opens, full disk and all
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        saved = conn.execute("SELECT origins_done FROM crawls").fetchone()[0]
+    assert 0 < saved < len(origins) and f"{saved} of" in listed.stdout
