@@ -24,6 +24,7 @@ from agentdex.models import Finding, Listing, ParseResult, Tool
 
 NAME = "findagent"
 MAX_BYTES = 1024 * 1024
+MAX_LISTED_TAGS = 100  # a listing keeps this many tags (the spec sets no limit)
 ROOT_FILE = "findagent.json"
 REPO_FILES = (ROOT_FILE, ".findagent/findagent.json")
 MANIFEST_JSON = "manifest.json"
@@ -479,12 +480,20 @@ def _texts(c: Checker, doc: dict, field: str) -> list[str] | None:
     return strings(c, doc, key, "") if key else None
 
 
+def _capped_tags(c: Checker, tags: list[str] | None) -> list[str] | None:
+    """The spec sets no limit on tags; a listing keeps the first ``MAX_LISTED_TAGS`` (a warning)."""
+    if tags and len(tags) > MAX_LISTED_TAGS:
+        c.warn("tags", "max_items", f"tags has {len(tags):,} items; agentdex lists the first {MAX_LISTED_TAGS}")
+        return tags[:MAX_LISTED_TAGS]
+    return tags
+
+
 def _listing_fields(c: Checker, doc: dict, listing: Listing) -> dict[str, Any]:
     listing.one_liner = _text(c, doc, "tagline")
     out = {"version": c.string(doc, "version", ""), "changelog": _text(c, doc, "changelog"),
            "category": _text(c, doc, "category"),
            "additional_category_slugs": _texts(c, doc, "additional_category_slugs"),
-           "tags": _texts(c, doc, "tags"), "example_prompts": _texts(c, doc, "example_prompts"),
+           "tags": _capped_tags(c, _texts(c, doc, "tags")), "example_prompts": _texts(c, doc, "example_prompts"),
            "exec": c.string(doc, "exec", ""), "targets": strings(c, doc, "targets", ""),
            "discipline": c.string(doc, "discipline", "")}
     listing.categories = _unique([out["category"], *(out["additional_category_slugs"] or [])])
