@@ -52,7 +52,7 @@ _PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
      re.compile(rf"\b{_VERB}\b[^.\n]{{0,80}}?(?:{_LOCAL})", re.I)),
     ("tool_sends_elsewhere", "it asks the model to send data to a URL or address",
      re.compile(r"\b(?:send|post|forward|upload|transmit|exfiltrate|e-?mail|leak|report)\b[^.\n]{0,80}?"
-                r"(?:https?://[^\s\"'<>]+|\b[\w.+-]+@[\w-]+\.[\w.-]+)", re.I)),
+                r"(?:https?://[^\s\"'<>]+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+)", re.I)),
 )
 
 
