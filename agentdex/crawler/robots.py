@@ -54,8 +54,10 @@ from agentdex.models import FetchRecord
 
 ROBOTS_MAX_BYTES = 64 * 1024
 CRAWL_DELAY_MAX = 10.0  # seconds; an origin asking for more is not crawled past its manifests
-HOLD_OFF_ERRORS = frozenset({"timeout", "refused", "tls", "protocol", "incomplete", "decoding", "dns",
-                             "blocked_address"})  # robots.txt unreachable: assume complete disallow
+# robots.txt unreachable: assume complete disallow. (A name that does not resolve or an
+# address the guard refuses is not among them: the document's own fetch fails the same way,
+# with that code, which says more than "robots".)
+HOLD_OFF_ERRORS = frozenset({"timeout", "refused", "tls", "protocol", "incomplete", "decoding"})
 EXEMPT_PATHS = frozenset({"/.well-known/agent-app.json", "/.well-known/anchor.json", "/robots.txt"})
 REUSE_MAX_SECONDS = 24 * 3600
 _MAX_AGE_RE = re.compile(r"(?:^|,)\s*max-age\s*=\s*\"?(\d+)", re.I)
