@@ -77,22 +77,23 @@ def problems_in(db: Path) -> list[str]:
     return found
 
 
-def origins_saved(db: Path) -> int:
-    """How many origins the latest crawl saved before it ended."""
+def _number(db: Path, sql: str) -> int:
+    """One number read from the catalogue (0 while it does not exist yet)."""
     try:
         with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as conn:
-            row = conn.execute("SELECT origins_done FROM crawls ORDER BY id DESC LIMIT 1").fetchone()
-    except sqlite3.Error:  # not created yet
+            row = conn.execute(sql).fetchone()
+    except sqlite3.Error:
         return 0
-    return row[0] if row else 0
+    return row[0] if row and row[0] is not None else 0
+
+
+def origins_saved(db: Path) -> int:
+    """How many origins the latest crawl saved before it ended."""
+    return _number(db, "SELECT origins_done FROM crawls ORDER BY id DESC LIMIT 1")
 
 
 def crawls_started(db: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as conn:
-            return conn.execute("SELECT count(*) FROM crawls").fetchone()[0]
-    except sqlite3.Error:  # not created yet
-        return 0
+    return _number(db, "SELECT count(*) FROM crawls")
 
 
 def trial(web: SampleWeb, db: Path, delay: float, outcome: Outcome) -> str:

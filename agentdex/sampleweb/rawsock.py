@@ -66,20 +66,22 @@ async def stall_handshake(reader: asyncio.StreamReader, writer: asyncio.StreamWr
     await _forever()
 
 
+async def _drip(writer: asyncio.StreamWriter, head: bytes, byte: bytes) -> None:
+    """``head``, then ``byte`` once a second, forever."""
+    writer.write(head)
+    while True:
+        await _write(writer, byte)
+        await asyncio.sleep(1)
+
+
 async def header_drip(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     await _request(reader)
-    writer.write(b"HTTP/1.1 200 OK\r\n")
-    while True:
-        await _write(writer, b"X")
-        await asyncio.sleep(1)
+    await _drip(writer, b"HTTP/1.1 200 OK\r\n", b"X")
 
 
 async def body_drip(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     await _request(reader)
-    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
-    while True:
-        await _write(writer, b" ")
-        await asyncio.sleep(1)
+    await _drip(writer, b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n", b" ")
 
 
 async def endless_chunked(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
