@@ -14,7 +14,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from agentdex.errors import AgentdexError, InputError
+from agentdex.errors import AgentdexError, DatabaseError, InputError
 from agentdex.models import ParseResult, sorted_findings
 from agentdex.text import plain, terminal_safe_json
 
@@ -113,7 +113,6 @@ def db_path(path: Path | None) -> Path:
 def open_catalogue(path: Path | None, *, readonly: bool):
     """Open the catalogue, turning a :class:`DatabaseError` into a message and exit 1."""
     from agentdex.db import open_db
-    from agentdex.errors import DatabaseError
 
     try:
         return open_db(db_path(path), readonly=readonly)
@@ -152,7 +151,6 @@ def run_crawl(path, origins, net, *, verify: bool, kind: str = "crawl") -> dict:
     import asyncio
 
     from agentdex.crawler.crawl import crawl
-    from agentdex.errors import DatabaseError
 
     db = open_catalogue(path, readonly=False)
     with _progress_display(len(origins)) as show:

@@ -24,7 +24,8 @@ counts ``fetch`` calls that failed (robots.txt fetches are not counted there).
 plus a readable ``record.error`` sentence. Codes:
 
     invalid_url, scheme        not an https URL without credentials (also for a redirect)
-    robots                     robots.txt disallows the URL for agentdex
+    robots                     robots.txt disallows the URL, asks for a Crawl-delay too long to
+                               wait, or could not be had (5xx, 429, no connection: hold off)
     dns, refused, tls          the name does not resolve, no connection, TLS failed
     blocked_address            the address guard refused a private/loopback/... address
     timeout                    no complete answer within the deadline

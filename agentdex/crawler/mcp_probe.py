@@ -9,6 +9,12 @@ The probe ends in one state:
 from a bearer token), ``payment_required`` (402), ``wrong_transport`` (an endpoint that
 speaks the old HTTP+SSE transport or refuses POST), ``not_mcp``, ``unreachable``, ``timeout``.
 
+``tools/list`` is read for at most ``MAX_PAGES`` pages and ``MAX_TOOLS`` tools; a server
+that goes past either, or repeats a cursor, leaves the listing incomplete (``tools_listed``
+false, the detail says why). Requests the server sends back on an event stream (sampling,
+elicitation, roots) are never answered, and an answer that cannot be read whole (over the
+cap, cut short) is no answer.
+
 Besides the POSTs, the probe may send two kinds of safe request through ``get``: a ``HEAD``
 that asks for ``text/event-stream`` (to tell an old HTTP+SSE endpoint from a web page after
 a refused POST; HEAD because an SSE stream never ends) and ``GET`` of the RFC 9728
