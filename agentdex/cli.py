@@ -14,7 +14,9 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from agentdex import formats
 from agentdex.errors import AgentdexError, DatabaseError, InputError
+from agentdex.formats.schemas import SCHEMAS
 from agentdex.models import ParseResult, sorted_findings
 from agentdex.text import plain, terminal_safe_json
 
@@ -63,7 +65,7 @@ def render_result(path: str, result: ParseResult) -> None:
 @app.command()
 def validate(
     path: Annotated[Path, typer.Argument(help="A manifest file, an .adapp package or a repository folder.")],
-    format: Annotated[str, typer.Option("--format", "-f", help="auto, agent_app, anchor, findagent, adapp or inferred.")] = "auto",
+    format: Annotated[str, typer.Option("--format", "-f", help=f"auto, {formats.choices()}.")] = "auto",
     as_json: JsonOpt = False,
 ) -> None:
     """Validate a manifest to the letter of its spec. Exit 0 valid, 1 invalid, 2 unusable input."""
@@ -81,14 +83,14 @@ def validate(
 
 
 @app.command()
-def schema(name: Annotated[str, typer.Argument(help="agent_app or anchor.")]) -> None:
+def schema(name: Annotated[str, typer.Argument(help=f"{formats.choices(tuple(SCHEMAS))}.")]) -> None:
     """Print the JSON Schema agentdex ships for a format."""
     from agentdex.formats.schemas import load_schema
 
     try:
         echo_json(load_schema(name))
     except KeyError:
-        fail(f"no schema named {name!r}; choose agent_app or anchor", 2)
+        fail(f"no schema named {name!r}; choose {formats.choices(tuple(SCHEMAS))}", 2)
 
 
 # -- the catalogue ---------------------------------------------------------------------------
@@ -261,7 +263,7 @@ def verify(
 @app.command("list")
 def list_cmd(
     search: Annotated[Optional[str], typer.Option("--search", "-s", help="Full-text search over names, one-liners, descriptions, tags.")] = None,
-    format: Annotated[Optional[str], typer.Option("--format", help="agent_app, anchor, findagent, adapp or inferred.")] = None,
+    format: Annotated[Optional[str], typer.Option("--format", help=f"{formats.choices()}.")] = None,
     status: Annotated[Optional[str], typer.Option("--status", help="listed, invalid, unreachable, no_manifest or delisted.")] = None,
     category: Annotated[Optional[str], typer.Option("--category")] = None,
     pricing: Annotated[Optional[str], typer.Option("--pricing")] = None,

@@ -11,7 +11,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Severity = Literal["error", "warning"]
-FORMATS = ("agent_app", "anchor", "findagent", "adapp", "inferred")
 STATUSES = ("listed", "invalid", "unreachable", "no_manifest", "delisted")
 
 

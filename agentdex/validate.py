@@ -10,9 +10,7 @@ from agentdex.errors import InputError, PackageError
 from agentdex.models import Finding, ParseResult
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # read no more than this of any input
-FOLDER_FILES = (".well-known/agent-app.json", ".well-known/anchor.json", "agent-app.json",
-                "anchor.json", "findagent.json", ".findagent/findagent.json", "manifest.json",
-                "SKILL.md", "agent.md", "llms.txt", "mcp.json", "AGENTS.md")
+FOLDER_FILES = formats.FOLDER_FILES
 ZIP_MAGIC = b"PK\x03\x04"
 
 
@@ -72,8 +70,7 @@ def validate_folder(path: Path, fmt: str = "auto") -> ParseResult:
         if fmt == "findagent" or result.listing is not None or \
                 {"findagent.json", ".findagent/findagent.json"} & files.keys():
             return result
-    for rel, name in ((".well-known/agent-app.json", "agent_app"), ("agent-app.json", "agent_app"),
-                      (".well-known/anchor.json", "anchor"), ("anchor.json", "anchor")):
+    for rel, name in formats.FOLDER_MANIFESTS:
         if rel in files and fmt in ("auto", name):
             return formats.get(name).parse(files[rel])
     if fmt in ("auto", "inferred"):

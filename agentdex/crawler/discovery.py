@@ -50,19 +50,13 @@ from agentdex.crawler.origins import origin_url
 from agentdex.formats import inferred as inferred_format
 from agentdex.models import FetchRecord, Finding, Listing, OriginCrawl, ParseResult
 
-CAPS = {
-    "agent_app": 32 * 1024,  # the agent-app spec's size limit
-    "anchor": 256 * 1024,
-    "guide": 512 * 1024,
-    "llms_txt": 256 * 1024,
-    "skill": 256 * 1024,
-    "agent_md": 512 * 1024,
-    "mcp_json": 64 * 1024,
-}
-MANIFEST_PATHS = {"agent_app": "/.well-known/agent-app.json", "anchor": "/.well-known/anchor.json"}
-BOOTSTRAP = {"agent_md": "/agent.md", "llms_txt": "/llms.txt", "skill": "/SKILL.md", "mcp_json": "/mcp.json"}
-BOOTSTRAP_FILES = {"agent_md": "agent.md", "llms_txt": "llms.txt", "skill": "SKILL.md", "mcp_json": "mcp.json"}
-PRIMARY_ORDER = ("agent_app", "anchor", "inferred")
+# Manifests and bootstrap files: what the format registry declares (agentdex.formats).
+# A declared guide is no format's file: its cap is discovery's own.
+CAPS = {**formats.FETCH_CAPS, "guide": 512 * 1024}
+MANIFEST_PATHS = formats.MANIFEST_PATHS
+BOOTSTRAP = {f.kind: f.path for f in formats.ORIGIN_FILES}
+BOOTSTRAP_FILES = {f.kind: f.name for f in formats.ORIGIN_FILES}
+PRIMARY_ORDER = formats.FORMAT_NAMES
 NETWORK_ERRORS = {"dns", "refused", "tls", "timeout", "blocked_address", "connect"}
 # Failures that say nothing about whether a manifest exists: the answer never came whole,
 # or the server failed. An origin whose manifest fetch ends like this is "unreachable"

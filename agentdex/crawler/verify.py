@@ -19,10 +19,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from agentdex import formats
 from agentdex.crawler import mcp_probe
-from agentdex.crawler.discovery import MANIFEST_PATHS
 from agentdex.crawler.origins import origin_url
-from agentdex.formats import agent_app
 from agentdex.formats._load import loads as safe_loads
 from agentdex.models import Check, FetchRecord, Listing, OriginCrawl
 
@@ -154,11 +153,11 @@ class Verifier:
 def manifest_checks(crawl: OriginCrawl, fmt: str) -> list[Check]:
     """Location, content type, CORS and size of the primary manifest's answer."""
     record = _manifest_record(crawl, fmt)
-    if record is None or fmt not in MANIFEST_PATHS:
+    if record is None or fmt not in formats.MANIFEST_PATHS:
         return []
     if record.not_modified:
         return []  # a 304 carries no new facts: the stored checks stand
-    expected = origin_url(crawl.origin, MANIFEST_PATHS[fmt])
+    expected = origin_url(crawl.origin, formats.MANIFEST_PATHS[fmt])
     ctype = record.headers.get("content-type", "").split(";")[0].strip().lower()
     cors = record.headers.get("access-control-allow-origin", "")
     where = record.final_url or record.url
@@ -177,7 +176,7 @@ def manifest_checks(crawl: OriginCrawl, fmt: str) -> list[Check]:
 def size_check(record: FetchRecord, fmt: str) -> Check:
     """``manifest.size``: the body is within the format's limit (a body refused for being
     over the fetch cap, which is that limit, fails with the fetcher's sentence)."""
-    limit = agent_app.MAX_BYTES if fmt == "agent_app" else 256 * 1024
+    limit = formats.spec(fmt).max_bytes
     if record.error_code == "too_large":
         return Check("manifest.size", "fail", f"over the limit of {limit:,} bytes: {record.error}")
     size = len(record.body or b"")

@@ -1,31 +1,80 @@
 """Manifest formats: pure functions from bytes (or decoded documents) to
 :class:`~agentdex.models.ParseResult`. No IO happens in this package.
 
-Every format module has the same shape: ``NAME``, ``parse(data, *, origin=None)``,
+Every format module has the same shape: ``NAME``, ``SPEC`` (a
+:class:`~agentdex.formats._spec.FormatSpec`), ``parse(data, *, origin=None)``,
 ``looks_like(doc)`` and ``validate_document(doc, *, origin=None)``; formats that live in a
 folder or a package add ``parse_repo`` (FindAgent), ``parse_package`` (adapp) or ``infer``
 (inferred listings).
+
+**The registry.** This package imports every public module beside it that declares a
+``SPEC`` and orders them by ``SPEC.priority``. Everything else reads format facts from here:
+discovery's fetch caps, well-known paths, bootstrap files and primary order; the
+``manifest.size`` check; the folder rules of ``agentdex validate``; the TUI's document order;
+the CLI's help and error messages. To add a format, add one module ``formats/<name>.py``
+(``NAME`` equal to the module name) with ``SPEC``, ``parse``, ``looks_like`` and
+``validate_document``; ``tests/test_format_registry.py`` checks its shape. A format with a
+``well_known`` path is then fetched by every crawl and may become an origin's primary format
+by its priority; one with ``origin_files`` is built from those files only when an origin
+publishes no manifest, and its module also provides ``infer(files, origin=, base_url=)``.
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from types import ModuleType
 from typing import Any
 
 from agentdex.formats._load import load_json
+from agentdex.formats._spec import FormatSpec, OriginFile
 from agentdex.models import Finding, ParseResult
 
-FORMAT_NAMES = ("agent_app", "anchor", "findagent", "adapp", "inferred")
-JSON_FORMATS = ("agent_app", "anchor", "findagent", "adapp")
 ANY_JSON_MAX_BYTES = 8 * 1024 * 1024
+
+
+def _format_modules() -> dict[str, ModuleType]:
+    """Every public module of this package that declares a ``SPEC``, by priority."""
+    found = []
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_") or info.ispkg:
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        if isinstance(getattr(module, "SPEC", None), FormatSpec):
+            found.append(module)
+    return {m.SPEC.name: m for m in sorted(found, key=lambda m: (m.SPEC.priority, m.SPEC.name))}
+
+
+_MODULES = _format_modules()
+REGISTRY: dict[str, FormatSpec] = {name: m.SPEC for name, m in _MODULES.items()}
+FORMAT_NAMES = tuple(REGISTRY)
+JSON_FORMATS = tuple(name for name, s in REGISTRY.items() if s.json)
+# {format: path} of the manifests every crawl looks for first.
+MANIFEST_PATHS = {name: s.well_known for name, s in REGISTRY.items() if s.well_known}
+# The files an origin without a manifest is read from, for the formats built from them.
+ORIGIN_FILES: tuple[OriginFile, ...] = tuple(f for s in REGISTRY.values() for f in s.origin_files)
+# The fetch cap of every document kind a format defines (a manifest, or an origin file).
+FETCH_CAPS = {**{name: REGISTRY[name].max_bytes for name in MANIFEST_PATHS},
+              **{f.kind: f.max_bytes for f in ORIGIN_FILES}}
+# Every path ``validate`` reads in a repository folder, once each.
+FOLDER_FILES = tuple(dict.fromkeys(rel for s in REGISTRY.values() for rel in s.folder_files))
+# ``(path, format)`` of the folder files that hold a manifest of a crawled format.
+FOLDER_MANIFESTS = tuple((rel, name) for name, s in REGISTRY.items() if s.well_known for rel in s.folder_files)
 
 
 def get(name: str) -> ModuleType:
     """The module implementing format ``name`` (``KeyError`` for an unknown name)."""
-    if name not in FORMAT_NAMES:
-        raise KeyError(name)
-    return importlib.import_module(f"agentdex.formats.{name}")
+    return _MODULES[name]
+
+
+def spec(name: str) -> FormatSpec:
+    """The declared facts of format ``name`` (``KeyError`` for an unknown name)."""
+    return REGISTRY[name]
+
+
+def choices(names: tuple[str, ...] = FORMAT_NAMES) -> str:
+    """``"a, b or c"``: names for a help text or an error message."""
+    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else "".join(names)
 
 
 def detect(doc: Any) -> str | None:

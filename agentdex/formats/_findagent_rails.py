@@ -12,9 +12,6 @@ from urllib.parse import urlsplit
 
 from agentdex.formats._check import Checker, join
 
-from jsonschema import Draft202012Validator
-from jsonschema.validators import validator_for
-
 SLOT_TYPES = ("string", "secret", "json")
 AUTH_SCHEMES = ("bearer", "basic", "raw", "header")
 ACQUISITIONS = ("paste", "oauth")
@@ -118,6 +115,11 @@ def json_schema(c: Checker, obj: dict, key: str, path: str, *, object_type: bool
 def _schema_problem(schema: dict) -> tuple[str, str] | None:
     """The first way ``schema`` breaks its draft's meta-schema (2020-12 unless ``$schema``
     names another draft), as (path inside the schema, message)."""
+    # Imported here: jsonschema costs more to import than every format together, and the
+    # format registry imports this module on every start of agentdex.
+    from jsonschema import Draft202012Validator
+    from jsonschema.validators import validator_for
+
     try:
         draft = Draft202012Validator
         if isinstance(schema.get("$schema"), str):

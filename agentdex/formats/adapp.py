@@ -25,6 +25,7 @@ from agentdex.errors import PackageError
 from agentdex.formats._adapp_openapi import API_KEY_IN, OPENAPI, derive_openapi_tools
 from agentdex.formats._check import Checker, join, type_name
 from agentdex.formats._load import load_json
+from agentdex.formats._spec import FormatSpec
 from agentdex.models import Finding, Listing, ParseResult, Tool
 
 NAME = "adapp"
@@ -36,6 +37,8 @@ MAX_ENTRIES = 500
 MAX_TOTAL_BYTES = 16 * 1024 * 1024  # everything the package expands to
 MAX_FILE_BYTES = 8 * 1024 * 1024  # any one file
 MAX_PACKAGE_BYTES = MAX_TOTAL_BYTES + 1024 * 1024  # the archive itself
+# An adapp source tree is a folder whose manifest.json declares "format": "adapp/v1".
+SPEC = FormatSpec(NAME, priority=40, max_bytes=MAX_PACKAGE_BYTES, folder_files=(MANIFEST,))
 MAX_RATIO = 100  # expanded / compressed, for entries that expand past RATIO_FLOOR
 RATIO_FLOOR = 1024 * 1024
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # every packed entry gets this timestamp

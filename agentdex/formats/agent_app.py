@@ -20,11 +20,14 @@ from typing import Any
 
 from agentdex.formats._check import EMAIL_RE, Checker, is_absolute_url, join, type_name
 from agentdex.formats._load import load_json
+from agentdex.formats._spec import FormatSpec
 from agentdex.models import Finding, Listing, ParseResult
 
 NAME = "agent_app"
 MAX_BYTES = 32 * 1024
 WELL_KNOWN_PATH = "/.well-known/agent-app.json"
+SPEC = FormatSpec(NAME, priority=10, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATH,
+                  folder_files=(WELL_KNOWN_PATH.lstrip("/"), "agent-app.json"))
 
 AUTH_METHODS = ("email_code", "magic_link", "oauth_provider", "mcp_oauth", "api_key", "none")
 EVENTS = ("mcp_events", "webhook", "slack", "discord", "email", "poll", "none")

@@ -38,11 +38,14 @@ from urllib.parse import urlsplit
 
 from agentdex.formats._check import DATE_RE, EMAIL_RE, Checker, is_absolute_url, join, type_name
 from agentdex.formats._load import load_json
+from agentdex.formats._spec import FormatSpec
 from agentdex.models import Listing, ParseResult, Tool
 
 NAME = "anchor"
 MAX_BYTES = 256 * 1024
 WELL_KNOWN_PATH = "/.well-known/anchor.json"
+SPEC = FormatSpec(NAME, priority=20, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATH,
+                  folder_files=(WELL_KNOWN_PATH.lstrip("/"), "anchor.json"))
 VERSION = "0.1"
 
 KINDS = ("mcp", "http", "openapi", "a2a", "sdk")

@@ -20,6 +20,7 @@ from agentdex.formats._check import EMAIL_RE, Checker, join
 from agentdex.formats._findagent_rails import (credential_slots, guardrails, host_covered,
                                                json_schema, strings, url_host)
 from agentdex.formats._load import load_json
+from agentdex.formats._spec import FormatSpec
 from agentdex.models import Finding, Listing, ParseResult, Tool
 
 NAME = "findagent"
@@ -28,6 +29,7 @@ MAX_LISTED_TAGS = 100  # a listing keeps this many tags (the spec sets no limit)
 ROOT_FILE = "findagent.json"
 REPO_FILES = (ROOT_FILE, ".findagent/findagent.json")
 MANIFEST_JSON = "manifest.json"
+SPEC = FormatSpec(NAME, priority=30, max_bytes=MAX_BYTES, folder_files=(*REPO_FILES, MANIFEST_JSON))
 MANIFEST_JSON_VERSION = "1.1"  # the only version that makes a manifest.json a FindAgent manifest
 KNOWN_VERSIONS = ("1.0", "1.1", "1.2")
 

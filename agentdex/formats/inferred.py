@@ -56,6 +56,7 @@ import yaml
 
 from agentdex.formats._check import Checker
 from agentdex.formats._load import decode_text, load_json
+from agentdex.formats._spec import FormatSpec, OriginFile
 from agentdex.models import Finding, Listing, ParseResult
 
 NAME = "inferred"
@@ -66,6 +67,14 @@ FILES = (SKILL, AGENT_MD, LLMS_TXT, MCP_JSON)
 MAX_TEXT_BYTES = 1024 * 1024  # a SKILL.md or guide larger than this is refused
 MAX_FRONTMATTER_CHARS = 64 * 1024
 MAX_MCP_JSON_BYTES = 256 * 1024
+# The bootstrap files a crawl fetches from an origin that publishes no manifest, under
+# fetch caps below the format's own limits (a crawl reads many origins).
+ORIGIN_FILES = (OriginFile("agent_md", AGENT_MD, "/agent.md", 512 * 1024),
+                OriginFile("llms_txt", LLMS_TXT, "/llms.txt", 256 * 1024),
+                OriginFile("skill", SKILL, "/SKILL.md", 256 * 1024),
+                OriginFile("mcp_json", MCP_JSON, "/mcp.json", 64 * 1024))
+SPEC = FormatSpec(NAME, priority=90, max_bytes=MAX_TEXT_BYTES, origin_files=ORIGIN_FILES,
+                  folder_files=FILES, json=False)
 MAX_YAML_NODES = 10_000  # bounds alias expansion ("billion laughs")
 MAX_YAML_DEPTH = 64  # bounds nesting, and the recursion of a self-referencing alias (a: &a [*a])
 NAME_MAX = 64

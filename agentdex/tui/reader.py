@@ -19,12 +19,13 @@ from typing import Any
 from sqlite_utils import Database
 
 from agentdex import db as catalogue
+from agentdex import formats
 from agentdex.crawler.origins import normalise_origin
 from agentdex.errors import InputError
 from agentdex.plans import plans_for
 
 EVENTS_LIMIT = 500
-RAW_KINDS_FIRST = ("agent_app", "anchor", "findagent", "adapp", "inferred", "guide", "llms_txt", "skill")
+RAW_KINDS_FIRST = (*formats.FORMAT_NAMES, "guide", "llms_txt", "skill")
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ from textual.message import Message
 from textual.widgets import Checkbox, Input, Select
 
 from agentdex.formats.agent_app import AUTH_METHODS, CATEGORIES, PRICING
-from agentdex.models import FORMATS, STATUSES
+from agentdex.formats import FORMAT_NAMES as FORMATS
+from agentdex.models import STATUSES
 from agentdex.tui.reader import CatalogueQuery
 
 NO_CONTROLS = r"[^\x00-\x1f\x7f-\x9f]*"  # a pasted escape sequence must not reach the screen
