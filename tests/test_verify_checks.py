@@ -12,6 +12,7 @@ import asyncio
 
 import pytest
 
+from agentdex.checks import CHECKS
 from agentdex.crawler.crawl import crawl
 from agentdex.db import list_checks, open_db
 from agentdex.sampleweb.server import SampleWeb
@@ -125,6 +126,11 @@ def test_the_table_covers_every_check_with_a_pass_and_a_non_pass():
 def test_every_listing_gets_every_check_and_anchor_listings_the_anchor_ones(verified):
     assert set(verified.checks("pantry.test")) == CHECK_NAMES
     assert set(verified.checks("tidewater.test")) == CHECK_NAMES | ANCHOR_CHECKS
+
+
+def test_every_stored_check_is_in_the_catalogue(verified):
+    stored = {name for origin in ORIGINS for name in verified.checks(origin)}
+    assert stored == set(CHECKS), "docs/checks.md and Datasette describe exactly the checks that run"
 
 
 def test_a_passing_check_keeps_the_time_of_its_last_pass(verified):

@@ -17,9 +17,10 @@ Anchor-specific proofs (DNS, HTTP, registry), the read-only variant and payments
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from agentdex import formats
+from agentdex.checks import GROUPS, in_group
 from agentdex.crawler import mcp_probe
 from agentdex.crawler.origins import origin_url
 from agentdex.formats._load import loads as safe_loads
@@ -67,17 +68,15 @@ class Verifier:
             if crawl.primary is not None:
                 crawl.checks = manifest_checks(crawl, crawl.primary.format) or None
             return
-        checks: list[Check] = list(manifest_checks(crawl, listing.format))
-        checks += document_checks(crawl, listing)
         try:
-            results = await asyncio.gather(self._links(listing), self._mcp(listing), self._http(listing),
-                                           self._feedback(listing), self._anchor(listing))
+            results = await asyncio.gather(*(RUNNERS[group](self, crawl, listing) for group in GROUPS))
         finally:
             self._forget(listing)
-        for group in results:
-            checks.extend(group[0])
-            if group[1] is not None:
-                crawl.mcp_tools = group[1]
+        checks: list[Check] = []
+        for found, tools in results:
+            checks.extend(found)
+            if tools is not None:
+                crawl.mcp_tools = tools
         crawl.checks = checks
 
     def _forget(self, listing: Listing) -> None:
@@ -87,7 +86,13 @@ class Verifier:
         for url in urls:
             self._probes.pop(url, None)  # type: ignore[arg-type]
 
-    async def _links(self, listing: Listing) -> tuple[list[Check], None]:
+    async def _manifest(self, crawl: OriginCrawl, listing: Listing) -> tuple[list[Check], None]:
+        return manifest_checks(crawl, listing.format), None
+
+    async def _documents(self, crawl: OriginCrawl, listing: Listing) -> tuple[list[Check], None]:
+        return document_checks(crawl, listing), None
+
+    async def _links(self, crawl: OriginCrawl, listing: Listing) -> tuple[list[Check], None]:
         pairs = [("homepage.reachable", listing.homepage, "homepage"),
                  ("policies.privacy", listing.privacy_url, "privacy"),
                  ("policies.terms", listing.terms_url, "terms")]
@@ -104,18 +109,17 @@ class Verifier:
             return Check(name, "pass", f"HTTP {record.status} from {url}")
         return Check(name, "fail", _failure(record, url))
 
-    async def _mcp(self, listing: Listing) -> tuple[list[Check], list | None]:
+    async def _mcp(self, crawl: OriginCrawl, listing: Listing) -> tuple[list[Check], list | None]:
         if not listing.mcp_url:
-            return [Check("mcp.initialize", "skip", "no MCP endpoint declared"),
-                    Check("mcp.tools", "skip", "no MCP endpoint declared")], None
+            return [Check(n, "skip", "no MCP endpoint declared") for n in in_group("mcp")], None
         found = await self.probe(listing.mcp_url)
         # Only a complete tools/list replaces the stored tools: a half-listed surface would
         # read as tools removed.
         return mcp_checks(found, listing), (found.tools if found.state == "ok" and found.tools_listed else None)
 
-    async def _http(self, listing: Listing) -> tuple[list[Check], None]:
+    async def _http(self, crawl: OriginCrawl, listing: Listing) -> tuple[list[Check], None]:
         if not listing.http_base:
-            return [Check(n, "skip", "no HTTP API declared") for n in ("http.base", "http.openapi", "http.capabilities")], None
+            return [Check(n, "skip", "no HTTP API declared") for n in in_group("http")], None
         base, openapi, caps = await asyncio.gather(
             self.get(listing.http_base, "http_base"),
             self._maybe(listing.http_openapi, "openapi"),
@@ -127,7 +131,7 @@ class Verifier:
     async def _maybe(self, url: str | None, kind: str) -> FetchRecord | None:
         return await self.get(url, kind, 4 * PAGE_CAP) if url else None
 
-    async def _feedback(self, listing: Listing) -> tuple[list[Check], None]:
+    async def _feedback(self, crawl: OriginCrawl, listing: Listing) -> tuple[list[Check], None]:
         return [await self._feedback_check(listing.feedback)], None
 
     async def _feedback_check(self, feedback: dict[str, Any] | None) -> Check:
@@ -142,12 +146,21 @@ class Verifier:
             return Check("feedback.descriptor", "fail", "feedback endpoint " + _failure(record, feedback["url"]))
         return Check("feedback.descriptor", "pass", f"consistent; endpoint answers (HTTP {record.status} to a safe GET); never submitted")
 
-    async def _anchor(self, listing: Listing) -> tuple[list[Check], None]:
+    async def _anchor(self, crawl: OriginCrawl, listing: Listing) -> tuple[list[Check], None]:
         if listing.format != "anchor":
             return [], None
         from agentdex.crawler.verify_anchor import anchor_checks
 
         return await anchor_checks(self, listing), None
+
+
+# One runner per group of the check catalogue (agentdex.checks.GROUPS), run in its order.
+# A runner returns its group's checks and, for the MCP group, the tool list a complete
+# tools/list read (None: keep what is stored).
+Runner = Callable[[Verifier, OriginCrawl, Listing], Awaitable[tuple[list[Check], Any]]]
+RUNNERS: dict[str, Runner] = {"manifest": Verifier._manifest, "documents": Verifier._documents,
+                              "links": Verifier._links, "mcp": Verifier._mcp, "http": Verifier._http,
+                              "feedback": Verifier._feedback, "anchor": Verifier._anchor}
 
 
 def manifest_checks(crawl: OriginCrawl, fmt: str) -> list[Check]:
