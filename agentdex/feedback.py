@@ -30,19 +30,16 @@ import re
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from typing import Any, Protocol
 
-from agentdex.crawler.fetch import retry_after_seconds
+from agentdex.headers import retry_after_seconds
 from agentdex.errors import AgentdexError
 from agentdex.formats._load import load_json
+from agentdex.formats.agent_app import FEEDBACK_MAX_MESSAGE, feedback_problems
 from agentdex.models import FetchRecord
 from agentdex.text import plain
 
-if TYPE_CHECKING:
-    from agentdex.crawler.fetch import Fetcher
-
-MAX_MESSAGE_CHARS = 4000
+MAX_MESSAGE_CHARS = FEEDBACK_MAX_MESSAGE  # the spec's limit, also a descriptor's largest
 MAX_MESSAGE_BYTES = 16_000
 RESPONSE_CAP = 64 * 1024  # a receipt is a few hundred bytes; an error envelope not much more
 RECEIPT_FIELDS = ("feedback_id", "status", "received_at")
@@ -57,6 +54,12 @@ RECEIVED_MEANS = ("Received means saved where the developer can read it; it does
 CONFLICT = ("IDEMPOTENCY_CONFLICT: this key was already used with a different message; "
             "nothing was changed — start a new submission.")
 SAME_KEY = "you may retry; the same key is reused so the developer gets it at most once."
+
+
+class Fetcher(Protocol):
+    """What :func:`send` needs: :class:`agentdex.crawler.fetch.Fetcher`'s ``fetch``."""
+
+    async def fetch(self, url: str, **options: Any) -> FetchRecord: ...
 
 
 class FeedbackError(AgentdexError):
@@ -127,7 +130,7 @@ def new_draft(listing_feedback: dict[str, Any] | None, origin: str, text: str) -
     where = plain(origin, 200, single_line=True)
     if not isinstance(listing_feedback, dict) or not listing_feedback:
         raise FeedbackError(f"{where} declares no feedback route, so agentdex cannot send it feedback.")
-    problems = descriptor_problems(listing_feedback)
+    problems = feedback_problems(listing_feedback)
     if problems:
         raise FeedbackError(f"The feedback route of {where} is inconsistent ({'; '.join(problems)}); "
                             "agentdex does not send feedback there.")
@@ -139,33 +142,6 @@ def new_draft(listing_feedback: dict[str, Any] | None, origin: str, text: str) -
     if message is None:
         raise FeedbackError(f"This feedback cannot be sent: {reason}.")
     return Draft(origin, listing_feedback["url"], message, str(uuid.uuid4()), _utc_now())
-
-
-def descriptor_problems(descriptor: dict[str, Any]) -> list[str]:
-    """What makes a feedback descriptor unusable for a client (empty when it is usable)."""
-    problems = [] if _is_https_url(descriptor.get("url")) else ["url must be an https URL without credentials"]
-    if descriptor.get("method") != "POST":
-        problems.append("method must be POST")
-    if descriptor.get("operation") != "feedback.submit":
-        problems.append("operation must be feedback.submit")
-    if descriptor.get("requires_user_request") is not True:
-        problems.append("requires_user_request must be true")
-    if descriptor.get("authentication") not in ("none", "existing_account"):
-        problems.append("authentication must be none or existing_account")
-    limit = descriptor.get("max_message_length")
-    if limit is not None and (type(limit) is not int or not 1 <= limit <= MAX_MESSAGE_CHARS):
-        problems.append(f"max_message_length must be a whole number from 1 to {MAX_MESSAGE_CHARS}")
-    return problems
-
-
-def _is_https_url(value: object) -> bool:
-    if not isinstance(value, str) or _FORBIDDEN.search(value) or any(ch.isspace() for ch in value):
-        return False
-    try:
-        parts = urlsplit(value)
-        return parts.scheme == "https" and bool(parts.hostname) and "@" not in parts.netloc
-    except ValueError:
-        return False
 
 
 def request_body(draft: Draft) -> bytes:

@@ -59,7 +59,6 @@ robots.txt of a redirect's target is not consulted: the URL asked for was allowe
 
 from __future__ import annotations
 
-import email.utils
 import hashlib
 import ipaddress
 import time
@@ -80,6 +79,7 @@ from agentdex.crawler.netpolicy import GuardedBackend, Resolver, build_ssl_conte
 from agentdex.crawler.pools import HostPools, TransportFactory, guarded_transport, release
 from agentdex.crawler.robots import ROBOTS_MAX_BYTES, RobotsCache, robots_exempt
 from agentdex.errors import FetchError
+from agentdex.headers import retry_after_seconds
 from agentdex.models import FetchRecord
 
 USER_AGENT = f"agentdex/{__version__} (+https://github.com/agentdex/agentdex)"
@@ -524,17 +524,3 @@ def retry_delay(response: httpx.Response, attempt: int, method: str = "GET") -> 
     if after is None or after > RETRY_AFTER_MAX:
         return None
     return max(after, backoff(attempt))
-
-
-def retry_after_seconds(value: str) -> float | None:
-    """Retry-After as seconds from now (delta-seconds or an HTTP date), None if unreadable."""
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())

@@ -23,6 +23,7 @@ from agentdex import formats
 from agentdex.checks import GROUPS, in_group
 from agentdex.crawler import mcp_probe
 from agentdex.crawler.origins import origin_url
+from agentdex.formats import agent_app
 from agentdex.formats._load import loads as safe_loads
 from agentdex.models import Check, FetchRecord, Listing, OriginCrawl
 
@@ -137,7 +138,7 @@ class Verifier:
     async def _feedback_check(self, feedback: dict[str, Any] | None) -> Check:
         if not feedback:
             return Check("feedback.descriptor", "skip", "no feedback descriptor declared")
-        problems = feedback_problems(feedback)
+        problems = agent_app.feedback_problems(feedback)
         if problems:
             return Check("feedback.descriptor", "fail", "; ".join(problems))
         # A safe request: GET is never a submission; a POST-only endpoint answers 405.
@@ -317,14 +318,6 @@ def json_check(name: str, record: FetchRecord | None, url: str | None) -> Check:
     except ValueError:
         return Check(name, "fail", f"{url} does not answer JSON")
     return Check(name, "pass", f"HTTP {record.status}, JSON")
-
-
-def feedback_problems(feedback: dict[str, Any]) -> list[str]:
-    """What makes a feedback descriptor inconsistent with the spec's contract (the same
-    rules the feedback client applies before it sends anything)."""
-    from agentdex.feedback import descriptor_problems
-
-    return descriptor_problems(feedback)
 
 
 def _json_or_yaml(body: bytes) -> Any:

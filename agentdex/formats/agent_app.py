@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from agentdex.formats._check import EMAIL_RE, Checker, is_absolute_url, join, type_name
 from agentdex.formats._load import load_json
@@ -53,6 +54,7 @@ LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 # C0, DEL and C1 controls: urlsplit() silently strips some of them, so a URL carrying
 # one would be stored and shown as something other than what was checked.
 _URL_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_NOT_URL_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # controls and lone surrogates
 # A JSON escape of a UTF-16 surrogate; json.loads keeps a lone one, which no UTF-8
 # output (terminal, SQLite text, JSON report) can then encode.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -341,3 +343,32 @@ def _requires_user_request(c: Checker, value: dict) -> bool | None:
         c.error("feedback.requires_user_request", "const",
                 "feedback.requires_user_request must be true: feedback is sent only on the user's explicit request")
     return flag
+
+
+def feedback_problems(descriptor: dict[str, Any]) -> list[str]:
+    """What makes a feedback descriptor unusable for a client, as sentences (empty when it
+    is usable): the one rule both the crawler's ``feedback.descriptor`` check and the
+    feedback client apply before anything is sent."""
+    problems = [] if _is_https_url(descriptor.get("url")) else ["url must be an https URL without credentials"]
+    if descriptor.get("method") != "POST":
+        problems.append("method must be POST")
+    if descriptor.get("operation") != "feedback.submit":
+        problems.append("operation must be feedback.submit")
+    if descriptor.get("requires_user_request") is not True:
+        problems.append("requires_user_request must be true")
+    if descriptor.get("authentication") not in FEEDBACK_AUTH:
+        problems.append(f"authentication must be {' or '.join(FEEDBACK_AUTH)}")
+    limit = descriptor.get("max_message_length")
+    if limit is not None and (type(limit) is not int or not 1 <= limit <= FEEDBACK_MAX_MESSAGE):
+        problems.append(f"max_message_length must be a whole number from 1 to {FEEDBACK_MAX_MESSAGE}")
+    return problems
+
+
+def _is_https_url(value: object) -> bool:
+    if not isinstance(value, str) or _NOT_URL_TEXT.search(value) or any(ch.isspace() for ch in value):
+        return False
+    try:
+        parts = urlsplit(value)
+        return parts.scheme == "https" and bool(parts.hostname) and "@" not in parts.netloc
+    except ValueError:
+        return False
