@@ -308,7 +308,7 @@ def show(origin: Annotated[str, typer.Argument(help="The origin (host).")], db: 
         origin = normalise_origin(origin)
     except InputError as exc:
         fail(str(exc), 2)
-    data = load_show(open_catalogue(db, readonly=True), origin)
+    data = load_show(db, origin)
     if as_json:
         echo_json(data)
     else:
@@ -317,18 +317,15 @@ def show(origin: Annotated[str, typer.Argument(help="The origin (host).")], db: 
         typer.echo("\n".join(show_lines(data)))
 
 
-def load_show(catalogue, origin: str) -> dict:
-    """The ``show`` contract: origin, name, format, status, manifest, findings, checks, plans, events."""
-    from agentdex.db import get_document_text, get_listing, load_listing
-    from agentdex.plans import plans_for
+def load_show(path: Path | None, origin: str) -> dict:
+    """:func:`agentdex.showing.load_show` on the catalogue; an origin it lacks is exit 1."""
+    from agentdex.errors import DatabaseError
+    from agentdex.showing import load_show as load
 
-    row = get_listing(catalogue, origin)
-    if row is None:
-        fail(f"{origin} is not in the catalogue; crawl it first: agentdex crawl {origin}", 1)
-    listing = load_listing(catalogue, origin)
-    guide = get_document_text(catalogue, origin, "guide")
-    row["plans"] = {h: p.to_dict() for h, p in plans_for(listing, guide).items()} if listing else {}
-    return row
+    try:
+        return load(open_catalogue(path, readonly=True), origin)
+    except DatabaseError as exc:
+        fail(str(exc), 1)
 
 
 @app.command()
@@ -367,7 +364,7 @@ def plan(
         origin = normalise_origin(origin)
     except InputError as exc:
         fail(str(exc), 2)
-    data = load_show(open_catalogue(db, readonly=True), origin)
+    data = load_show(db, origin)
     plans = data["plans"] if host is None else {host: data["plans"][host]}
     if as_json:
         echo_json(plans if host is None else plans[host])
@@ -417,7 +414,13 @@ def demo(
     """Start the bundled sample web, crawl and verify it into a fresh catalogue, open the TUI."""
     from agentdex.demo import run_demo
 
-    raise typer.Exit(run_demo(db=db, tui=not no_tui, serve=serve_too, port=port, echo=typer.echo))
+    raise typer.Exit(run_demo(db=db, tui=not no_tui, serve=serve_too, port=port, echo=typer.echo, load_tui=_load_tui))
+
+
+def _load_tui():
+    from agentdex.tui.app import run_tui
+
+    return run_tui
 
 
 @app.command()

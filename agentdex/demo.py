@@ -1,7 +1,7 @@
 """``agentdex demo``: the bundled sample web, crawled twice into a fresh catalogue, then the
 TUI (or, with ``--no-tui``, a printed summary).
 
-    run_demo(db=None, tui=False, serve=False, port=8001, echo=typer.echo) -> exit code
+    run_demo(db=None, tui=False, serve=False, port=8001, echo=typer.echo, load_tui=None) -> exit code
 
 Steps: start :class:`~agentdex.sampleweb.SampleWeb` (HTTPS with a throwaway CA, local DNS,
 MCP servers, x402, a registry) on loopback; crawl and verify every demo origin into a new
@@ -75,13 +75,16 @@ class DemoError(Exception):
         self.code = code
 
 
-def run_demo(*, db: Path | None, tui: bool, serve: bool, port: int, echo: Echo) -> int:
-    """Run the demo; returns the exit code. ``echo(text, err=False)`` prints (typer.echo).
+def run_demo(*, db: Path | None, tui: bool, serve: bool, port: int, echo: Echo,
+             load_tui: Callable[[], Callable] | None = None) -> int:
+    """Run the demo; returns the exit code. ``echo(text, err=False)`` prints (typer.echo);
+    ``load_tui()`` returns the TUI's ``run_tui(path, net)`` (the CLI passes it: the demo sits
+    below the TUI and never imports it).
 
     Never raises: errors become a message and a non-zero code, an interrupt exits 130
     after every server has stopped."""
     try:
-        return _run(db, tui, serve, port, echo)
+        return _run(db, load_tui if tui else None, serve, port, echo)
     except DemoError as exc:
         echo(f"agentdex demo: {plain(exc)}", err=True)
         return exc.code
@@ -93,10 +96,10 @@ def run_demo(*, db: Path | None, tui: bool, serve: bool, port: int, echo: Echo) 
         return 1
 
 
-def _run(db: Path | None, tui: bool, serve: bool, port: int, echo: Echo) -> int:
+def _run(db: Path | None, load_tui: Callable[[], Callable] | None, serve: bool, port: int, echo: Echo) -> int:
     _check_bundle()  # everything that can refuse does so before anything starts
     serve_port = _serve_port(port) if serve else None
-    run_tui, why_not = _tui_or_reason() if tui else (None, "")
+    run_tui, why_not = _tui_or_reason(load_tui) if load_tui else (None, "")
     path = prepare_db(db)
     from agentdex.sampleweb import SampleWeb
 
@@ -393,12 +396,12 @@ def command_lines(path: Path) -> list[str]:
 
 # --- the TUI and Datasette ----------------------------------------------------------------------
 
-def _tui_or_reason() -> tuple[Callable | None, str]:
+def _tui_or_reason(load_tui: Callable[[], Callable]) -> tuple[Callable | None, str]:
     """``(run_tui, "")`` when the TUI can open here, else ``(None, why not)``."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         return None, "this is not an interactive terminal; pass --no-tui to ask for this summary"
     try:
-        from agentdex.tui.app import run_tui
+        run_tui = load_tui()
     except ImportError as exc:
         return None, f"the TUI is not available in this installation ({plain(exc, 120)})"
     return run_tui, ""

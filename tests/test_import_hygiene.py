@@ -6,7 +6,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ["agentdex.formats", "agentdex.plans", "agentdex.crawler.crawl", "agentdex.crawler.verify",
-           "agentdex.db", "agentdex.validate", "agentdex.changes", "agentdex.feedback"]
+           "agentdex.db", "agentdex.validate", "agentdex.changes", "agentdex.feedback", "agentdex.checks",
+           "agentdex.render", "agentdex.showing", "agentdex.demo"]
 
 
 def test_library_modules_do_not_import_ui_toolkits():

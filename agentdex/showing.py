@@ -1,0 +1,28 @@
+"""What ``agentdex show`` and ``agentdex plan`` report about one origin, as data: the stored
+listing row with its findings, checks, tools and events, plus the install plans derived from
+the stored listing. Reporters (:mod:`agentdex.render`, ``--json``) print it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlite_utils import Database
+
+from agentdex.db import get_document_text, get_listing, load_listing
+from agentdex.errors import DatabaseError
+from agentdex.plans import plans_for
+
+
+def load_show(catalogue: Database, origin: str) -> dict[str, Any]:
+    """The ``show`` contract: origin, name, format, status, manifest, findings, checks,
+    plans, events (and the rest of the stored row).
+
+    :raises DatabaseError: ``origin`` is not in the catalogue
+    """
+    row = get_listing(catalogue, origin)
+    if row is None:
+        raise DatabaseError(f"{origin} is not in the catalogue; crawl it first: agentdex crawl {origin}")
+    listing = load_listing(catalogue, origin)
+    guide = get_document_text(catalogue, origin, "guide")
+    row["plans"] = {h: p.to_dict() for h, p in plans_for(listing, guide).items()} if listing else {}
+    return row
