@@ -17,7 +17,7 @@ import typer
 from agentdex import formats
 from agentdex.errors import AgentdexError, DatabaseError, InputError
 from agentdex.formats.schemas import SCHEMAS
-from agentdex.models import ParseResult, sorted_findings
+from agentdex.models import ParseResult
 from agentdex.text import plain, terminal_safe_json
 
 app = typer.Typer(help="A local, SQLite-first catalogue of agent apps.", no_args_is_help=True,
@@ -52,14 +52,10 @@ def fail(message: str, code: int = 1) -> None:
 
 
 def render_result(path: str, result: ParseResult) -> None:
-    """The human form of a validation result: a verdict, then one line per finding."""
-    verdict = "valid" if result.valid else "INVALID"
-    typer.echo(f"{plain(path)}: {result.format} manifest, {verdict}")
-    for f in sorted_findings(result.findings):
-        where = f.path or "(document)"
-        typer.echo(f"  {f.severity:<7} {plain(where, 120)}: {plain(f.message, 400)} [{f.code}]")
-    errors = sum(f.severity == "error" for f in result.findings)
-    typer.echo(f"{errors} error(s), {len(result.findings) - errors} warning(s)")
+    """Print a validation result in its human form."""
+    from agentdex.render import result_lines
+
+    typer.echo("\n".join(result_lines(path, result)))
 
 
 @app.command()
@@ -248,7 +244,7 @@ def verify(
     net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout)
     summary = run_crawl(db, wanted, net, verify=True, kind="verify")
     from agentdex.db import list_checks
-    from agentdex.render import STATUS_MARK
+    from agentdex.render import check_line
 
     catalogue = open_catalogue(db, readonly=True)
     if as_json:
@@ -257,7 +253,7 @@ def verify(
     for origin in wanted:
         typer.echo(origin)
         for c in list_checks(catalogue, origin):
-            typer.echo(f"  {STATUS_MARK.get(c['status'], c['status'])} {c['name']:<26} {plain(c.get('detail'), 200)}")
+            typer.echo(f"  {check_line(c)}")
 
 
 @app.command("list")
@@ -319,7 +315,6 @@ def show(origin: Annotated[str, typer.Argument(help="The origin (host).")], db: 
 
 def load_show(path: Path | None, origin: str) -> dict:
     """:func:`agentdex.showing.load_show` on the catalogue; an origin it lacks is exit 1."""
-    from agentdex.errors import DatabaseError
     from agentdex.showing import load_show as load
 
     try:

@@ -22,17 +22,18 @@ from __future__ import annotations
 import asyncio
 import re
 import shlex
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
+from agentdex import render
+from agentdex.serve import ServeError, free_port, in_child
 from agentdex.text import plain
 
 Echo = Callable[..., Any]
@@ -41,7 +42,6 @@ DEMO_DB_NAME = "agentdex-demo.db"
 VARIANT = "v2"
 DEADLINE = 5.0  # per fetch: the slow hosts give up after this, so the demo stays short
 REGISTRY = "https://registry.test"
-DATASETTE_START_TIMEOUT = 30.0
 
 # The origins the demo crawls. Helper hosts (mcp.*, api.*, pay.*, registry.test,
 # elsewhere.test) are reached through these and are not origins of their own. The slow
@@ -85,7 +85,7 @@ def run_demo(*, db: Path | None, tui: bool, serve: bool, port: int, echo: Echo,
     after every server has stopped."""
     try:
         return _run(db, load_tui if tui else None, serve, port, echo)
-    except DemoError as exc:
+    except (DemoError, ServeError) as exc:
         echo(f"agentdex demo: {plain(exc)}", err=True)
         return exc.code
     except KeyboardInterrupt:
@@ -98,7 +98,7 @@ def run_demo(*, db: Path | None, tui: bool, serve: bool, port: int, echo: Echo,
 
 def _run(db: Path | None, load_tui: Callable[[], Callable] | None, serve: bool, port: int, echo: Echo) -> int:
     _check_bundle()  # everything that can refuse does so before anything starts
-    serve_port = _serve_port(port) if serve else None
+    serve_port = free_port(port) if serve else None
     run_tui, why_not = _tui_or_reason(load_tui) if load_tui else (None, "")
     path = prepare_db(db)
     from agentdex.sampleweb import SampleWeb
@@ -109,7 +109,9 @@ def _run(db: Path | None, load_tui: Callable[[], Callable] | None, serve: bool, 
         echo(f"Sample web: https://{addresses[0]} serving {len(web.hosts)} hosts; DNS on {addresses[1]}.")
         net = demo_network(web)
         crawl_twice(web, path, net, echo)
-        with (datasette(path, serve_port, echo) if serve_port else nullcontext()) as server:
+        with (in_child(path, serve_port) if serve_port else nullcontext()) as server:
+            if server is not None:
+                echo(f"Datasette: http://127.0.0.1:{serve_port}/ (read-only)")
             code = _present(path, net, run_tui, why_not, server, echo)
     echo(f"Stopped the sample web ({addresses[0]}) and its DNS server ({addresses[1]})"
          + (f" and Datasette (127.0.0.1:{serve_port})." if serve_port else "."))
@@ -216,14 +218,14 @@ def crawl_twice(web, path: Path, net, echo: Echo) -> None:
     try:
         echo(f"Crawl 1 of 2: discovering, validating and verifying {len(DEMO_ORIGINS)} origins into {path}")
         first = _crawl(catalogue, net, _first_progress(echo))
-        echo(_crawl_line(first))
+        echo(render.crawl_line(first.to_dict()))
         switched = changing_hosts(web)
         for host in switched:
             web.set_variant(host, VARIANT)
         echo(f"The sample web changed ({', '.join(switched)} now serve their {VARIANT}). "
              "Crawl 2 of 2: the same origins again …")
         second = _crawl(catalogue, net, _second_progress(echo))
-        echo(_crawl_line(second))
+        echo(render.crawl_line(second.to_dict()))
     finally:
         catalogue.conn.close()
 
@@ -236,7 +238,7 @@ def _crawl(catalogue, net, progress):
 
 def _first_progress(echo: Echo):
     def show(state) -> None:
-        echo(f"  [{state.done:>2}/{state.total}] {plain(state.last_origin, 40):<20} {state.last_status}")
+        echo(render.progress_line(state))
     return show
 
 
@@ -247,15 +249,8 @@ def _second_progress(echo: Echo):
         new = state.events - seen["events"]
         seen["events"] = state.events
         if new:
-            echo(f"  [{state.done:>2}/{state.total}] {plain(state.last_origin, 40):<20} "
-                 f"{state.last_status}, {new} change event(s)")
+            echo(render.progress_line(state, new))
     return show
-
-
-def _crawl_line(summary) -> str:
-    parts = ", ".join(f"{n} {k}" for k, n in sorted(summary.by_status.items()))
-    return (f"  done in {summary.seconds:.1f} s: {parts}; {summary.requests} requests, "
-            f"{summary.events} change event(s).")
 
 
 # --- what the demo shows -----------------------------------------------------------------------
@@ -275,82 +270,36 @@ def summary_lines(path: Path) -> list[str]:
     finally:
         catalogue.conn.close()
     listed = {r["origin"] for r in rows if r["status"] == "listed"}
+    section = render.section
     return (["", f"Catalogue: {path}"] + count_lines(counts, events)
-            + _section("Claims checked (agentdex verifies what each listing says):",
-                       check_lines({o: c for o, c in checks.items() if o in listed}))
-            + _section("History (what changed between the two crawls):", history_lines(events))
-            + _section("Names:", name_lines(rows))
-            + _section("Not listed (broken on purpose, or gone):", broken_lines(rows))
-            + _section("Explore it:", command_lines(path)))
-
-
-def _section(title: str, lines: list[str]) -> list[str]:
-    return ["", title] + [f"  {line}" for line in lines] if lines else []
+            + section("Claims checked (agentdex verifies what each listing says):",
+                      check_lines({o: c for o, c in checks.items() if o in listed}))
+            + section("History (what changed between the two crawls):", history_lines(events))
+            + section("Names:", name_lines(rows))
+            + section("Not listed (broken on purpose, or gone):", broken_lines(rows))
+            + section("Explore it:", command_lines(path)))
 
 
 def count_lines(counts: dict[str, Any], events: list[dict]) -> list[str]:
     """Listings by status and format, MCP and failing-check counts, events by kind."""
-    def join(mapping: dict) -> str:
-        return ", ".join(f"{n} {k}" for k, n in sorted(mapping.items(), key=lambda kv: (-kv[1], kv[0])))
-
     kinds = Counter(e["kind"] for e in events)
-    return [f"  {counts['listings']} origins: {join(counts['by_status'])}",
-            f"  formats: {join(counts['by_format'])}",
+    return [f"  {counts['listings']} origins: {render.counts_text(counts['by_status'])}",
+            f"  formats: {render.counts_text(counts['by_format'])}",
             f"  {counts['with_mcp']} with an MCP endpoint, {counts['failing_checks']} with a failing check",
-            f"  {counts['events']} change events: {join(dict(kinds))}"]
+            f"  {counts['events']} change events: {render.counts_text(kinds)}"]
 
 
 def check_lines(checks: dict[str, list[dict]]) -> list[str]:
     """Every failing check, then the Anchor proofs and variants that hold."""
-    fails, passes = [], []
-    for origin, rows in sorted(checks.items()):
-        for c in rows:
-            line = f"{origin}: {'FAIL' if c['status'] == 'fail' else 'ok'} {c['name']} — {plain(c.get('detail'), 160, single_line=True)}"
-            if c["status"] == "fail":
-                fails.append(line)
-            elif c["status"] == "pass" and c["name"] in SHOWN_PASSES:
-                passes.append(line)
+    fails = [render.check_sentence(o, c) for o, rows in sorted(checks.items()) for c in rows if c["status"] == "fail"]
+    passes = [render.check_sentence(o, c) for o, rows in sorted(checks.items()) for c in rows
+              if c["status"] == "pass" and c["name"] in SHOWN_PASSES]
     return fails + passes
 
 
 def history_lines(events: list[dict]) -> list[str]:
     """Events other than first listings, oldest first: ``origin: kind — what``."""
-    return [f"{plain(e['origin'], 40)}: {e['kind']} — {event_text(e)}" for e in events if e["kind"] != "listed"]
-
-
-def event_text(e: dict) -> str:
-    """A short human description of one change event."""
-    kind, old, new, subject = e["kind"], e.get("old"), e.get("new"), plain(e.get("subject") or "", 60)
-    if kind == "guide_changed":
-        return "the guide's text changed"
-    if kind == "tools_changed":
-        return f"MCP tools {_tool_diff(old, new)}"
-    if kind == "price_changed":
-        return f"{subject}: ${_price(old)} → ${_price(new)} a call"
-    if kind == "deprecation_declared":
-        what = new if isinstance(new, dict) else {}
-        return f"{subject}: {plain(what.get('what'), 60)} sunsets {plain(what.get('sunset'), 20)}"
-    return f"{_short(old)} → {_short(new)}" + (f" ({subject})" if subject else "")
-
-
-def _tool_diff(old: Any, new: Any) -> str:
-    before = set((old or {}).get("names") or []) if isinstance(old, dict) else set()
-    after = set((new or {}).get("names") or []) if isinstance(new, dict) else set()
-    parts = [f"+{n}" for n in sorted(after - before)] + [f"-{n}" for n in sorted(before - after)]
-    return plain(" ".join(parts) or "changed their descriptions or annotations", 120)
-
-
-def _price(payments: Any) -> str:
-    for p in payments if isinstance(payments, list) else []:
-        if isinstance(p, dict) and p.get("priceUsd") is not None:
-            return plain(f"{p['priceUsd']:g}" if isinstance(p["priceUsd"], (int, float)) else p["priceUsd"], 20)
-    return "?"
-
-
-def _short(value: Any) -> str:
-    if value is None:
-        return "(none)"
-    return '"' + plain(value, 70, single_line=True) + '"' if isinstance(value, str) else plain(value, 70, single_line=True)
+    return [f"{plain(e['origin'], 40)}: {e['kind']} — {render.event_text(e)}" for e in events if e["kind"] != "listed"]
 
 
 def name_lines(rows: list[dict]) -> list[str]:
@@ -405,67 +354,6 @@ def _tui_or_reason(load_tui: Callable[[], Callable]) -> tuple[Callable | None, s
     except ImportError as exc:
         return None, f"the TUI is not available in this installation ({plain(exc, 120)})"
     return run_tui, ""
-
-
-def _serve_port(port: int) -> int:
-    """The port Datasette will use, once ``agentdex serve`` is known to exist."""
-    import importlib.util
-
-    if importlib.util.find_spec("agentdex.serve") is None:
-        raise DemoError("--serve needs `agentdex serve`, which this installation does not have")
-    return free_port(port)
-
-
-def free_port(port: int) -> int:
-    """``port`` when nothing listens on it (0: any free port); DemoError otherwise."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        # As servers bind: a port left in TIME_WAIT by the last demo is free, a listener is not.
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            raise DemoError(f"port {port} on 127.0.0.1 is in use; choose another with --port", 2) from None
-        return sock.getsockname()[1]
-
-
-@contextmanager
-def datasette(path: Path, port: int, echo: Echo) -> Iterator[subprocess.Popen]:
-    """``agentdex serve`` on 127.0.0.1:``port`` in a child process, stopped on exit."""
-    log = tempfile.TemporaryFile()
-    command = [sys.executable, "-m", "agentdex", "serve", "--db", str(path), "--host", "127.0.0.1", "--port", str(port)]
-    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        _wait_listening(proc, port, log)
-        echo(f"Datasette: http://127.0.0.1:{port}/ (read-only)")
-        yield proc
-    finally:
-        _stop(proc)
-        log.close()
-
-
-def _wait_listening(proc: subprocess.Popen, port: int, log) -> None:
-    deadline = time.monotonic() + DATASETTE_START_TIMEOUT
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            log.seek(0)
-            tail = [line for line in log.read().decode("utf-8", "replace").splitlines() if line.strip()][-1:]
-            raise DemoError(f"Datasette did not start: {plain(tail[0] if tail else 'exit code ' + str(proc.returncode), 300)}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise DemoError(f"Datasette did not listen on 127.0.0.1:{port} within {DATASETTE_START_TIMEOUT:.0f} s")
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def _wait_for_ctrl_c(server: subprocess.Popen, echo: Echo) -> int:

@@ -1,4 +1,6 @@
-"""Plain-text reporters for the CLI: results are data, these turn them into lines.
+"""The plain-text reporter of the CLI and the demo: results are data, these turn them into
+lines. Validation results, listings, checks, change events, plans and crawl summaries are
+each rendered here once, in one vocabulary (``FAIL``/``ok`` for checks, ``∅`` for no value).
 
 Every crawled string goes through :func:`agentdex.text.plain`, so nothing a website wrote
 can reach the terminal as an escape sequence.
@@ -7,11 +9,24 @@ can reach the terminal as an escape sequence.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
+from agentdex.models import ParseResult, sorted_findings
 from agentdex.text import plain
 
 STATUS_MARK = {"pass": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip"}
+NONE = "∅"  # no value: an event's old side when something first appears, and so on
+
+
+def result_lines(path: str, result: ParseResult) -> list[str]:
+    """The human form of a validation result: a verdict, one line per finding, the counts."""
+    verdict = "valid" if result.valid else "INVALID"
+    out = [f"{plain(path)}: {result.format} manifest, {verdict}"]
+    for f in sorted_findings(result.findings):
+        out.append(f"  {f.severity:<7} {plain(f.path or '(document)', 120)}: {plain(f.message, 400)} [{f.code}]")
+    errors = sum(f.severity == "error" for f in result.findings)
+    out.append(f"{errors} error(s), {len(result.findings) - errors} warning(s)")
+    return out
 
 
 def listing_rows(rows: Iterable[dict[str, Any]]) -> list[str]:
@@ -23,18 +38,59 @@ def listing_rows(rows: Iterable[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def event_line(e: dict[str, Any]) -> str:
-    """``at  origin  kind  old → new``."""
-    subject = f" [{plain(e.get('subject'), 60)}]" if e.get("subject") else ""
-    return (f"{plain(e.get('at'), 25)}  {plain(e.get('origin', ''), 40)}  {plain(e.get('kind'), 22)}{subject}  "
-            f"{_short(e.get('old'))} → {_short(e.get('new'))}")
+def check_line(c: Mapping[str, Any]) -> str:
+    """One stored check as a table line: ``FAIL manifest.cors  what was seen``."""
+    return f"{STATUS_MARK.get(c['status'], c['status'])} {c['name']:<26} {plain(c.get('detail'), 200)}"
 
 
-def _short(value: Any) -> str:
+def check_sentence(origin: str, c: Mapping[str, Any]) -> str:
+    """One stored check as a sentence: ``origin: FAIL name — what was seen``."""
+    mark = STATUS_MARK.get(c["status"], c["status"]).strip()
+    return f"{plain(origin, 40)}: {mark} {c['name']} — {plain(c.get('detail'), 160, single_line=True)}"
+
+
+def event_line(e: Mapping[str, Any]) -> str:
+    """``at  origin  kind  what changed``."""
+    return (f"{plain(e.get('at'), 25)}  {plain(e.get('origin', ''), 40)}  {plain(e.get('kind'), 22)}  "
+            f"{event_text(e)}")
+
+
+def event_text(e: Mapping[str, Any]) -> str:
+    """A short human description of one change event (its subject included)."""
+    kind, old, new, subject = e.get("kind"), e.get("old"), e.get("new"), plain(e.get("subject") or "", 60)
+    if kind == "guide_changed":
+        return "the guide's text changed"
+    if kind == "tools_changed":
+        return f"MCP tools {_tool_diff(old, new)}"
+    if kind == "price_changed":
+        return f"{subject}: ${_price(old)} → ${_price(new)} a call"
+    if kind == "deprecation_declared":
+        what = new if isinstance(new, dict) else {}
+        return f"{subject}: {plain(what.get('what'), 60)} sunsets {plain(what.get('sunset'), 20)}"
+    return f"{value_text(old)} → {value_text(new)}" + (f" ({subject})" if subject else "")
+
+
+def value_text(value: Any, limit: int = 80) -> str:
+    """A stored value on one line: ``∅`` for none, a string quoted, anything else as JSON."""
     if value is None:
-        return "∅"
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return plain(text, 80, single_line=True)
+        return NONE
+    if isinstance(value, str):
+        return '"' + plain(value, limit, single_line=True) + '"'
+    return plain(json.dumps(value, ensure_ascii=False, default=str), limit, single_line=True)
+
+
+def _tool_diff(old: Any, new: Any) -> str:
+    before = set(old.get("names") or []) if isinstance(old, dict) else set()
+    after = set(new.get("names") or []) if isinstance(new, dict) else set()
+    parts = [f"+{n}" for n in sorted(after - before)] + [f"-{n}" for n in sorted(before - after)]
+    return plain(" ".join(parts) or "changed their descriptions or annotations", 120)
+
+
+def _price(payments: Any) -> str:
+    for p in payments if isinstance(payments, list) else []:
+        if isinstance(p, dict) and p.get("priceUsd") is not None:
+            return plain(f"{p['priceUsd']:g}" if isinstance(p["priceUsd"], (int, float)) else p["priceUsd"], 20)
+    return "?"
 
 
 def show_lines(data: dict[str, Any]) -> list[str]:
@@ -49,22 +105,22 @@ def show_lines(data: dict[str, Any]) -> list[str]:
                        ("publisher", "publisher_name"), ("instructions", "instructions")):
         if listing.get(key):
             out.append(f"  {label:<13}{plain(listing[key], 300, single_line=True)}")
-    out += _section("Findings", [f"{f['severity']:<7} {plain(f['path'] or '(document)', 80)}: "
+    out += section("Findings:", [f"{f['severity']:<7} {plain(f['path'] or '(document)', 80)}: "
                                  f"{plain(f['message'], 300)} [{f['code']}]" for f in data.get("findings", [])])
-    out += _section("Checks", [f"{STATUS_MARK.get(c['status'], c['status'])} {c['name']:<26} {plain(c.get('detail'), 200)}"
-                               for c in data.get("checks", [])])
-    out += _section("Tools", [f"{'read-only' if t.get('read_only') else 'writes   '} {plain(t['name'], 60)}  "
+    out += section("Checks:", [check_line(c) for c in data.get("checks", [])])
+    out += section("Tools:", [f"{'read-only' if t.get('read_only') else 'writes   '} {plain(t['name'], 60)}  "
                               f"{plain(t.get('description'), 100, single_line=True)}" for t in data.get("tools", [])])
-    out += _section("History", [event_line(e) for e in data.get("events", [])])
+    out += section("History:", [event_line(e) for e in data.get("events", [])])
     out.append("")
     out.append(f"Install plans: agentdex plan {data['origin']} --host HOST  ({', '.join(sorted(data.get('plans', {})))})")
     return out
 
 
-def _section(title: str, lines: list[str]) -> list[str]:
+def section(title: str, lines: list[str]) -> list[str]:
+    """A titled block of indented lines after a blank line; nothing when there are none."""
     if not lines:
         return []
-    return ["", f"{title}:"] + [f"  {line}" for line in lines]
+    return ["", title] + [f"  {line}" for line in lines]
 
 
 def plan_lines(plan: dict[str, Any]) -> list[str]:
@@ -83,7 +139,25 @@ def plan_lines(plan: dict[str, Any]) -> list[str]:
 
 def summary_lines(summary: dict[str, Any]) -> list[str]:
     """The closing summary of a crawl."""
-    parts = ", ".join(f"{n} {k}" for k, n in sorted(summary["by_status"].items()))
+    parts = counts_text(summary["by_status"], by_name=True)
     head = "interrupted" if summary.get("interrupted") else "done"
     return [f"crawl {summary['crawl_id']} {head}: {summary['origins']} origin(s) in {summary['seconds']:.1f}s — {parts or 'nothing'}",
             f"{summary['requests']} request(s), {summary['errors']} error(s), {summary['events']} change event(s)"]
+
+
+def crawl_line(summary: dict[str, Any]) -> str:
+    """One line on a finished crawl, as the demo prints it after each of its two crawls."""
+    return (f"  done in {summary['seconds']:.1f} s: {counts_text(summary['by_status'], by_name=True)}; "
+            f"{summary['requests']} requests, {summary['events']} change event(s).")
+
+
+def progress_line(state: Any, new_events: int | None = None) -> str:
+    """``[ 3/27] origin  status`` for a crawl's progress (``, N change event(s)`` when given)."""
+    line = f"  [{state.done:>2}/{state.total}] {plain(state.last_origin, 40):<20} {state.last_status}"
+    return line + (f", {new_events} change event(s)" if new_events is not None else "")
+
+
+def counts_text(counts: Mapping[str, int], *, by_name: bool = False) -> str:
+    """``3 listed, 1 invalid``: largest first (or by name), ties by name."""
+    key = (lambda kv: kv[0]) if by_name else (lambda kv: (-kv[1], kv[0]))
+    return ", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=key))

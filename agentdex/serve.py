@@ -34,11 +34,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from agentdex.db.connection import open_db
+from agentdex.errors import AgentdexError
+from agentdex.text import plain
 
 METADATA_FILE = "datasette_metadata.json"
 DATABASE_KEY = "agentdex"  # the database name the metadata is written for (agentdex.db)
@@ -50,6 +59,15 @@ SETTINGS: dict[str, Any] = {
     "allow_csv_stream": False,
     "suggest_facets": False,
 }
+START_TIMEOUT = 30.0  # seconds a child Datasette may take to listen
+
+
+class ServeError(AgentdexError):
+    """Datasette could not be started; ``code`` is the exit code to end with (2: a port in use)."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def metadata_text() -> str:
@@ -126,3 +144,64 @@ def serve(db_path: Path, *, host: str = "127.0.0.1", port: int = 8001) -> None:
     ds = make_datasette(db_path)
     asyncio.run(ds.invoke_startup())
     uvicorn.run(read_only(ds.app()), host=host, port=port, log_level="info", lifespan="on", workers=1)
+
+
+# -- Datasette in a child process (the demo's --serve) ----------------------------------------
+
+def free_port(port: int) -> int:
+    """``port`` when nothing listens on it on 127.0.0.1 (0: any free port).
+
+    :raises ServeError: the port is in use (code 2)
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # As servers bind: a port left in TIME_WAIT by the last demo is free, a listener is not.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            raise ServeError(f"port {port} on 127.0.0.1 is in use; choose another with --port", 2) from None
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def in_child(db_path: Path, port: int) -> Iterator[subprocess.Popen]:
+    """``agentdex serve`` on 127.0.0.1:``port`` in a child process, listening once this
+    yields, stopped (terminated, then killed) when it exits.
+
+    :raises ServeError: the child ended, or did not listen within :data:`START_TIMEOUT`
+    """
+    log = tempfile.TemporaryFile()
+    command = [sys.executable, "-m", "agentdex", "serve", "--db", str(db_path), "--host", "127.0.0.1",
+               "--port", str(port)]
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        _wait_listening(proc, port, log)
+        yield proc
+    finally:
+        _stop(proc)
+        log.close()
+
+
+def _wait_listening(proc: subprocess.Popen, port: int, log) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            log.seek(0)
+            tail = [line for line in log.read().decode("utf-8", "replace").splitlines() if line.strip()][-1:]
+            raise ServeError(f"Datasette did not start: {plain(tail[0] if tail else 'exit code ' + str(proc.returncode), 300)}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise ServeError(f"Datasette did not listen on 127.0.0.1:{port} within {START_TIMEOUT:.0f} s")
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -8,7 +8,6 @@ subprocess (`python -m agentdex demo --no-tui --db …`).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import shutil
@@ -20,7 +19,7 @@ import threading
 import pytest
 from typer.testing import CliRunner
 
-from agentdex import demo
+from agentdex import demo, serve
 from agentdex.cli import app
 from agentdex.db import get_listing, list_checks, list_events, list_listings, list_tools, open_db
 from agentdex.db.synthetic import fill_synthetic
@@ -276,14 +275,17 @@ def test_without_db_the_catalogue_goes_to_a_new_temporary_folder():
         second.parent.rmdir()
 
 
-def test_a_busy_datasette_port_is_refused_before_anything_starts():
+def test_a_busy_datasette_port_is_refused_before_anything_starts(tmp_path):
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen(1)
         port = busy.getsockname()[1]
-        with pytest.raises(demo.DemoError, match=f"port {port} on 127.0.0.1 is in use"):
-            demo.free_port(port)
-    assert demo.free_port(0) > 0
+        with pytest.raises(serve.ServeError, match=f"port {port} on 127.0.0.1 is in use"):
+            serve.free_port(port)
+        result = CliRunner().invoke(app, ["demo", "--no-tui", "--serve", "--port", str(port), "--db", str(tmp_path / "d.db")])
+    assert result.exit_code == 2 and f"agentdex demo: port {port} on 127.0.0.1 is in use" in result.output
+    assert "Starting the sample web" not in result.output
+    assert serve.free_port(0) > 0
 
 
 def test_hostile_text_is_recognised_and_plain_text_is_not():
@@ -302,21 +304,19 @@ def test_the_bundled_demo_origins_are_served_and_their_variants_switch_with_sibl
                                                    "pantry.test", "pay.tidewater.test", "tidewater.test"])
 
 
-@pytest.mark.skipif(importlib.util.find_spec("agentdex.serve") is None, reason="agentdex serve is not in this build yet")
 def test_datasette_publishes_the_demo_catalogue_and_stops_with_the_demo(sub_run):
     import httpx
 
-    port, said = demo.free_port(0), []
-    with demo.datasette(sub_run[1], port, lambda text, **_: said.append(text)) as server:
+    port = serve.free_port(0)
+    with serve.in_child(sub_run[1], port) as server:
         page = httpx.get(f"http://127.0.0.1:{port}/", timeout=10)
         assert page.status_code == 200 and server.poll() is None
-    assert said == [f"Datasette: http://127.0.0.1:{port}/ (read-only)"]
     assert server.poll() is not None and _tcp_closed(port)
 
 
 def test_a_datasette_that_cannot_start_is_a_message(tmp_path):
-    with pytest.raises(demo.DemoError, match="Datasette did not start"):
-        with demo.datasette(tmp_path / "missing.db", demo.free_port(0), lambda *a, **k: None):
+    with pytest.raises(serve.ServeError, match="Datasette did not start"):
+        with serve.in_child(tmp_path / "missing.db", serve.free_port(0)):
             pass
 
 
