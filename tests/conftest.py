@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -20,6 +22,14 @@ def _find_shared() -> Path | None:
 
 
 SHARED = _find_shared()
+
+
+def load_script(name: str) -> ModuleType:
+    """``scripts/<name>.py`` as a module (the doc generators the docs tests compare with)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture

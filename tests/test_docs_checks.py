@@ -5,7 +5,6 @@ are DESIGN.md's, and the verifier runs one runner per catalogued group."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import re
 from pathlib import Path
 
@@ -15,16 +14,14 @@ from agentdex.checks import CHECKS, GROUPS, in_group
 from agentdex.crawler.verify import RUNNERS, Verifier
 from agentdex.db.migrations import migrate
 from agentdex.models import FetchRecord, Listing, OriginCrawl
+from tests.conftest import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 REGENERATE = "python scripts/gen_checks_doc.py"
 
 
 def _generator():
-    spec = importlib.util.spec_from_file_location("gen_checks_doc", ROOT / "scripts" / "gen_checks_doc.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("gen_checks_doc")
 
 
 def test_checks_doc_is_generated_from_the_catalogue():

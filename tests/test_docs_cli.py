@@ -1,20 +1,17 @@
 """The command reference and the README are kept true to the code."""
 
-import importlib.util
 from pathlib import Path
 
 from typer.main import get_command
 
 from agentdex.cli import app
+from tests.conftest import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _generator():
-    spec = importlib.util.spec_from_file_location("gen_cli_doc", ROOT / "scripts" / "gen_cli_doc.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("gen_cli_doc")
 
 
 def test_cli_reference_is_current():

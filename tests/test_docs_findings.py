@@ -4,22 +4,18 @@ code the formats package emits."""
 from __future__ import annotations
 
 import ast
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 from agentdex.formats.codes import CODES
+from tests.conftest import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMATS = ROOT / "agentdex" / "formats"
 REGENERATE = "python scripts/gen_findings_doc.py"
 
 
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gen_findings_doc", ROOT / "scripts" / "gen_findings_doc.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _generator():
+    return load_script("gen_findings_doc")
 
 
 def test_findings_doc_is_generated_from_codes() -> None:
