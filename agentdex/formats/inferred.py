@@ -52,8 +52,6 @@ from datetime import date, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
-
 from agentdex.formats._check import Checker
 from agentdex.formats._load import decode_text, load_json
 from agentdex.formats._spec import FormatSpec, OriginFile
@@ -95,7 +93,6 @@ DOC_SEGMENTS = frozenset({"docs", "doc", "documentation", "blog", "blogs", "guid
                           "release_notes", "release-notes", "releases", "tags", "articles"})
 SKIPPED_TRANSPORTS = ("stdio", "sse")
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 # -- entry points ------------------------------------------------------------------------------
@@ -177,8 +174,12 @@ def _frontmatter_block(text: str) -> tuple[str, str | None]:
 
 
 def _load_yaml(block: str) -> tuple[Any, str | None]:
+    # Imported here: the format registry imports this module on every start of agentdex,
+    # and only a frontmatter needs YAML.
+    import yaml
+
     try:
-        value = yaml.load(block, Loader=_LOADER)  # noqa: S506 -- a safe loader
+        value = yaml.load(block, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 -- a safe loader
     except yaml.MarkedYAMLError as exc:
         line = exc.problem_mark.line + 2 if exc.problem_mark else "?"  # +1 for the --- line
         return None, f"the frontmatter is not valid YAML: {exc.problem or exc.context or 'syntax error'} (line {line})"
