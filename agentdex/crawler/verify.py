@@ -10,8 +10,11 @@ calls a tool, never submits feedback, never pays, never sends a credential.
 A manifest too broken to give a listing (over its size limit, not JSON) still gets the
 checks of its answer: location, content type, CORS and size.
 
-Anchor-specific proofs (DNS, HTTP, registry), the read-only variant and payments live in
-:mod:`agentdex.crawler.verify_anchor`.
+The checks are those of the catalogue :mod:`agentdex.checks`: :data:`RUNNERS` holds one
+runner per catalogued group, run in the catalogue's order, each emitting only its group's
+checks. To add a check, add it to the catalogue and emit it from its group's runner (a new
+group adds a runner here). Anchor-specific proofs (DNS, HTTP, registry), the read-only
+variant and payments live in :mod:`agentdex.crawler.verify_anchor`.
 """
 
 from __future__ import annotations
