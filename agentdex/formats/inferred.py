@@ -59,8 +59,6 @@ from agentdex.models import Finding, Listing, ParseResult
 
 NAME = "inferred"
 SKILL, AGENT_MD, LLMS_TXT, MCP_JSON = "SKILL.md", "agent.md", "llms.txt", "mcp.json"
-# The document kinds the crawler stores bootstrap files under, and the file each one is.
-BOOTSTRAP_NAMES = {"agent_md": AGENT_MD, "llms_txt": LLMS_TXT, "skill": SKILL, "mcp_json": MCP_JSON}
 FILES = (SKILL, AGENT_MD, LLMS_TXT, MCP_JSON)
 MAX_TEXT_BYTES = 1024 * 1024  # a SKILL.md or guide larger than this is refused
 MAX_FRONTMATTER_CHARS = 64 * 1024
@@ -73,6 +71,8 @@ ORIGIN_FILES = (OriginFile("agent_md", AGENT_MD, "/agent.md", 512 * 1024),
                 OriginFile("mcp_json", MCP_JSON, "/mcp.json", 64 * 1024))
 SPEC = FormatSpec(NAME, priority=90, max_bytes=MAX_TEXT_BYTES, origin_files=ORIGIN_FILES,
                   folder_files=FILES, json=False)
+# The document kinds the crawler stores bootstrap files under, and the file each one is.
+BOOTSTRAP_NAMES = {f.kind: f.name for f in ORIGIN_FILES}
 MAX_YAML_NODES = 10_000  # bounds alias expansion ("billion laughs")
 MAX_YAML_DEPTH = 64  # bounds nesting, and the recursion of a self-referencing alias (a: &a [*a])
 NAME_MAX = 64
