@@ -37,7 +37,7 @@ async def test_reverify_runs_in_the_background_and_the_listing_reloads_when_it_e
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         screen = await open_listing(app, pilot, "pantry.test")
         shown_before = screen.view
-        await pilot.press("v")
+        await pilot.press("ctrl+t")
         await wait_for(pilot, lambda: not app.jobs)
         await settle(pilot)
         progress = [m for m in messages if isinstance(m, JobProgress)]
@@ -53,7 +53,7 @@ async def test_the_app_answers_keys_while_a_slow_crawl_runs(db_path, net):
     app = make_app(db_path, replace(net, deadline=1.5))  # sleepy.test makes the crawl take this long
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_listing(app, pilot, "sleepy.test")  # its manifest answers after 30 s
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         await pilot.press("3")
         assert app.jobs, "the crawl is still running"
         assert screen.query_one(TabbedContent).active == "checks"
@@ -72,7 +72,7 @@ async def test_recrawl_shows_what_changed_in_the_history(app, db_path, pantry_v2
     before = {e["id"] for e in list_events(open_db(db_path, readonly=True), origin="pantry.test")}
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_listing(app, pilot, "pantry.test")
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: not app.jobs)
         await settle(pilot)
         new = [e for e in list_events(open_db(db_path, readonly=True), origin="pantry.test") if e["id"] not in before]
@@ -89,8 +89,8 @@ async def test_the_user_crawls_origins_into_an_empty_catalogue(tmp_path, net):
     app = make_app(path, net)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert "is empty" in screen_text(app) and "Press n to crawl" in screen_text(app)
-        await pilot.press("n")
+        assert "is empty" in screen_text(app) and "Press ctrl+n to crawl" in screen_text(app)
+        await pilot.press("ctrl+n")
         assert isinstance(app.screen, CrawlScreen)
         app.screen.query_one("#origins", Input).value = "pantry.test, https://quillnotes.test/"
         await pilot.press("enter")
@@ -109,7 +109,7 @@ async def test_the_user_crawls_origins_into_an_empty_catalogue(tmp_path, net):
 async def test_an_origin_that_is_not_one_is_refused_before_anything_is_crawled(app):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("n")
+        await pilot.press("ctrl+n")
         app.screen.query_one("#origins", Input).value = "pantry.test http://plain.example"
         await pilot.press("enter")
         assert "not an https origin" in rendered(app.screen.query_one("#crawl-error"))
@@ -150,11 +150,11 @@ async def test_the_footer_shows_the_keys_of_each_screen_and_help_explains_them(a
         await pilot.press("escape")
         assert isinstance(app.screen, CatalogueScreen)
         footer = screen_text(app).splitlines()[-1]
-        for key in ("/ Search", "s Sort", "x Clear filters", "n Crawl", "e Events", "? Help", "q Quit"):
+        for key in ("/ Search", "s Sort", "x Clear filters", "^n Crawl", "e Events", "? Help", "q Quit"):
             assert key in footer
         await open_listing(app, pilot, "pantry.test")
         footer = screen_text(app).splitlines()[-1]
-        for key in ("esc Back", "v Re-verify", "r Re-crawl", "y Copy plan", "f Feedback"):
+        for key in ("esc Back", "^t Re-verify", "^r Re-crawl", "y Copy plan", "f Feedback"):
             assert key in footer
         await open_listing(app, pilot, "quillnotes.test")  # no feedback route: no feedback key
         assert "f Feedback" not in screen_text(app).splitlines()[-1]

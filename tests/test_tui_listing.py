@@ -142,5 +142,5 @@ async def test_an_origin_not_in_the_catalogue_says_how_to_get_it(app):
         await settle(pilot)
         app.open_listing("nowhere.test")
         await settle(pilot)
-        assert "nowhere.test is not in the catalogue: press r to crawl it." in rendered(
+        assert "nowhere.test is not in the catalogue: press ctrl+r to crawl it." in rendered(
             app.screen.query_one("#overview-body"))

@@ -41,9 +41,9 @@ async def test_a_missing_file_offers_to_crawl_into_it(tmp_path, net):
         footer = screen_text(app).splitlines()[-1]
         text = problem_text(app)
         assert f"no catalogue at {path}" in text
-        assert "Press n to crawl origins into a new catalogue" in text and "agentdex demo" in text
-        assert "n Crawl origins" in footer
-        await pilot.press("n")
+        assert "Press ctrl+n to crawl origins into a new catalogue" in text and "agentdex demo" in text
+        assert "^n Crawl" in footer
+        await pilot.press("ctrl+n")
         app.screen.query_one("#origins", Input).value = "pantry.test"
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, CatalogueScreen))
@@ -78,7 +78,7 @@ async def test_a_file_that_is_not_sqlite_says_so_and_offers_no_crawl(tmp_path, n
         footer = screen_text(app).splitlines()[-1]
         text = problem_text(app)
         assert "cannot read" in text and "Quit (q) and open another file with `agentdex tui --db PATH`" in text
-        await pilot.press("n", "u")  # neither applies here
+        await pilot.press("ctrl+n", "u")  # neither applies here
         await settle(pilot)
         assert isinstance(app.screen, ProblemScreen)
         assert "Crawl" not in footer and "Upgrade" not in footer
@@ -93,5 +93,5 @@ async def test_an_empty_catalogue_says_how_to_fill_it(tmp_path, net):
         await settle(pilot)
         assert isinstance(app.screen, CatalogueScreen)
         text = " ".join(screen_text(app).split())
-        assert "is empty." in text and "Press n to crawl origins into it" in text and "agentdex demo" in text
+        assert "is empty." in text and "Press ctrl+n to crawl origins into it" in text and "agentdex demo" in text
         assert "0 shown · 0 in the catalogue" in text

@@ -12,17 +12,21 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
-from collections.abc import Iterable
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.message_pump import MessagePump
 from textual.screen import Screen
 
 from agentdex.errors import AgentdexError
 from agentdex.text import plain
+from agentdex.tui import keys
 from agentdex.tui.commands import OriginCommands
 from agentdex.tui.jobs import crawl_job
 from agentdex.tui.messages import DbProblem, JobFinished, JobProgress
@@ -39,6 +43,8 @@ if TYPE_CHECKING:
     from agentdex.crawler.crawl import NetworkOptions, Progress
 
 VERB_DONE = {"crawl": "Crawl", "verify": "Re-verification"}
+SCREEN_ACTIONS = ("events", "crawl", "help")
+KEY_PATIENCE = 1.0  # seconds a key waits for the one before it to be handled, at most
 
 
 class AgentdexApp(App[None]):
@@ -47,11 +53,16 @@ class AgentdexApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "agentdex"
     COMMANDS = App.COMMANDS | {OriginCommands}
+    # Keys that change which screen gets the next keys are priority bindings: they run as
+    # the key arrives, before the keys typed after it are routed (a plain binding runs only
+    # once the key has bubbled up, by which time a fast typist's next keys went elsewhere).
+    # A text box that takes the character still gets it (Textual filters those out).
+    # Crawling is network work: a control key, so typing cannot start it by accident.
     BINDINGS = [
         Binding("q", "quit", "Quit"),
-        Binding("question_mark", "help", "Help"),
-        Binding("e", "events", "Events"),
-        Binding("n", "crawl", "Crawl"),
+        Binding("question_mark", "help", "Help", priority=True),
+        Binding("e", "events", "Events", priority=True),
+        Binding("ctrl+n", "crawl", "Crawl", priority=True),
     ]
 
     def __init__(self, db_path: Path, net: NetworkOptions | None = None) -> None:
@@ -61,6 +72,9 @@ class AgentdexApp(App[None]):
         self.reader = Reader(self.db_path)
         self.jobs: dict[int, JobProgress] = {}
         self._job_ids = itertools.count(1)
+        self._typed: deque[events.Key | events.Paste] = deque()  # keys read, not yet routed
+        self._key_sent_at: float | None = None  # when the key being handled was routed
+        self._settled_screen: Screen | None = None
 
     @property
     def net(self) -> NetworkOptions:
@@ -77,6 +91,49 @@ class AgentdexApp(App[None]):
 
     def on_unmount(self) -> None:
         self.reader.close()
+
+    # --- one key at a time -------------------------------------------------------------
+    #
+    # The terminal hands over every key it has read at once. Textual routes each to the
+    # focused widget as it arrives, while a key's binding runs only once the key has bubbled
+    # back up to the app: "ctrl+u" then "kit" typed fast deleted the "kit", and the keys after
+    # "/" went to the table. So a key is routed only once the one before it has been handled
+    # by the widget it went to and every widget above it, up to the app.
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            self._typed.append(event)
+            stuck = self._key_sent_at is not None and time.monotonic() - self._key_sent_at > KEY_PATIENCE
+            if self._key_sent_at is None or stuck:
+                await self._route_next_key()
+            return
+        await super().on_event(event)
+
+    async def _route_next_key(self) -> None:
+        if not self._typed:
+            self._key_sent_at = None
+            return
+        self._key_sent_at = time.monotonic()
+        if self.focused is None and self._settled_screen is not self.screen:
+            # A screen just shown focuses its first widget once it has handled what it was
+            # sent (mounting, then resuming): the key is for that widget.
+            self._settled_screen = self.screen
+            self._after_each([self.screen], self._route_next_key)
+            return
+        event = self._typed.popleft()
+        target = self.focused or self.screen
+        await super().on_event(event)  # a priority binding, or on to the focused widget
+        path = [*target.ancestors_with_self] if event.is_forwarded else [self]
+        # One more round on the app: what the key's binding asked it to do later (focus).
+        self._after_each([*path, self], self._route_next_key)
+
+    def _after_each(self, nodes: list[MessagePump], then: Callable[[], Awaitable[None]]) -> None:
+        """Call ``then`` once each of ``nodes`` in turn has handled what it was sent so far
+        (a node that has closed is skipped: it passes nothing on)."""
+        if not nodes:
+            self.call_later(then)
+        elif not nodes[0].call_later(self._after_each, nodes[1:], then):
+            self._after_each(nodes[1:], then)
 
     # --- which screen -----------------------------------------------------------------
 
@@ -100,6 +157,8 @@ class AgentdexApp(App[None]):
         self.push_screen(ListingScreen(origin))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in SCREEN_ACTIONS and self.screen.is_modal:
+            return False  # a dialog answers its own keys (help closes on ?)
         if isinstance(self.screen, ProblemScreen):
             # No events to show; a crawl only where it would create or upgrade the file.
             return action != "events" and (action != "crawl" or self.screen.kind != "other")
@@ -118,7 +177,9 @@ class AgentdexApp(App[None]):
             self.push_screen(HelpScreen())
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        # Textual's own "Keys" (a side panel of the focused widget's keys) would stand
+        # beside ours under the same name: ours lists every key agentdex answers to.
+        yield from (c for c in super().get_system_commands(screen) if c.title != "Keys")
         yield SystemCommand("Events", "The newest changes across the catalogue", self.action_events)
         yield SystemCommand("Crawl origins", "Crawl and verify hosts you type", self.action_crawl)
         yield SystemCommand("Keys", "What every key does", self.action_help)
@@ -190,4 +251,5 @@ def make_app(db_path: Path, net: NetworkOptions | None = None) -> AgentdexApp:
 
 def run_tui(db_path: Path, net: NetworkOptions | None = None) -> None:
     """Run the TUI until the user quits."""
+    keys.install()
     make_app(db_path, net).run()

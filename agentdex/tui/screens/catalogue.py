@@ -11,11 +11,11 @@ from __future__ import annotations
 import sqlite3
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import DataTable, Footer, Header, Input, OptionList, Select, Static
 
 from agentdex.errors import AgentdexError
 from agentdex.tui import reader as reads
@@ -31,9 +31,11 @@ SORT_CYCLE = [sort for key, _, _, sort in COLUMNS if key in SORTABLE]
 class CatalogueScreen(Screen):
     """Every listing, a window at a time."""
 
+    # "/" and escape move the focus as the key arrives (priority, and a synchronous focus),
+    # so the keys typed right after them already go where the user meant them to.
     BINDINGS = [
-        Binding("slash", "focus_search", "Search"),
-        Binding("escape", "focus_table", "Table", show=False),
+        Binding("slash", "focus_search", "Search", priority=True),
+        Binding("escape", "escape", "Table", show=False, priority=True),
         Binding("s", "next_sort", "Sort"),
         Binding("S", "reverse_sort", "Reverse"),
         Binding("x", "clear_filters", "Clear filters"),
@@ -46,6 +48,8 @@ class CatalogueScreen(Screen):
         self.matching: int | None = None
         self.catalogue_size: int | None = None
         self._seq = 0
+        self._shown_seq = 0  # the question whose rows the table shows
+        self._open_when_shown = False  # Enter came before the rows it was meant for
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -113,6 +117,10 @@ class CatalogueScreen(Screen):
             return
         table = self.query_one(CatalogueTable)
         table.show_window(message.start, message.rows, message.cursor)
+        self._shown_seq = message.seq
+        if self._open_when_shown:
+            self._open_when_shown = False
+            self._open()
         self._show_empty_note()
         self._show_counts()
         self.post_message(TableShown(message.query, len(message.rows)))
@@ -157,7 +165,7 @@ class CatalogueScreen(Screen):
         if empty_catalogue:
             note.update(Text(
                 f"The catalogue at {self.app.db_path} is empty.\n\n"
-                "Press n to crawl origins into it (e.g. example.com), or quit (q) and run "
+                "Press ctrl+n to crawl origins into it (e.g. example.com), or quit (q) and run "
                 "`agentdex demo` to crawl the bundled sample web.", justify="center"))
         elif nothing_matches:
             note.update(Text("No listing matches. Press x to clear the search and filters.", justify="center"))
@@ -167,7 +175,15 @@ class CatalogueScreen(Screen):
         self._show_counts()
 
     @on(DataTable.RowSelected, "#table")
+    @on(CatalogueTable.Chosen)
+    @on(Input.Submitted, "#search")
     def _open(self) -> None:
+        # Enter typed before the rows of the latest search arrived is for those rows (and a
+        # change the filter bar has not reported yet is part of that search).
+        self._apply_filter_bar()
+        if self._shown_seq != self._seq:
+            self._open_when_shown = True
+            return
         origin = self.query_one(CatalogueTable).cursor_origin
         if origin:
             self.app.open_listing(origin)
@@ -182,9 +198,15 @@ class CatalogueScreen(Screen):
         self._set_sort(sort, descending)
 
     def on_filter_bar_changed(self, message: FilterBar.Changed) -> None:
-        self.query_state = message.query.with_(sort=self.query_state.sort, descending=self.query_state.descending)
-        self.matching = None
-        self.reload()
+        self._apply_filter_bar()
+
+    def _apply_filter_bar(self) -> None:
+        """Show what the search box and filters say now (nothing to do if that is shown)."""
+        query = self.query_one(FilterBar).apply(self.query_state)
+        if query != self.query_state:
+            self.query_state = query
+            self.matching = None
+            self.reload()
 
     def _set_sort(self, sort: str, descending: bool) -> None:
         self.query_state = self.query_state.with_(sort=sort, descending=descending)
@@ -193,11 +215,30 @@ class CatalogueScreen(Screen):
 
     # --- actions ---------------------------------------------------------------------
 
-    def action_focus_search(self) -> None:
-        self.query_one("#search", Input).focus()
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "escape":  # from the search box and the filters (the table has no use for it)
+            return self.focused is not None and self.query_one(FilterBar) in self.focused.ancestors
+        return True
 
-    def action_focus_table(self) -> None:
-        self.query_one(CatalogueTable).focus()
+    def action_focus_search(self) -> None:
+        self.set_focus(self.query_one("#search", Input))
+
+    def action_escape(self) -> None:
+        """Close a filter's open list (back to that filter), else go back to the table."""
+        if isinstance(self.focused, OptionList):
+            select = self.focused.query_ancestor(Select)
+            select.expanded = False
+            self.set_focus(select)
+        else:
+            self.set_focus(self.query_one(CatalogueTable))
+
+    def on_paste(self, event: events.Paste) -> None:
+        # A paste onto the table is meant as a search (and never as keys for its bindings).
+        search = self.query_one("#search", Input)
+        if self.focused is not search:
+            event.stop()
+            self.set_focus(search)
+            search.post_message(events.Paste(event.text))
 
     def action_next_sort(self) -> None:
         index = SORT_CYCLE.index(self.query_state.sort) if self.query_state.sort in SORT_CYCLE else -1

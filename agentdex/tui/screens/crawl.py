@@ -34,7 +34,7 @@ def parse_origins(text: str) -> list[str]:
 class CrawlScreen(ModalScreen):
     """Type origins, crawl and verify them, watch the progress."""
 
-    BINDINGS = [Binding("escape", "dismiss", "Close")]
+    BINDINGS = [Binding("escape", "dismiss", "Close", priority=True)]  # before the next key is routed
 
     def __init__(self) -> None:
         super().__init__()

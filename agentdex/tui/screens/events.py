@@ -26,7 +26,7 @@ COLUMNS = (("at", "When", 16), ("origin", "Origin", 26), ("kind", "Kind", 20), (
 class EventsScreen(Screen):
     """Change events, newest first."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("f5", "reload", "Reload")]
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back", priority=True), Binding("f5", "reload", "Reload")]
 
     def __init__(self) -> None:
         super().__init__()
@@ -36,7 +36,7 @@ class EventsScreen(Screen):
         yield Header()
         yield Static(Text("Newest changes across the catalogue", style="bold"), classes="screen-title")
         yield JobLine()
-        yield SafeTable(COLUMNS, empty="No change events yet: crawl some origins (n).", id="events-table")
+        yield SafeTable(COLUMNS, empty="No change events yet: crawl some origins (ctrl+n).", id="events-table")
         yield Static(id="events-count", classes="status-line")
         yield Footer()
 

@@ -28,7 +28,7 @@ from agentdex.tui.messages import FeedbackDone
 class FeedbackScreen(ModalScreen):
     """Write, review, confirm, send; retry with the same key."""
 
-    BINDINGS = [Binding("escape", "dismiss", "Close")]
+    BINDINGS = [Binding("escape", "dismiss", "Close", priority=True)]  # before the next key is routed
 
     def __init__(self, origin: str, descriptor: dict[str, Any]) -> None:
         super().__init__()

@@ -19,7 +19,7 @@ text is shown as plain text, never as markup.
 | key | does |
 | --- | --- |
 | `ctrl+p` | command palette: jump to an origin, open events, crawl, help |
-| `n` | crawl new origins (typed as hosts or https URLs) |
+| `ctrl+n` | crawl new origins (typed as hosts or https URLs) |
 | `e` | the newest changes across the catalogue |
 | `?` | this help |
 | `q` | quit |
@@ -28,9 +28,9 @@ text is shown as plain text, never as markup.
 
 | key | does |
 | --- | --- |
-| `/` | search names, one-liners, descriptions and tags as you type |
+| `/` | search names, one-liners, descriptions and tags as you type (pasting onto the table searches too) |
 | `escape` | back from the search box to the table |
-| `enter` | open the listing under the cursor |
+| `enter` | open the listing under the cursor (in the search box: the highlighted match) |
 | `s` / `S` | sort by the next column / reverse the order (or click a header) |
 | `x` | clear the search and every filter |
 | `ctrl+home` / `ctrl+end` | first / last listing |
@@ -40,13 +40,14 @@ text is shown as plain text, never as markup.
 | key | does |
 | --- | --- |
 | `1`…`7` | Overview, Findings, Checks, Tools, Install, History, Raw |
-| `v` | re-verify now (checks every claim; the screen reloads when done) |
-| `r` | re-crawl now |
+| `ctrl+t` | re-verify now (checks every claim; the screen reloads when done) |
+| `ctrl+r` | re-crawl now |
 | `y` | copy the chosen host's install plan to the clipboard |
 | `f` | send feedback to the app's developer (only when you confirm) |
 | `escape` | back |
 
-Crawls and verifications run in the background: the line above the footer shows their
+Crawling and verifying reach the network, so they are control keys: typing never
+starts them. Crawls and verifications run in the background: the line above the footer shows their
 progress, and the screens reload when they finish.
 """
 
@@ -54,7 +55,7 @@ progress, and the screens reload when they finish.
 class HelpScreen(ModalScreen):
     """Keys and what they do."""
 
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close", priority=True)]
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="dialog", classes="dialog wide"):

@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Header, Select, Static, TabbedContent, TabPane, TextArea
+from textual.widgets import Button, Footer, Header, OptionList, Select, Static, TabbedContent, TabPane, TextArea
 
 from agentdex.tui import reader as reads
 from agentdex.tui.display import RAW_LIMIT
@@ -42,10 +42,12 @@ def choose_host(plans: dict[str, Any]) -> str | None:
 class ListingScreen(Screen):
     """Everything the catalogue knows about one origin."""
 
+    # Back runs as the key arrives (priority), so the keys typed after it reach the catalogue.
+    # Re-verify and re-crawl are network work: control keys, which typing cannot hit.
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back"),
-        Binding("v", "verify", "Re-verify"),
-        Binding("r", "recrawl", "Re-crawl"),
+        Binding("escape", "back", "Back", priority=True),
+        Binding("ctrl+t", "verify", "Re-verify"),
+        Binding("ctrl+r", "recrawl", "Re-crawl"),
         Binding("y", "copy_plan", "Copy plan"),
         Binding("f", "feedback", "Feedback"),
         *[Binding(str(i), f"tab('{tab}')", tab.title(), show=False) for i, tab in enumerate(TABS, 1)],
@@ -95,7 +97,7 @@ class ListingScreen(Screen):
             return
         view = message.view
         if view is None or "error" in view:
-            why = view["error"] if view else f"{self.origin} is not in the catalogue: press r to crawl it."
+            why = view["error"] if view else f"{self.origin} is not in the catalogue: press ctrl+r to crawl it."
             self.query_one("#overview-body", Static).update(Text(why))
             return
         self.view = view
@@ -129,7 +131,7 @@ class ListingScreen(Screen):
                     TextArea("", read_only=True, id="raw-text", soft_wrap=True, show_line_numbers=True)]
         columns, empty = {
             "findings": (parts.FINDING_COLUMNS, "No findings: the manifest follows its spec."),
-            "checks": (parts.CHECK_COLUMNS, "Not verified yet: press v."),
+            "checks": (parts.CHECK_COLUMNS, "Not verified yet: press ctrl+t."),
             "tools": (parts.TOOL_COLUMNS, "No tools declared or listed."),
             "history": (parts.EVENT_COLUMNS, "No change events."),
         }[tab]
@@ -219,7 +221,12 @@ class ListingScreen(Screen):
             return bool(listing is not None and listing.feedback)
         if action == "copy_plan":
             return self.plan_text() is not None
+        if action == "back":
+            return not isinstance(self.focused, OptionList)  # escape closes an open list first
         return True
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
 
     def action_verify(self) -> None:
         self.app.start_job("verify", [self.origin])

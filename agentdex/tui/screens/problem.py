@@ -1,6 +1,6 @@
 """When the catalogue cannot be opened: say why, and offer the way forward.
 
-A missing file or a file without a catalogue can be filled by a crawl (``n``); an older
+A missing file or a file without a catalogue can be filled by a crawl (``ctrl+n``); an older
 schema can be upgraded in place (``u``, what any crawl would do first); anything else
 (not SQLite, a newer schema) needs the user's hand, and the message says what to do.
 """
@@ -35,7 +35,7 @@ def problem_kind(path: Path, text: str) -> str:
 
 
 WAY_FORWARD = {
-    "missing": "Press n to crawl origins into a new catalogue at this path, or quit (q) and run "
+    "missing": "Press ctrl+n to crawl origins into a new catalogue at this path, or quit (q) and run "
                "`agentdex demo` to crawl the bundled sample web.",
     "older": "Press u to upgrade it now (its data is kept), or run any `agentdex crawl` on it.",
     "other": "Quit (q) and open another file with `agentdex tui --db PATH`.",
@@ -46,7 +46,6 @@ class ProblemScreen(Screen):
     """Why the catalogue cannot be shown, and what to do about it."""
 
     BINDINGS = [
-        Binding("n", "crawl", "Crawl origins"),
         Binding("u", "upgrade", "Upgrade"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -75,12 +74,7 @@ class ProblemScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "upgrade":
             return self.kind == "older"
-        if action == "crawl":
-            return self.kind != "other"
         return True
-
-    def action_crawl(self) -> None:
-        self.app.action_crawl()
 
     def action_upgrade(self) -> None:
         self.query_one("#way-forward", Static).update(Text("upgrading…", style="dim"))

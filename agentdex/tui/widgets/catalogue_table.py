@@ -75,6 +75,9 @@ class CatalogueTable(DataTable):
             super().__init__()
             self.start = start
 
+    class Chosen(Message):
+        """Enter on a table without rows: the rows of a newer search may be on their way."""
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.start = 0
@@ -175,6 +178,12 @@ class CatalogueTable(DataTable):
             self.columns[key].label = Text(f"{label} {'▼' if descending else '▲'}" if marked else label)
         self._clear_caches()
         self.refresh()
+
+    def action_select_cursor(self) -> None:
+        if self.row_count:
+            super().action_select_cursor()
+        else:
+            self.post_message(self.Chosen())
 
     def watch_cursor_coordinate(self, old: Coordinate, new: Coordinate) -> None:
         super().watch_cursor_coordinate(old, new)
