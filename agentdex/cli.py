@@ -8,6 +8,7 @@ non-zero exit; nothing here parses manifests or writes SQL.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -102,10 +103,14 @@ DeadlineOpt = Annotated[float, typer.Option("--timeout", min=0.5, max=600, help=
 
 
 def db_path(path: Path | None) -> Path:
-    """The catalogue path: ``--db``, else ``$AGENTDEX_DB``, else ``./agentdex.db``."""
+    """The catalogue path: ``--db``, else ``$AGENTDEX_DB``, else ``./agentdex.db`` (a
+    directory is refused: exit 2)."""
     import os
 
-    return path or Path(os.environ.get("AGENTDEX_DB") or "agentdex.db")
+    chosen = path or Path(os.environ.get("AGENTDEX_DB") or "agentdex.db")
+    if chosen.is_dir():
+        fail(f"{chosen} is a directory, not a catalogue file; name the file, e.g. --db {chosen / 'agentdex.db'}", 2)
+    return chosen
 
 
 def open_catalogue(path: Path | None, *, readonly: bool):
@@ -298,12 +303,7 @@ def _brief(row: dict) -> dict:
 @app.command()
 def show(origin: Annotated[str, typer.Argument(help="The origin (host).")], db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Everything the catalogue knows about one origin: manifest, findings, checks, plans, events."""
-    from agentdex.crawler.origins import normalise_origin
-
-    try:
-        origin = normalise_origin(origin)
-    except InputError as exc:
-        fail(str(exc), 2)
+    origin = origin_argument(origin)
     data = load_show(db, origin)
     if as_json:
         echo_json(data)
@@ -311,6 +311,23 @@ def show(origin: Annotated[str, typer.Argument(help="The origin (host).")], db: 
         from agentdex.render import show_lines
 
         typer.echo("\n".join(show_lines(data)))
+
+
+HOST_RE = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.?(?::\d+)?")
+
+
+def origin_argument(text: str) -> str:
+    """The origin a user typed as an argument, or a message (exit 2) when it cannot be one."""
+    from agentdex.crawler.origins import normalise_origin
+
+    try:
+        origin = normalise_origin(text)
+    except InputError as exc:
+        fail(str(exc), 2)
+    if not HOST_RE.fullmatch(origin) and not origin.startswith("["):
+        fail(f"{plain(text, 80, single_line=True)!r} cannot be a host: a host name is letters, digits, hyphens "
+             "and dots (example.com), or an https URL", 2)
+    return origin
 
 
 def load_show(path: Path | None, origin: str) -> dict:
@@ -345,20 +362,17 @@ def events(
 @app.command()
 def plan(
     origin: Annotated[str, typer.Argument(help="The origin (host).")],
-    host: Annotated[Optional[str], typer.Option("--host", help="One host id (claude_code, codex, cursor, …).")] = None,
+    host: Annotated[Optional[str], typer.Option("--host", help="One host, by id or name (claude_code, \"Claude Code\", vs-code, …).")] = None,
     db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Exact install steps for each AI host (or one with --host)."""
-    from agentdex.plans import HOST_IDS
+    from agentdex.plans import host_choices, host_id, similar_host
 
-    if host is not None and host not in HOST_IDS:
-        fail(f"unknown host {host!r}; choose one of: {', '.join(HOST_IDS)}", 2)
-    from agentdex.crawler.origins import normalise_origin
-
-    try:
-        origin = normalise_origin(origin)
-    except InputError as exc:
-        fail(str(exc), 2)
+    if host is not None and (host := host_id(given := host)) is None:
+        guess = similar_host(given)
+        fail(f"unknown host {plain(given, 60, single_line=True)!r}"
+             + (f" (did you mean {guess}?)" if guess else "") + f"; choose one of: {host_choices()}", 2)
+    origin = origin_argument(origin)
     data = load_show(db, origin)
     plans = data["plans"] if host is None else {host: data["plans"][host]}
     if as_json:

@@ -123,12 +123,20 @@ def section(title: str, lines: list[str]) -> list[str]:
     return ["", title] + [f"  {line}" for line in lines]
 
 
+PLAN_KINDS = {"mcp": "MCP", "http_api": "HTTP API, no MCP server",
+              "none": "nothing to install (no MCP endpoint or HTTP API declared)"}
+PLAN_AUTH = {"none": "no authentication", "oauth": "OAuth sign-in", "bearer": "a bearer token"}
+CONFIDENCE = {"H": "high", "M": "medium", "L": "low"}
+
+
 def plan_lines(plan: dict[str, Any]) -> list[str]:
     """The human form of one install plan: exact steps to copy."""
-    out = [f"{plan['host_name']} ({plan['host']}): {plan['kind']} via {plan['auth']}"
-           f"{'' if plan['supported'] else '  — no documented way'}",
+    how = PLAN_KINDS.get(plan["kind"], plan["kind"])
+    if plan["auth"] in PLAN_AUTH:
+        how += f", {PLAN_AUTH[plan['auth']]}"
+    out = [f"{plan['host_name']} ({plan['host']}): {how}{'' if plan['supported'] else '  — no documented way'}",
            f"  host status: {plan['host_status']}" + (f" ({plain(plan['host_notes'])})" if plan.get("host_notes") else ""),
-           f"  documentation confidence: {plan['confidence']}"]
+           f"  documentation confidence: {CONFIDENCE.get(plan['confidence'], plan['confidence'])}"]
     for i, step in enumerate(plan["steps"] + plan.get("skill_steps", []), 1):
         where = f" → {step['path']}" if step.get("path") else ""
         out.append(f"  {i}. {plain(step['title'])}{where}")

@@ -21,8 +21,15 @@ def load_show(catalogue: Database, origin: str) -> dict[str, Any]:
     """
     row = get_listing(catalogue, origin)
     if row is None:
-        raise DatabaseError(f"{origin} is not in the catalogue; crawl it first: agentdex crawl {origin}")
+        raise DatabaseError(f"{origin} is not in the catalogue; {_crawl_hint(origin)}")
     listing = load_listing(catalogue, origin)
     guide = get_document_text(catalogue, origin, "guide")
     row["plans"] = {h: p.to_dict() for h, p in plans_for(listing, guide).items()} if listing else {}
     return row
+
+
+def _crawl_hint(origin: str) -> str:
+    # Suggest a crawl only of what can be a web host: a name with a dot, or an address.
+    if "." in origin.split(":")[0] or origin.startswith("["):
+        return f"crawl it first: agentdex crawl {origin}"
+    return "a web host has a dot in its name (example.com): check the spelling"

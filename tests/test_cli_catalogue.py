@@ -260,7 +260,43 @@ def test_plan_gives_exact_steps_for_one_host(catalogue):
     assert plan["host"] == "claude_code" and plan["steps"]
     assert "https://mcp.pantry.test/mcp" in json.dumps(plan["steps"])
     result = cli("plan", "pantry.test", "--host", "nope", "--db", catalogue.path)
-    assert result.exit_code == 2 and "unknown host" in result.stderr
+    assert result.exit_code == 2 and "unknown host" in result.stderr and "claude_code (Claude Code)" in result.stderr
+
+
+@pytest.mark.parametrize("typed", ["claude-code", "Claude Code", "CLAUDE_CODE"])
+def test_plan_takes_the_host_as_people_spell_it_and_answers_with_its_id(catalogue, typed):
+    plan = as_json("plan", "pantry.test", "--host", typed, "--db", catalogue.path)
+    assert plan["host"] == "claude_code" and plan["host_name"] == "Claude Code"
+
+
+def test_plan_headers_say_in_words_how_the_app_is_reached(catalogue):
+    result = cli("plan", "pantry.test", "--host", "VS Code", "--db", catalogue.path)
+    assert result.exit_code == 0
+    head = result.stdout.splitlines()[0]
+    assert head.startswith("VS Code (GitHub Copilot) (vscode): MCP, ") and " via " not in head
+    words = {line.split(": ", 1)[1] for line in cli("plan", "pantry.test", "--db", catalogue.path).stdout.splitlines()
+             if re.match(r"^\S.* \([a-z_]+\): ", line)}
+    assert words and all("via" not in w for w in words)
+    assert any(w.startswith("MCP, no authentication") or w.startswith("MCP, OAuth sign-in") for w in words)
+    assert "documentation confidence: high" in result.stdout
+    guess = cli("plan", "pantry.test", "--host", "claude-cod", "--db", catalogue.path)
+    assert guess.exit_code == 2 and "did you mean claude_code?" in guess.stderr
+
+
+@pytest.mark.parametrize("command", ["show", "plan"])
+def test_an_argument_that_cannot_be_a_host_is_told_so_and_no_crawl_is_suggested(catalogue, command):
+    result = cli(command, "zz!!", "--db", catalogue.path)
+    assert result.exit_code == 2 and "cannot be a host" in result.stderr and "agentdex crawl" not in result.stderr
+    dotless = cli(command, "zz", "--db", catalogue.path)
+    assert dotless.exit_code == 1 and "agentdex crawl" not in dotless.stderr and "has a dot" in dotless.stderr
+
+
+@pytest.mark.parametrize("command", [["list"], ["show", "pantry.test"], ["events"], ["crawl", "pantry.test"]])
+def test_db_given_a_directory_says_it_is_one(tmp_path, command):
+    result = cli(*command, "--db", tmp_path)
+    assert result.exit_code == 2
+    assert f"{tmp_path} is a directory, not a catalogue file" in result.stderr and "no catalogue" not in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_import_a_package_and_a_repository_folder(catalogue, tmp_path):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agentdex.models import Listing
-from agentdex.plans import HOST_IDS, SPEC_HOSTS, guide_mentions, plan_for, plans_for
+from agentdex.plans import HOST_IDS, SPEC_HOSTS, guide_mentions, host_id, plan_for, plans_for, similar_host
 
 GOLDEN = Path(__file__).parent / "golden" / "plans"
 UPDATE = os.environ.get("AGENTDEX_UPDATE_GOLDEN") == "1"
@@ -128,3 +128,26 @@ def test_guide_wins_when_it_names_another_url_or_command():
 
 def test_guide_mentions_ignores_non_mcp_urls():
     assert guide_mentions("See https://pantry.example.com/docs and https://x.test/mcp.")["mcp_urls"] == ["https://x.test/mcp"]
+
+
+@pytest.mark.parametrize(("typed", "host"), [
+    ("claude_code", "claude_code"), ("claude-code", "claude_code"), ("Claude Code", "claude_code"),
+    ("CLAUDE CODE", "claude_code"), ("VS Code", "vscode"), ("vs-code", "vscode"), ("vscode", "vscode"),
+    ("VS Code (GitHub Copilot)", "vscode"), ("Gemini CLI", "gemini_cli"), ("gemini-cli", "gemini_cli"),
+    ("OpenAI Codex", "codex"), (" cursor ", "cursor"), ("Claude", "claude"), ("Other MCP hosts", "other"),
+])
+def test_hosts_are_found_by_the_names_people_type(typed, host):
+    assert host_id(typed) == host
+
+
+def test_every_host_is_found_by_its_id_and_its_display_name():
+    from agentdex.plans.hosts import HOSTS
+
+    for host, spec in HOSTS.items():
+        assert host_id(host) == host_id(host.replace("_", "-")) == host_id(spec.name) == host
+
+
+def test_a_name_that_is_no_host_is_refused_and_a_typo_gets_a_guess():
+    assert host_id("claude-cod") is None and host_id("") is None and host_id("code") is None
+    assert similar_host("claude-cod") == "claude_code" and similar_host("windsurff") == "windsurf"
+    assert similar_host("zzz") is None

@@ -9,18 +9,56 @@ URL or install command, the plan says the guide wins and shows what it says.
 
 from __future__ import annotations
 
+import difflib
 import re
 import shlex
 
 from agentdex.models import Listing
-from agentdex.plans.hosts import HOSTS, SPEC_HOSTS, Host
+from agentdex.plans.hosts import ALIASES, HOSTS, SPEC_HOSTS, Host
 from agentdex.plans.model import NOT_STATED, Context, Plan, Step, choose_auth, server_name, token_env
 
-__all__ = ["HOST_IDS", "SPEC_HOSTS", "Plan", "Step", "plan_for", "plans_for", "guide_mentions"]
+__all__ = ["HOST_IDS", "SPEC_HOSTS", "Plan", "Step", "plan_for", "plans_for", "guide_mentions", "host_id",
+           "host_choices", "similar_host"]
 
 HOST_IDS = tuple(HOSTS)
 _URL_RE = re.compile(r"https://[^\s<>\"'`)\]]+")
 _INSTALL_RE = re.compile(r"^\s*(?:\$\s*)?((?:claude|codex|gemini|grok|openclaw|code)\s+(?:mcp\s+(?:add|set)|--add-mcp)\b.*)$", re.M)
+
+
+def _spelling(text: str) -> str:
+    """A host name as typed, reduced to what tells hosts apart: case, spaces, hyphens and
+    underscores do not matter ("Claude Code", "claude-code" and "claude_code" are one)."""
+    return re.sub(r"[\s_-]+", " ", text.strip().lower())
+
+
+def _spellings() -> dict[str, str]:
+    names = {_spelling(h): h for h in HOSTS}
+    for host, spec in HOSTS.items():
+        names.setdefault(_spelling(spec.name), host)
+        names.setdefault(_spelling(re.sub(r"\s*\(.*\)$", "", spec.name)), host)  # "VS Code (GitHub Copilot)"
+        for alias in ALIASES.get(host, ()):
+            names.setdefault(_spelling(alias), host)
+    return names
+
+
+SPELLINGS = _spellings()
+
+
+def host_id(text: str) -> str | None:
+    """The canonical id of the host ``text`` names (an id, a display name or a common
+    spelling of either, in any case, with hyphens or spaces); None when it names none."""
+    return SPELLINGS.get(_spelling(text))
+
+
+def similar_host(text: str) -> str | None:
+    """The host id whose spelling is closest to ``text`` (a typo), if any is close."""
+    close = difflib.get_close_matches(_spelling(text), SPELLINGS, n=1, cutoff=0.75)
+    return SPELLINGS[close[0]] if close else None
+
+
+def host_choices() -> str:
+    """The hosts in words, for a message that lists them: ``claude_code (Claude Code), …``."""
+    return ", ".join(f"{h} ({HOSTS[h].name})" for h in HOST_IDS)
 
 
 def plans_for(listing: Listing, guide_text: str | None = None) -> dict[str, Plan]:

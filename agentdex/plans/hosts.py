@@ -209,4 +209,8 @@ HOSTS: dict[str, Host] = {h.id: h for h in (
     Host("windsurf", "Windsurf", "H", windsurf, "~/.codeium/windsurf/memories/global_rules.md", "~/.codeium/windsurf/skills/{skill}"),
     Host("gemini_cli", "Gemini CLI", "H", gemini_cli, "~/.gemini/GEMINI.md", "~/.gemini/skills/{skill}"),
 )}
+# Other names people type for a host (the display names and ids are accepted anyway).
+ALIASES = {"claude_code": ("claude code cli",), "codex": ("codex cli", "openai codex"), "claude": ("claude.ai",
+           "claude desktop"), "vscode": ("vs code", "visual studio code", "copilot", "github copilot"),
+           "gemini_cli": ("gemini",), "other": ("generic",)}
 SPEC_HOSTS = ("openclaw", "chatgpt", "claude", "claude_code", "codex", "openai_dots", "muse", "grok", "instinct", "other")
