@@ -307,7 +307,12 @@ def test_every_canned_query_page_shows_its_title_and_description(base):
 def test_default_sort_and_facets_are_applied(base):
     data = get(base, "/agentdex/listings.json", _size=5).json()
     assert data["human_description_en"] == "sorted by last_changed_at descending"
-    assert {"format", "status", "categories", "pricing"} <= set(data["facet_results"])
+    assert {"format", "status", "pricing"} <= set(data["facet_results"])
+    # Categories are counted in their own view: a facet over the JSON array of every listing
+    # times out on a large catalogue ("These facets timed out: categories").
+    assert "categories" not in data["facet_results"]
+    per_category = get(base, "/agentdex/listing_categories.json", _size=1).json()["facet_results"]
+    assert "category" in per_category
     statuses = {v["value"]: v["count"] for v in data["facet_results"]["status"]["results"]}
     assert statuses == {"listed": 13, "invalid": 1, "unreachable": 1}
     checks = get(base, "/agentdex/checks.json", _size=1).json()

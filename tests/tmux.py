@@ -8,6 +8,7 @@ half a second reach the app joined, exactly as they reach a newcomer's TUI insid
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 TMUX = shutil.which("tmux")
+_SERVERS = itertools.count(1)
 WIDTH, HEIGHT = 120, 40
 
 
@@ -26,7 +28,7 @@ class Terminal:
     def __init__(self, name: str) -> None:
         if TMUX is None:
             raise RuntimeError("tmux is not installed")
-        self.socket = f"agentdex-{os.getpid()}-{name}"
+        self.socket = f"agentdex-{os.getpid()}-{next(_SERVERS)}-{name}"
 
     def tmux(self, *args: str) -> str:
         """Run a tmux command on this terminal's server; its output."""
