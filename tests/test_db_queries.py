@@ -192,3 +192,32 @@ def test_stats(db):
     assert counts["by_format"] == {"agent_app": 2, "anchor": 1, "findagent": 1, "none": 1}
     assert (counts["with_mcp"], counts["failing_checks"], counts["crawls"]) == (3, 1, 1)
     assert AT  # the recorded crawl time the fixtures share
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory):
+    from agentdex.db import open_db
+    from agentdex.db.synthetic import fill_synthetic
+
+    db = open_db(tmp_path_factory.mktemp("many") / "many.db")
+    fill_synthetic(db, 1500)
+    return db
+
+
+@pytest.mark.parametrize("search", ["p", "pantry", "swift lantern", "zzzz"])
+@pytest.mark.parametrize("filters", [{}, {"format": "anchor"}, {"status": "listed", "has_mcp": True},
+                                     {"category": "home"}, {"failing_checks": True}])
+def test_a_search_with_filters_lists_and_counts_what_the_plain_join_finds(many, search, filters):
+    # The search runs as a set of rowids walked in the sort's index order; the plain join of
+    # the search and the listings, sorted in Python, is the oracle.
+    query = fts_query(search)
+    joined = many.execute("SELECT listings.origin FROM listings JOIN listings_fts ON listings_fts.rowid = "
+                          "listings.rowid WHERE listings_fts MATCH ?", [query]).fetchall()
+    kept = {r["origin"] for r in list_listings(many, limit=100_000, **filters)}
+    want = sorted((o for (o,) in joined if o in kept),
+                  key=lambda o: (many["listings"].get(o)["name"] or "").lower() + "\0" + o)
+    assert [r["origin"] for r in list_listings(many, search=search, limit=100_000, **filters)] == want
+    assert count_listings(many, search=search, **filters) == len(want)
+    assert [r["origin"] for r in list_listings(many, search=search, limit=7, offset=5, **filters)] == want[5:12]
+    ranked = list_listings(many, search=search, sort="relevance", limit=100_000, **filters)
+    assert sorted(r["origin"] for r in ranked) == sorted(want)

@@ -42,6 +42,12 @@ SORTS = {
     "relevance": "listings_fts.rank {dir}",
 }
 _TOKEN = re.compile(r"\S+")
+# The index that serves a sort key exactly (same columns, same order, ties by origin).
+SORT_INDEXES = {"name": "listings_name"}
+# A search is a set of rowids, never a join: joined, SQLite may run the full-text match once
+# per listing another filter keeps (a search with a format filter took 98 s at 100,000).
+_FTS_IN = "listings.rowid IN (SELECT rowid FROM listings_fts WHERE listings_fts MATCH ?)"
+_FTS_MATCH = "listings_fts MATCH ?"
 
 
 # --- listings --------------------------------------------------------------------------------
@@ -64,17 +70,15 @@ def _one_or_many(column: str, value: str | Sequence[str], where: list[str], para
 def _filters(*, search: str | None = None, format: str | Sequence[str] | None = None,
              status: str | Sequence[str] | None = None, category: str | None = None,
              pricing: str | Sequence[str] | None = None, auth: str | None = None,
-             has_mcp: bool | None = None, failing_checks: bool | None = None) -> tuple[str, str, list[Any]]:
-    """(join, where, params) for the listing filters."""
+             has_mcp: bool | None = None, failing_checks: bool | None = None) -> tuple[bool, str, list[Any]]:
+    """(searching, where, params) for the listing filters."""
     where: list[str] = []
     params: list[Any] = []
-    join = ""
     query = fts_query(search) if search else None
     if query is None and search and search.strip():
         where.append("0")  # only punctuation: no word to find, nothing matches
     if query is not None:
-        join = "JOIN listings_fts ON listings_fts.rowid = listings.rowid"
-        where.append("listings_fts MATCH ?")
+        where.append(_FTS_IN)
         params.append(query)
     for column, value in (("listings.format", format), ("listings.status", status), ("listings.pricing", pricing)):
         if value is not None:
@@ -88,7 +92,7 @@ def _filters(*, search: str | None = None, format: str | Sequence[str] | None = 
         params.append(int(has_mcp))
     if failing_checks is not None:
         where.append("listings.checks_failed > 0" if failing_checks else "listings.checks_failed = 0")
-    return join, (" WHERE " + " AND ".join(where)) if where else "", params
+    return query is not None, (" WHERE " + " AND ".join(where)) if where else "", params
 
 
 def _order_by(sort: str, descending: bool, searching: bool) -> str:
@@ -120,11 +124,18 @@ def list_listings(db: Database, *, search: str | None = None, format: str | Sequ
     :param sort: a key of :data:`SORTS` (``relevance`` needs ``search``)
     :raises InputError: an unknown sort key
     """
-    join, where, params = _filters(search=search, format=format, status=status, category=category,
-                                   pricing=pricing, auth=auth, has_mcp=has_mcp, failing_checks=failing_checks)
+    searching, where, params = _filters(search=search, format=format, status=status, category=category,
+                                        pricing=pricing, auth=auth, has_mcp=has_mcp, failing_checks=failing_checks)
+    order = _order_by(sort, descending, searching)
+    if sort == "relevance":  # the rank lives on the search's rows: the search leads the join
+        source, where = "listings_fts CROSS JOIN listings ON listings.rowid = listings_fts.rowid", \
+            where.replace(_FTS_IN, _FTS_MATCH)
+    else:
+        # Walking the sort's index and keeping the rows the search matched stops after one
+        # window; sorting every match ("p" matches most listings) took ~60 ms at 100,000.
+        source = f"listings INDEXED BY {SORT_INDEXES[sort]}" if searching and sort in SORT_INDEXES else "listings"
     columns = ", ".join(f"listings.{c}" for c in LIST_COLUMNS)
-    sql = (f"SELECT {columns} FROM listings {join}{where}"
-           f"{_order_by(sort, descending, bool(join))} LIMIT ? OFFSET ?")
+    sql = f"SELECT {columns} FROM {source}{where}{order} LIMIT ? OFFSET ?"
     return [_decode(row) for row in db.query(sql, [*params, int(limit), int(offset)])]
 
 
@@ -133,9 +144,11 @@ def count_listings(db: Database, *, search: str | None = None, format: str | Seq
                    pricing: str | Sequence[str] | None = None, auth: str | None = None,
                    has_mcp: bool | None = None, failing_checks: bool | None = None) -> int:
     """How many listings :func:`list_listings` would return without a limit."""
-    join, where, params = _filters(search=search, format=format, status=status, category=category,
-                                   pricing=pricing, auth=auth, has_mcp=has_mcp, failing_checks=failing_checks)
-    return int(db.execute(f"SELECT count(*) FROM listings {join}{where}", params).fetchone()[0])
+    _, where, params = _filters(search=search, format=format, status=status, category=category,
+                                pricing=pricing, auth=auth, has_mcp=has_mcp, failing_checks=failing_checks)
+    if where == f" WHERE {_FTS_IN}":  # the search alone: its index counts it (5x faster)
+        return int(db.execute(f"SELECT count(*) FROM listings_fts WHERE {_FTS_MATCH}", params).fetchone()[0])
+    return int(db.execute(f"SELECT count(*) FROM listings{where}", params).fetchone()[0])
 
 
 def get_listing(db: Database, origin: str) -> dict[str, Any] | None:
