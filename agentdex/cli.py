@@ -395,7 +395,11 @@ def tui(
     The network options apply to re-verify, re-crawl and feedback started from the TUI."""
     from agentdex.tui.app import run_tui
 
-    run_tui(db_path(db), network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry))
+    given = connect_to or ca_bundle or dns_server or allow_private or registry or concurrency != 16
+    # Without network options the app builds its defaults when a crawl first needs them:
+    # importing the crawler here would hold back the first paint.
+    run_tui(db_path(db), network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry)
+            if given else None)
 
 
 @app.command()

@@ -32,10 +32,6 @@ from agentdex.tui.jobs import crawl_job
 from agentdex.tui.messages import DbProblem, JobFinished, JobProgress
 from agentdex.tui.reader import Reader
 from agentdex.tui.screens.catalogue import CatalogueScreen
-from agentdex.tui.screens.crawl import CrawlScreen
-from agentdex.tui.screens.events import EventsScreen
-from agentdex.tui.screens.help import HelpScreen
-from agentdex.tui.screens.listing import ListingScreen
 from agentdex.tui.screens.problem import ProblemScreen
 from agentdex.tui.widgets.job_line import JobLine
 
@@ -150,8 +146,12 @@ class AgentdexApp(App[None]):
             await self.pop_screen()
         await self.switch_screen(screen)
 
+    # The other screens are imported when first shown: the catalogue paints sooner.
+
     def open_listing(self, origin: str) -> None:
         """Show the listing screen of ``origin``."""
+        from agentdex.tui.screens.listing import ListingScreen
+
         if isinstance(self.screen, ListingScreen) and self.screen.origin == origin:
             return
         self.push_screen(ListingScreen(origin))
@@ -165,14 +165,20 @@ class AgentdexApp(App[None]):
         return True
 
     def action_events(self) -> None:
+        from agentdex.tui.screens.events import EventsScreen
+
         if not isinstance(self.screen, EventsScreen):
             self.push_screen(EventsScreen())
 
     def action_crawl(self) -> None:
+        from agentdex.tui.screens.crawl import CrawlScreen
+
         if not isinstance(self.screen, CrawlScreen):
             self.push_screen(CrawlScreen())
 
     def action_help(self) -> None:
+        from agentdex.tui.screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
