@@ -61,8 +61,12 @@ class CatalogueScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(CatalogueTable).set_sort_marker(self.query_state.sort, self.query_state.descending)
-        self.query_one(CatalogueTable).focus()
+        table = self.query_one(CatalogueTable)
+        table.set_sort_marker(self.query_state.sort, self.query_state.descending)
+        table.focus()
+        # The status line's "row N of" follows the cursor in the same frame (a RowHighlighted
+        # message would arrive after the row was painted, one frame later).
+        self.watch(table, "cursor_coordinate", self._show_counts, init=False)
         self.reload()
 
     # --- loading -----------------------------------------------------------------------
@@ -169,10 +173,6 @@ class CatalogueScreen(Screen):
                 "`agentdex demo` to crawl the bundled sample web.", justify="center"))
         elif nothing_matches:
             note.update(Text("No listing matches. Press x to clear the search and filters.", justify="center"))
-
-    @on(DataTable.RowHighlighted, "#table")
-    def _cursor_moved(self) -> None:
-        self._show_counts()
 
     @on(DataTable.RowSelected, "#table")
     @on(CatalogueTable.Chosen)
