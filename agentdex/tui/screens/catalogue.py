@@ -67,6 +67,10 @@ class CatalogueScreen(Screen):
         # The status line's "row N of" follows the cursor in the same frame (a RowHighlighted
         # message would arrive after the row was painted, one frame later).
         self.watch(table, "cursor_coordinate", self._show_counts, init=False)
+        # A changed search or filter starts its query at once, not after its Changed message
+        # has made its way here behind the repaint (and, for a filter, the footer's rebuild).
+        for widget in self.query_one(FilterBar).query("#search, Select, Checkbox"):
+            self.watch(widget, "value", self._apply_filter_bar, init=False)
         self.reload()
 
     # --- loading -----------------------------------------------------------------------

@@ -85,6 +85,7 @@ class CatalogueTable(DataTable):
         self._wanted: int | None = None  # the window start asked for and not yet shown
         self._cursor_target: int | None = None  # absolute row for the cursor once it arrives
         self._filling = False
+        self._window_rows: list[dict[str, Any]] | None = None  # what show_window last drew
 
     def on_mount(self) -> None:
         for key, label, width, _ in COLUMNS:
@@ -110,6 +111,14 @@ class CatalogueTable(DataTable):
         ``cursor`` (default: the listing it is on now, at the same screen line)."""
         target = cursor if cursor is not None else self._cursor_target
         target = self.cursor_index if target is None else target
+        if start == self.start and rows == self._window_rows:
+            # The same rows (one more letter often narrows a search to the same listings):
+            # redrawing every cell would only repaint what is on the screen already.
+            self._wanted, self._cursor_target = None, None
+            if rows and target - start != self.cursor_row:
+                self.move_cursor(row=min(max(target - start, 0), len(rows) - 1))
+            return
+        self._window_rows = rows
         line = self.cursor_row - round(self.scroll_y)
         self._filling = True  # the cursor passes row 0 on the way: that is no edge
         try:
