@@ -8,6 +8,8 @@ driver does. (tests/test_tui_terminal.py does the same in a real terminal.)
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from textual import events
 from textual.command import CommandPalette
@@ -20,7 +22,8 @@ from agentdex.tui.screens.crawl import CrawlScreen
 from agentdex.tui.screens.events import EventsScreen
 from agentdex.tui.screens.listing import ListingScreen
 from agentdex.tui.widgets.catalogue_table import CatalogueTable
-from test_tui_support import SIZE, app, db_path, net, no_cursor_blink, settle, web  # noqa: F401
+from test_tui_support import (  # noqa: F401
+    SIZE, app, db_path, net, no_cursor_blink, screen_text, settle, wait_for, web)
 
 CHARACTERS = {"slash": "/", "question_mark": "?", "enter": "\r", "escape": "\x1b", "space": " ", "ctrl+n": "\x0e",
               "ctrl+p": "\x10", "ctrl+u": "\x15", "down": None, "left": None}
@@ -65,7 +68,10 @@ async def test_escape_then_q_at_once_quits_from_the_search_box(app):
         await type_at_once(pilot, "slash", *"pan")
         app.post_message(key("escape"))
         app.post_message(key("q"))
-        await pilot.pause(0.2)
+        for _ in range(100):  # the app quits (at most 5 s on a busy machine)
+            if not app.is_running:
+                break
+            await asyncio.sleep(0.05)
         assert search_box(app) == "pan", "the q did not reach the search box"
         assert not app.is_running
 
@@ -147,8 +153,9 @@ async def test_the_command_palette_lists_keys_once(app):
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert titles.count("Keys") == 1
         await pilot.press("ctrl+p", *"keys")
-        await pilot.pause(0.5)
         assert isinstance(app.screen, CommandPalette)
+        await wait_for(pilot, lambda: "What every key does" in screen_text(app), timeout=10)
+        assert screen_text(app).count("Keys") == 1
         await pilot.press("enter")
         await settle(pilot)
         assert type(app.screen).__name__ == "HelpScreen"
