@@ -40,7 +40,8 @@ sys.path.insert(0, str(ROOT / "tests"))  # the tmux driver the real-terminal tes
 
 from agentdex.db import count_listings, list_listings, open_db  # noqa: E402
 from agentdex.db.synthetic import fill_synthetic  # noqa: E402
-from agentdex.models import FORMATS, STATUSES  # noqa: E402
+from agentdex.formats import FORMAT_NAMES as FORMATS  # noqa: E402
+from agentdex.models import STATUSES  # noqa: E402
 from tmux import TMUX, Terminal  # noqa: E402
 
 WORDS = ("pantry", "swift lantern", "invoices", "kitchen", "golden forge", "podcasts")
@@ -112,7 +113,7 @@ def filtering(term: Terminal) -> list[float]:
     times = []
     term.send("/", literal=True)
     term.send("Tab")  # the format list
-    for values, leave in ((FORMATS, 1), (STATUSES, 0)):
+    for values in (FORMATS, STATUSES):
         for value in values:
             time.sleep(SETTLE)
             term.send("Enter", "Down")
