@@ -81,8 +81,10 @@ class Terminal:
             time.sleep(0.005)
 
     def close(self) -> None:
-        """Stop the server (and the app in it)."""
+        """Stop the server (and the app in it) and remove its socket."""
         subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True, timeout=10)
+        folder = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+        (folder / self.socket).unlink(missing_ok=True)
 
 
 def _quote(word: str) -> str:
