@@ -178,6 +178,12 @@ class FetchRecord:
     not_modified: bool = False  # a 304 answer to a conditional request
     fetched_at: str = ""
     redirects: list[str] = field(default_factory=list)
+    # HTTP freshness (agentdex.crawler.freshness): when the answer this record stands on
+    # arrived and until when it is fresh (ISO 8601, None: never fresh), and whether the
+    # record was served from freshness (a stored answer still fresh: nothing was asked).
+    response_at: str | None = None
+    fresh_until: str | None = None
+    from_freshness: bool = False
 
     @property
     def ok(self) -> bool:
@@ -206,3 +212,6 @@ class OriginCrawl:
     manifests_sha256: dict[str, str] | None = None
     declared_documents: dict[str, str] | None = None
     robots: FetchRecord | None = None  # robots.txt as this crawl fetched it (None: not fetched, or reused)
+    # When the first of the origin's stored answers stops being usable fresh (epoch
+    # seconds; None when one of them is not fresh now): the schedule waits at least that long.
+    stale_at: float | None = None

@@ -69,7 +69,7 @@ CREATE TABLE listings (
     last_crawled_at TEXT,
     last_changed_at TEXT,
     last_crawl_id INTEGER REFERENCES crawls(id)
-, checks_passed INTEGER NOT NULL DEFAULT 0, checks_failed INTEGER NOT NULL DEFAULT 0, mcp_tools_checked_at TEXT, manifests_sha256 TEXT, declared_documents TEXT);
+, checks_passed INTEGER NOT NULL DEFAULT 0, checks_failed INTEGER NOT NULL DEFAULT 0, mcp_tools_checked_at TEXT, manifests_sha256 TEXT, declared_documents TEXT, next_due_at TEXT, recrawl_interval INTEGER, unchanged_crawls INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX listings_status ON listings(status);
 CREATE INDEX listings_format ON listings(format);
 CREATE INDEX listings_name ON listings(name IS NULL, name COLLATE NOCASE, origin);
@@ -103,7 +103,7 @@ CREATE TABLE snapshots (
     not_modified INTEGER NOT NULL DEFAULT 0,
     fetched_at TEXT NOT NULL,
     redirects TEXT NOT NULL DEFAULT '[]'
-);
+, obtained TEXT, response_at TEXT, fresh_until TEXT);
 CREATE INDEX snapshots_origin_url ON snapshots(origin, url, id);
 CREATE INDEX snapshots_crawl_id ON snapshots(crawl_id);
 CREATE INDEX snapshots_body_sha256 ON snapshots(body_sha256);
@@ -265,3 +265,4 @@ CREATE TRIGGER listings_au AFTER UPDATE OF name, one_liner, description, tags ON
   INSERT INTO listings_fts (listings_fts, rowid, name, one_liner, description, tags) VALUES('delete', old.rowid, old.name, old.one_liner, old.description, old.tags);
   INSERT INTO listings_fts (rowid, name, one_liner, description, tags) VALUES (new.rowid, new.name, new.one_liner, new.description, new.tags);
 END;
+CREATE INDEX listings_next_due_at ON listings(next_due_at) WHERE next_due_at IS NOT NULL;

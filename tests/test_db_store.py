@@ -129,7 +129,10 @@ def test_unchanged_crawl_records_304s_and_the_crawl_time_only(db, crawl_id):
     second = start_crawl(db, at=LATER)
     assert save_origin(db, unchanged_crawl(), second, at=LATER) == []
     after = rows(db, "SELECT * FROM listings")[0]
-    assert {k: v for k, v in after.items() if before[k] != v} == {"last_crawled_at": LATER, "last_crawl_id": second}
+    # Beside the crawl time, only the schedule moves: one unchanged crawl doubles the interval.
+    assert {k: v for k, v in after.items() if before[k] != v} == {
+        "last_crawled_at": LATER, "last_crawl_id": second, "unchanged_crawls": 1, "recrawl_interval": 7200,
+        "next_due_at": "2026-05-02T14:00:00.000Z"}
     assert count(db, "blobs") == 2 and count(db, "events") == 1
     assert rows(db, "SELECT url, status_code, not_modified, body_sha256, body_bytes FROM snapshots WHERE crawl_id = ?",
                 [second]) == [

@@ -8,6 +8,11 @@ through a callback. Nothing here prints.
 A crawl that is killed loses at most the origins in flight: every finished origin was
 committed in its own transaction. Running the same crawl again completes the rest; the
 origins that were already done answer 304 and cost almost nothing.
+
+HTTP freshness (:mod:`agentdex.crawler.freshness`) decides per URL whether to ask at all:
+a stored answer still fresh is used as it is, and its snapshot says so. The schedule
+(:mod:`agentdex.crawler.schedule`) is written by the store after each origin; which
+origins a run takes (all, or only the due ones) is the caller's choice.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 from agentdex import db as catalogue
+from agentdex.crawler import freshness
 from agentdex.crawler.discovery import Before, OriginDiscovery, Previous
 from agentdex.crawler.fetch import Fetcher
 from agentdex.crawler.origins import origin_url
@@ -101,9 +107,13 @@ ProgressFn = Callable[[Progress], None]
 
 
 async def crawl(db, origins: list[str], net: NetworkOptions, *, verify: bool = True,
-                progress: ProgressFn | None = None, kind: str = "crawl") -> CrawlSummary:
+                progress: ProgressFn | None = None, kind: str = "crawl",
+                policy: freshness.Policy | None = None, now: float | None = None) -> CrawlSummary:
     """Crawl ``origins`` into the open catalogue ``db``; returns a summary. ``kind`` is
-    recorded on the crawl row (``crawl`` or ``verify``)."""
+    recorded on the crawl row (``crawl`` or ``verify``). ``policy`` is what HTTP freshness
+    agentdex trusts (default :class:`~agentdex.crawler.freshness.Policy`: up to 24 hours);
+    ``now`` (epoch seconds) the moment freshness is judged at, by default the time of each
+    request (a later moment shows what a later crawl would ask)."""
     started = time.perf_counter()
     crawl_id = catalogue.start_crawl(db, kind, len(origins))
     summary = CrawlSummary(crawl_id, len(origins))
@@ -111,7 +121,8 @@ async def crawl(db, origins: list[str], net: NetworkOptions, *, verify: bool = T
     try:
         async with net.fetcher() as fetcher:
             verifier = _make_verifier(fetcher, net) if verify else None
-            await _run_all(db, origins, fetcher, verifier, net.concurrency, summary, state, progress)
+            stage = _Stage(fetcher, verifier, policy or freshness.Policy(), now)
+            await _run_all(db, origins, stage, net.concurrency, summary, state, progress)
             summary.requests, summary.errors = fetcher.stats.requests, fetcher.stats.errors
     except (asyncio.CancelledError, KeyboardInterrupt):
         summary.interrupted = True
@@ -122,7 +133,17 @@ async def crawl(db, origins: list[str], net: NetworkOptions, *, verify: bool = T
     return summary
 
 
-async def _run_all(db, origins, fetcher, verifier, concurrency, summary, state, progress) -> None:
+@dataclass(frozen=True)
+class _Stage:
+    """What every origin of one run is crawled with."""
+
+    fetcher: Fetcher
+    verifier: Callable | None
+    policy: freshness.Policy
+    now: float | None
+
+
+async def _run_all(db, origins, stage: _Stage, concurrency, summary, state, progress) -> None:
     queue: asyncio.Queue[str] = asyncio.Queue()
     for origin in origins:
         queue.put_nowait(origin)
@@ -130,9 +151,9 @@ async def _run_all(db, origins, fetcher, verifier, concurrency, summary, state, 
     async def worker() -> None:
         while not queue.empty():
             origin = queue.get_nowait()
-            result = await crawl_origin(db, origin, fetcher, verifier)
+            result = await crawl_origin(db, origin, stage.fetcher, stage.verifier, policy=stage.policy, now=stage.now)
             events = catalogue.save_origin(db, result, summary.crawl_id)
-            _count(summary, state, result, events, fetcher)
+            _count(summary, state, result, events, stage.fetcher)
             if progress:
                 progress(state)
 
@@ -151,12 +172,14 @@ def _count(summary: CrawlSummary, state: Progress, result: OriginCrawl, events: 
     state.last_origin, state.last_status = result.origin, status
 
 
-async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None) -> OriginCrawl:
+async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None, *,
+                       policy: freshness.Policy = freshness.Policy(), now: float | None = None) -> OriginCrawl:
     """Discover (and, with a verifier, verify) one origin; nothing is written here."""
-    previous = {url: Previous(**p) for url, p in catalogue.previous_fetches(db, origin).items()}
+    previous = {url: Previous.from_row(p) for url, p in catalogue.previous_fetches(db, origin).items()}
     source = catalogue.listing_source(db, origin)
     before = Before(*source) if source is not None else None
-    discovery = OriginDiscovery(origin, fetcher.fetch, previous, lambda sha: catalogue.get_blob(db, sha), before)
+    discovery = OriginDiscovery(origin, fetcher.fetch, previous, lambda sha: catalogue.get_blob(db, sha), before,
+                                policy=policy, now=now)
     _reuse_robots(db, origin, fetcher)
     result = await discovery.run()
     if verifier is not None:

@@ -32,6 +32,13 @@ a definite answer (404, a refused redirect, a redirect loop).
 When every answer is a 304 (or the same non-2xx status as last time) the origin is
 ``unchanged``: nothing is parsed, validated or written but the crawl time.
 
+HTTP freshness (:mod:`agentdex.crawler.freshness`): a URL whose stored answer is still
+fresh is not asked at all; its record says it was served from freshness and stands for the
+stored answer exactly as a 304 would (so a fresh guide is not read or hashed again, and the
+first fetch after it goes stale finds any change). ``Policy(revalidate=True)`` asks every
+URL. A 304 updates the stored answer's freshness headers (RFC 9111, 4.3.4): the
+``Cache-Control`` and ``Expires`` it does not repeat are the stored answer's.
+
 A 304 means no parse and no validation: when every manifest answer repeats the last
 crawl's and the manifest bytes are the ones the stored listing was parsed from
 (:class:`Before`), the documents that listing declares are known without parsing, and only
@@ -42,10 +49,12 @@ change and the manifests must be parsed after all.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Awaitable, Callable
+import time
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
 
 from agentdex import formats
+from agentdex.crawler import freshness
 from agentdex.crawler.origins import origin_url
 from agentdex.formats import inferred as inferred_format
 from agentdex.models import FetchRecord, Finding, Listing, OriginCrawl, ParseResult
@@ -68,12 +77,25 @@ _LINK_RE = re.compile(r'<([^>]+)>\s*;[^,]*rel="?anchor-manifest"?', re.I)
 
 @dataclass(frozen=True, slots=True)
 class Previous:
-    """What the last crawl saw at a URL: the validators for a conditional request."""
+    """What the last crawl saw at a URL: the validators for a conditional request, the
+    stored answer's status and body hash, and its freshness (epoch seconds)."""
 
     etag: str | None = None
     last_modified: str | None = None
     sha256: str | None = None
     status: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    response_at: float | None = None
+    fresh_until: float | None = None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Previous:
+        """From :func:`agentdex.db.previous_fetches`' dict (times as ISO 8601 text)."""
+        return cls(row["etag"], row["last_modified"], row["sha256"], row["status"], row.get("headers") or {},
+                   freshness.epoch(row.get("response_at")), freshness.epoch(row.get("fresh_until")))
+
+
+NOTHING = Previous()
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,30 +115,52 @@ class OriginDiscovery:
     """Discovers one origin with a fetch function; see the module docstring for the order."""
 
     def __init__(self, origin: str, fetch: Fetch, previous: dict[str, Previous], load_blob: LoadBlob,
-                 before: Before | None = None) -> None:
+                 before: Before | None = None, *, policy: freshness.Policy = freshness.Policy(),
+                 now: float | None = None) -> None:
         self.origin = origin
         self._fetch = fetch
         self.previous = previous
         self.load_blob = load_blob
         self.before = before
+        self.policy = policy
+        self.now = now  # when freshness is judged (None: the moment of each request)
         self.records: list[FetchRecord] = []
         self.bodies: dict[str, bytes] = {}  # kind -> body (fresh or, after a 304, the stored one)
         self.documents: dict[str, str] = {}  # kind -> sha256
         self._stored: dict[str, str] = {}  # kind -> sha256 of the stored body a 304 stands for, not read yet
 
     async def get(self, kind: str, url: str, *, same_origin: bool = False, robots: bool = True) -> FetchRecord:
-        """Fetch ``url`` as document ``kind`` (conditionally when it was seen before)."""
-        prev = self.previous.get(url) or Previous()
-        record = await self._fetch(url, kind=kind, max_bytes=CAPS.get(kind, 512 * 1024),
-                                   same_origin=same_origin, etag=prev.etag,
-                                   last_modified=prev.last_modified, honour_robots=robots)
+        """Fetch ``url`` as document ``kind`` (conditionally when it was seen before), or
+        serve the stored answer when it is still fresh."""
+        prev = self.previous.get(url) or NOTHING
+        if self._usable(prev):
+            record = served_fresh(url, kind, prev)
+        else:
+            sent = time.time()
+            record = await self._fetch(url, kind=kind, max_bytes=CAPS.get(kind, 512 * 1024),
+                                       same_origin=same_origin, etag=prev.etag,
+                                       last_modified=prev.last_modified, honour_robots=robots)
+            note_freshness(record, prev, sent, time.time())
         self.records.append(record)
-        if record.not_modified and prev.sha256:
+        if (record.not_modified or record.from_freshness) and prev.sha256:
             self._stored[kind] = self.documents[kind] = prev.sha256
         elif record.body is not None and record.status is not None and 200 <= record.status < 300:
             self.bodies[kind] = record.body
             self.documents[kind] = record.sha256 or ""
         return record
+
+    def _usable(self, prev: Previous) -> bool:
+        """The stored answer may stand in for a request: fresh, and a 2xx with its body or
+        a definite absence."""
+        if prev.status not in freshness.FRESH_STATUSES or (prev.status < 300 and not prev.sha256):
+            return False
+        return self.policy.usable(prev.fresh_until, prev.response_at, time.time() if self.now is None else self.now)
+
+    def stale_at(self) -> float | None:
+        """When the first answer of this crawl stops being usable fresh (None: one is not)."""
+        ends = [self.policy.trusted_until(freshness.epoch(r.fresh_until), freshness.epoch(r.response_at))
+                for r in self.records]
+        return None if not ends or None in ends else min(ends)  # type: ignore[type-var]
 
     def _has(self, kind: str) -> bool:
         return kind in self.bodies or kind in self._stored
@@ -138,7 +182,7 @@ class OriginDiscovery:
         return all(self._repeats(r) for r in self.records)
 
     def _repeats(self, record: FetchRecord) -> bool:
-        if record.not_modified:
+        if record.not_modified or record.from_freshness:
             return True
         prev = self.previous.get(record.url)
         if prev is None or record.status is None or 200 <= record.status < 300:
@@ -173,11 +217,12 @@ class OriginDiscovery:
                            status_detail=detail_of(primary, self.records), primary=primary,
                            results=results, fetches=self.records, documents=self.documents,
                            manifests_sha256=self._manifest_shas() if listing is not None else None,
-                           declared_documents=declared_of(listing) if listing is not None else None)
+                           declared_documents=declared_of(listing) if listing is not None else None,
+                           stale_at=self.stale_at())
 
     def _unchanged(self) -> OriginCrawl:
         return OriginCrawl(self.origin, status="listed", fetches=self.records, unchanged=True,
-                           documents=self.documents)
+                           documents=self.documents, stale_at=self.stale_at())
 
     def _declared_before(self) -> dict[str, str] | None:
         """The documents the stored listing declares, when every manifest answer repeats
@@ -264,6 +309,38 @@ class OriginDiscovery:
         for kind, url in declared.items():
             if not self._has(kind):
                 await self.get(kind, url)
+
+
+def served_fresh(url: str, kind: str, prev: Previous) -> FetchRecord:
+    """The record of a URL not asked because its stored answer is still fresh: the stored
+    answer's status, validators, headers and freshness, and no body (the stored one stands)."""
+    record = FetchRecord(url=url, kind=kind, status=prev.status, final_url=url, headers=dict(prev.headers),
+                         etag=prev.etag, last_modified=prev.last_modified, fetched_at=freshness.iso(time.time()) or "",
+                         response_at=freshness.iso(prev.response_at), fresh_until=freshness.iso(prev.fresh_until),
+                         from_freshness=True)
+    if prev.status is not None and prev.status >= 400:
+        record.error_code = "http_status"
+        record.error = (f"{url} answered {prev.status} when last asked; that answer is still fresh, "
+                        "so it was not asked again.")
+    return record
+
+
+def note_freshness(record: FetchRecord, prev: Previous, sent: float, arrived: float) -> None:
+    """Stamp an answer with when it arrived and until when it is fresh (RFC 9111). A 304
+    stands for the stored answer, updated by the 304's headers (4.3.4). An answer reached
+    through a redirect is never fresh: the redirect's own lifetime is not kept."""
+    if record.status is None:
+        return
+    record.response_at = freshness.iso(arrived)
+    if record.redirects:
+        return
+    status = record.status
+    if record.not_modified:
+        for name in ("cache-control", "expires"):
+            if name not in record.headers and name in prev.headers:
+                record.headers[name] = prev.headers[name]
+        status = prev.status or 200
+    record.fresh_until = freshness.iso(freshness.fresh_until(record.headers, status, sent, arrived))
 
 
 def declared_of(listing: Listing) -> dict[str, str]:

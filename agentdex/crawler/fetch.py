@@ -100,6 +100,7 @@ KEPT_HEADERS = (
     "cache-control", "access-control-allow-origin", "link", "www-authenticate",
     "location", "retry-after", "payment-required", "x-payment-required", "x-payment",
     "x-payment-response", "x-robots-tag", "mcp-session-id", "mcp-protocol-version",
+    "date", "expires", "age",  # with cache-control: HTTP freshness (agentdex.crawler.freshness)
 )  # fmt: skip
 
 

@@ -23,6 +23,7 @@ from agentdex.db.queries import (
     stats,
 )
 from agentdex.db.store import (
+    due_origins,
     finish_crawl,
     known_origins,
     last_body,
@@ -39,7 +40,7 @@ from agentdex.db.store import (
 )
 
 __all__ = [
-    "count_listings", "finish_crawl", "fts_query", "get_blob", "get_document_text", "get_listing",
+    "count_listings", "due_origins", "finish_crawl", "fts_query", "get_blob", "get_document_text", "get_listing",
     "known_origins", "last_body", "listing_source", "previous_fetches", "list_checks", "list_crawls", "list_events", "list_listings",
     "list_tools", "load_listing", "load_state", "open_db", "previous_validators",
     "save_feedback_receipt", "save_origin", "save_verification", "schema_version", "start_crawl",

@@ -337,6 +337,32 @@ def m005_recrawl(db: Database) -> None:
     db.executescript(_RECRAWL)
 
 
+_SCHEDULE = """
+ALTER TABLE snapshots ADD COLUMN obtained TEXT;   -- fetched | revalidated (a 304) | fresh (not asked: still fresh)
+ALTER TABLE snapshots ADD COLUMN response_at TEXT;  -- when the answer this row stands on arrived
+ALTER TABLE snapshots ADD COLUMN fresh_until TEXT;  -- when that answer stops being fresh (RFC 9111); NULL: never fresh
+UPDATE snapshots SET obtained = CASE WHEN not_modified = 1 THEN 'revalidated' ELSE 'fetched' END,
+  response_at = fetched_at;
+ALTER TABLE listings ADD COLUMN next_due_at TEXT;  -- when the schedule next wants this origin crawled
+ALTER TABLE listings ADD COLUMN recrawl_interval INTEGER;  -- seconds from the last crawl to next_due_at's base
+ALTER TABLE listings ADD COLUMN unchanged_crawls INTEGER NOT NULL DEFAULT 0;  -- crawls in a row that found no change
+UPDATE listings SET next_due_at = last_crawled_at, recrawl_interval = 3600
+  WHERE origin IN (SELECT origin FROM snapshots WHERE url LIKE 'https://%');
+CREATE INDEX listings_next_due_at ON listings(next_due_at) WHERE next_due_at IS NOT NULL;
+"""
+
+
+@migrations()
+def m006_schedule(db: Database) -> None:
+    """HTTP freshness and the due-first schedule: each snapshot says how it was obtained
+    (fetched, revalidated by a 304, or not asked because the stored answer was still fresh),
+    when the answer it stands on arrived and until when it is fresh; each listing has a
+    next-due time, the interval behind it and how many crawls in a row found no change.
+    Existing web origins become due at their last crawl (the next ``crawl --due`` takes
+    them all); older snapshots are marked fetched or revalidated from ``not_modified``."""
+    db.executescript(_SCHEDULE)
+
+
 def known_names() -> list[str]:
     """The names of every migration this code knows, in order."""
     return [m.name for m in migrations._migrations]

@@ -6,7 +6,9 @@ rerun. Bodies are content-addressed: a body already stored (same sha256) adds no
 
 What :func:`save_origin` keeps and replaces:
 
-- snapshots: one row per fetch, always added (a 304 answer has no body).
+- snapshots: one row per fetch, always added (a 304 answer has no body), saying how it was
+  obtained: ``fetched``, ``revalidated`` (a 304) or ``fresh`` (not asked: the stored answer
+  was still fresh, RFC 9111), with when that answer arrived and until when it is fresh.
 - documents: the latest document of each kind; a kind the crawl no longer found is
   removed, one that answered 304 is kept. An unreachable origin keeps everything.
 - listing: replaced by the crawl's parsed listing when it has one; otherwise only the
@@ -19,6 +21,8 @@ What :func:`save_origin` keeps and replaces:
 - checks: upserted when the crawl verified (``checks`` is not ``None``); ``last_pass_at``
   survives a check that passes no more.
 - events: :func:`agentdex.changes.diff` between the stored state before and after.
+- schedule: the listing's next-due time (:mod:`agentdex.crawler.schedule`), from whether
+  this crawl found a change, asked anything at all, or could not reach the origin.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from typing import Any
 from sqlite_utils import Database
 
 from agentdex import changes
+from agentdex.crawler import schedule
+from agentdex.crawler.freshness import epoch, iso
 from agentdex.db.common import dumps, loads, safe_text, utc_now
 from agentdex.errors import DatabaseError
 from agentdex.formats import FORMAT_NAMES
@@ -151,6 +157,14 @@ def _count_crawl(db: Database, crawl_id: int | None, fetches: list[FetchRecord],
 
 # --- reads the writer needs ------------------------------------------------------------------
 
+def due_origins(db: Database, now: str | None = None) -> list[str]:
+    """The web origins whose next-due time has come by ``now`` (ISO 8601; default: the
+    current time), most overdue first (what ``agentdex crawl --due`` crawls)."""
+    return [row[0] for row in db.execute(
+        "SELECT origin FROM listings WHERE next_due_at IS NOT NULL AND next_due_at <= ? "
+        "ORDER BY next_due_at, origin", [now or utc_now()])]
+
+
 def known_origins(db: Database) -> list[str]:
     """Every origin in the catalogue, sorted (what a bare ``agentdex crawl`` recrawls)."""
     # Listings imported from a package or repository have no web origin to recrawl.
@@ -163,7 +177,8 @@ def previous_validators(db: Database, origin: str) -> dict[str, tuple[str | None
     """``{url: (etag, last_modified)}`` for a conditional request to each URL of ``origin``
     whose latest fetch succeeded (a stored body or a 304), so a 304 always has a body to
     fall back on (see :func:`last_body`)."""
-    ok = "({t}.not_modified = 1 OR ({t}.status_code BETWEEN 200 AND 299 AND {t}.body_sha256 IS NOT NULL))"
+    ok = ("({t}.not_modified = 1 OR ({t}.status_code BETWEEN 200 AND 299 AND "
+          "({t}.body_sha256 IS NOT NULL OR {t}.obtained = 'fresh')))")
     rows = db.execute(
         f"""
         SELECT s.url,
@@ -179,24 +194,26 @@ def previous_validators(db: Database, origin: str) -> dict[str, tuple[str | None
 
 
 def previous_fetches(db: Database, origin: str) -> dict[str, dict[str, Any]]:
-    """``{url: {etag, last_modified, sha256, status}}`` from the latest fetch of each URL of
-    ``origin``: the validators for a conditional request, the sha256 of the body a 304
-    stands for, and the status (so a repeated 404 counts as unchanged)."""
+    """``{url: {etag, last_modified, sha256, status, headers, response_at, fresh_until}}``
+    from the latest fetch of each URL of ``origin``: the validators for a conditional
+    request, the sha256 of the body a 304 (or a fresh answer) stands for, the status (so a
+    repeated 404 counts as unchanged), and the stored answer's headers and freshness."""
     validators = previous_validators(db, origin)
     rows = db.execute(
         """
-        SELECT s.url, s.status_code, s.not_modified,
+        SELECT s.url, s.status_code, s.not_modified, s.headers, s.response_at, s.fresh_until,
           (SELECT v.body_sha256 FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url
              AND v.status_code BETWEEN 200 AND 299 AND v.body_sha256 IS NOT NULL ORDER BY v.id DESC LIMIT 1)
         FROM snapshots s
         WHERE s.id IN (SELECT max(id) FROM snapshots WHERE origin = ? GROUP BY url)
         """, [origin]).fetchall()
     out = {}
-    for url, status, not_modified, sha in rows:
+    for url, status, not_modified, headers, response_at, fresh_until, sha in rows:
         etag, modified = validators.get(url, (None, None))
         ok = not_modified or (status is not None and 200 <= status < 300)
         out[url] = {"etag": etag, "last_modified": modified, "sha256": sha if ok else None,
-                    "status": 200 if not_modified else status}
+                    "status": 200 if not_modified else status, "headers": loads(headers, {}),
+                    "response_at": response_at, "fresh_until": fresh_until}
     return out
 
 
@@ -297,14 +314,41 @@ def save_origin(db: Database, crawl: OriginCrawl, crawl_id: int | None, *, at: s
 
 
 def _light_state(db: Database, origin: str) -> dict[str, Any] | None:
-    """The two columns an unchanged origin's save needs (load_state reads far more)."""
-    row = db.execute("SELECT status, unreachable_streak FROM listings WHERE origin = ?", [origin]).fetchone()
-    return None if row is None else {"status": row[0], "unreachable_streak": row[1]}
+    """The columns an unchanged origin's save needs (load_state reads far more)."""
+    row = db.execute("SELECT status, unreachable_streak, unchanged_crawls, next_due_at FROM listings "
+                     "WHERE origin = ?", [origin]).fetchone()
+    if row is None:
+        return None
+    return {"status": row[0], "unreachable_streak": row[1], "unchanged_crawls": row[2], "next_due_at": row[3]}
+
+
+def _schedule_columns(crawl: OriginCrawl, light: dict[str, Any], *, changed: bool, failures: int,
+                      at: str) -> dict[str, Any]:
+    """The listing's schedule after this crawl (see :mod:`agentdex.crawler.schedule`); empty
+    for a listing that did not come from the web (an imported package has nothing to recrawl)."""
+    if not any(f.url.startswith("https://") for f in crawl.fetches):
+        return {}
+    asked = any(not f.from_freshness for f in crawl.fetches)
+    streak = schedule.unchanged_after(light.get("unchanged_crawls") or 0, changed=changed, asked=asked)
+    now = epoch(at) or 0.0
+    if not asked:  # it learnt nothing: due when it was, or once something is stale
+        due = max(epoch(light.get("next_due_at")) or now, crawl.stale_at or now)
+    else:
+        due = schedule.next_due(now, streak, failures, crawl.stale_at)
+    every = schedule.interval(streak, failures)
+    return {"next_due_at": iso(due), "recrawl_interval": int(every), "unchanged_crawls": streak}
+
+
+def _update_schedule(db: Database, origin: str, columns: dict[str, Any]) -> None:
+    if columns:
+        sets = ", ".join(f"{name} = :{name}" for name in columns)
+        db.execute(f"UPDATE listings SET {sets} WHERE origin = :origin", {**columns, "origin": origin})
 
 
 def _save_crawled(db: Database, crawl: OriginCrawl, crawl_id: int | None, old: dict | None, at: str) -> list[Event]:
     origin = crawl.origin
     status, streak = changes.next_status(old, crawl.status)
+    light = _light_state(db, origin) or {}
     listing = _crawl_listing(crawl)
     _upsert_listing(db, crawl, listing, status, streak, crawl_id, at)
     _insert_snapshots(db, origin, crawl.fetches, crawl_id, at)
@@ -314,7 +358,10 @@ def _save_crawled(db: Database, crawl: OriginCrawl, crawl_id: int | None, old: d
     if listing is not None:
         _replace_tools(db, origin, "manifest", listing.tools, at)
     _save_probes(db, origin, crawl.checks, crawl.mcp_tools, at)
-    return _record_changes(db, origin, old, crawl.status, crawl_id, at)
+    events = _record_changes(db, origin, old, crawl.status, crawl_id, at)
+    failures = streak if crawl.status == "unreachable" else 0
+    _update_schedule(db, origin, _schedule_columns(crawl, light, changed=bool(events), failures=failures, at=at))
+    return events
 
 
 def _save_unchanged(db: Database, crawl: OriginCrawl, crawl_id: int | None, light: dict, at: str) -> list[Event]:
@@ -327,16 +374,21 @@ def _save_unchanged(db: Database, crawl: OriginCrawl, crawl_id: int | None, ligh
     quiet = status == light["status"] and crawl.checks is None and crawl.mcp_tools is None
     old = None if quiet else load_state(db, crawl.origin)
     reset_detail = ", status_detail = ''" if light["unreachable_streak"] > 0 else ""
+    # A quiet save causes no event, so its schedule is known now and written in the same UPDATE.
+    planned = _schedule_columns(crawl, light, changed=False, failures=0, at=at) if quiet else {}
     db.execute(
-        f"UPDATE listings SET status = ?, unreachable_streak = 0, last_crawled_at = ?, last_crawl_id = ?, "
-        f"first_listed_at = CASE WHEN ? = 'listed' THEN coalesce(first_listed_at, ?) ELSE first_listed_at END"
-        f"{reset_detail} WHERE origin = ?",
-        [status, at, crawl_id, status, at, crawl.origin])
+        f"UPDATE listings SET status = :status, unreachable_streak = 0, last_crawled_at = :at, "
+        f"last_crawl_id = :crawl_id, first_listed_at = CASE WHEN :status = 'listed' "
+        f"THEN coalesce(first_listed_at, :at) ELSE first_listed_at END{reset_detail}"
+        + "".join(f", {name} = :{name}" for name in planned) + " WHERE origin = :origin",
+        {"status": status, "at": at, "crawl_id": crawl_id, "origin": crawl.origin, **planned})
     _insert_snapshots(db, crawl.origin, crawl.fetches, crawl_id, at, keep_bodies=False)
     if quiet:
         return []
     _save_probes(db, crawl.origin, crawl.checks, crawl.mcp_tools, at)
-    return _record_changes(db, crawl.origin, old, status, crawl_id, at)
+    events = _record_changes(db, crawl.origin, old, status, crawl_id, at)
+    _update_schedule(db, crawl.origin, _schedule_columns(crawl, light, changed=bool(events), failures=0, at=at))
+    return events
 
 
 def _save_probes(db: Database, origin: str, checks: list[Check] | None, mcp_tools: list[Tool] | None, at: str) -> None:
@@ -467,11 +519,20 @@ def _insert_snapshots(db: Database, origin: str, fetches: Iterable[FetchRecord],
         db.execute(
             "INSERT INTO snapshots (crawl_id, origin, url, kind, status_code, final_url, content_type, etag, "
             "last_modified, headers, body_sha256, body_bytes, elapsed_ms, error_code, error, not_modified, "
-            "fetched_at, redirects) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "fetched_at, redirects, obtained, response_at, fresh_until) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [crawl_id, origin, safe_text(fetch.url), fetch.kind, fetch.status, safe_text(fetch.final_url),
              headers.get("content-type"), safe_text(fetch.etag), safe_text(fetch.last_modified), dumps(headers),
              sha, None if body is None else len(body), fetch.elapsed_ms, fetch.error_code, safe_text(fetch.error),
-             int(fetch.not_modified), fetch.fetched_at or at, dumps(list(fetch.redirects or []))])
+             int(fetch.not_modified), fetch.fetched_at or at, dumps(list(fetch.redirects or [])),
+             obtained(fetch), fetch.response_at or fetch.fetched_at or at, fetch.fresh_until])
+
+
+def obtained(fetch: FetchRecord) -> str:
+    """How a snapshot was obtained: ``fresh`` (not asked), ``revalidated`` (304) or ``fetched``."""
+    if fetch.from_freshness:
+        return "fresh"
+    return "revalidated" if fetch.not_modified else "fetched"
 
 
 def _save_documents(db: Database, crawl: OriginCrawl, at: str) -> None:
