@@ -149,7 +149,7 @@ def _is_addr_port(text: str) -> bool:
     return bool(sep and addr and port.isdigit() and 0 < int(port) < 65536)
 
 
-def run_crawl(path, origins, net, *, verify: bool, kind: str = "crawl") -> dict:
+def run_crawl(path, origins, net, *, verify: bool, kind: str = "crawl", policy=None) -> dict:
     """Run a crawl with a progress display on a terminal (plain lines otherwise)."""
     import asyncio
 
@@ -158,7 +158,7 @@ def run_crawl(path, origins, net, *, verify: bool, kind: str = "crawl") -> dict:
     db = open_catalogue(path, readonly=False)
     with _progress_display(len(origins)) as show:
         try:
-            summary = asyncio.run(crawl(db, origins, net, verify=verify, progress=show, kind=kind))
+            summary = asyncio.run(crawl(db, origins, net, verify=verify, progress=show, kind=kind, policy=policy))
         except KeyboardInterrupt:
             fail("interrupted: every finished origin is saved; run the same command again to complete the rest", 130)
         except DatabaseError as exc:  # a full disk: a sentence, never a traceback
@@ -207,29 +207,60 @@ def crawl(
     concurrency: ConcOpt = 16, allow_private: PrivOpt = False, registry: RegOpt = None,
     timeout: DeadlineOpt = 15.0,
     no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip verification checks.")] = False,
+    due: Annotated[bool, typer.Option("--due", help="Crawl only the known origins whose next-due time has passed, most overdue first.")] = False,
+    revalidate: Annotated[bool, typer.Option("--revalidate", help="Ask about every document, even one whose stored answer is still fresh (HTTP caching).")] = False,
+    max_fresh: Annotated[float, typer.Option("--max-fresh", min=0, help="Seconds after its arrival a stored answer may still be used fresh, at most (0: ask every time).")] = 86400.0,
+    min_fresh: Annotated[float, typer.Option("--min-fresh", min=0, help="Seconds of freshness a stored answer must have left to be used instead of asking.")] = 60.0,
     as_json: JsonOpt = False,
 ) -> None:
-    """Crawl origins into the catalogue: discover, validate, store, diff and verify."""
+    """Crawl origins into the catalogue: discover, validate, store, diff and verify.
+
+    A document whose stored answer is still fresh (its Cache-Control max-age or Expires)
+    is not asked again; the snapshot says so."""
+    from agentdex.crawler.freshness import Policy
     from agentdex.crawler.origins import normalise_origin, read_seeds, unique
 
     try:
         wanted = [normalise_origin(o) for o in origins or []] + (read_seeds(seeds) if seeds else [])
     except InputError as exc:
         fail(str(exc), 2)
+    if due and wanted:
+        fail("--due takes the origins the schedule says are due; name no origin and no --seeds file", 2)
     if not wanted:
-        from agentdex.db import known_origins
-
-        wanted = known_origins(open_catalogue(db, readonly=False))
+        wanted = _recrawl_origins(db, due)
         if not wanted:
-            fail("nothing to crawl: name an origin (agentdex crawl example.com) or a --seeds file", 2)
+            _nothing_due(db, as_json)
+            return
     net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout)
-    summary = run_crawl(db, unique(wanted), net, verify=not no_verify)
+    policy = Policy(ceiling=max_fresh, floor=min_fresh, revalidate=revalidate)
+    summary = run_crawl(db, unique(wanted), net, verify=not no_verify, policy=policy)
     if as_json:
         echo_json(summary)
     else:
         from agentdex.render import summary_lines
 
         typer.echo("\n".join(summary_lines(summary)))
+
+
+def _recrawl_origins(db, due: bool) -> list[str]:
+    """Every known web origin, or with ``due`` the ones the schedule says are due."""
+    from agentdex.db import due_origins, known_origins
+
+    catalogue = open_catalogue(db, readonly=False)
+    wanted = due_origins(catalogue) if due else known_origins(catalogue)
+    if not wanted and not due:
+        fail("nothing to crawl: name an origin (agentdex crawl example.com) or a --seeds file", 2)
+    return wanted
+
+
+def _nothing_due(db, as_json: bool) -> None:
+    from agentdex.db import next_due
+
+    when = next_due(open_catalogue(db, readonly=True))
+    if as_json:
+        echo_json({"origins": 0, "next_due_at": when})
+    else:
+        typer.echo(f"no origin is due; the next is due at {when}" if when else "no origin is scheduled")
 
 
 @app.command()
@@ -296,7 +327,8 @@ def list_cmd(
 
 def _brief(row: dict) -> dict:
     keys = ("origin", "name", "format", "status", "one_liner", "categories", "pricing", "mcp_url",
-            "http_base", "checks_passed", "checks_failed", "error_count", "warning_count", "last_changed_at")
+            "http_base", "checks_passed", "checks_failed", "error_count", "warning_count", "last_changed_at",
+            "last_crawled_at", "next_due_at")
     return {k: row.get(k) for k in keys}
 
 

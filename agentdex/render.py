@@ -30,11 +30,12 @@ def result_lines(path: str, result: ParseResult) -> list[str]:
 
 
 def listing_rows(rows: Iterable[dict[str, Any]]) -> list[str]:
-    """One line per listing: origin, format, status, name, one-liner."""
+    """One line per listing: origin, format, status, name, and when it is next due."""
     lines = []
     for r in rows:
+        due = f"  (due {plain(r['next_due_at'], 30)[:16].replace('T', ' ')})" if r.get("next_due_at") else ""
         lines.append(f"{plain(r.get('origin'), 40):<40} {plain(r.get('format') or '-', 10):<10} "
-                     f"{plain(r.get('status'), 12):<12} {plain(r.get('name') or '', 40)}")
+                     f"{plain(r.get('status'), 12):<12} {plain(r.get('name') or '', 40)}{due}")
     return lines
 
 
@@ -111,9 +112,25 @@ def show_lines(data: dict[str, Any]) -> list[str]:
     out += section("Tools:", [f"{'read-only' if t.get('read_only') else 'writes   '} {plain(t['name'], 60)}  "
                               f"{plain(t.get('description'), 100, single_line=True)}" for t in data.get("tools", [])])
     out += section("History:", [event_line(e) for e in data.get("events", [])])
+    out += schedule_lines(data)
     out.append("")
     out.append(f"Install plans: agentdex plan {data['origin']} --host HOST  ({', '.join(sorted(data.get('plans', {})))})")
     return out
+
+
+def schedule_lines(data: dict[str, Any]) -> list[str]:
+    """When the origin is next due, and how old each fact is (how its answer was obtained)."""
+    from agentdex.crawler.freshness import age_text
+
+    out = []
+    if data.get("next_due_at"):
+        unchanged = data.get("unchanged_crawls") or 0
+        out = ["", f"Schedule: next due {plain(data['next_due_at'], 30)} (every {age_text(data.get('recrawl_interval'))}; "
+                   f"{unchanged} crawl(s) in a row without a change)"]
+    facts = [f"{plain(f['kind'], 12):<12} {f['obtained']:<11} {age_text(f['age_seconds']) or '-':>7} old"
+             f"{'  fresh until ' + plain(f['fresh_until'], 30) if f['fresh'] else ''}  {plain(f['url'], 120)}"
+             for f in data.get("facts", [])]
+    return out + section("Facts (how each answer was obtained, and its age):", facts)
 
 
 def section(title: str, lines: list[str]) -> list[str]:

@@ -66,7 +66,7 @@ DOMAIN = "synthetic.test"
 EXEMPT = {"/.well-known/agent-app.json", "/.well-known/anchor.json", "/robots.txt"}
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
-from agentdex.sampleweb.synthetic import write_synthetic_tree  # noqa: E402
+from agentdex.sampleweb.synthetic import FILES, SyntheticWeb, host_name, site_files, write_synthetic_tree  # noqa: E402
 
 INSTALL_HELP = {
     "nginx": "nginx is missing: install it with `apt-get install -y nginx-light` (or nginx).",
@@ -137,10 +137,11 @@ def free_port() -> int:
 class Nginx:
     """nginx serving one tree from its own prefix (no system configuration touched)."""
 
-    def __init__(self, tree: Path, certs: tuple[Path, Path, Path], workers: int) -> None:
+    def __init__(self, tree: Path, certs: tuple[Path, Path, Path], workers: int, max_age: int = 0) -> None:
         self.prefix = OUT / f"nginx-{tree.name}"
         self.port, self.status_port = free_port(), free_port()
         self.tree, self.certs, self.workers = tree, certs, workers
+        self.cache_header = f'add_header Cache-Control "max-age={max_age}" always;' if max_age else ""
         self.process: subprocess.Popen | None = None
 
     def write_config(self) -> Path:
@@ -149,7 +150,7 @@ class Nginx:
             (self.prefix / sub).mkdir(parents=True, exist_ok=True)
         values = {"prefix": self.prefix, "tree": self.tree.resolve(), "port": self.port,
                   "status_port": self.status_port, "cert": self.certs[1], "key": self.certs[2],
-                  "workers": self.workers, "domain": DOMAIN}
+                  "workers": self.workers, "domain": DOMAIN, "cache_header": self.cache_header}
         text = (HELPERS / "nginx.conf.template").read_text("utf-8")
         for name, value in values.items():
             text = text.replace("{{" + name + "}}", str(value))
@@ -232,8 +233,9 @@ def run_child(name: str, cmd: list[str], result: Path, nginx: Nginx, log: Path) 
     after = nginx.counters()
     data = json.loads(result.read_text("utf-8"))
     data["load_average"] = os.getloadavg()[0]
+    # The first counters() call is itself one request on one connection: not the crawler's.
     return Run(name, data["wall"], data["cpu"], wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
-               data["requests"], {k: after[k] - before[k] for k in after}, data)
+               data["requests"], {k: after[k] - before[k] - 1 for k in after}, data)
 
 
 def python() -> str:
@@ -286,7 +288,54 @@ def snapshot_statuses(db: Path, crawl_id: int) -> dict[str, int]:
     return {str(status): count for status, count in rows}
 
 
+# --- changing the web ------------------------------------------------------------------------
+
+def changed_hosts(n: int, every: int) -> list[str]:
+    """The origins the benchmark changes: every ``every``-th (1% with the default 100)."""
+    web = SyntheticWeb(n, DOMAIN)
+    return [host_name(i, DOMAIN, web.width) for i in range(every, n + 1, every)]
+
+
+def change_web(tree: Path, n: int, every: int, *, to_v2: bool) -> list[str]:
+    """Rewrite the changed origins' files in the tree: their v2 one-liner, instructions and
+    guide (``to_v2``), or back to the base bytes. Either way each rewritten file gets a new
+    mtime, so nginx gives it a new ETag. The tree's completion marker is removed while it
+    differs from what ``write_synthetic_tree`` wrote."""
+    marker = tree / ".complete"
+    marker.unlink(missing_ok=True)
+    hosts = changed_hosts(n, every)
+    for host in hosts:
+        index = int(host.split(".", 1)[0].rsplit("-", 1)[1])
+        base, changed = site_files(index, host, False), site_files(index, host, True)
+        for url_path in (p for p in base if base[p] != changed[p]):
+            (tree / host / FILES[url_path][0]).write_bytes(changed[url_path] if to_v2 else base[url_path])
+    if not to_v2:
+        marker.write_text("", encoding="utf-8")
+    return hosts
+
+
+def event_origins(db: Path, crawl_id: int) -> set[str]:
+    """The origins one crawl recorded change events for."""
+    with sqlite3.connect(db) as conn:
+        return {r[0] for r in conn.execute("SELECT DISTINCT origin FROM events WHERE crawl_id = ?", [crawl_id])}
+
+
+def obtained_counts(db: Path, crawl_id: int) -> dict[str, int]:
+    """How one crawl's snapshots were obtained (fetched, revalidated, fresh)."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT obtained, count(*) FROM snapshots WHERE crawl_id = ? GROUP BY 1", [crawl_id])
+        return {str(k): v for k, v in rows}
+
+
 # --- one N -------------------------------------------------------------------------------------
+
+AGENTDEX_RUNS = {  # name: (extra arguments, label)
+    "agentdex": ([], "first crawl"),
+    "agentdex --revalidate": (["--revalidate"], "full revalidating recrawl (1% of origins changed)"),
+    "agentdex (max-age)": ([], "recrawl while every stored answer is fresh (max-age=3600)"),
+    "agentdex --due": (["--due"], "crawl --due 65 minutes later (the same 1% changed again)"),
+}
+
 
 def bench(n: int, args: argparse.Namespace, certs: tuple[Path, Path, Path]) -> dict:
     """Every run for ``n`` origins (``--repeat`` rounds, the fastest run of each crawler
@@ -294,63 +343,86 @@ def bench(n: int, args: argparse.Namespace, certs: tuple[Path, Path, Path]) -> d
     tree = ensure_tree(n)
     work = OUT / f"run-{n}"
     work.mkdir(parents=True, exist_ok=True)
-    with Nginx(tree, certs, args.nginx_workers) as nginx:
+    with Nginx(tree, certs, args.nginx_workers, args.max_age) as nginx:
         rounds = [one_round(n, args, tree, work, nginx, certs[0], r) for r in range(args.repeat)]
     best = {name: min((rnd["runs"][name] for rnd in rounds), key=lambda run: run.wall) for name in rounds[0]["runs"]}
     last = rounds[-1]
     return {
         "n": n, "urls": last["urls"], "repeat": args.repeat, "runs": [asdict(r) for r in best.values()],
         "all_runs": [[asdict(r) for r in rnd["runs"].values()] for rnd in rounds],
-        "statuses": last["statuses"],
-        "recrawl": {**last["recrawl"], "time_ratio": best["agentdex recrawl"].wall / best["agentdex"].wall,
-                    "blob_bytes_added": max(rnd["recrawl"]["blob_bytes_added"] for rnd in rounds)},
+        "statuses": last["statuses"], "changes": last["changes"], "bytes": last["bytes"],
     }
 
 
 def one_round(n: int, args: argparse.Namespace, tree: Path, work: Path, nginx: Nginx, ca: Path,
               number: int) -> dict:
-    """agentdex into a fresh database, the agentdex recrawl, the fetchers on its URL list."""
+    """agentdex into a fresh database and its three recrawls, then the fetchers on its URL list."""
     db = work / "agentdex.db"
     for path in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
         path.unlink(missing_ok=True)
     label = f"[N={n:,}{f', round {number + 1}/{args.repeat}' if args.repeat > 1 else ''}]"
     common = ["--port", str(nginx.port), "--ca", str(ca), "--concurrency", str(args.concurrency)]
-    agentdex_cmd = [python(), str(HELPERS / "agentdex_crawl.py"), "--db", str(db),
-                    "--seeds", str(tree / "seeds.txt"), *common]
-    print(f"{label} agentdex crawl …", flush=True)
-    first = run_child("agentdex", agentdex_cmd + _profile_args(args, work, "first"),
-                      work / "agentdex-first.json", nginx, work / "agentdex-first.log")
+    base_cmd = [python(), str(HELPERS / "agentdex_crawl.py"), "--db", str(db), "--seeds", str(tree / "seeds.txt"),
+                *common]
+    runs: dict[str, Run] = {}
+
+    def agentdex(name: str, *extra: str) -> Run:
+        slug = name.replace(" ", "").replace("-", "").replace("(", "").replace(")", "")
+        print(f"{label} {name}: {AGENTDEX_RUNS[name][1]} …", flush=True)
+        runs[name] = run_child(name, [*base_cmd, *AGENTDEX_RUNS[name][0], *extra, *_profile_args(args, work, slug)],
+                               work / f"{slug}.json", nginx, work / f"{slug}.log")
+        _report_so_far(label, runs)
+        return runs[name]
+
+    first = agentdex("agentdex")
     blobs_first, size_first = blob_bytes(db), file_bytes(db)
     urls = crawl_urls(db, first.result["crawl_id"])
     (work / "urls.txt").write_text("".join(u + "\n" for u in urls), encoding="utf-8")
-    runs = {"agentdex": first}
-    _report_so_far(label, runs)
-    # The recrawl comes straight after the first crawl (the web is the same either way), so
-    # a long run that has to be cut short during the fetchers still has both agentdex runs.
-    print(f"{label} agentdex recrawl (unchanged web) …", flush=True)
-    again = runs["agentdex recrawl"] = run_child("agentdex recrawl", agentdex_cmd + _profile_args(args, work, "recrawl"),
-                                                 work / "agentdex-recrawl.json", nginx, work / "agentdex-recrawl.log")
-    _report_so_far(label, runs)
+    changed = set(change_web(tree, n, args.changed_every, to_v2=True))
+    try:
+        revalidated = agentdex("agentdex --revalidate")
+        fresh = agentdex("agentdex (max-age)")
+    finally:
+        change_web(tree, n, args.changed_every, to_v2=False)
+    due = agentdex("agentdex --due", "--later", str(args.later))
+    _run_fetchers(label, args, work, common, nginx, runs, len(urls))
+    agentdex_runs = {name: r for name, r in runs.items() if name.startswith("agentdex")}
+    return {
+        "urls": len(urls), "runs": runs,
+        "statuses": {**{name: {**snapshot_statuses(db, r.result["crawl_id"]), **obtained_counts(db, r.result["crawl_id"])}
+                        for name, r in agentdex_runs.items()},
+                     **{name: r.result.get("statuses", {}) for name, r in runs.items() if name not in agentdex_runs}},
+        "changes": {"changed": len(changed), "fresh_requests_served": fresh.served.get("requests", 0),
+                    **_found("revalidate", event_origins(db, revalidated.result["crawl_id"]), changed),
+                    **_found("due", event_origins(db, due.result["crawl_id"]), changed),
+                    "due_origins": due.result["origins"]},
+        "bytes": {"blob_bytes_first": blobs_first, "db_bytes_first": size_first,
+                  "blob_bytes_after": blob_bytes(db), "db_bytes_after": file_bytes(db)},
+    }
+
+
+def _found(name: str, found: set[str], changed: set[str]) -> dict[str, int]:
+    return {f"{name}_found": len(found & changed), f"{name}_missed": len(changed - found),
+            f"{name}_other": len(found - changed)}
+
+
+def _run_fetchers(label: str, args: argparse.Namespace, work: Path, common: list[str], nginx: Nginx,
+                  runs: dict[str, Run], count: int) -> None:
+    """The minimal httpx fetcher and the Scrapy spider on the first crawl's URL list."""
     fetch_args = ["--urls", str(work / "urls.txt"), *common, "--per-host", "2"]
     if not args.skip_httpx:
-        print(f"{label} minimal httpx fetcher ({len(urls):,} URLs) …", flush=True)
-        runs["httpx (minimal)"] = run_child("httpx (minimal)", [python(), str(HELPERS / "httpx_fetch.py"),
-                                                                *fetch_args], work / "httpx.json", nginx,
-                                            work / "httpx.log")
+        print(f"{label} minimal httpx fetcher ({count:,} URLs) …", flush=True)
+        runs["httpx (minimal)"] = run_child("httpx (minimal)", [python(), str(HELPERS / "httpx_fetch.py"), *fetch_args,
+                                                                "--max-seconds", str(args.cap_httpx)],
+                                            work / "httpx.json", nginx, work / "httpx.log")
         _report_so_far(label, runs)
     if not args.skip_scrapy:
         print(f"{label} Scrapy spider …", flush=True)
         extra = ["--no-verify-tls"] if args.scrapy_no_verify_tls else []
-        runs["Scrapy"] = run_child("Scrapy", [python(), str(HELPERS / "scrapy_fetch.py"), *fetch_args, *extra],
+        runs["Scrapy"] = run_child("Scrapy", [python(), str(HELPERS / "scrapy_fetch.py"), *fetch_args, *extra,
+                                              "--max-seconds", str(args.cap_scrapy)],
                                    work / "scrapy.json", nginx, work / "scrapy.log")
-    return {
-        "urls": len(urls), "runs": runs,
-        "statuses": {"agentdex": snapshot_statuses(db, first.result["crawl_id"]),
-                     "agentdex recrawl": snapshot_statuses(db, again.result["crawl_id"]),
-                     **{name: r.result.get("statuses", {}) for name, r in runs.items() if not name.startswith("agentdex")}},
-        "recrawl": {"blob_bytes_added": blob_bytes(db) - blobs_first, "db_bytes_added": file_bytes(db) - size_first,
-                    "blob_bytes_first": blobs_first, "db_bytes_first": size_first},
-    }
+        _report_so_far(label, runs)
 
 
 def _report_so_far(label: str, runs: dict[str, Run]) -> None:
@@ -375,8 +447,13 @@ def table_rows(report: dict) -> list[tuple[str, ...]]:
     rows = []
     for data in report["runs"]:
         run = Run(**data)
-        rows.append((run.name, f"{run.wall:.1f}", f"{report['n'] / run.wall:.0f}", f"{run.requests / run.wall:.0f}",
-                     f"{run.per_request_ms(run.cpu):.2f}", f"{run.per_request_ms(run.process_cpu):.2f}",
+        origins = run.result.get("origins", report["n"])
+        name = run.name
+        if run.result.get("stopped"):
+            name += f" (stopped at its cap: {run.requests:,} of {run.result['planned']:,} URLs)"
+        per_request = (lambda cpu: f"{run.per_request_ms(cpu):.2f}") if run.requests else (lambda cpu: "—")
+        rows.append((name, f"{run.wall:.1f}", f"{origins / run.wall:.0f}" if origins else "—",
+                     f"{run.requests / run.wall:.0f}", per_request(run.cpu), per_request(run.process_cpu),
                      f"{run.peak_mb:.0f}", f"{run.requests:,}", f"{run.served.get('requests', 0):,}",
                      f"{run.served.get('connections', 0):,}"))
     return rows
@@ -395,7 +472,12 @@ def ratios(report: dict) -> dict[str, float]:
         out["agentdex req/s ÷ Scrapy req/s (target ≥ 1, stretch 1.5)"] = \
             (agentdex.requests / agentdex.wall) / (scrapy.requests / scrapy.wall)
         out["agentdex CPU/req ÷ Scrapy CPU/req"] = agentdex.per_request_ms(agentdex.cpu) / scrapy.per_request_ms(scrapy.cpu)
-    out["recrawl time ÷ first crawl time (target ≤ 0.5)"] = report["recrawl"]["time_ratio"]
+    for name, target in (("agentdex --revalidate", ""), ("agentdex (max-age)", " (target ≤ 0.10)"),
+                         ("agentdex --due", " (target ≤ 0.10)")):
+        if name in runs:
+            out[f"{name} time ÷ first crawl time{target}"] = runs[name].wall / agentdex.wall
+    out["agentdex peak MB, largest of its runs (target ≤ 150 at 100,000)"] = max(
+        r.peak_mb for name, r in runs.items() if name.startswith("agentdex"))
     return out
 
 
@@ -418,9 +500,14 @@ def print_report(report: dict) -> None:
         print("  " + "  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))))
     for name, value in ratios(report).items():
         print(f"  {name}: {value:.2f}")
-    rec = report["recrawl"]
-    print(f"  recrawl: blob bytes added {rec['blob_bytes_added']:,} (first crawl stored {rec['blob_bytes_first']:,}); "
-          f"database file grew {rec['db_bytes_added']:,} bytes (first crawl: {rec['db_bytes_first']:,})")
+    ch, size = report["changes"], report["bytes"]
+    print(f"  changed origins: {ch['changed']:,}; --revalidate found events on {ch['revalidate_found']:,} of them "
+          f"(missed {ch['revalidate_missed']:,}, events elsewhere {ch['revalidate_other']:,}); --due took "
+          f"{ch['due_origins']:,} origins and found {ch['due_found']:,} (missed {ch['due_missed']:,}, "
+          f"elsewhere {ch['due_other']:,})")
+    print(f"  requests nginx served during the max-age recrawl: {ch['fresh_requests_served']:,} (target 0)")
+    print(f"  body bytes stored: {size['blob_bytes_first']:,} after the first crawl, {size['blob_bytes_after']:,} after "
+          f"all (the changed documents); database file {size['db_bytes_first']:,} → {size['db_bytes_after']:,} bytes")
     print("  statuses: " + "; ".join(f"{k}: {v}" for k, v in report["statuses"].items()))
 
 
@@ -469,6 +556,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--scrapy-no-verify-tls", action="store_true",
                         help="Scrapy's default: no certificate verification (agentdex and httpx always verify)")
     parser.add_argument("--profile", action="store_true", help="cProfile agentdex's crawls (slows them down)")
+    parser.add_argument("--max-age", type=int, default=3600,
+                        help="Cache-Control max-age nginx sends on every answer (0: none)")
+    parser.add_argument("--changed-every", type=int, default=100, help="change every K-th origin (100: 1%%)")
+    parser.add_argument("--later", type=float, default=3900.0,
+                        help="the --due crawl judges freshness and the schedule this many seconds later")
+    parser.add_argument("--cap-httpx", type=float, default=0.0, help="stop the httpx fetcher after this many seconds")
+    parser.add_argument("--cap-scrapy", type=float, default=0.0, help="stop the Scrapy spider after this many seconds")
     parser.add_argument("--json", type=Path, help="also write every figure as JSON here")
     return parser.parse_args(argv)
 

@@ -169,3 +169,13 @@ def epoch(text: str | None) -> float | None:
     except ValueError:
         return None
     return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
+
+
+def age_text(seconds: float | None) -> str:
+    """A duration for people: ``45 s``, ``12 min``, ``3 h``, ``2 d`` (empty for None)."""
+    if seconds is None:
+        return ""
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)} {unit}"
+    return f"{int(seconds)} s"

@@ -17,9 +17,11 @@ from agentdex.db.queries import (
     list_checks,
     list_crawls,
     list_events,
+    list_facts,
     list_listings,
     list_tools,
     load_listing,
+    next_due,
     stats,
 )
 from agentdex.db.store import (
@@ -41,8 +43,8 @@ from agentdex.db.store import (
 
 __all__ = [
     "count_listings", "due_origins", "finish_crawl", "fts_query", "get_blob", "get_document_text", "get_listing",
-    "known_origins", "last_body", "listing_source", "previous_fetches", "list_checks", "list_crawls", "list_events", "list_listings",
-    "list_tools", "load_listing", "load_state", "open_db", "previous_validators",
+    "known_origins", "last_body", "listing_source", "previous_fetches", "list_checks", "list_crawls", "list_events", "list_facts", "list_listings",
+    "list_tools", "load_listing", "load_state", "next_due", "open_db", "previous_validators",
     "save_feedback_receipt", "save_origin", "save_verification", "schema_version", "start_crawl",
     "stats", "stored_robots", "transaction",
 ]

@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from sqlite_utils import Database
 
+from agentdex.crawler.freshness import epoch
 from agentdex.db.common import loads
 from agentdex.errors import InputError
 from agentdex.models import Listing
 
 LIST_COLUMNS = ("origin", "name", "one_liner", "format", "status", "status_detail", "categories", "tags",
                 "pricing", "auth_methods", "has_mcp", "mcp_url", "http_base", "error_count", "warning_count",
-                "checks_passed", "checks_failed", "first_seen_at", "last_crawled_at", "last_changed_at")
+                "checks_passed", "checks_failed", "first_seen_at", "last_crawled_at", "last_changed_at",
+                "next_due_at", "recrawl_interval", "unchanged_crawls")
 JSON_COLUMNS = {"formats_found", "mcp_auth", "auth_methods", "events", "hosts", "categories", "tags", "say",
                 "feedback", "extra"}
 # Sort keys the caller may name, as SQL (never the caller's text). Ties go by origin, and
@@ -34,6 +37,7 @@ SORTS = {
     "first_seen_at": "listings.first_seen_at {dir}",
     "last_crawled_at": "listings.last_crawled_at {dir}",
     "last_changed_at": "listings.last_changed_at {dir}",
+    "next_due_at": "listings.next_due_at IS NULL {dir}, listings.next_due_at {dir}",
     "checks_failed": "listings.checks_failed {dir}",
     "checks_passed": "listings.checks_passed {dir}",
     "categories": "listings.categories {dir}",
@@ -174,7 +178,34 @@ def get_listing(db: Database, origin: str) -> dict[str, Any] | None:
     row["documents"] = list(db.query(
         "SELECT d.kind, d.url, d.sha256, d.fetched_at, b.size_bytes FROM documents d "
         "JOIN blobs b ON b.sha256 = d.sha256 WHERE d.origin = ? ORDER BY d.kind", [origin]))
+    row["facts"] = list_facts(db, origin)
     return row
+
+
+def list_facts(db: Database, origin: str, *, now: float | None = None) -> list[dict[str, Any]]:
+    """How old each fact about ``origin`` is: the latest answer of every URL it was asked
+    (robots.txt aside), ``{kind, url, status_code, error_code, obtained, checked_at,
+    response_at, age_seconds, fresh_until, fresh}``. ``obtained`` is fetched, revalidated
+    (a 304) or fresh (not asked: the stored answer was still fresh); ``age_seconds`` counts
+    from ``response_at``, when the answer the fact stands on arrived."""
+    rows = db.query(
+        "SELECT kind, url, status_code, error_code, coalesce(obtained, CASE WHEN not_modified = 1 "
+        "THEN 'revalidated' ELSE 'fetched' END) AS obtained, fetched_at AS checked_at, "
+        "coalesce(response_at, fetched_at) AS response_at, fresh_until FROM snapshots "
+        "WHERE id IN (SELECT max(id) FROM snapshots WHERE origin = ? GROUP BY url) ORDER BY kind, url", [origin])
+    moment = time.time() if now is None else now
+    facts = []
+    for row in rows:
+        arrived, until = epoch(row["response_at"]), epoch(row["fresh_until"])
+        row["age_seconds"] = None if arrived is None else max(0, round(moment - arrived))
+        row["fresh"] = until is not None and until > moment
+        facts.append(row)
+    return facts
+
+
+def next_due(db: Database) -> str | None:
+    """The earliest next-due time of any origin (None: nothing is scheduled)."""
+    return db.execute("SELECT min(next_due_at) FROM listings").fetchone()[0]
 
 
 def load_listing(db: Database, origin: str) -> Listing | None:

@@ -173,47 +173,44 @@ def known_origins(db: Database) -> list[str]:
         "ORDER BY origin")]
 
 
+# A snapshot that can answer for its URL's content: a body stored, a 304, or a stored answer
+# used fresh (the last two stand for the latest stored body).
+_OK = ("({t}.not_modified = 1 OR ({t}.status_code BETWEEN 200 AND 299 AND "
+       "({t}.body_sha256 IS NOT NULL OR {t}.obtained = 'fresh')))")
+_LATEST = f"""
+    SELECT s.url, s.status_code, s.not_modified, s.headers, s.response_at, s.fresh_until, {_OK.format(t="s")},
+      (SELECT v.etag FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url
+         AND v.etag IS NOT NULL AND {_OK.format(t="v")} ORDER BY v.id DESC LIMIT 1),
+      (SELECT v.last_modified FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url
+         AND v.last_modified IS NOT NULL AND {_OK.format(t="v")} ORDER BY v.id DESC LIMIT 1),
+      (SELECT v.body_sha256 FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url
+         AND v.status_code BETWEEN 200 AND 299 AND v.body_sha256 IS NOT NULL ORDER BY v.id DESC LIMIT 1)
+    FROM snapshots s
+    WHERE s.id IN (SELECT max(id) FROM snapshots WHERE origin = ? GROUP BY url)
+"""
+
+
 def previous_validators(db: Database, origin: str) -> dict[str, tuple[str | None, str | None]]:
     """``{url: (etag, last_modified)}`` for a conditional request to each URL of ``origin``
-    whose latest fetch succeeded (a stored body or a 304), so a 304 always has a body to
-    fall back on (see :func:`last_body`)."""
-    ok = ("({t}.not_modified = 1 OR ({t}.status_code BETWEEN 200 AND 299 AND "
-          "({t}.body_sha256 IS NOT NULL OR {t}.obtained = 'fresh')))")
-    rows = db.execute(
-        f"""
-        SELECT s.url,
-          (SELECT v.etag FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url
-             AND v.etag IS NOT NULL AND {ok.format(t="v")} ORDER BY v.id DESC LIMIT 1),
-          (SELECT v.last_modified FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url
-             AND v.last_modified IS NOT NULL AND {ok.format(t="v")} ORDER BY v.id DESC LIMIT 1)
-        FROM snapshots s
-        WHERE s.id IN (SELECT max(id) FROM snapshots WHERE origin = ? GROUP BY url)
-          AND {ok.format(t="s")}
-        """, [origin]).fetchall()
-    return {url: (etag, modified) for url, etag, modified in rows if etag or modified}
+    whose latest fetch succeeded (a stored body, a 304 or a fresh answer), so a 304 always
+    has a body to fall back on (see :func:`last_body`)."""
+    return {url: (p["etag"], p["last_modified"]) for url, p in previous_fetches(db, origin).items()
+            if p["etag"] or p["last_modified"]}
 
 
 def previous_fetches(db: Database, origin: str) -> dict[str, dict[str, Any]]:
     """``{url: {etag, last_modified, sha256, status, headers, response_at, fresh_until}}``
-    from the latest fetch of each URL of ``origin``: the validators for a conditional
-    request, the sha256 of the body a 304 (or a fresh answer) stands for, the status (so a
-    repeated 404 counts as unchanged), and the stored answer's headers and freshness."""
-    validators = previous_validators(db, origin)
-    rows = db.execute(
-        """
-        SELECT s.url, s.status_code, s.not_modified, s.headers, s.response_at, s.fresh_until,
-          (SELECT v.body_sha256 FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url
-             AND v.status_code BETWEEN 200 AND 299 AND v.body_sha256 IS NOT NULL ORDER BY v.id DESC LIMIT 1)
-        FROM snapshots s
-        WHERE s.id IN (SELECT max(id) FROM snapshots WHERE origin = ? GROUP BY url)
-        """, [origin]).fetchall()
+    from the latest fetch of each URL of ``origin`` (one query): the validators for a
+    conditional request (only when that fetch succeeded), the sha256 of the body a 304 (or a
+    fresh answer) stands for, the status (so a repeated 404 counts as unchanged), and the
+    stored answer's headers and freshness."""
     out = {}
-    for url, status, not_modified, headers, response_at, fresh_until, sha in rows:
-        etag, modified = validators.get(url, (None, None))
+    for url, status, not_modified, headers, response_at, fresh_until, usable, etag, modified, sha in \
+            db.execute(_LATEST, [origin]).fetchall():
         ok = not_modified or (status is not None and 200 <= status < 300)
-        out[url] = {"etag": etag, "last_modified": modified, "sha256": sha if ok else None,
-                    "status": 200 if not_modified else status, "headers": loads(headers, {}),
-                    "response_at": response_at, "fresh_until": fresh_until}
+        out[url] = {"etag": etag if usable else None, "last_modified": modified if usable else None,
+                    "sha256": sha if ok else None, "status": 200 if not_modified else status,
+                    "headers": loads(headers, {}), "response_at": response_at, "fresh_until": fresh_until}
     return out
 
 
@@ -315,11 +312,12 @@ def save_origin(db: Database, crawl: OriginCrawl, crawl_id: int | None, *, at: s
 
 def _light_state(db: Database, origin: str) -> dict[str, Any] | None:
     """The columns an unchanged origin's save needs (load_state reads far more)."""
-    row = db.execute("SELECT status, unreachable_streak, unchanged_crawls, next_due_at FROM listings "
-                     "WHERE origin = ?", [origin]).fetchone()
+    row = db.execute("SELECT status, unreachable_streak, unchanged_crawls, next_due_at, recrawl_interval, "
+                     "first_listed_at FROM listings WHERE origin = ?", [origin]).fetchone()
     if row is None:
         return None
-    return {"status": row[0], "unreachable_streak": row[1], "unchanged_crawls": row[2], "next_due_at": row[3]}
+    return dict(zip(("status", "unreachable_streak", "unchanged_crawls", "next_due_at", "recrawl_interval",
+                     "first_listed_at"), row))
 
 
 def _schedule_columns(crawl: OriginCrawl, light: dict[str, Any], *, changed: bool, failures: int,
@@ -339,7 +337,7 @@ def _schedule_columns(crawl: OriginCrawl, light: dict[str, Any], *, changed: boo
     return {"next_due_at": iso(due), "recrawl_interval": int(every), "unchanged_crawls": streak}
 
 
-def _update_schedule(db: Database, origin: str, columns: dict[str, Any]) -> None:
+def _update_listing(db: Database, origin: str, columns: dict[str, Any]) -> None:
     if columns:
         sets = ", ".join(f"{name} = :{name}" for name in columns)
         db.execute(f"UPDATE listings SET {sets} WHERE origin = :origin", {**columns, "origin": origin})
@@ -360,7 +358,7 @@ def _save_crawled(db: Database, crawl: OriginCrawl, crawl_id: int | None, old: d
     _save_probes(db, origin, crawl.checks, crawl.mcp_tools, at)
     events = _record_changes(db, origin, old, crawl.status, crawl_id, at)
     failures = streak if crawl.status == "unreachable" else 0
-    _update_schedule(db, origin, _schedule_columns(crawl, light, changed=bool(events), failures=failures, at=at))
+    _update_listing(db, origin, _schedule_columns(crawl, light, changed=bool(events), failures=failures, at=at))
     return events
 
 
@@ -373,21 +371,25 @@ def _save_unchanged(db: Database, crawl: OriginCrawl, crawl_id: int | None, ligh
     # state changes.diff compares is read (before the update) only when one may follow.
     quiet = status == light["status"] and crawl.checks is None and crawl.mcp_tools is None
     old = None if quiet else load_state(db, crawl.origin)
-    reset_detail = ", status_detail = ''" if light["unreachable_streak"] > 0 else ""
-    # A quiet save causes no event, so its schedule is known now and written in the same UPDATE.
-    planned = _schedule_columns(crawl, light, changed=False, failures=0, at=at) if quiet else {}
-    db.execute(
-        f"UPDATE listings SET status = :status, unreachable_streak = 0, last_crawled_at = :at, "
-        f"last_crawl_id = :crawl_id, first_listed_at = CASE WHEN :status = 'listed' "
-        f"THEN coalesce(first_listed_at, :at) ELSE first_listed_at END{reset_detail}"
-        + "".join(f", {name} = :{name}" for name in planned) + " WHERE origin = :origin",
-        {"status": status, "at": at, "crawl_id": crawl_id, "origin": crawl.origin, **planned})
+    # Only the columns whose value moves are written: an indexed column in the SET list costs
+    # its index a rewrite even when the value stays (the status has three indexes).
+    columns: dict[str, Any] = {"last_crawled_at": at, "last_crawl_id": crawl_id}
+    if status != light["status"]:
+        columns["status"] = status
+    if light["unreachable_streak"] > 0:
+        columns.update(unreachable_streak=0, status_detail="")
+    if status == changes.LISTED and light["first_listed_at"] is None:
+        columns["first_listed_at"] = at
+    if quiet:  # no event can follow, so the schedule is known now and goes in the same UPDATE
+        planned = _schedule_columns(crawl, light, changed=False, failures=0, at=at)
+        columns.update({name: value for name, value in planned.items() if light.get(name) != value})
+    _update_listing(db, crawl.origin, columns)
     _insert_snapshots(db, crawl.origin, crawl.fetches, crawl_id, at, keep_bodies=False)
     if quiet:
         return []
     _save_probes(db, crawl.origin, crawl.checks, crawl.mcp_tools, at)
     events = _record_changes(db, crawl.origin, old, status, crawl_id, at)
-    _update_schedule(db, crawl.origin, _schedule_columns(crawl, light, changed=bool(events), failures=0, at=at))
+    _update_listing(db, crawl.origin, _schedule_columns(crawl, light, changed=bool(events), failures=0, at=at))
     return events
 
 

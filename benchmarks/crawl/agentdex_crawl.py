@@ -1,7 +1,7 @@
 """One agentdex crawl, run in its own process by ``benchmarks/bench_crawl.py``.
 
     python benchmarks/crawl/agentdex_crawl.py --db DB --seeds SEEDS --port PORT --ca CA.pem \
-        --concurrency 32 --result OUT.json [--profile OUT.prof]
+        --concurrency 32 --result OUT.json [--revalidate] [--due] [--later SECONDS] [--profile OUT.prof]
 
 It crawls every origin of the seeds file through agentdex's Python API (the same
 ``crawl()`` the CLI calls), with ``--no-verify`` semantics (verification is a separate
@@ -10,6 +10,11 @@ verifies the real host name against the benchmark's CA. It writes a JSON result:
 crawl phase's wall and CPU time (``time.process_time``: user + system, every thread) and
 agentdex's own counts. Interpreter start-up and imports are outside the crawl phase; the
 parent measures the whole process too.
+
+``--revalidate`` asks every document (``agentdex crawl --revalidate``); ``--due`` crawls
+only the origins the schedule says are due (``agentdex crawl --due``: the due query is
+inside the timed phase) instead of the seeds; ``--later SECONDS`` judges freshness and the
+schedule that many seconds from now, as a crawl run that much later would.
 """
 
 from __future__ import annotations
@@ -25,8 +30,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 from agentdex.crawler.crawl import NetworkOptions, crawl  # noqa: E402
+from agentdex.crawler.freshness import Policy, iso  # noqa: E402
 from agentdex.crawler.origins import read_seeds  # noqa: E402
-from agentdex.db import open_db  # noqa: E402
+from agentdex.db import due_origins, open_db  # noqa: E402
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -40,18 +46,24 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--result", type=Path, required=True)
     parser.add_argument("--profile", type=Path, help="write a cProfile of the crawl phase here")
+    parser.add_argument("--revalidate", action="store_true", help="ask every document, fresh or not")
+    parser.add_argument("--due", action="store_true", help="crawl only the due origins, not the seeds")
+    parser.add_argument("--later", type=float, default=0.0, help="judge freshness and the schedule this much later")
     return parser.parse_args(argv)
 
 
 def run(args: argparse.Namespace) -> dict:
     """Crawl once; the measured figures and agentdex's summary."""
-    origins = read_seeds(args.seeds)
+    origins = [] if args.due else read_seeds(args.seeds)
     db = open_db(args.db)
     net = NetworkOptions(connect_to=[(f"*.{args.domain}", "127.0.0.1", args.port)], ca_bundle=args.ca,
                          concurrency=args.concurrency)
+    now = time.time() + args.later if args.later else None
     profiler = _profiler(args.profile)
     cpu0, wall0 = time.process_time(), time.perf_counter()
-    summary = asyncio.run(crawl(db, origins, net, verify=False))
+    if args.due:
+        origins = due_origins(db, iso(now))
+    summary = asyncio.run(crawl(db, origins, net, verify=False, policy=Policy(revalidate=args.revalidate), now=now))
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     if profiler is not None:
         profiler.disable()

@@ -90,9 +90,8 @@ def group_by_origin(urls: list[str]) -> list[list[str]]:
 
 
 async def fetch_all(urls: list[str], port: int, ca: Path, concurrency: int, per_host: int,
-                    pool: tuple[int, int]) -> Counter:
+                    pool: tuple[int, int], statuses: Counter) -> Counter:
     """Fetch every URL; a count of status codes (``error`` for a failed request)."""
-    statuses: Counter = Counter()
     everyone = asyncio.Semaphore(concurrency)
     queue = group_by_origin(urls)
     queue.reverse()
@@ -116,6 +115,18 @@ async def fetch_all(urls: list[str], port: int, ca: Path, concurrency: int, per_
     return statuses
 
 
+async def capped(work, seconds: float) -> bool:
+    """Run ``work``; with a limit, stop it after ``seconds``. True when it was stopped."""
+    if seconds <= 0:
+        await work
+        return False
+    try:
+        await asyncio.wait_for(work, seconds)
+    except TimeoutError:
+        return True
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     """Fetch the URL list, write the result file."""
     parser = fetcher_parser(__doc__.split("\n\n")[0])
@@ -124,12 +135,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     pool = (args.max_connections, args.max_keepalive)
     urls = args.urls.read_text("utf-8").split()
+    statuses: Counter = Counter()
     cpu0, wall0 = time.process_time(), time.perf_counter()
-    statuses = asyncio.run(fetch_all(urls, args.port, args.ca, args.concurrency, args.per_host, pool))
+    stopped = asyncio.run(capped(fetch_all(urls, args.port, args.ca, args.concurrency, args.per_host, pool, statuses),
+                                 args.max_seconds))
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     result = {"wall": wall, "cpu": cpu, "requests": sum(statuses.values()),
               "statuses": {str(k): v for k, v in sorted(statuses.items(), key=str)},
-              "errors": statuses.get("error", 0)}
+              "errors": statuses.get("error", 0), "stopped": stopped, "planned": len(urls)}
     args.result.write_text(json.dumps(result, indent=2), encoding="utf-8")
     return 0
 

@@ -86,6 +86,7 @@ class ListSpider(scrapy.Spider):
 
     def closed_at(self, spider, reason) -> None:
         self.phase["cpu1"], self.phase["wall1"] = time.process_time(), time.perf_counter()
+        self.close_reason = reason
 
     async def start(self):
         """One request per URL, in list order."""
@@ -107,7 +108,7 @@ def with_port(url: str, port: int) -> str:
     return urlunsplit((parts.scheme, f"{parts.hostname}:{port}", parts.path, parts.query, ""))
 
 
-def settings(concurrency: int, per_host: int, verify_tls: bool) -> dict:
+def settings(concurrency: int, per_host: int, verify_tls: bool, max_seconds: float = 0.0) -> dict:
     """The Scrapy settings described in the module docstring."""
     chosen = {
         "CONCURRENT_REQUESTS": concurrency,
@@ -125,6 +126,8 @@ def settings(concurrency: int, per_host: int, verify_tls: bool) -> dict:
         "USER_AGENT": "scrapy-benchmark",
         "TWISTED_DNS_RESOLVER": LoopbackResolver,
     }
+    if max_seconds > 0:  # the benchmark's time cap: Scrapy closes the spider, figures kept
+        chosen["CLOSESPIDER_TIMEOUT"] = max_seconds
     if verify_tls:
         chosen["DOWNLOADER_CLIENTCONTEXTFACTORY"] = BenchmarkCAContextFactory
         chosen["DOWNLOAD_VERIFY_CERTIFICATES"] = True
@@ -139,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     CA_PEM = args.ca.read_bytes()
     urls = [with_port(u, args.port) for u in args.urls.read_text("utf-8").split()]
-    process = CrawlerProcess(settings(args.concurrency, args.per_host, not args.no_verify_tls))
+    process = CrawlerProcess(settings(args.concurrency, args.per_host, not args.no_verify_tls, args.max_seconds))
     crawler = process.create_crawler(ListSpider)
     process.crawl(crawler, urls=urls)
     process.start()
@@ -147,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     result = {"wall": spider.phase["wall1"] - spider.phase["wall0"], "cpu": spider.phase["cpu1"] - spider.phase["cpu0"],
               "requests": stats.get("downloader/request_count", 0),
               "statuses": {str(k): v for k, v in sorted(spider.statuses.items(), key=str)},
-              "errors": spider.statuses.get("error", 0)}
+              "errors": spider.statuses.get("error", 0),
+              "stopped": getattr(spider, "close_reason", "") == "closespider_timeout", "planned": len(urls)}
     args.result.write_text(json.dumps(result, indent=2), encoding="utf-8")
     return 0
 
