@@ -44,6 +44,9 @@ async def test_overview_shows_every_manifest_field_the_publisher_and_the_links(a
                       "https://mcp.pantry.test/mcp", "https://api.pantry.test/v1/feedback"):
             assert value in text
         assert "Pantry  —  pantry.test  ·  agent_app  ·  listed" in rendered(screen.query_one("#listing-title"))
+        # The schedule and how each fact was obtained (the catalogue was crawled once: fetched).
+        assert f"{data['next_due_at'][:16].replace('T', ' ')}  (every 1 h, 0 unchanged crawl(s) in a row)" in text
+        assert "guide: fetched, " in text and "agent_app: fetched, " in text
         await pilot.press("2", "3")
         await settle(pilot)
         assert screen.query_one("#findings-table", SafeTable).has_class("-empty")  # says so, no table

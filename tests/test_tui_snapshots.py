@@ -18,7 +18,9 @@ AT = "2026-05-01T12:00:00.000Z"
 ORIGINS = ("pantry.test", "tidewater.test", "badmanifest.test", "quillnotes.test", "ledgerline.test", "vault.test",
            "keyring.test", "notmcp.test", "wrongtype.test", "hopper.test", "loop.test", "broken.test")
 TIMESTAMPS = {
-    "listings": ("first_seen_at", "first_listed_at", "last_crawled_at", "last_changed_at", "mcp_tools_checked_at"),
+    "listings": ("first_seen_at", "first_listed_at", "last_crawled_at", "last_changed_at", "mcp_tools_checked_at",
+                 "next_due_at"),
+    "snapshots": ("fetched_at", "response_at", "fresh_until"),
     "checks": ("checked_at", "last_pass_at"),
     "events": ("at",),
     "documents": ("fetched_at",),

@@ -178,9 +178,8 @@ async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None, *,
     previous = {url: Previous.from_row(p) for url, p in catalogue.previous_fetches(db, origin).items()}
     source = catalogue.listing_source(db, origin)
     before = Before(*source) if source is not None else None
-    discovery = OriginDiscovery(origin, fetcher.fetch, previous, lambda sha: catalogue.get_blob(db, sha), before,
-                                policy=policy, now=now)
-    _reuse_robots(db, origin, fetcher)
+    discovery = OriginDiscovery(origin, _fetch_with_robots(db, origin, fetcher), previous,
+                                lambda sha: catalogue.get_blob(db, sha), before, policy=policy, now=now)
     result = await discovery.run()
     if verifier is not None:
         # Re-checked on every crawl, unchanged or not, so a proof that disappears is seen.
@@ -191,6 +190,21 @@ async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None, *,
             await verifier(result, listing)
     result.robots = _fetched_robots(origin, fetcher)
     return result
+
+
+def _fetch_with_robots(db, origin: str, fetcher: Fetcher):
+    """``fetcher.fetch``, which first seeds the robots.txt an earlier crawl stored (an origin
+    served wholly from freshness sends no request and needs none)."""
+    seeded = False
+
+    async def fetch(url: str, **options):
+        nonlocal seeded
+        if not seeded:
+            seeded = True
+            _reuse_robots(db, origin, fetcher)
+        return await fetcher.fetch(url, **options)
+
+    return fetch
 
 
 def _reuse_robots(db, origin: str, fetcher: Fetcher) -> None:

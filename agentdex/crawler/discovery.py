@@ -85,14 +85,17 @@ class Previous:
     sha256: str | None = None
     status: int | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    response_text: str | None = None  # as stored (ISO 8601), and as epoch seconds below
+    fresh_until_text: str | None = None
     response_at: float | None = None
     fresh_until: float | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Previous:
         """From :func:`agentdex.db.previous_fetches`' dict (times as ISO 8601 text)."""
+        received, until = row.get("response_at"), row.get("fresh_until")
         return cls(row["etag"], row["last_modified"], row["sha256"], row["status"], row.get("headers") or {},
-                   freshness.epoch(row.get("response_at")), freshness.epoch(row.get("fresh_until")))
+                   received, until, freshness.epoch(received), freshness.epoch(until))
 
 
 NOTHING = Previous()
@@ -124,6 +127,8 @@ class OriginDiscovery:
         self.before = before
         self.policy = policy
         self.now = now  # when freshness is judged (None: the moment of each request)
+        self._usable_until: list[float | None] = []  # per record: when its answer stops being usable fresh
+        self._served_at = ""  # when this crawl used stored answers (one timestamp an origin)
         self.records: list[FetchRecord] = []
         self.bodies: dict[str, bytes] = {}  # kind -> body (fresh or, after a 304, the stored one)
         self.documents: dict[str, str] = {}  # kind -> sha256
@@ -134,14 +139,17 @@ class OriginDiscovery:
         serve the stored answer when it is still fresh."""
         prev = self.previous.get(url) or NOTHING
         if self._usable(prev):
-            record = served_fresh(url, kind, prev)
+            self._served_at = self._served_at or freshness.iso(time.time()) or ""
+            record = served_fresh(url, kind, prev, self._served_at)
+            until, received = prev.fresh_until, prev.response_at
         else:
             sent = time.time()
             record = await self._fetch(url, kind=kind, max_bytes=CAPS.get(kind, 512 * 1024),
                                        same_origin=same_origin, etag=prev.etag,
                                        last_modified=prev.last_modified, honour_robots=robots)
-            note_freshness(record, prev, sent, time.time())
+            until, received = note_freshness(record, prev, sent, time.time())
         self.records.append(record)
+        self._usable_until.append(self.policy.trusted_until(until, received))
         if (record.not_modified or record.from_freshness) and prev.sha256:
             self._stored[kind] = self.documents[kind] = prev.sha256
         elif record.body is not None and record.status is not None and 200 <= record.status < 300:
@@ -158,8 +166,7 @@ class OriginDiscovery:
 
     def stale_at(self) -> float | None:
         """When the first answer of this crawl stops being usable fresh (None: one is not)."""
-        ends = [self.policy.trusted_until(freshness.epoch(r.fresh_until), freshness.epoch(r.response_at))
-                for r in self.records]
+        ends = self._usable_until
         return None if not ends or None in ends else min(ends)  # type: ignore[type-var]
 
     def _has(self, kind: str) -> bool:
@@ -311,13 +318,13 @@ class OriginDiscovery:
                 await self.get(kind, url)
 
 
-def served_fresh(url: str, kind: str, prev: Previous) -> FetchRecord:
-    """The record of a URL not asked because its stored answer is still fresh: the stored
-    answer's status, validators, headers and freshness, and no body (the stored one stands)."""
+def served_fresh(url: str, kind: str, prev: Previous, at: str) -> FetchRecord:
+    """The record of a URL not asked at ``at`` because its stored answer is still fresh: the
+    stored answer's status, validators, headers and freshness, and no body (the stored one
+    stands)."""
     record = FetchRecord(url=url, kind=kind, status=prev.status, final_url=url, headers=dict(prev.headers),
-                         etag=prev.etag, last_modified=prev.last_modified, fetched_at=freshness.iso(time.time()) or "",
-                         response_at=freshness.iso(prev.response_at), fresh_until=freshness.iso(prev.fresh_until),
-                         from_freshness=True)
+                         etag=prev.etag, last_modified=prev.last_modified, fetched_at=at,
+                         response_at=prev.response_text, fresh_until=prev.fresh_until_text, from_freshness=True)
     if prev.status is not None and prev.status >= 400:
         record.error_code = "http_status"
         record.error = (f"{url} answered {prev.status} when last asked; that answer is still fresh, "
@@ -325,22 +332,26 @@ def served_fresh(url: str, kind: str, prev: Previous) -> FetchRecord:
     return record
 
 
-def note_freshness(record: FetchRecord, prev: Previous, sent: float, arrived: float) -> None:
-    """Stamp an answer with when it arrived and until when it is fresh (RFC 9111). A 304
-    stands for the stored answer, updated by the 304's headers (4.3.4). An answer reached
-    through a redirect is never fresh: the redirect's own lifetime is not kept."""
+def note_freshness(record: FetchRecord, prev: Previous, sent: float,
+                   arrived: float) -> tuple[float | None, float | None]:
+    """Stamp an answer with when it arrived and until when it is fresh (RFC 9111); return
+    both (epoch seconds). A 304 stands for the stored answer, updated by the 304's headers
+    (4.3.4). An answer reached through a redirect is never fresh: the redirect's own
+    lifetime is not kept."""
     if record.status is None:
-        return
+        return None, None
     record.response_at = freshness.iso(arrived)
     if record.redirects:
-        return
+        return None, arrived
     status = record.status
     if record.not_modified:
         for name in ("cache-control", "expires"):
             if name not in record.headers and name in prev.headers:
                 record.headers[name] = prev.headers[name]
         status = prev.status or 200
-    record.fresh_until = freshness.iso(freshness.fresh_until(record.headers, status, sent, arrived))
+    until = freshness.fresh_until(record.headers, status, sent, arrived)
+    record.fresh_until = freshness.iso(until)
+    return until, arrived
 
 
 def declared_of(listing: Listing) -> dict[str, str]:

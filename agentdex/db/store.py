@@ -526,7 +526,7 @@ def _insert_snapshots(db: Database, origin: str, fetches: Iterable[FetchRecord],
             [crawl_id, origin, safe_text(fetch.url), fetch.kind, fetch.status, safe_text(fetch.final_url),
              headers.get("content-type"), safe_text(fetch.etag), safe_text(fetch.last_modified), dumps(headers),
              sha, None if body is None else len(body), fetch.elapsed_ms, fetch.error_code, safe_text(fetch.error),
-             int(fetch.not_modified), fetch.fetched_at or at, dumps(list(fetch.redirects or [])),
+             int(fetch.not_modified), fetch.fetched_at or at, dumps(fetch.redirects) if fetch.redirects else "[]",
              obtained(fetch), fetch.response_at or fetch.fetched_at or at, fetch.fresh_until])
 
 

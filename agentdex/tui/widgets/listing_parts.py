@@ -96,6 +96,21 @@ def _record(view: dict[str, Any]) -> list[tuple[str, Text]]:
     for label, key in (("First seen", "first_seen_at"), ("First listed", "first_listed_at"),
                        ("Last crawled", "last_crawled_at"), ("Last changed", "last_changed_at")):
         rows.append((label, _line(when(view.get(key)) or "—")))
+    return rows + _schedule(view)
+
+
+def _schedule(view: dict[str, Any]) -> list[tuple[str, Text]]:
+    """When the origin is next due, and how old each fact is (fetched, revalidated or fresh)."""
+    from agentdex.crawler.freshness import age_text
+
+    rows = []
+    if view.get("next_due_at"):
+        rows.append(("Next due", _line(f"{when(view['next_due_at'])}  (every {age_text(view.get('recrawl_interval'))}, "
+                                       f"{view.get('unchanged_crawls') or 0} unchanged crawl(s) in a row)")))
+    facts = [f"{f['kind']}: {f['obtained']}, {age_text(f['age_seconds']) or '?'} old"
+             + (f", fresh until {when(f['fresh_until'])}" if f["fresh"] else "") for f in view.get("facts") or []]
+    if facts:
+        rows.append(("Facts", _line("\n".join(plain(f, 200, single_line=True) for f in facts))))
     return rows
 
 

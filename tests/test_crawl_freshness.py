@@ -1,0 +1,164 @@
+"""HTTP freshness on real crawls over TLS (the sample web serving per-host Cache-Control
+and Expires from _site.json): a stored answer still fresh is not asked again — the sample
+web's request log proves it — and its snapshot says so; a stale one is asked; no-cache,
+no-store and must-revalidate are obeyed; agentdex's ceiling caps a long lifetime;
+``--revalidate`` asks everything; a change behind freshness is found by the first crawl
+after the answer goes stale, with that crawl's time on the event.
+
+Each host serves an agent-app manifest, a guide and an answer for anchor.json (a 404 with
+the host's headers, so a definite absence can be fresh too). "Later" crawls pass ``now``
+(the moment freshness is judged at) rather than sleeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from agentdex.crawler.crawl import crawl
+from agentdex.crawler.freshness import Policy
+from agentdex.db import get_listing, list_events, open_db
+from agentdex.sampleweb.server import SampleWeb
+
+from freshweb import PATHS, write_web
+
+HOUR = 3600.0
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory):
+    root = tmp_path_factory.mktemp("freshweb")
+    write_web(root)
+    with SampleWeb(root=root, dns=False) as running:
+        yield running
+
+
+@pytest.fixture
+def db(tmp_path):
+    return open_db(tmp_path / "catalogue.db")
+
+
+def run(db, web: SampleWeb, hosts: list[str], *, later: float = 0.0, **policy):
+    """One crawl of ``hosts``; ``later``: judge freshness that many seconds from now."""
+    web.requests_log.clear()
+    now = time.time() + later if later else None
+    return asyncio.run(crawl(db, hosts, web.network_options(), verify=False, policy=Policy(**policy), now=now))
+
+
+def asked(web: SampleWeb, host: str) -> list[str]:
+    """The paths of ``host`` the last crawl requested."""
+    return [r.path for r in web.requests_log if r.host == host]
+
+
+def obtained(db, crawl_id: int) -> dict[str, str]:
+    rows = db.execute("SELECT url, obtained FROM snapshots WHERE crawl_id = ?", [crawl_id]).fetchall()
+    return {url.split("/", 3)[3]: how for url, how in rows}
+
+
+# --- fresh, stale -------------------------------------------------------------------------------
+
+def test_a_fresh_answer_is_not_asked_again_and_the_snapshot_says_so(db, web):
+    first = run(db, web, ["fresh.test"])
+    assert sorted(asked(web, "fresh.test")) == sorted([*PATHS, "/robots.txt"])
+    again = run(db, web, ["fresh.test"])
+    assert asked(web, "fresh.test") == [] and again.requests == 0
+    assert set(obtained(db, again.crawl_id).values()) == {"fresh"}
+    assert set(obtained(db, first.crawl_id).values()) == {"fetched"}
+    # Nothing is skipped silently: every document has its snapshot, the 404 included.
+    rows = db.execute("SELECT url, status_code, fresh_until IS NOT NULL FROM snapshots WHERE crawl_id = ? ORDER BY url",
+                      [again.crawl_id]).fetchall()
+    assert [(u.split("/", 3)[3], s, f) for u, s, f in rows] == [
+        (".well-known/agent-app.json", 200, 1), (".well-known/anchor.json", 404, 1), ("agent.md", 200, 1),
+        ("llms.txt", 200, 1)]
+
+
+def test_a_stale_answer_is_asked_conditionally(db, web):
+    run(db, web, ["fresh.test"])
+    stale = run(db, web, ["fresh.test"], later=HOUR + 1)
+    assert sorted(asked(web, "fresh.test")) == sorted(PATHS)  # robots.txt is reused for a day
+    assert obtained(db, stale.crawl_id) == {
+        ".well-known/agent-app.json": "revalidated", ".well-known/anchor.json": "fetched",
+        "agent.md": "revalidated", "llms.txt": "revalidated"}
+    # The 304s renewed the freshness: asked again only an hour after them.
+    assert run(db, web, ["fresh.test"]).requests == 0
+
+
+def test_an_answer_about_to_go_stale_is_asked_now(db, web):
+    run(db, web, ["fresh.test"])
+    assert run(db, web, ["fresh.test"], later=HOUR - 120).requests == 0
+    run(db, web, ["fresh.test"], later=HOUR - 30)  # less than the 60 s floor left
+    assert sorted(asked(web, "fresh.test")) == sorted(PATHS)
+    run(db, web, ["fresh.test"])
+    assert run(db, web, ["fresh.test"], later=HOUR - 30, floor=0).requests == 0
+
+
+def test_revalidate_asks_every_document_even_when_fresh(db, web):
+    run(db, web, ["fresh.test"])
+    again = run(db, web, ["fresh.test"], revalidate=True)
+    assert sorted(asked(web, "fresh.test")) == sorted(PATHS)
+    assert set(obtained(db, again.crawl_id).values()) == {"revalidated", "fetched"}
+
+
+# --- what the origin says -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("host", ["nocache.test", "nostore.test", "plain.test"])
+def test_no_cache_no_store_and_no_lifetime_mean_asked_every_time(db, web, host):
+    run(db, web, [host])
+    again = run(db, web, [host])
+    # (robots.txt follows its own reuse rules, RFC 9309: see test_crawl_recrawl.py.)
+    assert sorted(p for p in asked(web, host) if p != "/robots.txt") == sorted(PATHS)
+    assert "fresh" not in obtained(db, again.crawl_id).values()
+
+
+def test_must_revalidate_is_used_while_fresh_and_asked_once_stale(db, web):
+    run(db, web, ["mustrevalidate.test"])
+    assert run(db, web, ["mustrevalidate.test"]).requests == 0
+    assert run(db, web, ["mustrevalidate.test"], later=HOUR + 1).requests == 4
+
+
+def test_the_ceiling_caps_a_year_long_lifetime(db, web):
+    for host in ("longlived.test", "expires.test"):
+        run(db, web, [host])
+        assert run(db, web, [host], later=23 * HOUR).requests == 0
+        assert sorted(asked(web, host)) == []
+        assert run(db, web, [host], later=24 * HOUR + 1).requests == 4
+        # --max-fresh lowers the ceiling (and 0 asks every time).
+        assert run(db, web, [host], later=601, ceiling=600).requests == 4
+        assert run(db, web, [host], ceiling=0).requests == 4
+
+
+# --- changes behind freshness -------------------------------------------------------------------
+
+def test_a_change_behind_freshness_is_found_by_the_first_crawl_after_it_goes_stale(db, web):
+    run(db, web, ["fresh.test"])
+    web.set_variant("fresh.test", "v2")  # the guide changes on the server
+    try:
+        hidden = run(db, web, ["fresh.test"])
+        assert asked(web, "fresh.test") == [] and hidden.events == 0
+        before = time.time()
+        stale = run(db, web, ["fresh.test"], later=HOUR + 1)
+    finally:
+        web.set_variant("fresh.test", None)
+    assert stale.events == 1
+    [event] = [e for e in list_events(db, origin="fresh.test") if e["kind"] == "guide_changed"]
+    assert event["crawl_id"] == stale.crawl_id
+    assert event["at"] >= time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(before))
+    # The stored guide is the new one.
+    guide = next(d for d in get_listing(db, "fresh.test")["documents"] if d["kind"] == "guide")
+    assert db.execute("SELECT content FROM blobs WHERE sha256 = ?", [guide["sha256"]]).fetchone()[0].endswith(
+        b"and a board.\n")
+
+
+def test_show_says_how_each_fact_was_obtained_and_how_old_it_is(db, web):
+    run(db, web, ["fresh.test"])
+    run(db, web, ["fresh.test"])
+    facts = {f["url"].split("/", 3)[3]: f for f in get_listing(db, "fresh.test")["facts"]}
+    assert set(facts) == {p.lstrip("/") for p in PATHS}
+    guide = facts["agent.md"]
+    assert guide["obtained"] == "fresh" and guide["fresh"] is True
+    assert 0 <= guide["age_seconds"] < 60
+    # The age counts from the answer the fact stands on (the first crawl's), not the latest crawl.
+    first = db.execute("SELECT response_at FROM snapshots WHERE url = ? ORDER BY id LIMIT 1", [guide["url"]]).fetchone()[0]
+    assert guide["response_at"] == first and guide["checked_at"] >= first[:19]
