@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from agentdex.db import open_db
+from agentdex.sampleweb.server import SampleWeb
+
 HOSTS = {  # host: the Cache-Control (or Expires) every answer of the host carries
     "fresh.test": {"Cache-Control": "max-age=3600"},
     "nocache.test": {"Cache-Control": "max-age=3600, no-cache"},
@@ -51,3 +56,18 @@ def write_web(root) -> None:
     """Every host of ``HOSTS`` under ``root``."""
     for host, headers in HOSTS.items():
         write_host(root, host, headers)
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory):
+    """The web of ``HOSTS``, served for one test module."""
+    root = tmp_path_factory.mktemp("freshweb")
+    write_web(root)
+    with SampleWeb(root=root, dns=False) as running:
+        yield running
+
+
+@pytest.fixture
+def db(tmp_path):
+    """A new catalogue for each test."""
+    return open_db(tmp_path / "catalogue.db")

@@ -19,25 +19,12 @@ import pytest
 
 from agentdex.crawler.crawl import crawl
 from agentdex.crawler.freshness import Policy
-from agentdex.db import get_listing, list_events, open_db
+from agentdex.db import get_listing, list_events
 from agentdex.sampleweb.server import SampleWeb
 
-from freshweb import PATHS, write_web
+from freshweb import PATHS, db, web  # noqa: F401 (fixtures)
 
 HOUR = 3600.0
-
-
-@pytest.fixture(scope="module")
-def web(tmp_path_factory):
-    root = tmp_path_factory.mktemp("freshweb")
-    write_web(root)
-    with SampleWeb(root=root, dns=False) as running:
-        yield running
-
-
-@pytest.fixture
-def db(tmp_path):
-    return open_db(tmp_path / "catalogue.db")
 
 
 def run(db, web: SampleWeb, hosts: list[str], *, later: float = 0.0, **policy):

@@ -10,9 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
-import pytest
 from typer.testing import CliRunner
 
 from agentdex.cli import app
@@ -20,23 +19,10 @@ from agentdex.crawler.crawl import crawl
 from agentdex.crawler.freshness import iso
 from agentdex.db import due_origins, get_listing, list_listings, open_db
 from agentdex.sampleweb.server import SampleWeb
-from freshweb import write_web
+from freshweb import db, web  # noqa: F401 (fixtures)
 
 HOUR = 3600.0
 BUSY, CALM, QUIET = "busy.test", "calm.test", "quiet.test"
-
-
-@pytest.fixture(scope="module")
-def web(tmp_path_factory):
-    root = tmp_path_factory.mktemp("scheduleweb")
-    write_web(root)
-    with SampleWeb(root=root, dns=False) as running:
-        yield running
-
-
-@pytest.fixture
-def db(tmp_path):
-    return open_db(tmp_path / "catalogue.db")
 
 
 def run(db, web: SampleWeb, hosts: list[str]):
