@@ -5,6 +5,7 @@ Run from the repository root:
 
     .venv/bin/python benchmarks/bench_crawl.py [--n 1000 10000] [--concurrency 32]
         [--repeat R] [--skip-httpx] [--skip-scrapy] [--scrapy-no-verify-tls] [--nginx-workers 1]
+        [--max-age 3600] [--changed-every 100] [--later 3900] [--cap-httpx S] [--cap-scrapy S]
         [--profile] [--json FILE]
 
 Needs nginx (``apt-get install nginx-light``) and, unless ``--skip-scrapy``, Scrapy in the
@@ -15,16 +16,27 @@ a ``*.synthetic.test`` certificate, the nginx prefix (configuration from
 ``benchmarks/crawl/nginx.conf.template``, logs, pid) and each run's database and URL list.
 
 For each N, with one nginx (``nginx -p PREFIX -c CONF``, listening on a free port of
-127.0.0.1, stopped at the end) serving the tree:
+127.0.0.1, stopped at the end) serving the tree with ``Cache-Control: max-age=3600`` on
+every answer (``--max-age``; 304s and 404s included):
 
 1. agentdex crawls the N origins (``benchmarks/crawl/agentdex_crawl.py``: the Python API's
    ``crawl()`` with verification off, ``--connect-to '*.synthetic.test:127.0.0.1:PORT'``
-   and ``--ca-bundle`` semantics) into a fresh database;
+   and ``--ca-bundle`` semantics) into a fresh database: the first crawl;
 2. the URLs it fetched (its ``snapshots`` rows, plus each origin's robots.txt, which the
    fetch policy requests before the first document robots.txt governs) become the URL list;
-3. agentdex crawls the unchanged web again into the same database (the recrawl);
-4. the minimal httpx fetcher (``benchmarks/crawl/httpx_fetch.py``) fetches that list;
-5. the Scrapy spider (``benchmarks/crawl/scrapy_fetch.py``) fetches that list.
+3. 1% of the origins change (``--changed-every 100``: their one-liner, instructions and
+   guide are rewritten in the tree), and agentdex recrawls everything with
+   ``--revalidate`` (every document asked, fresh or not): the full revalidating recrawl;
+4. agentdex recrawls at once without ``--revalidate``: every stored answer is still fresh,
+   so nothing should be asked (nginx's counters say how many requests it served);
+5. the same 1% change again (back to their first bytes, new ETags), and agentdex runs
+   ``crawl --due`` as if 65 minutes had passed (``--later``: the schedule and freshness are
+   judged then): only the origins that changed in step 3 are due (an hour after a change;
+   two after an unchanged crawl), and their events must be found;
+6. the minimal httpx fetcher (``benchmarks/crawl/httpx_fetch.py``) fetches the URL list;
+7. the Scrapy spider (``benchmarks/crawl/scrapy_fetch.py``) fetches the URL list.
+``--cap-httpx``/``--cap-scrapy`` stop a fetcher after that many seconds and report what it
+fetched by then (Scrapy's default scheduler stalls at 100,000 domains).
 
 Every crawler runs in its own process with the same concurrency (``--concurrency``
 requests in flight, at most 2 per host). Figures (see docs/benchmarks.md for more):
@@ -36,8 +48,9 @@ requests in flight, at most 2 per host). Figures (see docs/benchmarks.md for mor
 - peak MB: the child's peak resident set (``ru_maxrss``);
 - requests: what the crawler says it sent; nginx's own request and connection counters
   (``stub_status``) are printed beside it as a check;
-- recrawl: its wall time over the first crawl's, and the bytes the ``blobs`` table grew by
-  (``sum(size_bytes)``; target 0) beside the growth of the database file.
+- each recrawl's wall time over the first crawl's; the origins each recrawl recorded
+  events for against the origins that changed; how every snapshot was obtained (fetched,
+  revalidated, fresh).
 """
 
 from __future__ import annotations
