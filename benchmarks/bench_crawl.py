@@ -45,7 +45,8 @@ requests in flight, at most 2 per host). Figures (see docs/benchmarks.md for mor
 - CPU ms/req: the crawl phase's CPU time (``time.process_time``: user + system, all
   threads) divided by the requests sent; "proc" is the whole child process
   (``os.wait4`` rusage: user + system, start-up included);
-- peak MB: the child's peak resident set (``ru_maxrss``);
+- peak MB: the child's own peak resident set (VmHWM from ``/proc/self/status``; not
+  ``ru_maxrss``, which on Linux keeps the high-water mark of the parent it was forked from);
 - requests: what the crawler says it sent; nginx's own request and connection counters
   (``stub_status``) are printed beside it as a check;
 - each recrawl's wall time over the first crawl's; the origins each recrawl recorded
@@ -247,7 +248,10 @@ def run_child(name: str, cmd: list[str], result: Path, nginx: Nginx, log: Path) 
     data = json.loads(result.read_text("utf-8"))
     data["load_average"] = os.getloadavg()[0]
     # The first counters() call is itself one request on one connection: not the crawler's.
-    return Run(name, data["wall"], data["cpu"], wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
+    # Peak memory as the child measured it (VmHWM): ru_maxrss would carry this process's own
+    # high-water mark (forked, then exec'd), hundreds of MB once the 100,000-origin URL list is read.
+    peak = data.get("peak_mb") or usage.ru_maxrss / 1024
+    return Run(name, data["wall"], data["cpu"], wall, usage.ru_utime + usage.ru_stime, peak,
                data["requests"], {k: after[k] - before[k] - 1 for k in after}, data)
 
 
@@ -460,7 +464,8 @@ def table_rows(report: dict) -> list[tuple[str, ...]]:
     rows = []
     for data in report["runs"]:
         run = Run(**data)
-        origins = run.result.get("origins", report["n"])
+        # A fetcher stopped at its cap did not cover every origin: no origins/s for it.
+        origins = run.result.get("origins", None if run.result.get("stopped") else report["n"])
         name = run.name
         if run.result.get("stopped"):
             name += f" (stopped at its cap: {run.requests:,} of {run.result['planned']:,} URLs)"

@@ -34,6 +34,9 @@ from agentdex.crawler.freshness import Policy, iso  # noqa: E402
 from agentdex.crawler.origins import read_seeds  # noqa: E402
 from agentdex.db import due_origins, open_db  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fetch_args import peak_rss_mb  # noqa: E402  (beside this script)
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (see the module docstring)."""
@@ -70,7 +73,8 @@ def run(args: argparse.Namespace) -> dict:
         profiler.dump_stats(str(args.profile))
     db.conn.close()
     return {"wall": wall, "cpu": cpu, "requests": summary.requests, "errors": summary.errors,
-            "origins": summary.origins, "crawl_id": summary.crawl_id, "summary": summary.to_dict()}
+            "origins": summary.origins, "crawl_id": summary.crawl_id, "summary": summary.to_dict(),
+            "peak_mb": peak_rss_mb()}
 
 
 def _profiler(path: Path | None):

@@ -8,6 +8,17 @@ import argparse
 from pathlib import Path
 
 
+def peak_rss_mb() -> float | None:
+    """This process's own peak resident set (VmHWM, Linux), in MB. Not ru_maxrss: a child
+    forked from a large parent carries the parent's high-water mark across exec there."""
+    try:
+        text = Path("/proc/self/status").read_text()
+    except OSError:
+        return None
+    line = next((ln for ln in text.splitlines() if ln.startswith("VmHWM:")), None)
+    return int(line.split()[1]) / 1024 if line else None
+
+
 def fetcher_parser(description: str) -> argparse.ArgumentParser:
     """A parser with the shared options; each fetcher adds its own."""
     parser = argparse.ArgumentParser(description=description)

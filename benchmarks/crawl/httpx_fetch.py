@@ -40,7 +40,7 @@ import httpcore
 import httpx
 from httpcore._backends.auto import AutoBackend  # httpcore's default backend
 
-from fetch_args import fetcher_parser  # beside this script (its folder is on sys.path)
+from fetch_args import fetcher_parser, peak_rss_mb  # beside this script (its folder is on sys.path)
 
 
 class LoopbackBackend(httpcore.AsyncNetworkBackend):
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     result = {"wall": wall, "cpu": cpu, "requests": sum(statuses.values()),
               "statuses": {str(k): v for k, v in sorted(statuses.items(), key=str)},
-              "errors": statuses.get("error", 0), "stopped": stopped, "planned": len(urls)}
+              "errors": statuses.get("error", 0), "stopped": stopped, "planned": len(urls), "peak_mb": peak_rss_mb()}
     args.result.write_text(json.dumps(result, indent=2), encoding="utf-8")
     return 0
 

@@ -36,7 +36,7 @@ from scrapy.crawler import CrawlerProcess
 from scrapy.resolver import CachingThreadedResolver
 from twisted.internet import defer, ssl as tssl
 
-from fetch_args import fetcher_parser  # beside this script (its folder is on sys.path)
+from fetch_args import fetcher_parser, peak_rss_mb  # beside this script (its folder is on sys.path)
 
 CA_PEM: bytes = b""  # set by main() before the crawler starts
 
@@ -151,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
               "requests": stats.get("downloader/request_count", 0),
               "statuses": {str(k): v for k, v in sorted(spider.statuses.items(), key=str)},
               "errors": spider.statuses.get("error", 0),
-              "stopped": getattr(spider, "close_reason", "") == "closespider_timeout", "planned": len(urls)}
+              "stopped": getattr(spider, "close_reason", "") == "closespider_timeout", "planned": len(urls),
+              "peak_mb": peak_rss_mb()}
     args.result.write_text(json.dumps(result, indent=2), encoding="utf-8")
     return 0
 
