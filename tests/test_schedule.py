@@ -1,4 +1,4 @@
-"""The due-first schedule (agentdex.crawler.schedule), pure: an origin that changed is due
+"""The due-first schedule (agentdex.schedule), pure: an origin that changed is due
 again soon, one unchanged for many crawls backs off to a bounded maximum, failures back off
 on their own, and nothing is due before its stored answers go stale."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentdex.crawler.schedule import Schedule, interval, next_due, unchanged_after
+from agentdex.schedule import Schedule, interval, next_due, unchanged_after
 
 HOUR = 3600.0
 T = 1_800_000_000.0

@@ -11,7 +11,7 @@ origins that were already done answer 304 and cost almost nothing.
 
 HTTP freshness (:mod:`agentdex.crawler.freshness`) decides per URL whether to ask at all:
 a stored answer still fresh is used as it is, and its snapshot says so. The schedule
-(:mod:`agentdex.crawler.schedule`) is written by the store after each origin; which
+(:mod:`agentdex.schedule`) is written by the store after each origin; which
 origins a run takes (all, or only the due ones) is the caller's choice.
 """
 

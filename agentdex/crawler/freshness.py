@@ -36,7 +36,9 @@ import email.utils
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC
+
+from agentdex.db.common import age_text, epoch, iso  # noqa: F401 (the catalogue's time format, re-exported)
 
 DAY = 24 * 3600.0
 FRESH_STATUSES = frozenset({200, 203, 404, 410})
@@ -150,32 +152,3 @@ def http_date(text: str | None) -> float | None:
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return when.timestamp()
-
-
-def iso(moment: float | None) -> str | None:
-    """Epoch seconds as the catalogue's ISO 8601 UTC text (milliseconds, ``Z``)."""
-    if moment is None:
-        return None
-    return datetime.fromtimestamp(moment, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def epoch(text: str | None) -> float | None:
-    """The catalogue's ISO 8601 text (``2026-05-01T12:00:00Z``, with or without
-    milliseconds) as epoch seconds; None for missing or unreadable text."""
-    if not text:
-        return None
-    try:
-        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
-
-
-def age_text(seconds: float | None) -> str:
-    """A duration for people: ``45 s``, ``12 min``, ``3 h``, ``2 d`` (empty for None)."""
-    if seconds is None:
-        return ""
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)} {unit}"
-    return f"{int(seconds)} s"

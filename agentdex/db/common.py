@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -47,3 +47,32 @@ def safe_text(value: Any) -> str | None:
     if value is None:
         return None
     return _SURROGATE.sub("\ufffd", str(value))
+
+
+def iso(moment: float | None) -> str | None:
+    """Epoch seconds as the catalogue's ISO 8601 UTC text (milliseconds, ``Z``)."""
+    if moment is None:
+        return None
+    return datetime.fromtimestamp(moment, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def epoch(text: str | None) -> float | None:
+    """The catalogue's ISO 8601 text (``2026-05-01T12:00:00Z``, with or without
+    milliseconds) as epoch seconds; None for missing or unreadable text."""
+    if not text:
+        return None
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
+
+
+def age_text(seconds: float | None) -> str:
+    """A duration for people: ``45 s``, ``12 min``, ``3 h``, ``2 d`` (empty for None)."""
+    if seconds is None:
+        return ""
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)} {unit}"
+    return f"{int(seconds)} s"

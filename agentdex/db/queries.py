@@ -15,8 +15,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from agentdex.crawler.freshness import epoch
-from agentdex.db.common import loads
+from agentdex.db.common import epoch, loads
 from agentdex.errors import InputError
 from agentdex.models import Listing
 

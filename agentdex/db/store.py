@@ -21,7 +21,7 @@ What :func:`save_origin` keeps and replaces:
 - checks: upserted when the crawl verified (``checks`` is not ``None``); ``last_pass_at``
   survives a check that passes no more.
 - events: :func:`agentdex.changes.diff` between the stored state before and after.
-- schedule: the listing's next-due time (:mod:`agentdex.crawler.schedule`), from whether
+- schedule: the listing's next-due time (:mod:`agentdex.schedule`), from whether
   this crawl found a change, asked anything at all, or could not reach the origin.
 """
 
@@ -38,9 +38,8 @@ from typing import Any
 from sqlite_utils import Database
 
 from agentdex import changes
-from agentdex.crawler import schedule
-from agentdex.crawler.freshness import epoch, iso
-from agentdex.db.common import dumps, loads, safe_text, utc_now
+from agentdex import schedule
+from agentdex.db.common import dumps, epoch, iso, loads, safe_text, utc_now
 from agentdex.errors import DatabaseError
 from agentdex.formats import FORMAT_NAMES
 from agentdex.formats.tool_safety import check_tool
@@ -322,7 +321,7 @@ def _light_state(db: Database, origin: str) -> dict[str, Any] | None:
 
 def _schedule_columns(crawl: OriginCrawl, light: dict[str, Any], *, changed: bool, failures: int,
                       at: str) -> dict[str, Any]:
-    """The listing's schedule after this crawl (see :mod:`agentdex.crawler.schedule`); empty
+    """The listing's schedule after this crawl (see :mod:`agentdex.schedule`); empty
     for a listing that did not come from the web (an imported package has nothing to recrawl)."""
     if not any(f.url.startswith("https://") for f in crawl.fetches):
         return {}
