@@ -89,6 +89,14 @@ CODES: dict[str, str] = {
     "not_allowed": "A field that must be absent here (e.g. an adapp package's tools with transport openapi).",
     "mismatch": "Two values that must agree do not (e.g. a tool file's name and the manifest's tool name).",
     "unverified": "A check was skipped because only part of a package was given (e.g. a bare adapp manifest.json).",
+    # discovery documents (A2A cards, MCP server cards, server.json, api-catalog, x402, ai-catalog)
+    "not_a2a": "A document at an A2A agent-card path is not an A2A agent card (the legacy agent.json name is shared with other protocols).",
+    "media_type": "A value must be a media type (type/subtype), such as text/plain.",
+    "draft_shape": "A discovery document uses the keys of an earlier draft of its format; agentdex reads them and names the current spelling.",
+    "no_endpoint": "A discovery document names no endpoint to connect to.",
+    "schema_mismatch": "A value matches none of the shapes its published JSON Schema allows.",
+    "placeholder_value": "A value is an unfilled template placeholder (${VERSION}, {{APP_ID}}, YOUR_WALLET_ADDRESS).",
+    "empty_catalog": "An API catalog (RFC 9727) names no API.",
     "param": "An http_binding parameter does not match the tool's inputSchema or its path template.",
     # tool texts that carry instructions (formats/tool_safety.py): flagged, never acted on
     "tool_hidden_block": "A tool text holds a tag-delimited block of orders for the model (<IMPORTANT>, <system>, an HTML comment).",

@@ -1,0 +1,131 @@
+"""The MCP registry's ``server.json`` (what a publisher submits to the official registry).
+
+Spec: the registry's published JSON Schema, shipped byte for byte as
+``schemas/mcp-server.schema.2025-12-11.json`` (source and hash in ``schemas/SOURCES.md``).
+Every schema error becomes a finding at the offending value's path with a stable code
+(``required`` at the missing field's own path, ``max_length``, ``pattern``, ``not_allowed``
+for a ``"latest"`` package version, ``schema_mismatch`` when a value matches none of the
+shapes an ``anyOf`` allows …). Beyond the schema:
+
+* The pre-2025-09 format (snake_case: ``registry_name``, ``version_detail``) is refused as
+  ``unsupported_version``: its fields mean other things.
+* An unfilled template (``${VERSION}``, ``{{NAME}}``) in ``name``, ``version`` or a package
+  version is a ``placeholder_value`` warning: the file was published before its build
+  step filled it in.
+
+Facts read: the name (``title`` else the part after the slash; the reverse-DNS name is
+``extra["registry_name"]``), description, version, website, every remote endpoint without
+template variables (``remotes[].url``), auth (a secret or ``Authorization`` header of a
+remote), and the packages (``extra["packages"]``).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from jsonschema import Draft7Validator
+from jsonschema.exceptions import ValidationError
+
+from agentdex.formats._check import Checker
+from agentdex.formats._discovery import header_auth, resolve, template_in, unique
+from agentdex.formats._load import load_json
+from agentdex.formats.schemas import load_vendored
+from agentdex.models import Listing, ParseResult
+
+NAME = "server_json"
+FILE_NAMES = ("server.json",)
+MAX_BYTES = 256 * 1024
+LEGACY_KEYS = ("registry_name", "version_detail")
+_CODES = {"required": "required", "type": "type", "maxLength": "max_length", "minLength": "min_length",
+          "pattern": "pattern", "enum": "enum", "const": "const", "not": "not_allowed", "format": "url",
+          "maxItems": "max_items", "minItems": "min_items", "additionalProperties": "unknown_key"}
+
+
+@cache
+def validator() -> Draft7Validator:
+    """The registry's schema, compiled once."""
+    return Draft7Validator(load_vendored(NAME))
+
+
+def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
+    """Decode and validate the bytes of a ``server.json``."""
+    doc, findings = load_json(data, max_bytes=MAX_BYTES, what="server.json")
+    if doc is None:
+        return ParseResult(NAME, None, findings)
+    return validate_document(doc, origin=origin)
+
+
+def looks_like(doc: Any) -> bool:
+    """Whether a decoded document is meant as a server.json (it has packages or remotes and
+    a version, or points at the registry's schema)."""
+    if not isinstance(doc, dict):
+        return False
+    schema = str(doc.get("$schema", ""))
+    return "server.schema.json" in schema or ("version" in doc and ("packages" in doc or "remotes" in doc))
+
+
+def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
+    """Validate a decoded server.json against the registry's schema and read its facts."""
+    c = Checker()
+    if isinstance(doc, dict) and any(k in doc for k in LEGACY_KEYS):
+        c.error("", "unsupported_version", "this is the registry's pre-2025-09 server.json format "
+                "(registry_name, version_detail); republish it in the current format")
+        return ParseResult(NAME, None, c.findings, doc)
+    for error in validator().iter_errors(doc):
+        _record(c, error)
+    if not isinstance(doc, dict):
+        return ParseResult(NAME, None, c.findings, doc)
+    _templates(c, doc)
+    return ParseResult(NAME, _listing(doc, origin), c.findings, doc)
+
+
+def error_path(error: ValidationError) -> str:
+    """``remotes[0].url`` for an error at that value."""
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
+
+
+def _record(c: Checker, error: ValidationError) -> None:
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        deepest = max(error.context, key=lambda e: len(e.absolute_path))
+        if len(deepest.absolute_path) > len(error.absolute_path):
+            return _record(c, deepest)  # a problem inside one of the shapes, e.g. a package's version
+        where = error_path(error)
+        c.error(where, "schema_mismatch", f"{where or 'the document'} matches none of the shapes the schema allows")
+        return None
+    where = error_path(error)
+    if error.validator == "required":
+        missing = str(error.message).split("'")[1] if "'" in error.message else ""
+        where = f"{where}.{missing}".lstrip(".")
+        c.error(where, "required", f"{where} is required")
+        return None
+    c.error(where, _CODES.get(str(error.validator), "schema_mismatch"), f"{where or 'the document'}: {error.message[:300]}")
+    return None
+
+
+def _templates(c: Checker, doc: dict) -> None:
+    places = [("name", doc.get("name")), ("version", doc.get("version"))]
+    for i, package in enumerate(doc.get("packages") if isinstance(doc.get("packages"), list) else []):
+        if isinstance(package, dict):
+            places.append((f"packages[{i}].version", package.get("version")))
+    for where, value in places:
+        found = template_in(value)
+        if found:
+            c.warn(where, "placeholder_value", f"{where} holds the unfilled template {found!r}")
+
+
+def _listing(doc: dict, origin: str | None) -> Listing:
+    name = doc.get("name") if isinstance(doc.get("name"), str) else None
+    title = doc.get("title") if isinstance(doc.get("title"), str) else None
+    remotes = [r for r in doc.get("remotes") or [] if isinstance(r, dict)] if isinstance(doc.get("remotes"), list) else []
+    urls = unique([u for u in (resolve(r.get("url"), None) for r in remotes) if u])
+    auth = unique([w for r in remotes for w in header_auth(r.get("headers"))])
+    listing = Listing(format=NAME, origin=origin, name=title or (name.split("/", 1)[-1] if name else None),
+                      description=doc.get("description") if isinstance(doc.get("description"), str) else None,
+                      homepage=doc.get("websiteUrl") if isinstance(doc.get("websiteUrl"), str) else None,
+                      mcp_url=urls[0] if urls else None, auth_methods=auth, mcp_auth=list(auth))
+    packages = [p for p in doc.get("packages") or [] if isinstance(p, dict)] if isinstance(doc.get("packages"), list) else []
+    listing.extra = {"registry_name": name, "version": doc.get("version"), "mcp_urls": urls, "auth": auth,
+                     "packages": [{k: p.get(k) for k in ("registryType", "identifier", "version")} for p in packages],
+                     "repository": (doc.get("repository") or {}).get("url") if isinstance(doc.get("repository"), dict) else None}
+    return listing

@@ -1,0 +1,154 @@
+"""x402 discovery documents (``/.well-known/x402``, and the draft's ``/.well-known/x402.json``).
+
+No ratified spec exists; agentdex reads the three shapes found on real sites:
+
+* The deployed form indexed by x402scan: ``{"version": 1, "resources": [...]}`` where each
+  resource is ``"METHOD /path"``, a path, or an absolute URL; optional ``ownershipProofs``
+  (strings) and ``instructions`` (markdown for agents, kept as untrusted text, never acted on).
+* The x402 foundation's draft ``specs/extensions/well-known-discovery.md``:
+  ``{"x402Version": 2, "lastUpdated", "items": [{"resource": {"url", …}, "type": "http" |
+  "mcp", "accepts": [PaymentRequirements], "input": {"method", "toolName", …}}]}``. Prices
+  come from ``accepts`` (base units of a known dollar stablecoin); the draft calls them
+  advisory: the live 402 is authoritative, which the consistency check compares.
+* Resource objects ``{"path", "price", "description"}`` with a top-level ``accepts`` list
+  (a pattern copied across many repositories); ``price`` is in dollars.
+
+Findings: ``unsupported_version`` for another version number; ``required`` when the document
+lists no resources at all; ``type``/``not_object``/``url`` for unreadable entries; an unfilled
+placeholder (``YOUR_WALLET_ADDRESS``) as a ``placeholder_value`` warning.
+
+Facts read: every paid resource (``extra["resources"]``, ``{method, url}`` made absolute
+against the origin), their declared prices in dollars (``extra["prices"]``), MCP endpoints
+and tool names of ``type: "mcp"`` items, and ``x402`` as the auth the resources ask for.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from agentdex.formats._check import Checker, join
+from agentdex.formats._discovery import base_url, normalise_url, resolve, template_in, unique
+from agentdex.formats._load import load_json
+from agentdex.formats.x402_money import usd_price
+from agentdex.models import Listing, ParseResult
+
+NAME = "x402_discovery"
+WELL_KNOWN_PATHS = ("/.well-known/x402", "/.well-known/x402.json")
+MAX_BYTES = 256 * 1024
+VERSIONS = {"version": 1, "x402Version": 2}
+_METHOD_RE = re.compile(r"(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(\S+)", re.I)
+
+
+def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
+    """Decode and validate the bytes of an x402 discovery document."""
+    doc, findings = load_json(data, max_bytes=MAX_BYTES, what="x402 discovery document")
+    if doc is None:
+        return ParseResult(NAME, None, findings)
+    return validate_document(doc, origin=origin)
+
+
+def looks_like(doc: Any) -> bool:
+    """Whether a decoded document is an x402 discovery document."""
+    return isinstance(doc, dict) and ("x402Version" in doc or (
+        "resources" in doc and ("version" in doc or "accepts" in doc or "ownershipProofs" in doc)))
+
+
+def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
+    """Validate a decoded x402 discovery document and read the resources and prices it states."""
+    c = Checker()
+    if not isinstance(doc, dict):
+        c.error("", "not_object", "an x402 discovery document must be a JSON object")
+        return ParseResult(NAME, None, c.findings, doc)
+    _version(c, doc)
+    base = base_url(origin)
+    resources, prices, mcp = [], {}, {"urls": [], "tools": []}
+    if "items" in doc:
+        _items(c, doc, base, resources, prices, mcp)
+    if "resources" in doc:
+        _resources(c, doc, base, resources, prices)
+    if "items" not in doc and "resources" not in doc:
+        c.error("resources", "required", "the document lists no paid resources (resources or items)")
+    _placeholders(c, doc)
+    instructions = doc.get("instructions") if isinstance(doc.get("instructions"), str) else None
+    listing = Listing(format=NAME, origin=origin, name=c.string(doc, "name", ""),
+                      description=c.string(doc, "description", ""), auth_methods=["x402"],
+                      mcp_url=mcp["urls"][0] if mcp["urls"] else None)
+    listing.extra = {"resources": resources, "prices": prices, "mcp_urls": unique(mcp["urls"]),
+                     "mcp_tools": unique(mcp["tools"]) or None, "auth": ["x402"], "instructions": instructions,
+                     "ownership_proofs": [p for p in doc.get("ownershipProofs") or [] if isinstance(p, str)]
+                     if isinstance(doc.get("ownershipProofs"), list) else []}
+    return ParseResult(NAME, listing, c.findings, doc)
+
+
+def _version(c: Checker, doc: dict) -> None:
+    for key, expected in VERSIONS.items():
+        if key in doc and doc[key] != expected:
+            c.error(key, "unsupported_version", f"{key} is {doc[key]!r}; agentdex reads {key} {expected}")
+
+
+def _resources(c: Checker, doc: dict, base: str | None, out: list, prices: dict) -> None:
+    for i, item in enumerate(c.array(doc, "resources", "") or []):
+        where = join("resources", i)
+        if isinstance(item, str):
+            method, url = _method_url(item)
+        elif isinstance(item, dict):
+            method, url = None, item.get("url") or item.get("path")
+        else:
+            c.error(where, "type", f"{where} must be a string (\"GET /path\") or an object")
+            continue
+        absolute = resolve(url, base, templates=True)
+        if absolute is None:
+            c.error(where, "url", f"{where} names no path or URL agentdex can read: {str(url)[:80]!r}")
+            continue
+        out.append({"method": method, "url": absolute})
+        price = _dollars(item.get("price")) if isinstance(item, dict) else None
+        if price is not None:
+            prices[normalise_url(absolute)] = price
+
+
+def _items(c: Checker, doc: dict, base: str | None, out: list, prices: dict, mcp: dict) -> None:
+    for i, item in enumerate(c.array(doc, "items", "") or []):
+        where = join("items", i)
+        if not isinstance(item, dict):
+            c.error(where, "not_object", f"{where} must be an object")
+            continue
+        resource = c.obj(item, "resource", where, required=True) or {}
+        url = resolve(c.string(resource, "url", join(where, "resource"), required=True), base, templates=True)
+        kind = c.enum(item, "type", where, ("http", "mcp"), required=True)
+        entry_input = item.get("input") if isinstance(item.get("input"), dict) else {}
+        if url is None:
+            continue
+        out.append({"method": entry_input.get("method"), "url": url})
+        if kind == "mcp":
+            mcp["urls"].append(url)
+            mcp["tools"].append(str(entry_input.get("toolName") or ""))
+        offered = [usd_price(str(a.get("asset", "")), str(a.get("amount", a.get("maxAmountRequired", ""))), a.get("extra"))
+                   for a in c.array(item, "accepts", where) or [] if isinstance(a, dict)]
+        offered = [p for p in offered if p is not None]
+        if offered:
+            prices[normalise_url(url)] = min(offered)
+
+
+def _method_url(text: str) -> tuple[str | None, str]:
+    found = _METHOD_RE.fullmatch(text.strip())
+    return (found.group(1).upper(), found.group(2)) if found else (None, text.strip())
+
+
+def _dollars(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        return float(Decimal(str(value).strip().lstrip("$")))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def _placeholders(c: Checker, doc: dict) -> None:
+    for i, offer in enumerate(doc.get("accepts") if isinstance(doc.get("accepts"), list) else []):
+        for key in ("address", "payTo"):
+            found = template_in(offer.get(key)) if isinstance(offer, dict) else None
+            if found:
+                where = join(join("accepts", i), key)
+                c.warn(where, "placeholder_value", f"{where} holds the unfilled placeholder {found!r}: nobody can be paid")
