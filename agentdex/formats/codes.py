@@ -97,6 +97,17 @@ CODES: dict[str, str] = {
     "schema_mismatch": "A value matches none of the shapes its published JSON Schema allows.",
     "placeholder_value": "A value is an unfilled template placeholder (${VERSION}, {{APP_ID}}, YOUR_WALLET_ADDRESS).",
     "empty_catalog": "An API catalog (RFC 9727) names no API.",
+    # cross-format consistency (formats/consistency.py): two sources state one fact differently
+    "name_differs": "Two documents of one origin give it different names.",
+    "mcp_endpoint_differs": "Two documents of one origin name MCP endpoints with none in common.",
+    "api_base_differs": "Two documents of one origin name API bases with none in common.",
+    "auth_differs": "Two documents of one origin describe auth with no method in common.",
+    "publisher_differs": "Two documents of one origin name different publishers (name or URL host).",
+    "contact_differs": "Two documents of one origin give different publisher contacts.",
+    "tools_differ": "Two documents of one origin declare different MCP tool names.",
+    "tool_not_listed": "A document declares an MCP tool the live server does not list.",
+    "tool_not_declared": "The live MCP server lists a tool a document that declares tools does not name.",
+    "price_differs": "Two sources (documents or the live 402) state different prices for one resource.",
     "param": "An http_binding parameter does not match the tool's inputSchema or its path template.",
     # tool texts that carry instructions (formats/tool_safety.py): flagged, never acted on
     "tool_hidden_block": "A tool text holds a tag-delimited block of orders for the model (<IMPORTANT>, <system>, an HTML comment).",
