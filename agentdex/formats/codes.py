@@ -108,6 +108,8 @@ CODES: dict[str, str] = {
     "tool_not_listed": "A document declares an MCP tool the live server does not list.",
     "tool_not_declared": "The live MCP server lists a tool a document that declares tools does not name.",
     "price_differs": "Two sources (documents or the live 402) state different prices for one resource.",
+    # tool fingerprints (formats/tool_fingerprint.py)
+    "tool_read_only_writes": "A tool annotated readOnlyHint: true whose name, input schema or destructiveHint says it writes.",
     "param": "An http_binding parameter does not match the tool's inputSchema or its path template.",
     # tool texts that carry instructions (formats/tool_safety.py): flagged, never acted on
     "tool_hidden_block": "A tool text holds a tag-delimited block of orders for the model (<IMPORTANT>, <system>, an HTML comment).",
