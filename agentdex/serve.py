@@ -115,9 +115,21 @@ def make_datasette(db_path: Path):
     """
     from datasette.app import Datasette
 
+    register_plugins()
     db_path = Path(db_path)
     open_db(db_path, readonly=True).close()
     return Datasette([str(db_path)], metadata=load_metadata(database_name(db_path)), settings=dict(SETTINGS))
+
+
+def register_plugins() -> None:
+    """Register the Datasette plugins shipped in the package (once per process): the
+    federation API in the MCP registry's shape (:mod:`agentdex.federation`)."""
+    from datasette.plugins import pm
+
+    from agentdex import federation
+
+    if not pm.is_registered(federation):
+        pm.register(federation, name="agentdex-federation")
 
 
 def read_only(app):

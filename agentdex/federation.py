@@ -1,0 +1,274 @@
+"""Federation out: the catalogue served in the official MCP registry's API shape, read-only,
+as a Datasette plugin (registered by :func:`agentdex.serve.make_datasette`).
+
+Other registries and MCP clients that read the registry API (``GET /v0.1/servers`` …, spec:
+modelcontextprotocol/registry ``docs/reference/api/openapi.yaml``) can ingest agentdex:
+
+- ``GET /v0.1/servers`` — ``{"servers": [ServerResponse…], "metadata": {"nextCursor",
+  "count"}}``; query parameters ``cursor`` (opaque, from ``metadata.nextCursor``), ``limit``
+  (1–100, default 30), ``search`` (case-insensitive substring of the server name or title),
+  ``updated_since`` (RFC 3339; also returns deleted servers, as the spec says),
+  ``version`` (``latest`` or an exact version), ``include_deleted``.
+- ``GET /v0.1/servers/{serverName}/versions`` and ``…/versions/{version}`` (``latest`` or
+  the exact version); the name URL-encoded (``test.pantry%2Fpantry``) or not.
+
+Each listing (status listed, invalid or delisted) is one server, with one version:
+
+- ``name``: the origin's host labels reversed, a slash, the listing name as a slug
+  (``pantry.test`` named "Pantry" → ``test.pantry/pantry``), the registry's reverse-DNS form;
+- ``version``: ``0.<YYYYMMDD>.<HHMMSS>`` of the last change agentdex saw, so it grows with
+  every change and two crawls that change nothing keep it;
+- ``description`` (one-liner, else description, cut to the schema's 100 characters),
+  ``title``, ``websiteUrl``, and ``remotes`` when the listing has a streamable-http or SSE
+  MCP endpoint;
+- ``_meta["io.modelcontextprotocol.registry/official"]``: ``status`` (``active``; ``deleted``
+  for a delisted origin), ``publishedAt`` (first listed), ``updatedAt`` (last change),
+  ``isLatest``;
+- ``_meta["agentdex/catalogue"]``: agentdex's own facts: origin, manifest format, catalogue
+  status, findings and check counts, MCP auth, API base, categories, pricing, publisher and
+  the crawl times. ``agentdex/`` is a ``_meta`` prefix of its own (MCP's ``_meta`` key rules).
+
+Everything runs on Datasette's read-only connections (``file:…?mode=ro``), with its SQL time
+limit. Paging is keyset paging on the origin (the primary key), so each page costs an index
+seek however deep it is. Bad parameters answer 400 ``{"error": …}``; an unknown server 404.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from datetime import datetime, timezone
+from typing import Any
+from urllib.parse import unquote
+
+from datasette import hookimpl
+from datasette.utils.asgi import Response
+
+OFFICIAL = "io.modelcontextprotocol.registry/official"
+AGENTDEX_META = "agentdex/catalogue"
+SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
+DEFAULT_LIMIT, MAX_LIMIT = 30, 100
+STATUSES = {"listed": "active", "invalid": "active", "delisted": "deleted"}
+REMOTE_TRANSPORTS = ("streamable-http", "sse")
+DESCRIPTION_MAX, TITLE_MAX, NAME_MAX = 100, 100, 200
+_SLUG_DROP = re.compile(r"[^a-z0-9._-]+")
+_NAMESPACE_DROP = re.compile(r"[^a-zA-Z0-9.-]+")
+_REMOTE_URL = re.compile(r"https?://[^\s]+")
+COLUMNS = ("origin", "format", "status", "name", "one_liner", "description", "homepage", "mcp_url",
+           "mcp_transport", "mcp_auth", "http_base", "categories", "pricing", "publisher_name", "publisher_url",
+           "error_count", "warning_count", "checks_passed", "checks_failed", "first_seen_at", "first_listed_at",
+           "last_crawled_at", "last_changed_at")
+
+
+class BadRequest(ValueError):
+    """A query parameter the API cannot use (answered 400 with the message)."""
+
+
+# -- the mapping, pure ---------------------------------------------------------------------------
+def server_name(origin: str, name: str | None) -> str:
+    """The registry name of a listing: reversed host labels, a slash, the name as a slug."""
+    namespace = _NAMESPACE_DROP.sub("-", ".".join(reversed(origin.split("."))))
+    slug = _SLUG_DROP.sub("-", (name or "").lower()).strip("-._") or "app"
+    return f"{namespace}/{slug}"[:NAME_MAX]
+
+
+def origin_of(name: str) -> str | None:
+    """The origin a registry name stands for (``None`` when it is not of that form)."""
+    namespace, slash, _ = name.partition("/")
+    return ".".join(reversed(namespace.split("."))) if slash and namespace else None
+
+
+def version_of(changed_at: str | None, seen_at: str | None = None) -> str:
+    """``0.<YYYYMMDD>.<HHMMSS>`` of an ISO time (semver: no leading zeros)."""
+    stamp = changed_at or seen_at or "1970-01-01T00:00:00Z"
+    digits = re.sub(r"\D", "", stamp)[:14].ljust(14, "0")
+    return f"0.{int(digits[:8])}.{int(digits[8:14])}"
+
+
+def _cut(text: str | None, limit: int) -> str | None:
+    text = " ".join((text or "").split())
+    if not text:
+        return None
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _json_list(value: Any) -> list:
+    try:
+        loaded = json.loads(value) if isinstance(value, str) else value
+    except ValueError:
+        return []
+    return loaded if isinstance(loaded, list) else []
+
+
+def server_response(row: dict[str, Any]) -> dict[str, Any]:
+    """One catalogue row (:data:`COLUMNS`) as the registry's ``ServerResponse``."""
+    server: dict[str, Any] = {
+        "$schema": SCHEMA_URL, "name": server_name(row["origin"], row["name"]),
+        "description": _cut(row["one_liner"] or row["description"], DESCRIPTION_MAX)
+        or _cut(row["name"], DESCRIPTION_MAX) or row["origin"][:DESCRIPTION_MAX],
+        "version": version_of(row["last_changed_at"], row["first_seen_at"]),
+    }
+    title = _cut(row["name"], TITLE_MAX)
+    if title:
+        server["title"] = title
+    if row["homepage"] and str(row["homepage"]).startswith("https://"):
+        server["websiteUrl"] = row["homepage"]
+    transport = row["mcp_transport"] or "streamable-http"
+    if row["mcp_url"] and transport in REMOTE_TRANSPORTS and _REMOTE_URL.fullmatch(row["mcp_url"]):
+        server["remotes"] = [{"type": transport, "url": row["mcp_url"]}]
+    return {"server": server, "_meta": {OFFICIAL: _official(row), AGENTDEX_META: _facts(row)}}
+
+
+def _official(row: dict[str, Any]) -> dict[str, Any]:
+    published = row["first_listed_at"] or row["first_seen_at"]
+    return {"status": STATUSES.get(row["status"], "active"), "publishedAt": published,
+            "updatedAt": row["last_changed_at"] or published, "isLatest": True}
+
+
+def _facts(row: dict[str, Any]) -> dict[str, Any]:
+    return {"origin": row["origin"], "format": row["format"], "status": row["status"],
+            "valid": row["error_count"] == 0, "errors": row["error_count"], "warnings": row["warning_count"],
+            "checksPassed": row["checks_passed"], "checksFailed": row["checks_failed"],
+            "mcpAuth": _json_list(row["mcp_auth"]), "httpBase": row["http_base"],
+            "categories": _json_list(row["categories"]), "pricing": row["pricing"],
+            "publisher": {"name": row["publisher_name"], "url": row["publisher_url"]},
+            "lastCrawledAt": row["last_crawled_at"]}
+
+
+def encode_cursor(origin: str) -> str:
+    """The opaque cursor that continues after ``origin``."""
+    return base64.urlsafe_b64encode(json.dumps({"after": origin}).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> str:
+    """The origin a cursor continues after (:class:`BadRequest` for anything else)."""
+    try:
+        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (binascii.Error, ValueError, UnicodeDecodeError) as exc:
+        raise BadRequest("cursor is not a cursor this registry gave out") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("after"), str):
+        raise BadRequest("cursor is not a cursor this registry gave out")
+    return data["after"]
+
+
+def parse_since(value: str) -> str:
+    """An RFC 3339 time as the catalogue stores times (UTC, ``…T…:…:….mmmZ``)."""
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("z", "Z"))
+    except ValueError as exc:
+        raise BadRequest(f"updated_since is not an RFC 3339 date-time: {value[:40]!r}") from exc
+    if moment.tzinfo is None:
+        raise BadRequest("updated_since needs a time zone (Z or ±hh:mm)")
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def parse_limit(value: str | None) -> int:
+    """``limit`` as an integer from 1 to :data:`MAX_LIMIT` (default :data:`DEFAULT_LIMIT`)."""
+    if value is None or value == "":
+        return DEFAULT_LIMIT
+    if not value.isdigit() or not 1 <= int(value) <= MAX_LIMIT:
+        raise BadRequest(f"limit must be an integer from 1 to {MAX_LIMIT}")
+    return int(value)
+
+
+def parse_bool(value: str | None, name: str) -> bool:
+    """A ``true``/``false`` query parameter."""
+    if value in (None, "", "false", "0"):
+        return False
+    if value in ("true", "1"):
+        return True
+    raise BadRequest(f"{name} must be true or false")
+
+
+# -- queries (on Datasette's read-only connection) ------------------------------------------------
+def list_query(params: dict[str, str]) -> tuple[str, dict[str, Any], int]:
+    """The SQL, its parameters and the page size for ``GET /v0.1/servers``."""
+    limit = parse_limit(params.get("limit"))
+    where, args = ["status IN ('listed', 'invalid', 'delisted')"], {"limit": limit + 1}
+    since = params.get("updated_since")
+    if since:
+        where.append("coalesce(last_changed_at, first_seen_at) > :since")
+        args["since"] = parse_since(since)
+    elif not parse_bool(params.get("include_deleted"), "include_deleted"):
+        where.append("status != 'delisted'")
+    if params.get("cursor"):
+        where.append("origin > :after")
+        args["after"] = decode_cursor(params["cursor"])
+    if params.get("search"):
+        where.append("(instr(lower(agentdex_server_name(origin, name)), lower(:search)) > 0"
+                     " OR instr(lower(coalesce(name, '')), lower(:search)) > 0)")
+        args["search"] = params["search"]
+    version = params.get("version")
+    if version and version != "latest":
+        where.append("agentdex_version(last_changed_at, first_seen_at) = :version")
+        args["version"] = version
+    sql = f"SELECT {', '.join(COLUMNS)} FROM listings WHERE {' AND '.join(where)} ORDER BY origin LIMIT :limit"
+    return sql, args, limit
+
+
+ONE_SQL = f"SELECT {', '.join(COLUMNS)} FROM listings WHERE origin = :origin AND status IN ('listed', 'invalid', 'delisted')"
+
+
+def page(rows: list[dict[str, Any]], limit: int) -> dict[str, Any]:
+    """A ``ServerList`` from up to ``limit + 1`` rows (the extra one says a next page exists)."""
+    servers = [server_response(r) for r in rows[:limit]]
+    metadata: dict[str, Any] = {"count": len(servers)}
+    if len(rows) > limit:
+        metadata["nextCursor"] = encode_cursor(rows[limit - 1]["origin"])
+    return {"servers": servers, "metadata": metadata}
+
+
+# -- the plugin -----------------------------------------------------------------------------------
+@hookimpl
+def prepare_connection(conn) -> None:
+    """SQL functions the queries above use: the registry name and version of a row."""
+    conn.create_function("agentdex_server_name", 2, server_name, deterministic=True)
+    conn.create_function("agentdex_version", 2, version_of, deterministic=True)
+
+
+@hookimpl
+def register_routes() -> list[tuple[str, Any]]:
+    """The registry API's read routes."""
+    return [(r"^/v0\.1/servers$", list_servers),
+            (r"^/v0\.1/servers/(?P<name>.+?)/versions(?:/(?P<version>[^/]+))?$", server_versions)]
+
+
+def _error(status: int, message: str) -> Response:
+    return Response.json({"error": message}, status=status)
+
+
+async def _rows(datasette, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    results = await datasette.get_database().execute(sql, params)
+    return [dict(zip(COLUMNS, row)) for row in results.rows]
+
+
+async def list_servers(request, datasette) -> Response:
+    """``GET /v0.1/servers``."""
+    try:
+        sql, params, limit = list_query({key: request.args.get(key) for key in request.args.keys()})
+    except BadRequest as exc:
+        return _error(400, str(exc))
+    return Response.json(page(await _rows(datasette, sql, params), limit))
+
+
+async def server_versions(request, datasette) -> Response:
+    """``GET /v0.1/servers/{name}/versions[/{version}]``."""
+    name = unquote(request.url_vars["name"])
+    version = request.url_vars.get("version")
+    origin = origin_of(name)
+    rows = await _rows(datasette, ONE_SQL, {"origin": origin}) if origin else []
+    found = [server_response(r) for r in rows if server_name(r["origin"], r["name"]) == name]
+    try:
+        include_deleted = parse_bool(request.args.get("include_deleted"), "include_deleted")
+    except BadRequest as exc:
+        return _error(400, str(exc))
+    found = [f for f in found if include_deleted or f["_meta"][OFFICIAL]["status"] != "deleted"]
+    if not found:
+        return _error(404, "Server not found")
+    if version is None:
+        return Response.json({"servers": found, "metadata": {"count": len(found)}})
+    version = unquote(version)
+    match = [f for f in found if version == "latest" or f["server"]["version"] == version]
+    return Response.json(match[0]) if match else _error(404, "Server version not found")
