@@ -580,3 +580,26 @@ def test_a_person_sees_the_listings_and_a_canned_query_in_a_browser(served, tmp_
     page = browse(served + "/agentdex/working_mcp", tmp_path / "profile")
     assert page.h1.strip() == QUERIES["working_mcp"]["title"] and QUERIES["working_mcp"]["description"] in page.text
     assert {"pantry.test", "tidewater.test"} <= {o.strip() for o in page.columns["origin"]}
+
+
+def test_the_registry_api_answers_for_the_crawled_catalogue(served, catalogue):
+    """The federation API (agentdex/federation.py) on real crawl rows: every listed origin is a
+    server the registry's schema accepts, with its MCP endpoint as a remote."""
+    from agentdex.federation import AGENTDEX_META
+    from agentdex.formats import server_json
+
+    answer = get(served, "/v0.1/servers", limit=100)
+    assert answer.status_code == 200, answer.text
+    servers = answer.json()["servers"]
+    expected = rows(catalogue, "SELECT origin, mcp_url, name FROM listings WHERE status IN ('listed', 'invalid') ORDER BY origin")
+    assert [s["_meta"][AGENTDEX_META]["origin"] for s in servers] == [r["origin"] for r in expected]
+    for item, row in zip(servers, expected):
+        assert not list(server_json.validator().iter_errors(item["server"])), row["origin"]
+        remotes = [r["url"] for r in item["server"].get("remotes", [])]
+        assert remotes == ([row["mcp_url"]] if row["mcp_url"] else []), row["origin"]
+    pantry = next(s for s in servers if s["_meta"][AGENTDEX_META]["origin"] == "pantry.test")
+    assert pantry["server"]["name"] == "test.pantry/pantry" and pantry["server"]["title"] == "Pantry"
+    markup = next(s for s in servers if s["_meta"][AGENTDEX_META]["origin"] == "markup.test")
+    assert markup["server"]["title"] == MARKUP_NAME  # JSON text, as crawled
+    latest = get(served, "/v0.1/servers/test.pantry%2Fpantry/versions/latest")
+    assert latest.status_code == 200 and latest.json() == pantry
