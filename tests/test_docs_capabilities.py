@@ -1,0 +1,50 @@
+"""The capability pages in docs/ name what the code does: every discovery format with its
+paths, every consistency code, every tool event and flag, every federation route and limit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentdex import federation
+from agentdex.formats import a2a_card, ai_catalog, api_catalog, consistency, server_card, server_json, x402_discovery
+from agentdex.formats.codes import CODES
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def page(name: str) -> str:
+    return (DOCS / name).read_text("utf-8")
+
+
+@pytest.mark.parametrize("module", [a2a_card, server_card, server_json, api_catalog, x402_discovery, ai_catalog])
+def test_every_discovery_format_is_documented_with_its_paths(module):
+    text = page("discovery-formats.md")
+    assert f"`{module.NAME}`" in text and f"formats/{module.__name__.rsplit('.', 1)[1]}.py" in text
+    for path in getattr(module, "WELL_KNOWN_PATHS", ()) + getattr(module, "FILE_NAMES", ()):
+        assert f"`{path}`" in text, path
+
+
+def test_every_consistency_code_and_verdict_is_documented():
+    text = page("consistency.md")
+    codes = set(consistency.CODES.values()) | {"tools_differ", "tool_not_listed", "tool_not_declared", "price_differs"}
+    assert codes <= CODES.keys()
+    for word in sorted(codes) + list(consistency.VERDICTS):
+        assert f"`{word}`" in text, word
+
+
+def test_tool_events_and_the_flag_are_documented():
+    text = page("tool-fingerprints.md")
+    for word in ("tool_changed", "write_tool_added", "tool_read_only_writes"):
+        assert f"`{word}`" in text, word
+
+
+def test_the_federation_page_names_the_routes_parameters_and_limits():
+    text = page("federation.md")
+    for word in ("/v0.1/servers", "/v0.1/servers/{serverName}/versions/{version}", "cursor", "limit", "search",
+                 "updated_since", "version", "include_deleted"):
+        assert f"`{word}`" in text or f"`GET {word}`" in text, word
+    for key in (federation.OFFICIAL, federation.AGENTDEX_META):
+        assert f'`_meta["{key}"]`' in text, key
+    assert f"1–{federation.MAX_LIMIT}, default {federation.DEFAULT_LIMIT}" in text
