@@ -186,13 +186,15 @@ def parse_bool(value: str | None, name: str) -> bool:
 def list_query(params: dict[str, str]) -> tuple[str, dict[str, Any], int]:
     """The SQL, its parameters and the page size for ``GET /v0.1/servers``."""
     limit = parse_limit(params.get("limit"))
-    where, args = ["status IN ('listed', 'invalid', 'delisted')"], {"limit": limit + 1}
+    # "+status": no index on status may serve the query, so SQLite walks the primary key in
+    # origin order and stops after one page (with the status index it would sort every row).
+    where, args = ["+status IN ('listed', 'invalid', 'delisted')"], {"limit": limit + 1}
     since = params.get("updated_since")
     if since:
         where.append("coalesce(last_changed_at, first_seen_at) > :since")
         args["since"] = parse_since(since)
     elif not parse_bool(params.get("include_deleted"), "include_deleted"):
-        where.append("status != 'delisted'")
+        where.append("+status != 'delisted'")
     if params.get("cursor"):
         where.append("origin > :after")
         args["after"] = decode_cursor(params["cursor"])
