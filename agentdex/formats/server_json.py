@@ -22,16 +22,17 @@ remote), and the packages (``extra["packages"]``).
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
-
-from jsonschema import Draft7Validator
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from agentdex.formats._check import Checker
 from agentdex.formats._discovery import header_auth, resolve, template_in, unique
 from agentdex.formats._load import load_json
 from agentdex.formats.schemas import load_vendored
 from agentdex.models import Listing, ParseResult
+
+if TYPE_CHECKING:  # jsonschema is imported when a server.json is first validated, not at start-up
+    from jsonschema import Draft7Validator
+    from jsonschema.exceptions import ValidationError
 
 NAME = "server_json"
 FILE_NAMES = ("server.json",)
@@ -45,6 +46,8 @@ _CODES = {"required": "required", "type": "type", "maxLength": "max_length", "mi
 @cache
 def validator() -> Draft7Validator:
     """The registry's schema, compiled once."""
+    from jsonschema import Draft7Validator
+
     return Draft7Validator(load_vendored(NAME))
 
 
