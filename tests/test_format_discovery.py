@@ -119,6 +119,10 @@ def test_x402_problems():
         ("error", "version", "unsupported_version")}
     assert codes(x402_discovery.validate_document({"version": 1, "resources": [7, {"price": "1"}]})) == {
         ("error", "resources[0]", "type"), ("error", "resources[1]", "url")}
+    bad_prices = {"resources": [{"path": "/a", "price": "-1"}, {"path": "/b", "price": "NaN"}, {"path": "/c", "price": "$0.5"}]}
+    result = x402_discovery.validate_document(bad_prices, origin="pay.test")
+    assert codes(result) == {("error", "resources[0].price", "type"), ("error", "resources[1].price", "type")}
+    assert result.listing.extra["prices"] == {"https://pay.test/c": 0.5}
     assert codes(x402_discovery.validate_document({"x402Version": 2, "items": [{"type": "ftp"}]})) == {
         ("error", "items[0].resource", "required"), ("error", "items[0].resource.url", "required"),
         ("error", "items[0].type", "enum")}

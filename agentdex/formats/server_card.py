@@ -88,7 +88,7 @@ def _cards(c: Checker, doc: Any) -> list[tuple[str, dict]] | None:
         return None
     if "servers" not in doc:
         return [("", doc)]
-    servers = c.array(doc, "servers", "", min_items=1)
+    servers = c.array(doc, "servers", "", required=True, min_items=1)
     cards = []
     for i, card in enumerate(servers or []):
         if isinstance(card, dict):

@@ -24,6 +24,7 @@ and tool names of ``type: "mcp"`` items, and ``x402`` as the auth the resources 
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -103,9 +104,12 @@ def _resources(c: Checker, doc: dict, base: str | None, out: list, prices: dict)
             c.error(where, "url", f"{where} names no path or URL agentdex can read: {str(url)[:80]!r}")
             continue
         out.append({"method": method, "url": absolute})
-        price = _dollars(item.get("price")) if isinstance(item, dict) else None
-        if price is not None:
-            prices[normalise_url(absolute)] = price
+        if isinstance(item, dict) and "price" in item:
+            price = _dollars(item["price"])
+            if price is None:
+                c.error(join(where, "price"), "type", f"{where}.price must be a price in dollars (\"0.01\"), not {str(item['price'])[:40]!r}")
+            else:
+                prices[normalise_url(absolute)] = price
 
 
 def _items(c: Checker, doc: dict, base: str | None, out: list, prices: dict, mcp: dict) -> None:
@@ -126,7 +130,7 @@ def _items(c: Checker, doc: dict, base: str | None, out: list, prices: dict, mcp
             mcp["tools"].append(str(entry_input.get("toolName") or ""))
         offered = [usd_price(str(a.get("asset", "")), str(a.get("amount", a.get("maxAmountRequired", ""))), a.get("extra"))
                    for a in c.array(item, "accepts", where) or [] if isinstance(a, dict)]
-        offered = [p for p in offered if p is not None]
+        offered = [p for p in offered if p is not None and math.isfinite(p) and p >= 0]
         if offered:
             prices[normalise_url(url)] = min(offered)
 
@@ -137,12 +141,14 @@ def _method_url(text: str) -> tuple[str | None, str]:
 
 
 def _dollars(value: Any) -> float | None:
-    if isinstance(value, bool) or value is None:
+    """A price in dollars (``"0.01"``, ``"$0.01"``, ``0.01``): finite and not negative."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return None
     try:
-        return float(Decimal(str(value).strip().lstrip("$")))
+        price = float(Decimal(str(value).strip().lstrip("$")))
     except (InvalidOperation, ValueError):
         return None
+    return price if math.isfinite(price) and price >= 0 else None
 
 
 def _placeholders(c: Checker, doc: dict) -> None:
