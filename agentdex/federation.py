@@ -183,6 +183,8 @@ def parse_bool(value: str | None, name: str) -> bool:
 
 
 # -- queries (on Datasette's read-only connection) ------------------------------------------------
+# The SQL lives here rather than in db/queries.py: it runs on Datasette's connections (with the
+# two SQL functions registered below), never on the sqlite-utils Database the CLI and TUI use.
 def list_query(params: dict[str, str]) -> tuple[str, dict[str, Any], int]:
     """The SQL, its parameters and the page size for ``GET /v0.1/servers``."""
     limit = parse_limit(params.get("limit"))
