@@ -30,6 +30,7 @@ from typing import Any, Awaitable, Callable
 from urllib.parse import urlsplit
 
 from agentdex import __version__
+from agentdex.formats._discovery import tool_from_mcp
 from agentdex.formats._load import loads as safe_loads
 from agentdex.models import FetchRecord, Tool
 
@@ -131,15 +132,6 @@ def www_authenticate(value: str) -> tuple[str, str | None]:
     return ("bearer" if value.lower().startswith("bearer") else (value.split(" ", 1)[0].lower() or "unknown")), None
 
 
-def tool_from_mcp(item: dict) -> Tool:
-    """A listed MCP tool, read-only only when it says so and nothing contradicts it."""
-    annotations = item.get("annotations") if isinstance(item.get("annotations"), dict) else {}
-    read_only = annotations.get("readOnlyHint") is True and annotations.get("destructiveHint") is not True
-    schema = item.get("inputSchema") if isinstance(item.get("inputSchema"), dict) else None
-    return Tool(name=str(item.get("name", "")), description=str(item.get("description") or ""),
-                annotations=annotations, read_only=read_only, input_schema=schema, source="mcp")
-
-
 async def probe(url: str, post: Post, get: Get | None = None) -> Probe:
     """``initialize`` then ``tools/list`` (all pages) against ``url``. With ``get``, a
     refused POST is told apart (old SSE transport or not MCP) and an endpoint that wants
@@ -238,7 +230,7 @@ async def _list_tools(url: str, post: Post, found: Probe, session: str | None) -
         if not isinstance(result, dict):
             found.detail = f"initialize answered but tools/list did not ({record.error or record.status})"
             return
-        found.tools.extend(tool_from_mcp(t) for t in _items(result.get("tools"), MAX_TOOLS - len(found.tools) + 1))
+        found.tools.extend(tool_from_mcp(t, source="mcp") for t in _items(result.get("tools"), MAX_TOOLS - len(found.tools) + 1))
         if len(found.tools) > MAX_TOOLS:
             del found.tools[MAX_TOOLS:]
             found.detail = f"tools/list names more than {MAX_TOOLS:,} tools; agentdex stopped reading there"
