@@ -215,3 +215,6 @@ class OriginCrawl:
     # When the first of the origin's stored answers stops being usable fresh (epoch
     # seconds; None when one of them is not fresh now): the schedule waits at least that long.
     stale_at: float | None = None
+    # The cross-format verdict (agentdex.formats.consistency.Consistency); None: not compared
+    # this run (unchanged or unreachable), keep what is stored.
+    consistency: Any = None

@@ -63,12 +63,22 @@ def event_text(e: Mapping[str, Any]) -> str:
         return "the guide's text changed"
     if kind == "tools_changed":
         return f"MCP tools {_tool_diff(old, new)}"
+    if kind == "tool_changed":
+        parts = sorted(k for k in (new or {}) if k != "fingerprint") if isinstance(new, dict) else []
+        return f"{subject}: its {', '.join(parts) or 'surface'} changed under the same name (fingerprint {_short(old)} → {_short(new)})"
+    if kind == "write_tool_added":
+        reason = plain((new or {}).get("reason"), 80) if isinstance(new, dict) else ""
+        return f"{subject}: a new tool that writes ({reason})"
     if kind == "price_changed":
         return f"{subject}: ${_price(old)} → ${_price(new)} a call"
     if kind == "deprecation_declared":
         what = new if isinstance(new, dict) else {}
         return f"{subject}: {plain(what.get('what'), 60)} sunsets {plain(what.get('sunset'), 20)}"
     return f"{value_text(old)} → {value_text(new)}" + (f" ({subject})" if subject else "")
+
+
+def _short(side: Any) -> str:
+    return plain((side or {}).get("fingerprint"), 64)[:12] if isinstance(side, dict) else NONE
 
 
 def value_text(value: Any, limit: int = 80) -> str:
@@ -106,11 +116,15 @@ def show_lines(data: dict[str, Any]) -> list[str]:
                        ("publisher", "publisher_name"), ("instructions", "instructions")):
         if listing.get(key):
             out.append(f"  {label:<13}{plain(listing[key], 300, single_line=True)}")
+    out += consistency_lines(data)
     out += section("Findings:", [f"{f['severity']:<7} {plain(f['path'] or '(document)', 80)}: "
-                                 f"{plain(f['message'], 300)} [{f['code']}]" for f in data.get("findings", [])])
+                                 f"{plain(f['message'], 300)} [{f['code']}]" for f in data.get("findings", [])
+                                 if f.get("format") != "consistency"])
     out += section("Checks:", [check_line(c) for c in data.get("checks", [])])
     out += section("Tools:", [f"{'read-only' if t.get('read_only') else 'writes   '} {plain(t['name'], 60)}  "
                               f"{plain(t.get('description'), 100, single_line=True)}" for t in data.get("tools", [])])
+    out += section("Tool fingerprints:", [f"{plain(t.get('source'), 16):<16} {plain(t['name'], 60)}  {t['fingerprint'][:16]}"
+                                          for t in data.get("tools", []) if t.get("fingerprint")])
     out += section("History:", [event_line(e) for e in data.get("events", [])])
     out += schedule_lines(data)
     out.append("")
@@ -131,6 +145,18 @@ def schedule_lines(data: dict[str, Any]) -> list[str]:
              f"{'  fresh until ' + plain(f['fresh_until'], 30) if f['fresh'] else ''}  {plain(f['url'], 120)}"
              for f in data.get("facts", [])]
     return out + section("Facts (how each answer was obtained, and its age):", facts)
+
+
+def consistency_lines(data: Mapping[str, Any]) -> list[str]:
+    """The cross-format verdict, the sources compared and each disagreement (both documents,
+    both values); nothing for a listing never compared."""
+    verdict = data.get("consistency")
+    if not verdict:
+        return []
+    sources = ", ".join(plain(s, 40) for s in data.get("consistency_sources") or [])
+    found = [f for f in data.get("findings", []) if f.get("format") == "consistency"]
+    head = f"{verdict} ({len(found)} disagreement(s)) across {sources or 'nothing'}"
+    return section("Consistency:", [head] + [f"  {plain(f['message'], 300)} [{f['code']}]" for f in found])
 
 
 def section(title: str, lines: list[str]) -> list[str]:

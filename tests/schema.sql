@@ -69,7 +69,7 @@ CREATE TABLE listings (
     last_crawled_at TEXT,
     last_changed_at TEXT,
     last_crawl_id INTEGER REFERENCES crawls(id)
-, checks_passed INTEGER NOT NULL DEFAULT 0, checks_failed INTEGER NOT NULL DEFAULT 0, mcp_tools_checked_at TEXT, manifests_sha256 TEXT, declared_documents TEXT, next_due_at TEXT, recrawl_interval INTEGER, unchanged_crawls INTEGER NOT NULL DEFAULT 0);
+, checks_passed INTEGER NOT NULL DEFAULT 0, checks_failed INTEGER NOT NULL DEFAULT 0, mcp_tools_checked_at TEXT, manifests_sha256 TEXT, declared_documents TEXT, next_due_at TEXT, recrawl_interval INTEGER, unchanged_crawls INTEGER NOT NULL DEFAULT 0, consistency TEXT, consistency_sources TEXT, disagreements INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX listings_status ON listings(status);
 CREATE INDEX listings_format ON listings(format);
 CREATE INDEX listings_name ON listings(name IS NULL, name COLLATE NOCASE, origin);
@@ -156,7 +156,7 @@ CREATE TABLE tools (
     endpoint TEXT,
     detail TEXT NOT NULL DEFAULT '{}',
     seen_at TEXT NOT NULL
-);
+, fingerprint TEXT);
 CREATE INDEX tools_origin_source ON tools(origin, source, name);
 CREATE TABLE feedback_receipts (
     id INTEGER PRIMARY KEY,
@@ -266,3 +266,12 @@ CREATE TRIGGER listings_au AFTER UPDATE OF name, one_liner, description, tags ON
   INSERT INTO listings_fts (rowid, name, one_liner, description, tags) VALUES (new.rowid, new.name, new.one_liner, new.description, new.tags);
 END;
 CREATE INDEX listings_next_due_at ON listings(next_due_at) WHERE next_due_at IS NOT NULL;
+CREATE INDEX findings_format_origin ON findings(format, origin);
+CREATE VIEW consistency_disagreements AS
+SELECT f.origin, l.name, l.consistency, f.path AS fact, f.code, f.message, f.crawl_id
+FROM findings f JOIN listings l ON l.origin = f.origin
+WHERE f.format = 'consistency';
+CREATE VIEW tool_flags AS
+SELECT f.origin, substr(f.format, 1, length(f.format) - 6) AS source, f.code, f.path, f.message
+FROM findings f
+WHERE f.format LIKE '%\_tools' ESCAPE '';

@@ -29,8 +29,9 @@ def test_every_registered_format_has_the_full_shape():
             assert callable(getattr(module, function, None)), f"{name} has no {function}()"
         assert "origin" in inspect.signature(module.parse).parameters
         assert type(spec.priority) is int and spec.max_bytes > 0
-        assert spec.folder_files, f"{name} declares no folder file for validate"
-        assert spec.well_known is None or spec.well_known.startswith("/.well-known/")
+        assert spec.folder_files or spec.discovery, f"{name} declares no folder file for validate"
+        assert all(path.startswith("/.well-known/") for path in spec.paths)
+        assert not spec.also_at or spec.well_known, "further paths without a first one"
         for file in spec.origin_files:
             assert isinstance(file, OriginFile) and file.path.startswith("/") and file.max_bytes > 0
         if spec.origin_files:

@@ -66,9 +66,10 @@ def test_the_registry_proof_reads_the_latest_version_from_the_registry_given(web
     web.requests_log.clear()
     run(db, web, ["tidewater.test", "driftwood.test"])
     asked = sorted(r.path for r in web.requests_log if r.host == "registry.test" and r.path != "/robots.txt")
-    # The official API's shape (the log shows the path decoded); MCP tools only.
-    assert asked == ["/v0.1/servers/test.driftwood/notes/versions/latest",
-                     "/v0.1/servers/test.tidewater/tides/versions/latest"]
+    # The official API's shape (the log shows the path decoded); MCP tools only. Discovery
+    # also reads the server.json each manifest links (schemas.mcpServerJson), once.
+    assert asked == ["/v0.1/servers/test.driftwood/notes", "/v0.1/servers/test.driftwood/notes/versions/latest",
+                     "/v0.1/servers/test.tidewater/tides", "/v0.1/servers/test.tidewater/tides/versions/latest"]
 
 
 def test_a_registry_that_cannot_be_asked_is_a_warning_not_a_lost_proof(web, db):

@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 from agentdex import db as catalogue
 from agentdex.crawler import freshness
+from agentdex.crawler.crosscheck import cross_check
 from agentdex.crawler.discovery import Before, OriginDiscovery, Previous
 from agentdex.crawler.fetch import Fetcher
 from agentdex.crawler.origins import origin_url
@@ -188,6 +189,7 @@ async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None, *,
             listing = _stored_listing(db, origin)
         if listing is not None or result.primary is not None:
             await verifier(result, listing)
+    result.consistency = cross_check(result)
     result.robots = _fetched_robots(origin, fetcher)
     return result
 

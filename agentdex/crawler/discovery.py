@@ -8,12 +8,22 @@ slots from other origins):
 1. ``/.well-known/agent-app.json`` and ``/.well-known/anchor.json`` (same origin only: a
    redirect to another origin is refused and recorded), plus an Anchor manifest named by a
    ``Link: <…>; rel="anchor-manifest"`` header on the origin's answers.
-2. Only when the origin publishes no manifest at all: the bootstrap files ``/agent.md``,
+2. The discovery documents (:data:`agentdex.formats.DISCOVERY_PATHS`: A2A agent card, MCP
+   server card, API catalog, x402, AI catalog), each at its paths in order, the next path
+   only after a definite absence (4xx) of the one before: a missing document costs one
+   request a path, is no error, and changes no status. They honour robots.txt and are
+   skipped when a manifest fetch failed in a way that says the origin is unreachable.
+3. Only when the origin publishes no manifest at all: the bootstrap files ``/agent.md``,
    ``/llms.txt``, ``/SKILL.md`` and ``/mcp.json`` for an inferred listing. (An app with a
    manifest does not need them, so they are not fetched: this keeps a crawl at a handful of
    requests an origin. A manifest that could not be fetched because of a timeout, a network
    failure or a server error does not count as absent: no inferred listing stands in for it.)
-3. The documents the chosen listing declares: its guide, llms.txt and skill.
+4. The documents the chosen listing declares: its guide, llms.txt and skill, and the MCP
+   registry ``server.json`` an Anchor manifest links (``schemas.mcpServerJson``; any origin,
+   under the same fetch policy).
+
+Discovery documents are parsed into :attr:`OriginCrawl.results` beside the manifests (so
+they are stored as snapshots, documents and findings) but are never the primary format.
 
 A manifest counts as published when its path answers 2xx with a document (a web page there,
 a site's HTML shell answering every path, is no manifest), or when it was refused for being
@@ -29,7 +39,7 @@ that says nothing about the manifest (network, TLS, timeout, a cut answer, 5xx, 
 listed origin gets the grace of a few crawls; ``no_manifest`` when every manifest path gave
 a definite answer (404, a refused redirect, a redirect loop).
 
-When every answer is a 304 (or the same non-2xx status as last time) the origin is
+When every answer is a 304 (or the same non-2xx status as last time, or the same bytes) the origin is
 ``unchanged``: nothing is parsed, validated or written but the crawl time.
 
 HTTP freshness (:mod:`agentdex.crawler.freshness`): a URL whose stored answer is still
@@ -63,6 +73,9 @@ from agentdex.models import FetchRecord, Finding, Listing, OriginCrawl, ParseRes
 # A declared guide is no format's file: its cap is discovery's own.
 CAPS = {**formats.FETCH_CAPS, "guide": 512 * 1024}
 MANIFEST_PATHS = formats.MANIFEST_PATHS
+DISCOVERY_PATHS = formats.DISCOVERY_PATHS
+# Documents parsed by a discovery format: those at well-known paths and the linked server.json.
+DISCOVERY_KINDS = formats.DISCOVERY_NAMES
 BOOTSTRAP = {f.kind: f.path for f in formats.ORIGIN_FILES}
 BOOTSTRAP_FILES = {f.kind: f.name for f in formats.ORIGIN_FILES}
 PRIMARY_ORDER = formats.FORMAT_NAMES
@@ -134,9 +147,11 @@ class OriginDiscovery:
         self.documents: dict[str, str] = {}  # kind -> sha256
         self._stored: dict[str, str] = {}  # kind -> sha256 of the stored body a 304 stands for, not read yet
 
-    async def get(self, kind: str, url: str, *, same_origin: bool = False, robots: bool = True) -> FetchRecord:
+    async def get(self, kind: str, url: str, *, same_origin: bool = False, robots: bool = True,
+                  absent_ok: bool = False) -> FetchRecord:
         """Fetch ``url`` as document ``kind`` (conditionally when it was seen before), or
-        serve the stored answer when it is still fresh."""
+        serve the stored answer when it is still fresh; ``absent_ok``: a 404 there is no
+        error of the crawl."""
         prev = self.previous.get(url) or NOTHING
         if self._usable(prev):
             self._served_at = self._served_at or freshness.iso(time.time()) or ""
@@ -146,7 +161,8 @@ class OriginDiscovery:
             sent = time.time()
             record = await self._fetch(url, kind=kind, max_bytes=CAPS.get(kind, 512 * 1024),
                                        same_origin=same_origin, etag=prev.etag,
-                                       last_modified=prev.last_modified, honour_robots=robots)
+                                       last_modified=prev.last_modified, honour_robots=robots,
+                                       absent_ok=absent_ok)
             until, received = note_freshness(record, prev, sent, time.time())
         self.records.append(record)
         self._usable_until.append(self.policy.trusted_until(until, received))
@@ -192,8 +208,11 @@ class OriginDiscovery:
         if record.not_modified or record.from_freshness:
             return True
         prev = self.previous.get(record.url)
-        if prev is None or record.status is None or 200 <= record.status < 300:
+        if prev is None or record.status is None:
             return False
+        if 200 <= record.status < 300:
+            # The same bytes without validators (a registry's server.json answers no ETag).
+            return record.body is not None and prev.sha256 is not None and record.sha256 == prev.sha256
         return prev.status == record.status and prev.sha256 is None
 
     async def run(self) -> OriginCrawl:
@@ -208,7 +227,7 @@ class OriginDiscovery:
         results = self._parse_manifests()
         # No bootstrap when a manifest could not be read at all: whether it exists is
         # unknown, and an inferred listing must never stand in for a manifest that timed out.
-        if not results and not any(transient(r) for r in self.records if r.kind in MANIFEST_PATHS):
+        if not any(k in MANIFEST_PATHS for k in results) and not any(transient(r) for r in self.records if r.kind in MANIFEST_PATHS):
             inferred = await self._bootstrap()
             if inferred is not None:
                 results["inferred"] = inferred
@@ -218,6 +237,9 @@ class OriginDiscovery:
             # Only their hashes matter from here: a 304's stored body is not read back (the
             # store keeps a document only when its body is in the database).
             await self._fetch_declared(declared_of(listing))
+            if "server_json" in self.documents:
+                self._load_stored()
+                results.update(self._parse_discovery())
         if self.unchanged():
             return self._unchanged()
         return OriginCrawl(self.origin, status=status_of(primary, self.records),
@@ -252,16 +274,36 @@ class OriginDiscovery:
             link = self._anchor_link()
             if link:
                 await self.get("anchor", link, same_origin=True, robots=False)
+        if not any(transient(r) for r in self.records):
+            await self._fetch_discovery()
+
+    async def _fetch_discovery(self) -> None:
+        """Each discovery document at its paths in order; the next path only after a
+        definite absence of the one before."""
+        for kind, paths in DISCOVERY_PATHS.items():
+            for path in paths:
+                record = await self.get(kind, origin_url(self.origin, path), same_origin=True, absent_ok=True)
+                if self._has(kind) or not absent(record):
+                    break
 
     def _parse_manifests(self) -> dict[str, ParseResult]:
         kinds = list(MANIFEST_PATHS)
         self._flag_content_types()
         self._drop_pages()
         results = {k: formats.get(k).parse(self.bodies[k], origin=self.origin) for k in kinds if k in self.bodies}
+        results.update(self._parse_discovery())
         for record in self.records:
             if record.kind in MANIFEST_PATHS and record.error_code == "too_large" and record.kind not in results:
                 results[record.kind] = too_large(record)
         return results
+
+    def _parse_discovery(self) -> dict[str, ParseResult]:
+        """The discovery documents found (a web page at their path is none)."""
+        for kind in DISCOVERY_KINDS:
+            if is_html_page(self.bodies.get(kind)):
+                del self.bodies[kind]
+                self.documents.pop(kind, None)
+        return {k: formats.get(k).parse(self.bodies[k], origin=self.origin) for k in DISCOVERY_KINDS if k in self.bodies}
 
     def _anchor_link(self) -> str | None:
         """A same-origin Anchor manifest named by a ``Link`` header on an answer."""
@@ -356,8 +398,25 @@ def note_freshness(record: FetchRecord, prev: Previous, sent: float,
 
 def declared_of(listing: Listing) -> dict[str, str]:
     """``{kind: url}`` of the documents a listing declares: its guide, llms.txt and skill."""
-    wanted = {"guide": listing.guide_url, "llms_txt": listing.llms_txt_url, "skill": listing.skill_url}
+    wanted = {"guide": listing.guide_url, "llms_txt": listing.llms_txt_url, "skill": listing.skill_url,
+              "server_json": linked_server_json(listing)}
     return {kind: url for kind, url in wanted.items() if url}
+
+
+def linked_server_json(listing: Listing) -> str | None:
+    """The MCP registry ``server.json`` an Anchor manifest links from its first MCP tool
+    (``schemas.mcpServerJson``), or ``None``."""
+    for tool in (listing.extra or {}).get("anchor_tools") or []:
+        schemas = tool.get("schemas") if isinstance(tool, dict) else None
+        link = schemas.get("mcpServerJson") if isinstance(schemas, dict) else None
+        if isinstance(link, str) and link.startswith("https://"):
+            return link
+    return None
+
+
+def absent(record: FetchRecord) -> bool:
+    """A definite answer that the document is not at this path (a 4xx but 429)."""
+    return record.status is not None and 400 <= record.status < 500 and record.status != 429
 
 
 def is_html_page(body: bytes | None) -> bool:
@@ -389,8 +448,9 @@ def transient(record: FetchRecord) -> bool:
 
 
 def choose_primary(results: dict[str, ParseResult]) -> ParseResult | None:
-    """The listing's primary format: valid beats invalid, then agent_app > anchor > inferred."""
-    usable = [r for r in results.values() if r.listing is not None or r.findings]
+    """The listing's primary format: valid beats invalid, then agent_app > anchor > inferred
+    (a discovery document is never primary)."""
+    usable = [r for r in results.values() if r.format in PRIMARY_ORDER and (r.listing is not None or r.findings)]
     if not usable:
         return None
     return min(usable, key=lambda r: (not (r.valid and r.listing is not None),

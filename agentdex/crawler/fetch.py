@@ -188,6 +188,7 @@ class Fetcher:
         honour_robots: bool = True,
         content: bytes | None = None,
         headers: dict[str, str] | None = None,
+        absent_ok: bool = False,
     ) -> FetchRecord:
         """Fetch ``url`` under the policy; never raises, failures are in the record.
 
@@ -196,12 +197,13 @@ class Fetcher:
         redirect to another origin. ``honour_robots=False`` skips robots.txt (the
         well-known manifest paths are exempt anyway). ``content`` is a request body (for
         the MCP probe's POST) and ``headers`` extra request headers; the User-Agent and
-        Accept-Encoding stay the policy's own.
+        Accept-Encoding stay the policy's own. With ``absent_ok`` a 404 or 410 is not
+        counted in ``stats.errors`` (a discovery document an origin does not publish).
         """
         request_headers = self._headers(accept, etag, last_modified, headers or {})
         options = _Options(kind, max_bytes, same_origin, method.upper(), request_headers, content, etag, last_modified)
         record = await self._run(url, options, honour_robots)
-        if record.error_code:
+        if record.error_code and not (absent_ok and record.status in (404, 410)):
             self.stats.errors += 1
         return record
 

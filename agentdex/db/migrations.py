@@ -363,6 +363,32 @@ def m006_schedule(db: Database) -> None:
     db.executescript(_SCHEDULE)
 
 
+_CROSSCHECK = r"""
+ALTER TABLE listings ADD COLUMN consistency TEXT;  -- consistent | inconsistent | single-source; NULL: never compared
+ALTER TABLE listings ADD COLUMN consistency_sources TEXT;  -- JSON list of the documents (and live answers) compared
+ALTER TABLE listings ADD COLUMN disagreements INTEGER NOT NULL DEFAULT 0;  -- how many facts two sources state differently
+ALTER TABLE tools ADD COLUMN fingerprint TEXT;  -- sha256 of the tool's name, description, input schema and annotations
+CREATE INDEX findings_format_origin ON findings(format, origin);
+CREATE VIEW consistency_disagreements AS
+SELECT f.origin, l.name, l.consistency, f.path AS fact, f.code, f.message, f.crawl_id
+FROM findings f JOIN listings l ON l.origin = f.origin
+WHERE f.format = 'consistency';
+CREATE VIEW tool_flags AS
+SELECT f.origin, substr(f.format, 1, length(f.format) - 6) AS source, f.code, f.path, f.message
+FROM findings f
+WHERE f.format LIKE '%\_tools' ESCAPE '';
+"""
+
+
+@migrations()
+def m007_crosscheck(db: Database) -> None:
+    """Cross-format consistency and tool fingerprints: each listing's verdict (consistent,
+    inconsistent or single-source), the sources compared and how many facts disagree (each
+    disagreement is a finding of format ``consistency`` naming both documents and both
+    values); each tool's fingerprint; views of the disagreements and of the tool flags."""
+    db.executescript(_CROSSCHECK)
+
+
 def known_names() -> list[str]:
     """The names of every migration this code knows, in order."""
     return [m.name for m in migrations._migrations]

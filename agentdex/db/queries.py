@@ -24,7 +24,7 @@ LIST_COLUMNS = ("origin", "name", "one_liner", "format", "status", "status_detai
                 "checks_passed", "checks_failed", "first_seen_at", "last_crawled_at", "last_changed_at",
                 "next_due_at", "recrawl_interval", "unchanged_crawls")
 JSON_COLUMNS = {"formats_found", "mcp_auth", "auth_methods", "events", "hosts", "categories", "tags", "say",
-                "feedback", "extra"}
+                "feedback", "extra", "consistency_sources"}
 # Sort keys the caller may name, as SQL (never the caller's text). Ties go by origin, and
 # descending is the exact reverse of ascending (so the indexes serve both directions).
 SORTS = {
@@ -253,9 +253,10 @@ def list_checks(db: Database, origin: str) -> list[dict[str, Any]]:
 
 
 def list_tools(db: Database, origin: str, *, source: str | None = None) -> list[dict[str, Any]]:
-    """The tools of ``origin`` (declared in its manifest and listed by its MCP server)."""
+    """The tools of ``origin`` (declared in its manifest or a discovery document, listed by
+    its MCP server), each with its fingerprint."""
     sql = ("SELECT source, name, description, annotations, read_only, destructive, input_schema, endpoint, "
-           "detail, seen_at FROM tools WHERE origin = ?")
+           "detail, seen_at, fingerprint FROM tools WHERE origin = ?")
     params: list[Any] = [origin]
     if source is not None:
         sql += " AND source = ?"

@@ -41,7 +41,9 @@ from agentdex import changes
 from agentdex import schedule
 from agentdex.db.common import dumps, epoch, iso, loads, safe_text, utc_now
 from agentdex.errors import DatabaseError
-from agentdex.formats import FORMAT_NAMES
+from agentdex.db.crosscheck import save_consistency, tool_events
+from agentdex.formats import DISCOVERY_NAMES, FORMAT_NAMES
+from agentdex.formats.tool_fingerprint import fingerprint, read_only_contradiction
 from agentdex.formats.tool_safety import check_tool
 from agentdex.models import Check, Event, FetchRecord, Listing, OriginCrawl, ParseResult, Tool, sorted_findings
 
@@ -280,10 +282,10 @@ def load_state(db: Database, origin: str) -> dict[str, Any] | None:
 
 
 def _mcp_tool_state(db: Database, origin: str) -> dict[str, dict]:
-    rows = db.execute("SELECT name, description, annotations FROM tools WHERE origin = ? AND source = 'mcp'",
-                      [origin]).fetchall()
-    return {name: {"description": description, "annotations": loads(annotations, {})}
-            for name, description, annotations in rows}
+    rows = db.execute("SELECT name, description, annotations, input_schema FROM tools "
+                      "WHERE origin = ? AND source = 'mcp'", [origin]).fetchall()
+    return {name: {"description": description, "annotations": loads(annotations, {}), "input_schema": loads(schema)}
+            for name, description, annotations, schema in rows}
 
 
 # --- save_origin -----------------------------------------------------------------------------
@@ -352,6 +354,8 @@ def _save_crawled(db: Database, crawl: OriginCrawl, crawl_id: int | None, old: d
     if crawl.status != "unreachable":
         _save_documents(db, crawl, at)
         _replace_findings(db, crawl, crawl_id)
+        _replace_discovery_tools(db, crawl, at)
+        save_consistency(db, origin, crawl.consistency, crawl_id)
     if listing is not None:
         _replace_tools(db, origin, "manifest", listing.tools, at)
     _save_probes(db, origin, crawl.checks, crawl.mcp_tools, at)
@@ -414,7 +418,7 @@ def _record_changes(db: Database, origin: str, old: dict | None, observed: str, 
     new = load_state(db, origin)
     if new is not None:
         new["observed"] = observed
-    events = changes.diff(old, new)
+    events = changes.diff(old, new) + tool_events(old, new)
     db.conn.executemany(
         "INSERT INTO events (origin, kind, at, old, new, subject, crawl_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
         [(origin, e.kind, at, dumps(e.old), dumps(e.new), safe_text(e.subject) or "", crawl_id) for e in events])
@@ -594,12 +598,22 @@ def _replace_tools(db: Database, origin: str, source: str, tools: list[Tool], at
     db.execute("DELETE FROM tools WHERE origin = ? AND source = ?", [origin, source])
     rows = [(origin, source, safe_text(t.name), safe_text(t.description) or "", dumps(t.annotations or {}),
              int(bool(t.read_only)), int((t.annotations or {}).get("destructiveHint") is True),
-             dumps(t.input_schema), safe_text(_tool_endpoint(t)), dumps(t.detail or {}), at)
+             dumps(t.input_schema), safe_text(_tool_endpoint(t)), dumps(t.detail or {}), at, fingerprint(t).sha256)
             for t in tools]
     db.conn.executemany(
         "INSERT INTO tools (origin, source, name, description, annotations, read_only, destructive, "
-        "input_schema, endpoint, detail, seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        "input_schema, endpoint, detail, seen_at, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
     _replace_tool_flags(db, origin, source, tools)
+
+
+def _replace_discovery_tools(db: Database, crawl: OriginCrawl, at: str) -> None:
+    """The tools (and A2A skills) each discovery document declares, under its format as the
+    source, so their texts are fingerprinted and flagged like the manifest's and the server's."""
+    stored = {row[0] for row in db.execute("SELECT DISTINCT source FROM tools WHERE origin = ?", [crawl.origin])}
+    for name in (n for n in DISCOVERY_NAMES if n in crawl.results or n in stored):
+        result = crawl.results.get(name)
+        tools = result.listing.tools if result is not None and result.listing is not None else []
+        _replace_tools(db, crawl.origin, name, tools, at)
 
 
 def _replace_tool_flags(db: Database, origin: str, source: str, tools: list[Tool]) -> None:
@@ -608,6 +622,7 @@ def _replace_tool_flags(db: Database, origin: str, source: str, tools: list[Tool
     db.execute("DELETE FROM findings WHERE origin = ? AND format = ?", [origin, fmt])
     flags = [flag.to_finding(t.name) for t in tools
              for flag in check_tool(t.name, t.description, t.input_schema, t.annotations)]
+    flags += [f for f in map(read_only_contradiction, tools) if f is not None]
     db.conn.executemany(
         "INSERT INTO findings (origin, format, severity, path, code, message) VALUES (?, ?, ?, ?, ?, ?)",
         [(origin, fmt, f.severity, safe_text(f.path), f.code, safe_text(f.message)) for f in flags])

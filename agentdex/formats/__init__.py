@@ -17,6 +17,9 @@ the CLI's help and error messages. To add a format, add one module ``formats/<na
 ``well_known`` path is then fetched by every crawl and may become an origin's primary format
 by its priority; one with ``origin_files`` is built from those files only when an origin
 publishes no manifest, and its module also provides ``infer(files, origin=, base_url=)``.
+A format with ``discovery=True`` (A2A cards, MCP server cards, server.json, API catalogs,
+x402 and AI-catalog documents) is fetched at its paths after the manifests and stored,
+validated and cross-checked like them, but never chosen as an origin's primary format.
 """
 
 from __future__ import annotations
@@ -47,19 +50,25 @@ def _format_modules() -> dict[str, ModuleType]:
 
 _MODULES = _format_modules()
 REGISTRY: dict[str, FormatSpec] = {name: m.SPEC for name, m in _MODULES.items()}
-FORMAT_NAMES = tuple(REGISTRY)
-JSON_FORMATS = tuple(name for name, s in REGISTRY.items() if s.json)
+# The listing formats (one of them is an origin's primary format) and the discovery
+# documents read beside them (never primary).
+FORMAT_NAMES = tuple(name for name, s in REGISTRY.items() if not s.discovery)
+DISCOVERY_NAMES = tuple(name for name, s in REGISTRY.items() if s.discovery)
+JSON_FORMATS = tuple(name for name in FORMAT_NAMES if REGISTRY[name].json)
 # {format: path} of the manifests every crawl looks for first.
-MANIFEST_PATHS = {name: s.well_known for name, s in REGISTRY.items() if s.well_known}
+MANIFEST_PATHS = {name: REGISTRY[name].well_known for name in FORMAT_NAMES if REGISTRY[name].well_known}
+# {format: paths} of the discovery documents every crawl looks for after the manifests
+# (a linked one, like the MCP registry's server.json, has no path of its own).
+DISCOVERY_PATHS = {name: REGISTRY[name].paths for name in DISCOVERY_NAMES if REGISTRY[name].paths}
 # The files an origin without a manifest is read from, for the formats built from them.
 ORIGIN_FILES: tuple[OriginFile, ...] = tuple(f for s in REGISTRY.values() for f in s.origin_files)
 # The fetch cap of every document kind a format defines (a manifest, or an origin file).
-FETCH_CAPS = {**{name: REGISTRY[name].max_bytes for name in MANIFEST_PATHS},
+FETCH_CAPS = {**{name: s.max_bytes for name, s in REGISTRY.items()},
               **{f.kind: f.max_bytes for f in ORIGIN_FILES}}
 # Every path ``validate`` reads in a repository folder, once each.
-FOLDER_FILES = tuple(dict.fromkeys(rel for s in REGISTRY.values() for rel in s.folder_files))
+FOLDER_FILES = tuple(dict.fromkeys(rel for name in FORMAT_NAMES for rel in REGISTRY[name].folder_files))
 # ``(path, format)`` of the folder files that hold a manifest of a crawled format.
-FOLDER_MANIFESTS = tuple((rel, name) for name, s in REGISTRY.items() if s.well_known for rel in s.folder_files)
+FOLDER_MANIFESTS = tuple((rel, name) for name in MANIFEST_PATHS for rel in REGISTRY[name].folder_files)
 
 
 def get(name: str) -> ModuleType:

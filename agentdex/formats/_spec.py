@@ -35,6 +35,11 @@ class FormatSpec:
     - ``folder_files``: the paths ``agentdex validate`` reads in a repository folder for
       this format, in the order it tries them.
     - ``json``: the format's document is JSON, so ``validate --format auto`` may detect it.
+    - ``also_at``: further paths of the same document, tried in order after ``well_known``
+      when the ones before answered nothing (A2A's older ``agent.json``; x402's ``.json``).
+    - ``discovery``: a discovery document (an A2A card, an MCP server card, an API catalog
+      ...): fetched at every origin, stored as a snapshot and a document, validated and
+      cross-checked, but never an origin's primary listing format.
     """
 
     name: str
@@ -44,3 +49,10 @@ class FormatSpec:
     origin_files: tuple[OriginFile, ...] = ()
     folder_files: tuple[str, ...] = ()
     json: bool = True
+    also_at: tuple[str, ...] = ()
+    discovery: bool = False
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """Every path of this document on an origin, in the order discovery tries them."""
+        return ((self.well_known,) if self.well_known else ()) + self.also_at

@@ -32,11 +32,14 @@ from typing import Any
 from agentdex.formats._check import Checker, is_absolute_url, join
 from agentdex.formats._discovery import auth_word, auth_words, base_url, resolve, unique
 from agentdex.formats._load import load_json
+from agentdex.formats._spec import FormatSpec
 from agentdex.models import Finding, Listing, ParseResult, Tool
 
 NAME = "a2a_card"
 WELL_KNOWN_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 MAX_BYTES = 256 * 1024  # A2A names no limit; a card with a hundred skills is ~60 KB
+SPEC = FormatSpec(NAME, priority=110, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATHS[0],
+                  also_at=WELL_KNOWN_PATHS[1:], discovery=True)
 CARD_KEYS = ("skills", "url", "supportedInterfaces", "protocolVersion", "preferredTransport")
 TOP_LEVEL = ("protocolVersion", "name", "description", "url", "preferredTransport", "additionalInterfaces",
              "supportedInterfaces", "iconUrl", "provider", "version", "documentationUrl", "capabilities",

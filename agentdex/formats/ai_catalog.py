@@ -30,11 +30,14 @@ from agentdex.formats import server_card
 from agentdex.formats._check import Checker, join
 from agentdex.formats._discovery import base_url, resolve, unique
 from agentdex.formats._load import load_json
+from agentdex.formats._spec import FormatSpec
 from agentdex.models import Listing, ParseResult
 
 NAME = "ai_catalog"
 WELL_KNOWN_PATHS = ("/.well-known/ai-catalog.json",)
 MAX_BYTES = 512 * 1024
+SPEC = FormatSpec(NAME, priority=160, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATHS[0],
+                  also_at=WELL_KNOWN_PATHS[1:], discovery=True)
 SPEC_VERSIONS = ("1.0",)
 MCP_TYPES = ("application/mcp-server-card+json", "application/mcp-server+json")
 TOP_LEVEL = ("specVersion", "host", "entries")

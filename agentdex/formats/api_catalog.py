@@ -24,11 +24,14 @@ from typing import Any
 from agentdex.formats._check import Checker, join
 from agentdex.formats._discovery import base_url, resolve, unique
 from agentdex.formats._load import load_json
+from agentdex.formats._spec import FormatSpec
 from agentdex.models import Listing, ParseResult
 
 NAME = "api_catalog"
 WELL_KNOWN_PATHS = ("/.well-known/api-catalog",)
 MAX_BYTES = 512 * 1024
+SPEC = FormatSpec(NAME, priority=140, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATHS[0],
+                  also_at=WELL_KNOWN_PATHS[1:], discovery=True)
 API_RELATIONS = ("service-desc", "service-doc", "service-meta", "status")
 PROFILE = "https://www.rfc-editor.org/info/rfc9727"
 

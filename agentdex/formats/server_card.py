@@ -34,11 +34,16 @@ from typing import Any
 from agentdex.formats._check import Checker, join
 from agentdex.formats._discovery import header_auth, auth_words, base_url, resolve, tool_from_mcp, unique
 from agentdex.formats._load import load_json
+from agentdex.formats._spec import FormatSpec
 from agentdex.models import Listing, ParseResult, Tool
 
 NAME = "server_card"
-WELL_KNOWN_PATHS = ("/.well-known/mcp/server-card.json", "/.well-known/mcp/server-cards.json")
+# The single card, the same without ".json" (SEP-2127's spelling), then the plural list.
+WELL_KNOWN_PATHS = ("/.well-known/mcp/server-card.json", "/.well-known/mcp/server-card",
+                    "/.well-known/mcp/server-cards.json")
 MAX_BYTES = 512 * 1024  # a card may carry every tool's input schema
+SPEC = FormatSpec(NAME, priority=120, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATHS[0],
+                  also_at=WELL_KNOWN_PATHS[1:], discovery=True)
 REVERSE_DNS_RE = re.compile(r"[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+")
 DRAFT_KEYS = ("serverInfo", "transport", "transports", "endpoint", "url")
 REMOTE_TYPES = ("streamable-http", "sse")

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from agentdex.formats._check import Checker
 from agentdex.formats._discovery import header_auth, resolve, template_in, unique
 from agentdex.formats._load import load_json
+from agentdex.formats._spec import FormatSpec
 from agentdex.formats.schemas import load_vendored
 from agentdex.models import Listing, ParseResult
 
@@ -37,6 +38,8 @@ if TYPE_CHECKING:  # jsonschema is imported when a server.json is first validate
 NAME = "server_json"
 FILE_NAMES = ("server.json",)
 MAX_BYTES = 256 * 1024
+# Never at a path of its own: read where an Anchor manifest links it (schemas.mcpServerJson).
+SPEC = FormatSpec(NAME, priority=130, max_bytes=MAX_BYTES, discovery=True)
 LEGACY_KEYS = ("registry_name", "version_detail")
 _CODES = {"required": "required", "type": "type", "maxLength": "max_length", "minLength": "min_length",
           "pattern": "pattern", "enum": "enum", "const": "const", "not": "not_allowed", "format": "url",

@@ -32,12 +32,15 @@ from typing import Any
 from agentdex.formats._check import Checker, join
 from agentdex.formats._discovery import base_url, normalise_url, resolve, template_in, unique
 from agentdex.formats._load import load_json
+from agentdex.formats._spec import FormatSpec
 from agentdex.formats.x402_money import usd_price
 from agentdex.models import Listing, ParseResult
 
 NAME = "x402_discovery"
 WELL_KNOWN_PATHS = ("/.well-known/x402", "/.well-known/x402.json")
 MAX_BYTES = 256 * 1024
+SPEC = FormatSpec(NAME, priority=150, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATHS[0],
+                  also_at=WELL_KNOWN_PATHS[1:], discovery=True)
 VERSIONS = {"version": 1, "x402Version": 2}
 _METHOD_RE = re.compile(r"(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(\S+)", re.I)
 

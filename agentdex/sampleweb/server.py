@@ -39,6 +39,7 @@ REGISTRY_HOST = "registry.test"  # the sample MCP registry (Anchor's registry pr
 
 WEB_ROOT = Path(__file__).resolve().parent / "web"
 HOSTILE_ROOT = Path(__file__).resolve().parent / "hostile"  # the hostile origins (hostile/README.md)
+CROSSCHECK_ROOT = Path(__file__).resolve().parent / "crosscheck"  # one origin in many formats (crosscheck/README.md)
 WILDCARD_AT = 20  # a parent domain with more hosts than this is covered by one wildcard
 START_TIMEOUT = 20.0
 UNSERVED_HOST = "gone.invalid"  # documented: never served, never in connect_to
