@@ -274,4 +274,4 @@ WHERE f.format = 'consistency';
 CREATE VIEW tool_flags AS
 SELECT f.origin, substr(f.format, 1, length(f.format) - 6) AS source, f.code, f.path, f.message
 FROM findings f
-WHERE f.format LIKE '%\_tools' ESCAPE '';
+WHERE substr(f.format, -6) = '_tools';

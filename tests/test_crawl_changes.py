@@ -91,7 +91,7 @@ ADD_TO_LIST = {"description": "Add an item to the user's shopping list.",
                                "openWorldHint": False}}
 
 
-def expected_v2_events() -> dict[str, list[tuple]]:
+def expected_v2_events(add_to_list_fingerprint: str | None = None) -> dict[str, list[tuple]]:
     old_app, new_app = doc("pantry.test", MANIFEST[1:]), doc("pantry.test", "_v2", MANIFEST[1:])
     old_anchor, new_anchor = doc("tidewater.test", ANCHOR[1:]), doc("tidewater.test", "_v2", ANCHOR[1:])
     forecast, tides = "test.tidewater/forecast-api", "test.tidewater/tides"
@@ -102,6 +102,9 @@ def expected_v2_events() -> dict[str, list[tuple]]:
             ("instructions_changed", "", old_app["instructions"], new_app["instructions"]),
             ("tools_changed", "add_to_list", {"names": ["get_item", "search"], "tools": {}},
              {"names": ["add_to_list", "get_item", "search"], "tools": {"add_to_list": ADD_TO_LIST}}),
+            # The same change seen by the tool fingerprints: a new tool that writes.
+            ("write_tool_added", "add_to_list", None,
+             {"tool": "add_to_list", "reason": "its name contains the verb 'add'", "fingerprint": add_to_list_fingerprint}),
         ],
         "tidewater.test": [
             ("price_changed", forecast, payments(old_anchor, forecast), payments(new_anchor, forecast)),
@@ -117,8 +120,11 @@ def test_two_crawls_around_a_variant_switch_emit_exactly_the_expected_events(web
     assert events_of(db, first.crawl_id) == {o: [("listed", "", None, "listed")] for o in ORIGINS}
     with variants(web, V2):
         second = run(db, web, ORIGINS)
-    assert events_of(db, second.crawl_id) == expected_v2_events()
-    assert second.events == 7
+    # The event carries the fingerprint the catalogue stores for the new tool.
+    stored = db.execute("SELECT fingerprint FROM tools WHERE origin = 'pantry.test' AND source = 'mcp' "
+                        "AND name = 'add_to_list'").fetchone()[0]
+    assert events_of(db, second.crawl_id) == expected_v2_events(stored)
+    assert second.events == 8
     assert_never_acted(web)
 
 
@@ -135,7 +141,7 @@ def test_switching_back_reverses_each_change_and_relists(web, db):
         ("instructions_changed", "", forward["pantry.test"][1][3], forward["pantry.test"][1][2]),
         ("tools_changed", "add_to_list", forward["pantry.test"][2][3],
          {"names": ["get_item", "search"], "tools": {}}),
-    ]
+    ]  # a write tool that goes away is no event of its own
     # Prices go back; a deprecation that is withdrawn is no event of its own.
     assert found["tidewater.test"] == [(k, s, new, old) for k, s, old, new in forward["tidewater.test"][:2]]
 
@@ -145,7 +151,8 @@ def test_show_lists_an_origins_events_oldest_first(web, db):
     with variants(web, {"pantry.test": "v2", "mcp.pantry.test": "v2"}):
         run(db, web, ["pantry.test"])
     events = get_listing(db, "pantry.test")["events"]
-    assert [e["kind"] for e in events] == ["listed", "guide_changed", "instructions_changed", "tools_changed"]
+    assert [e["kind"] for e in events] == ["listed", "guide_changed", "instructions_changed", "tools_changed",
+                                           "write_tool_added"]
     assert all(set(e) >= {"kind", "at", "old", "new"} for e in events)
     assert [e["at"] for e in events] == sorted(e["at"] for e in events)
 

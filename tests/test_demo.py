@@ -99,7 +99,7 @@ def test_the_subprocess_demo_prints_counts_findings_history_and_commands(sub_run
     assert f"Catalogue: {path}" in out
     assert re.search(r"27 origins: .*\b1 delisted\b", out)
     assert re.search(r"formats: .*\b3 anchor\b.*\b1 inferred\b", out)
-    assert re.search(r"30 change events: 18 listed, .*\b2 price_changed\b.*\b1 name_changed\b", out)
+    assert re.search(r"32 change events: 18 listed, .*\b2 price_changed\b.*\b1 name_changed\b", out)
     # the notable checks, in the user's words
     assert "driftwood.test: FAIL anchor.read_only_variant — declaration is false" in out
     assert "exposes write tools delete_item" in out
@@ -134,7 +134,7 @@ def test_progress_lines_show_each_origin_of_the_first_crawl_and_the_changes_of_t
     out = sub_run[0].stdout
     first, _, second = out.partition("Crawl 2 of 2")
     assert len(re.findall(r"^  \[\s*\d+/27\] ", first, re.M)) == 27
-    assert re.search(r"^  \[\s*\d+/27\] castaway\.test\s+listed, 5 change event\(s\)$", second, re.M)
+    assert re.search(r"^  \[\s*\d+/27\] castaway\.test\s+listed, 6 change event\(s\)$", second, re.M)
     assert re.search(r"^  \[\s*\d+/27\] fernpost\.test\s+\w+, 1 change event\(s\)$", second, re.M)
     assert not re.search(r"wayfarer\.test", second.partition("Catalogue:")[0])  # unchanged: no line
 
@@ -176,6 +176,7 @@ def test_the_second_crawl_recorded_what_changed(catalogue):
         ("castaway.test", "instructions_changed"), ("castaway.test", "mcp_url_changed"),
         ("castaway.test", "tools_changed"), ("pantry.test", "guide_changed"),
         ("pantry.test", "instructions_changed"), ("pantry.test", "tools_changed"),
+        ("castaway.test", "write_tool_added"), ("pantry.test", "write_tool_added"),
         ("tidewater.test", "price_changed"), ("tidewater.test", "price_changed"),
         ("tidewater.test", "deprecation_declared"), ("fernpost.test", "delisted"),
     ])

@@ -208,6 +208,8 @@ class OriginDiscovery:
         if record.not_modified or record.from_freshness:
             return True
         prev = self.previous.get(record.url)
+        if prev is not None and record.error_code == "robots":
+            return prev.status is None  # still refused by robots.txt, as last time
         if prev is None or record.status is None:
             return False
         if 200 <= record.status < 300:

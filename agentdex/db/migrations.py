@@ -363,7 +363,7 @@ def m006_schedule(db: Database) -> None:
     db.executescript(_SCHEDULE)
 
 
-_CROSSCHECK = r"""
+_CROSSCHECK = """
 ALTER TABLE listings ADD COLUMN consistency TEXT;  -- consistent | inconsistent | single-source; NULL: never compared
 ALTER TABLE listings ADD COLUMN consistency_sources TEXT;  -- JSON list of the documents (and live answers) compared
 ALTER TABLE listings ADD COLUMN disagreements INTEGER NOT NULL DEFAULT 0;  -- how many facts two sources state differently
@@ -376,7 +376,7 @@ WHERE f.format = 'consistency';
 CREATE VIEW tool_flags AS
 SELECT f.origin, substr(f.format, 1, length(f.format) - 6) AS source, f.code, f.path, f.message
 FROM findings f
-WHERE f.format LIKE '%\_tools' ESCAPE '';
+WHERE substr(f.format, -6) = '_tools';
 """
 
 
