@@ -167,3 +167,30 @@ def test_show_prints_the_verdict_the_disagreements_and_the_fingerprints(crawled)
     history = runner.invoke(app, ["show", "rugpull.test", "--db", str(path)]).output
     assert "tool_changed  count: its description changed under the same name (fingerprint " in history
     assert "write_tool_added  send_report: a new tool that writes (its name contains the verb 'send')" in history
+
+
+async def test_the_tui_listing_screen_has_a_cross_check_tab(crawled):
+    from agentdex.tui.app import make_app
+    from agentdex.tui.screens.listing import ListingScreen
+    from agentdex.tui.widgets.safe_table import SafeTable
+    from test_tui_support import SIZE, rendered, settle
+
+    app = make_app(crawled[0])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_listing("inconsistent.test")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ListingScreen)
+        await pilot.press("8")
+        await settle(pilot)
+        verdict = rendered(screen.query_one("#crosscheck-verdict")).strip()
+        assert verdict == "inconsistent — 7 disagreement(s) across agent_app, a2a_card, server_card, live MCP tools/list"
+        table = screen.query_one("#crosscheck-table", SafeTable).table
+        rows = [[c.plain for c in table.get_row_at(i)] for i in range(table.row_count)]
+        assert [r[1] for r in rows if r[0] == "disagrees"] == ["auth", "mcp_endpoint", "name", "name", "publisher",
+                                                               "publisher_url", "tools"]
+        assert "name: agent_app says 'Lantern' but a2a_card says 'Lighthouse'" in [r[3] for r in rows]
+        assert sorted(r[1] for r in rows if r[0] == "fingerprint") == [
+            "a2a_card: lookup", "mcp: get_entry", "mcp: search", "server_card: export_log", "server_card: get_entry",
+            "server_card: search"]

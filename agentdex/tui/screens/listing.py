@@ -1,4 +1,4 @@
-"""One listing, in tabs: Overview, Findings, Checks, Tools, Install, History, Raw.
+"""One listing, in tabs: Overview, Findings, Checks, Tools, Install, History, Raw, Cross-check.
 
 From here the user re-verifies or re-crawls the origin (a job on the app: the screen stays
 responsive and reloads when it ends), copies an install plan to the clipboard (OSC 52) and,
@@ -30,7 +30,8 @@ from agentdex.tui.widgets.job_line import JobLine
 from agentdex.tui.widgets.safe_table import SafeTable
 
 PREFERRED_HOSTS = ("claude_code", "codex", "cursor", "vscode", "claude", "chatgpt")
-TABS = ("overview", "findings", "checks", "tools", "install", "history", "raw")
+TABS = ("overview", "findings", "checks", "tools", "install", "history", "raw", "crosscheck")
+TAB_TITLES = {"crosscheck": "Cross-check"}
 
 
 def choose_host(plans: dict[str, Any]) -> str | None:
@@ -50,7 +51,7 @@ class ListingScreen(Screen):
         Binding("ctrl+r", "recrawl", "Re-crawl"),
         Binding("y", "copy_plan", "Copy plan"),
         Binding("f", "feedback", "Feedback"),
-        *[Binding(str(i), f"tab('{tab}')", tab.title(), show=False) for i, tab in enumerate(TABS, 1)],
+        *[Binding(str(i), f"tab('{tab}')", TAB_TITLES.get(tab, tab.title()), show=False) for i, tab in enumerate(TABS, 1)],
     ]
 
     def __init__(self, origin: str) -> None:
@@ -69,7 +70,7 @@ class ListingScreen(Screen):
                 with VerticalScroll():
                     yield Static(Text("loading…", style="dim"), id="overview-body")
             for tab in TABS[1:]:
-                yield TabPane(tab.title(), id=tab)
+                yield TabPane(TAB_TITLES.get(tab, tab.title()), id=tab)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -129,6 +130,9 @@ class ListingScreen(Screen):
         if tab == "raw":
             return [Horizontal(Select([], prompt="document", id="document"), classes="toolbar"),
                     TextArea("", read_only=True, id="raw-text", soft_wrap=True, show_line_numbers=True)]
+        if tab == "crosscheck":
+            return [Static(id="crosscheck-verdict"),
+                    SafeTable(parts.CROSSCHECK_COLUMNS, empty="No disagreement and no tool.", id="crosscheck-table")]
         columns, empty = {
             "findings": (parts.FINDING_COLUMNS, "No findings: the manifest follows its spec."),
             "checks": (parts.CHECK_COLUMNS, "Not verified yet: press ctrl+t."),
@@ -150,6 +154,9 @@ class ListingScreen(Screen):
             self._fill_install(view)
         elif tab == "raw":
             self._fill_raw(view)
+        elif tab == "crosscheck":
+            self.query_one("#crosscheck-verdict", Static).update(parts.crosscheck_verdict(view))
+            self.query_one("#crosscheck-table", SafeTable).fill(parts.crosscheck_rows(view))
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab

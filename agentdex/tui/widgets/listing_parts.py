@@ -19,6 +19,8 @@ CHECK_COLUMNS = (("status", "Status", 6), ("name", "Check", 24), ("detail", "Det
                  ("checked", "Checked", 16), ("last_pass", "Last pass", 16))
 TOOL_COLUMNS = (("source", "Source", 8), ("name", "Tool", 22), ("access", "Access", 10),
                 ("annotations", "Annotations", 40), ("description", "Description", None))
+# The Cross-check tab: each disagreement between two sources, then each tool's fingerprint.
+CROSSCHECK_COLUMNS = (("kind", "Kind", 12), ("what", "Fact / tool", 22), ("code", "Code", 20), ("detail", "Detail", None))
 EVENT_COLUMNS = (("at", "When", 16), ("kind", "Kind", 20), ("subject", "Subject", 16), ("change", "Change", None))
 
 
@@ -172,6 +174,27 @@ def tool_rows(view: dict[str, Any]) -> list[list[Text]]:
             "destructive" if t.get("destructive") else "writes", 11, "bold red" if t.get("destructive") else "yellow")
         rows.append([cell(t.get("source"), 10), cell(t.get("name"), 80), access,
                      cell(compact_json(t.get("annotations") or {}, 300), 300), cell(t.get("description"), 600)])
+    return rows
+
+
+def crosscheck_verdict(view: dict[str, Any]) -> Text:
+    """The cross-format verdict and the sources compared, on one line."""
+    verdict = view.get("consistency")
+    if not verdict:
+        return Text("Not compared yet: a crawl compares every document the origin publishes.", style="dim")
+    sources = ", ".join(plain(s, 40) for s in view.get("consistency_sources") or [])
+    style = {"consistent": "green", "inconsistent": "bold red"}.get(verdict, "")
+    text = Text(plain(verdict, 20), style=style)
+    text.append(f" — {view.get('disagreements') or 0} disagreement(s) across {sources or 'nothing'}")
+    return text
+
+
+def crosscheck_rows(view: dict[str, Any]) -> list[list[Text]]:
+    """The Cross-check tab: disagreements (both sources, both values), then fingerprints."""
+    rows = [[cell("disagrees", 12, "red"), cell(f["path"], 60), cell(f["code"], 40), cell(f["message"], 600)]
+            for f in view.get("findings") or [] if f.get("format") == "consistency"]
+    rows += [[cell("fingerprint", 12, "dim"), cell(f"{t.get('source')}: {t.get('name')}", 80), cell("sha256", 10),
+              cell(t["fingerprint"], 64)] for t in view.get("tools") or [] if t.get("fingerprint")]
     return rows
 
 
