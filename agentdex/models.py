@@ -191,6 +191,17 @@ class FetchRecord:
         return self.error_code is None and (self.not_modified or (self.status is not None and 200 <= self.status < 300))
 
 
+@dataclass(frozen=True, slots=True)
+class EndpointProbe:
+    """One URL a listing depends on, as one crawl found it (``agentdex.crawler.health``)."""
+
+    role: str  # mcp | http_base | openapi | capabilities | homepage | privacy | terms | feedback | guide | llms_txt | skill
+    url: str
+    state: str  # one of agentdex.crawler.health.STATES
+    http_status: int | None = None
+    detail: str = ""
+
+
 @dataclass(slots=True)
 class OriginCrawl:
     """Everything one crawl learned about one origin; the database saves it in one
@@ -218,3 +229,5 @@ class OriginCrawl:
     # The cross-format verdict (agentdex.formats.consistency.Consistency); None: not compared
     # this run (unchanged or unreachable), keep what is stored.
     consistency: Any = None
+    # Every endpoint the verification asked this run (None: not verified, nothing recorded).
+    endpoints: list[EndpointProbe] | None = None

@@ -20,15 +20,20 @@ variant and payments live in :mod:`agentdex.crawler.verify_anchor`.
 from __future__ import annotations
 
 import asyncio
+from contextvars import ContextVar
 from typing import Any, Awaitable, Callable
 
 from agentdex import formats
 from agentdex.checks import GROUPS, in_group
-from agentdex.crawler import mcp_probe
+from agentdex.crawler import health, mcp_probe
 from agentdex.crawler.origins import origin_url
 from agentdex.formats import agent_app
 from agentdex.formats._load import loads as safe_loads
 from agentdex.models import Check, FetchRecord, Listing, OriginCrawl
+
+# The fetches of the origin being verified, ``(kind, url, record)``: the Verifier serves every
+# origin of a crawl at once, so each verify_crawl gives its own runners their own list.
+_ASKED: ContextVar[list[tuple[str, str, FetchRecord]] | None] = ContextVar("agentdex_verify_asked", default=None)
 
 PAGE_CAP = 1024 * 1024
 TEXT_TYPES = ("text/markdown", "text/plain", "text/x-markdown")
@@ -45,8 +50,13 @@ class Verifier:
         self._probes: dict[str, asyncio.Task] = {}
 
     async def get(self, url: str, kind: str, cap: int = PAGE_CAP, method: str = "GET") -> FetchRecord:
-        """A GET (or other safe method) under the fetch policy."""
-        return await self.fetcher.fetch(url, kind=kind, max_bytes=cap, method=method)
+        """A GET (or other safe method) under the fetch policy (recorded for the endpoint
+        health of the origin being verified)."""
+        record = await self.fetcher.fetch(url, kind=kind, max_bytes=cap, method=method)
+        asked = _ASKED.get()
+        if asked is not None:
+            asked.append((kind, url, record))
+        return record
 
     async def post(self, url: str, body: bytes, headers: dict[str, str]) -> FetchRecord:
         """A JSON-RPC POST for the MCP probe (the probe refuses every method but three)."""
@@ -72,9 +82,13 @@ class Verifier:
             if crawl.primary is not None:
                 crawl.checks = manifest_checks(crawl, crawl.primary.format) or None
             return
+        asked: list[tuple[str, str, FetchRecord]] = []
+        token = _ASKED.set(asked)  # the runners' tasks share this list: one per origin verified
         try:
             results = await asyncio.gather(*(RUNNERS[group](self, crawl, listing) for group in GROUPS))
+            crawl.endpoints = health.endpoints_of(crawl, listing.mcp_url, self._probe_of(listing.mcp_url), asked)
         finally:
+            _ASKED.reset(token)
             self._forget(listing)
         checks: list[Check] = []
         for found, tools in results:
@@ -82,6 +96,13 @@ class Verifier:
             if tools is not None:
                 crawl.mcp_tools = tools
         crawl.checks = checks
+
+    def _probe_of(self, url: str | None) -> mcp_probe.Probe | None:
+        """The finished probe of ``url`` in this crawl, if one ran."""
+        task = self._probes.get(url) if url else None
+        if task is None or not task.done() or task.cancelled() or task.exception() is not None:
+            return None
+        return task.result()
 
     def _forget(self, listing: Listing) -> None:
         """Drop the probes of this listing's URLs, so a long crawl keeps no pile of them."""

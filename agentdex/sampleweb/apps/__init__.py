@@ -56,6 +56,7 @@ def _factories() -> dict[str, Callable[[AppContext], MountedApp]]:
         "mcp": mcp_servers.build,
         "oauth_metadata": simple.oauth_metadata,
         "not_mcp": simple.not_mcp,
+        "down": simple.down,
         "x402": x402.build,
         "mcp_registry": registry.build,
         "feedback": feedback.build,

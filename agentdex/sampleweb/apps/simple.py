@@ -1,4 +1,5 @@
-"""Small apps: RFC 9728 protected-resource metadata and a "not MCP" endpoint."""
+"""Small apps: RFC 9728 protected-resource metadata, a "not MCP" endpoint and a server that
+is down."""
 
 from __future__ import annotations
 
@@ -42,5 +43,16 @@ def not_mcp(ctx: AppContext) -> MountedApp:
             await send_text(send, 200, NOT_MCP_PAGE, "text/html; charset=utf-8")
         else:
             await send_json(send, 404, {"error": "not_found", "message": "No such route."})
+
+    return MountedApp(app=app)
+
+
+def down(ctx: AppContext) -> MountedApp:
+    """A server that is down: every method gets ``status`` (default 503) and a line of text
+    (a static rule answers only GET and HEAD; an MCP endpoint is POSTed to)."""
+    status = int(ctx.options.get("status", 503))
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        await send_text(send, status, "Service unavailable.\n")
 
     return MountedApp(app=app)

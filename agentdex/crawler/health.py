@@ -1,0 +1,96 @@
+"""Endpoint health: the state of every URL a listing depends on, as one crawl found it.
+
+Each crawl that verifies a listing records one :class:`~agentdex.models.Probe` row a URL:
+the MCP endpoint (from the MCP probe), the API base, its OpenAPI and capabilities documents,
+the homepage, the policies, the feedback route, and the documents the listing declares (guide,
+llms.txt, skill). Their history (uptime over the last crawls, first seen, last ok) is what the
+catalogue derives from these rows.
+
+States, one word each:
+
+- ``ok``: a usable answer (2xx or 304; for MCP, ``initialize`` answered);
+- ``auth_required`` (401/403), ``payment_required`` (402): alive, behind credentials or payment;
+- ``wrong_transport``, ``not_mcp``: an MCP endpoint that answers but does not speak
+  Streamable HTTP MCP;
+- ``not_found`` (404/410), ``http_error`` (another 4xx), ``server_error`` (5xx or 429);
+- ``tls_error``, ``timeout``, ``dead`` (no answer: name not found, connection refused, cut);
+- ``blocked``: never asked (the address guard, robots.txt).
+"""
+
+from __future__ import annotations
+
+from agentdex.crawler import mcp_probe
+from agentdex.models import EndpointProbe, FetchRecord, OriginCrawl
+
+OK = "ok"
+STATES = ("ok", "auth_required", "payment_required", "wrong_transport", "not_mcp", "not_found", "http_error",
+          "server_error", "tls_error", "timeout", "dead", "blocked")
+# The probe's own states that say more than the HTTP status does.
+_PROBE_STATES = {"ok": OK, "auth_required": "auth_required", "payment_required": "payment_required",
+                 "wrong_transport": "wrong_transport", "not_mcp": "not_mcp", "timeout": "timeout"}
+_BLOCKED = {"blocked_address", "robots", "invalid_url", "scheme", "cross_origin"}
+# Declared documents (fetched by discovery) and the verifier's own fetches, by role.
+DOCUMENT_ROLES = ("guide", "llms_txt", "skill")
+
+
+def state_of(record: FetchRecord) -> str:
+    """The state of one fetch's answer."""
+    if record.ok:
+        return OK
+    code, status = record.error_code, record.status
+    if code in _BLOCKED:
+        return "blocked"
+    if code == "tls":
+        return "tls_error"
+    if code == "timeout":
+        return "timeout"
+    if status is None:
+        return "dead"
+    return _status_state(status)
+
+
+def _status_state(status: int) -> str:
+    if status in (401, 403):
+        return "auth_required"
+    if status == 402:
+        return "payment_required"
+    if status in (404, 410):
+        return "not_found"
+    if status >= 500 or status == 429:
+        return "server_error"
+    return OK if status < 400 else "http_error"
+
+
+def probe_state(found: mcp_probe.Probe) -> str:
+    """The state of an MCP endpoint from its probe (``unreachable`` told apart by why)."""
+    if found.state in _PROBE_STATES:
+        return _PROBE_STATES[found.state]
+    if found.answer is not None:
+        return state_of(found.answer)
+    return "dead"
+
+
+def from_record(role: str, url: str, record: FetchRecord) -> EndpointProbe:
+    """The row of one fetched URL."""
+    detail = record.error or (f"HTTP {record.status}" if record.status is not None else "")
+    return EndpointProbe(role, url, state_of(record), record.status, detail)
+
+
+def from_probe(url: str, found: mcp_probe.Probe) -> EndpointProbe:
+    """The row of the MCP endpoint."""
+    return EndpointProbe("mcp", url, probe_state(found), found.http_status, found.detail)
+
+
+# The verifier's fetches that are a listing's endpoints (the kinds it asks them under).
+VERIFIED_ROLES = ("http_base", "openapi", "capabilities", "homepage", "privacy", "terms", "feedback")
+
+
+def endpoints_of(crawl: OriginCrawl, mcp_url: str | None, probe: mcp_probe.Probe | None,
+                 asked: list[tuple[str, str, FetchRecord]]) -> list[EndpointProbe]:
+    """Every endpoint of one verified crawl, by role and URL: the MCP probe, the verifier's
+    fetches (``asked``: ``(kind, url, record)``) and the declared documents discovery read."""
+    rows = [from_probe(mcp_url, probe)] if probe is not None and mcp_url else []
+    rows += [from_record(kind, url, record) for kind, url, record in asked if kind in VERIFIED_ROLES]
+    last = {r.kind: r for r in crawl.fetches if r.kind in DOCUMENT_ROLES}  # the final fetch of each
+    rows += [from_record(kind, record.url, record) for kind, record in last.items()]
+    return sorted(set(rows), key=lambda e: (e.role, e.url))
