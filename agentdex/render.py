@@ -125,6 +125,7 @@ def show_lines(data: dict[str, Any]) -> list[str]:
                               f"{plain(t.get('description'), 100, single_line=True)}" for t in data.get("tools", [])])
     out += section("Tool fingerprints:", [f"{plain(t.get('source'), 16):<16} {plain(t['name'], 60)}  {t['fingerprint'][:16]}"
                                           for t in data.get("tools", []) if t.get("fingerprint")])
+    out += section("Endpoint health:", [health_line(e) for e in data.get("endpoints", [])])
     out += section("History:", [event_line(e) for e in data.get("events", [])])
     out += schedule_lines(data)
     out.append("")
@@ -145,6 +146,20 @@ def schedule_lines(data: dict[str, Any]) -> list[str]:
              f"{'  fresh until ' + plain(f['fresh_until'], 30) if f['fresh'] else ''}  {plain(f['url'], 120)}"
              for f in data.get("facts", [])]
     return out + section("Facts (how each answer was obtained, and its age):", facts)
+
+
+def sparkline(states: Iterable[str]) -> str:
+    """A probe history, oldest first: ``█`` for ok, ``▁`` for anything else."""
+    return "".join("█" if s == "ok" else "▁" for s in states)
+
+
+def health_line(e: Mapping[str, Any]) -> str:
+    """One endpoint's health: role, URL, latest state, its recent history and uptime, first
+    seen and last ok."""
+    return (f"{plain(e['role'], 12):<12} {plain(e['url'], 80)}  {plain(e['state'], 16)}  "
+            f"{sparkline(e.get('history') or [])}  up {e['recent_ok']}/{e['recent_probes']} "
+            f"({e['uptime']:.0%}), first seen {plain(e.get('first_seen_at'), 25)}, "
+            f"last ok {plain(e.get('last_ok_at'), 25) or 'never'}")
 
 
 def consistency_lines(data: Mapping[str, Any]) -> list[str]:

@@ -275,3 +275,28 @@ CREATE VIEW tool_flags AS
 SELECT f.origin, substr(f.format, 1, length(f.format) - 6) AS source, f.code, f.path, f.message
 FROM findings f
 WHERE substr(f.format, -6) = '_tools';
+CREATE TABLE endpoint_probes (
+    id INTEGER PRIMARY KEY,
+    origin TEXT NOT NULL REFERENCES listings(origin) ON DELETE CASCADE,
+    crawl_id INTEGER REFERENCES crawls(id),
+    role TEXT NOT NULL,                          -- mcp | http_base | openapi | capabilities | homepage | privacy | terms | feedback | guide | llms_txt | skill
+    url TEXT NOT NULL,
+    state TEXT NOT NULL,                         -- ok | auth_required | payment_required | wrong_transport | not_mcp | not_found | http_error | server_error | tls_error | timeout | dead | blocked
+    http_status INTEGER,
+    detail TEXT NOT NULL DEFAULT '',
+    at TEXT NOT NULL
+);
+CREATE INDEX endpoint_probes_endpoint ON endpoint_probes(origin, role, url, id);
+CREATE VIEW endpoint_health AS
+SELECT p.origin, p.role, p.url,
+  (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role AND q.url = p.url
+     ORDER BY q.id DESC LIMIT 1) AS state,
+  (SELECT count(*) FROM (SELECT 1 FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
+     AND q.url = p.url ORDER BY q.id DESC LIMIT 10)) AS recent_probes,
+  (SELECT count(*) FROM (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
+     AND q.url = p.url ORDER BY q.id DESC LIMIT 10) WHERE state = 'ok') AS recent_ok,
+  count(*) AS probes,
+  min(p.at) AS first_seen_at,
+  max(CASE WHEN p.state = 'ok' THEN p.at END) AS last_ok_at
+FROM endpoint_probes p
+GROUP BY p.origin, p.role, p.url;

@@ -131,7 +131,7 @@ def test_the_queries_an_analyst_reaches_for_first_are_all_there():
     assert set(QUERIES) == {
         "newest_changes", "working_mcp", "failing_check", "read_only_variants_with_writes", "declared_vs_live_prices",
         "destructive_tools", "same_name_several_origins", "lost_ownership_proofs", "listings_per_format_and_category",
-        "inconsistent_listings", "tool_changes"}
+        "inconsistent_listings", "tool_changes", "flapping_endpoints"}
 
 
 # --- the views flatten JSON columns -----------------------------------------------------------------------

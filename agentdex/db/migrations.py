@@ -389,6 +389,48 @@ def m007_crosscheck(db: Database) -> None:
     db.executescript(_CROSSCHECK)
 
 
+# How many of an endpoint's latest probes its uptime is computed over (the view and
+# agentdex.db.health read the same number).
+RECENT_PROBES = 10
+
+_HEALTH = f"""
+CREATE TABLE endpoint_probes (
+    id INTEGER PRIMARY KEY,
+    origin TEXT NOT NULL REFERENCES listings(origin) ON DELETE CASCADE,
+    crawl_id INTEGER REFERENCES crawls(id),
+    role TEXT NOT NULL,                          -- mcp | http_base | openapi | capabilities | homepage | privacy | terms | feedback | guide | llms_txt | skill
+    url TEXT NOT NULL,
+    state TEXT NOT NULL,                         -- ok | auth_required | payment_required | wrong_transport | not_mcp | not_found | http_error | server_error | tls_error | timeout | dead | blocked
+    http_status INTEGER,
+    detail TEXT NOT NULL DEFAULT '',
+    at TEXT NOT NULL
+);
+CREATE INDEX endpoint_probes_endpoint ON endpoint_probes(origin, role, url, id);
+CREATE VIEW endpoint_health AS
+SELECT p.origin, p.role, p.url,
+  (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role AND q.url = p.url
+     ORDER BY q.id DESC LIMIT 1) AS state,
+  (SELECT count(*) FROM (SELECT 1 FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
+     AND q.url = p.url ORDER BY q.id DESC LIMIT {RECENT_PROBES})) AS recent_probes,
+  (SELECT count(*) FROM (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
+     AND q.url = p.url ORDER BY q.id DESC LIMIT {RECENT_PROBES}) WHERE state = 'ok') AS recent_ok,
+  count(*) AS probes,
+  min(p.at) AS first_seen_at,
+  max(CASE WHEN p.state = 'ok' THEN p.at END) AS last_ok_at
+FROM endpoint_probes p
+GROUP BY p.origin, p.role, p.url;
+"""
+
+
+@migrations()
+def m008_endpoint_health(db: Database) -> None:
+    """Endpoint health over time: every verified crawl's state of each endpoint a listing
+    depends on (the MCP endpoint, the API base and its documents, the homepage, policies,
+    feedback route and declared documents), and a view of each endpoint's latest state, its
+    uptime over its last probes, and when it was first seen and last ok."""
+    db.executescript(_HEALTH)
+
+
 def known_names() -> list[str]:
     """The names of every migration this code knows, in order."""
     return [m.name for m in migrations._migrations]

@@ -16,6 +16,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from agentdex.db.common import epoch, loads
+from agentdex.db.migrations import RECENT_PROBES
 from agentdex.errors import InputError
 from agentdex.models import Listing
 
@@ -159,8 +160,8 @@ def get_listing(db: Database, origin: str) -> dict[str, Any] | None:
 
     Its listing columns (JSON decoded; the column ``events`` as ``event_channels``), the
     whole normalised listing under ``listing``, the primary format's ``manifest`` (decoded
-    JSON, or ``None``), ``findings``, ``checks``, ``events`` (oldest first), ``tools`` and
-    ``documents``."""
+    JSON, or ``None``), ``findings``, ``checks``, ``events`` (oldest first), ``tools``,
+    ``endpoints`` (their health, :func:`endpoint_health`) and ``documents``."""
     rows = list(db.query("SELECT * FROM listings WHERE origin = ?", [origin]))
     if not rows:
         return None
@@ -174,6 +175,7 @@ def get_listing(db: Database, origin: str) -> dict[str, Any] | None:
     row["events"] = [_event(e, with_origin=False) for e in db.query(
         "SELECT kind, at, old, new, subject FROM events WHERE origin = ? ORDER BY at, id", [origin])]
     row["tools"] = list_tools(db, origin)
+    row["endpoints"] = endpoint_health(db, origin)
     row["documents"] = list(db.query(
         "SELECT d.kind, d.url, d.sha256, d.fetched_at, b.size_bytes FROM documents d "
         "JOIN blobs b ON b.sha256 = d.sha256 WHERE d.origin = ? ORDER BY d.kind", [origin]))
@@ -334,3 +336,24 @@ def stats(db: Database) -> dict[str, Any]:
         "blobs": one("SELECT count(*) FROM blobs"),
         "blob_bytes": one("SELECT coalesce(sum(size_bytes), 0) FROM blobs"),
     }
+
+
+def endpoint_health(db: Database, origin: str, recent: int = RECENT_PROBES) -> list[dict[str, Any]]:
+    """Each endpoint of ``origin`` by role and URL: ``state`` (the latest), ``history`` (the
+    states of its last ``recent`` probes, oldest first), ``recent_ok``, ``recent_probes``,
+    ``uptime`` (their share that was ok), ``probes`` (all), ``first_seen_at``, ``last_ok_at``."""
+    rows = db.execute("SELECT role, url, state, at FROM endpoint_probes WHERE origin = ? ORDER BY role, url, id",
+                      [origin]).fetchall()
+    found: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for role, url, state, at in rows:
+        found.setdefault((role, url), []).append((state, at))
+    return [_summary(role, url, probes, recent) for (role, url), probes in found.items()]
+
+
+def _summary(role: str, url: str, probes: list[tuple[str, str]], recent: int) -> dict[str, Any]:
+    history = [state for state, _ in probes[-recent:]]
+    ok = sum(state == "ok" for state in history)
+    last_ok = [at for state, at in probes if state == "ok"]
+    return {"role": role, "url": url, "state": history[-1], "history": history, "recent_ok": ok,
+            "recent_probes": len(history), "uptime": round(ok / len(history), 4), "probes": len(probes),
+            "first_seen_at": probes[0][1], "last_ok_at": last_ok[-1] if last_ok else None}

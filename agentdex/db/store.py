@@ -42,6 +42,7 @@ from agentdex import schedule
 from agentdex.db.common import dumps, epoch, iso, loads, safe_text, utc_now
 from agentdex.errors import DatabaseError
 from agentdex.db.crosscheck import save_consistency, tool_events
+from agentdex.db.health import save_probes
 from agentdex.formats import DISCOVERY_NAMES, FORMAT_NAMES
 from agentdex.formats.tool_fingerprint import fingerprint, read_only_contradiction
 from agentdex.formats.tool_safety import check_tool
@@ -358,7 +359,7 @@ def _save_crawled(db: Database, crawl: OriginCrawl, crawl_id: int | None, old: d
         save_consistency(db, origin, crawl.consistency, crawl_id)
     if listing is not None:
         _replace_tools(db, origin, "manifest", listing.tools, at)
-    _save_probes(db, origin, crawl.checks, crawl.mcp_tools, at)
+    _save_probes(db, origin, crawl.checks, crawl.mcp_tools, at, crawl.endpoints, crawl_id)
     events = _record_changes(db, origin, old, crawl.status, crawl_id, at)
     failures = streak if crawl.status == "unreachable" else 0
     _update_listing(db, origin, _schedule_columns(crawl, light, changed=bool(events), failures=failures, at=at))
@@ -372,7 +373,7 @@ def _save_unchanged(db: Database, crawl: OriginCrawl, crawl_id: int | None, ligh
     status = changes.LISTED if back else light["status"]
     # The common recrawl (same status, nothing probed) can cause no event, so the full
     # state changes.diff compares is read (before the update) only when one may follow.
-    quiet = status == light["status"] and crawl.checks is None and crawl.mcp_tools is None
+    quiet = status == light["status"] and crawl.checks is None and crawl.mcp_tools is None and not crawl.endpoints
     old = None if quiet else load_state(db, crawl.origin)
     # Only the columns whose value moves are written: an indexed column in the SET list costs
     # its index a rewrite even when the value stays (the status has three indexes).
@@ -390,13 +391,15 @@ def _save_unchanged(db: Database, crawl: OriginCrawl, crawl_id: int | None, ligh
     _insert_snapshots(db, crawl.origin, crawl.fetches, crawl_id, at, keep_bodies=False)
     if quiet:
         return []
-    _save_probes(db, crawl.origin, crawl.checks, crawl.mcp_tools, at)
+    _save_probes(db, crawl.origin, crawl.checks, crawl.mcp_tools, at, crawl.endpoints, crawl_id)
     events = _record_changes(db, crawl.origin, old, status, crawl_id, at)
     _update_listing(db, crawl.origin, _schedule_columns(crawl, light, changed=bool(events), failures=0, at=at))
     return events
 
 
-def _save_probes(db: Database, origin: str, checks: list[Check] | None, mcp_tools: list[Tool] | None, at: str) -> None:
+def _save_probes(db: Database, origin: str, checks: list[Check] | None, mcp_tools: list[Tool] | None, at: str,
+                 endpoints=None, crawl_id: int | None = None) -> None:
+    save_probes(db, origin, endpoints, crawl_id, at)
     if mcp_tools is not None:
         _replace_tools(db, origin, "mcp", mcp_tools, at)
         db.execute("UPDATE listings SET mcp_tools_checked_at = ? WHERE origin = ?", [at, origin])

@@ -1,4 +1,5 @@
-"""One listing, in tabs: Overview, Findings, Checks, Tools, Install, History, Raw, Cross-check.
+"""One listing, in tabs: Overview, Findings, Checks, Tools, Install, History, Raw, Cross-check,
+Health.
 
 From here the user re-verifies or re-crawls the origin (a job on the app: the screen stays
 responsive and reloads when it ends), copies an install plan to the clipboard (OSC 52) and,
@@ -30,7 +31,7 @@ from agentdex.tui.widgets.job_line import JobLine
 from agentdex.tui.widgets.safe_table import SafeTable
 
 PREFERRED_HOSTS = ("claude_code", "codex", "cursor", "vscode", "claude", "chatgpt")
-TABS = ("overview", "findings", "checks", "tools", "install", "history", "raw", "crosscheck")
+TABS = ("overview", "findings", "checks", "tools", "install", "history", "raw", "crosscheck", "health")
 TAB_TITLES = {"crosscheck": "Cross-check"}
 
 
@@ -138,6 +139,7 @@ class ListingScreen(Screen):
             "checks": (parts.CHECK_COLUMNS, "Not verified yet: press ctrl+t."),
             "tools": (parts.TOOL_COLUMNS, "No tools declared or listed."),
             "history": (parts.EVENT_COLUMNS, "No change events."),
+            "health": (parts.HEALTH_COLUMNS, "No endpoint probed yet: press ctrl+t."),
         }[tab]
         return [SafeTable(columns, empty=empty, id=f"{tab}-table")]
 
@@ -154,6 +156,8 @@ class ListingScreen(Screen):
             self._fill_install(view)
         elif tab == "raw":
             self._fill_raw(view)
+        elif tab == "health":
+            self.query_one("#health-table", SafeTable).fill(parts.health_rows(view))
         elif tab == "crosscheck":
             self.query_one("#crosscheck-verdict", Static).update(parts.crosscheck_verdict(view))
             self.query_one("#crosscheck-table", SafeTable).fill(parts.crosscheck_rows(view))

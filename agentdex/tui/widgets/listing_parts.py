@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
-from agentdex.render import plan_lines
+from agentdex.render import plan_lines, sparkline
 from agentdex.text import plain
 from agentdex.tui.display import (CHECK_STYLE, LINE_LIMIT, SEVERITY_STYLE, block, cell, compact_json, flatten,
                                   joined, kv_table, status_text, when)
@@ -21,6 +21,8 @@ TOOL_COLUMNS = (("source", "Source", 8), ("name", "Tool", 22), ("access", "Acces
                 ("annotations", "Annotations", 40), ("description", "Description", None))
 # The Cross-check tab: each disagreement between two sources, then each tool's fingerprint.
 CROSSCHECK_COLUMNS = (("kind", "Kind", 12), ("what", "Fact / tool", 22), ("code", "Code", 20), ("detail", "Detail", None))
+HEALTH_COLUMNS = (("role", "Role", 10), ("state", "State", 14), ("history", "Last probes", 10),
+                  ("uptime", "Up", 10), ("last_ok", "Last ok", 16), ("url", "Endpoint", None))
 EVENT_COLUMNS = (("at", "When", 16), ("kind", "Kind", 20), ("subject", "Subject", 16), ("change", "Change", None))
 
 
@@ -195,6 +197,18 @@ def crosscheck_rows(view: dict[str, Any]) -> list[list[Text]]:
             for f in view.get("findings") or [] if f.get("format") == "consistency"]
     rows += [[cell("fingerprint", 12, "dim"), cell(f"{t.get('source')}: {t.get('name')}", 80), cell("sha256", 10),
               cell(t["fingerprint"], 64)] for t in view.get("tools") or [] if t.get("fingerprint")]
+    return rows
+
+
+def health_rows(view: dict[str, Any]) -> list[list[Text]]:
+    """The Health tab: each endpoint's latest state, its last probes as a sparkline (oldest
+    first, █ ok, ▁ not), its uptime over them, when it was last ok."""
+    rows = []
+    for e in view.get("endpoints") or []:
+        style = "green" if e["state"] == "ok" else "red"
+        rows.append([cell(e["role"], 12), cell(e["state"], 16, style), cell(sparkline(e["history"]), 10),
+                     cell(f"{e['recent_ok']}/{e['recent_probes']}", 10), cell(when(e.get("last_ok_at")) or "never", 20),
+                     cell(e["url"], 300)])
     return rows
 
 

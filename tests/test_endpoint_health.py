@@ -1,0 +1,115 @@
+"""Endpoint health over time: a flapping MCP endpoint (flapping.test on the cross-check sample
+web, 503 in variant v2) crawled twelve times through the CLI, with the exact history, uptime,
+first-seen and last-ok figures in the database, `show`, Datasette's view and canned query and
+the TUI; and the state each kind of answer gets."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+from typer.testing import CliRunner
+
+from agentdex.cli import app
+from agentdex.crawler.health import state_of
+from agentdex.models import FetchRecord
+from agentdex.sampleweb.server import CROSSCHECK_ROOT, SampleWeb
+
+# The MCP endpoint's variant at each crawl: "" up, "v2" down (503).
+PATTERN = ["", "v2", "", "v2", "v2", "", "", "", "v2", "", "", "v2"]
+METADATA = json.loads((CROSSCHECK_ROOT.parent.parent / "datasette_metadata.json").read_text("utf-8"))
+QUERIES = METADATA["databases"]["agentdex"]["queries"]
+
+
+@pytest.fixture(scope="module")
+def flapped(tmp_path_factory):
+    path = tmp_path_factory.mktemp("health") / "catalogue.db"
+    runner = CliRunner()
+    with SampleWeb(CROSSCHECK_ROOT) as web:
+        for variant in PATTERN:
+            web.set_variant("mcp.flapping.test", variant)
+            result = runner.invoke(app, ["crawl", "flapping.test", "--db", str(path), *web.cli_args(), "--timeout", "5"])
+            assert result.exit_code == 0, result.output
+    yield path
+
+
+def rows(path, sql: str, *args) -> list[tuple]:
+    with sqlite3.connect(path) as db:
+        return db.execute(sql, args).fetchall()
+
+
+def crawl_times(path) -> list[str]:
+    return [at for (at,) in rows(path, "SELECT at FROM endpoint_probes WHERE role = 'mcp' ORDER BY id")]
+
+
+def test_every_crawl_keeps_the_state_of_each_endpoint(flapped):
+    states = [s for (s,) in rows(flapped, "SELECT state FROM endpoint_probes WHERE role = 'mcp' ORDER BY id")]
+    assert states == ["server_error" if v else "ok" for v in PATTERN]
+    assert rows(flapped, "SELECT DISTINCT http_status, detail FROM endpoint_probes WHERE role = 'mcp' AND state != 'ok'") == [
+        (503, "HTTP 503")]
+    per_role = rows(flapped, "SELECT role, url, count(*) FROM endpoint_probes GROUP BY role, url ORDER BY role")
+    assert per_role == [("guide", "https://flapping.test/agent.md", 12), ("homepage", "https://flapping.test/", 12),
+                        ("mcp", "https://mcp.flapping.test/mcp", 12), ("privacy", "https://flapping.test/", 12),
+                        ("terms", "https://flapping.test/", 12)]
+
+
+def test_the_view_counts_uptime_over_the_last_ten_probes_with_first_seen_and_last_ok(flapped):
+    times = crawl_times(flapped)
+    health = rows(flapped, "SELECT state, recent_probes, recent_ok, probes, first_seen_at, last_ok_at "
+                           "FROM endpoint_health WHERE role = 'mcp'")
+    # The last ten are crawls 3..12: "" v2 v2 "" "" "" v2 "" "" v2, six up; crawl 11 the last up.
+    assert health == [("server_error", 10, 6, 12, times[0], times[10])]
+    assert rows(flapped, "SELECT recent_ok, recent_probes FROM endpoint_health WHERE role = 'homepage'") == [(10, 10)]
+    flapping = rows(flapped, QUERIES["flapping_endpoints"]["sql"])
+    assert flapping == [("flapping.test", "mcp", "https://mcp.flapping.test/mcp", "server_error", "6/10", 60.0,
+                         times[0], times[10])]
+
+
+def test_show_prints_each_endpoint_with_its_history_and_uptime(flapped):
+    times = crawl_times(flapped)
+    text = CliRunner().invoke(app, ["show", "flapping.test", "--db", str(flapped)]).output
+    assert (f"mcp          https://mcp.flapping.test/mcp  server_error  █▁▁███▁██▁  up 6/10 (60%), "
+            f"first seen {times[0]}, last ok {times[10]}") in text
+    data = json.loads(CliRunner().invoke(app, ["show", "flapping.test", "--db", str(flapped), "--json"]).stdout)
+    mcp = next(e for e in data["endpoints"] if e["role"] == "mcp")
+    assert mcp["history"] == ["server_error" if v else "ok" for v in PATTERN[2:]]
+    assert (mcp["uptime"], mcp["probes"], mcp["first_seen_at"], mcp["last_ok_at"]) == (0.6, 12, times[0], times[10])
+
+
+async def test_the_tui_health_tab_draws_each_endpoint_history(flapped):
+    from agentdex.tui.app import make_app
+    from agentdex.tui.widgets.safe_table import SafeTable
+    from test_tui_support import SIZE, settle
+
+    app_ = make_app(flapped)
+    async with app_.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app_.open_listing("flapping.test")
+        await settle(pilot)
+        await pilot.press("9")
+        await settle(pilot)
+        table = app_.screen.query_one("#health-table", SafeTable).table
+        shown = [[c.plain for c in table.get_row_at(i)] for i in range(table.row_count)]
+        mcp = next(r for r in shown if r[0] == "mcp")
+        assert mcp[1:4] == ["server_error", "█▁▁███▁██▁", "6/10"] and mcp[5] == "https://mcp.flapping.test/mcp"
+        assert [r[2] for r in shown if r[0] != "mcp"] == ["██████████"] * 4
+
+
+@pytest.mark.parametrize(("record", "state"), [
+    (FetchRecord(url="u", kind="k", status=200, body=b"x"), "ok"),
+    (FetchRecord(url="u", kind="k", status=304, not_modified=True), "ok"),
+    (FetchRecord(url="u", kind="k", status=401, error_code="http_status"), "auth_required"),
+    (FetchRecord(url="u", kind="k", status=402, error_code="http_status"), "payment_required"),
+    (FetchRecord(url="u", kind="k", status=404, error_code="http_status"), "not_found"),
+    (FetchRecord(url="u", kind="k", status=418, error_code="http_status"), "http_error"),
+    (FetchRecord(url="u", kind="k", status=429, error_code="http_status"), "server_error"),
+    (FetchRecord(url="u", kind="k", error_code="tls", error="certificate"), "tls_error"),
+    (FetchRecord(url="u", kind="k", error_code="timeout"), "timeout"),
+    (FetchRecord(url="u", kind="k", error_code="refused"), "dead"),
+    (FetchRecord(url="u", kind="k", error_code="dns"), "dead"),
+    (FetchRecord(url="u", kind="k", error_code="blocked_address"), "blocked"),
+    (FetchRecord(url="u", kind="k", error_code="robots"), "blocked"),
+])
+def test_each_kind_of_answer_has_its_state(record, state):
+    assert state_of(record) == state
