@@ -141,8 +141,9 @@ def test_anchor_endpoints_and_payment_prices_are_facts():
                                     "priceUsd": 0.02, "unit": "call", "discovery": "https://api.tide.test/v1/quote"}]}]}
     facts = facts_of(anchor.validate_document(doc, origin="tide.test"))
     assert facts.api_bases == ("https://api.tide.test/v1",)
-    assert facts.prices == {"https://api.tide.test/v1/quote": 0.02}
-    assert compare([facts], live_prices={"https://api.tide.test/v1/quote": 0.03}).disagreements[0].code == "price_differs"
+    # Priced at the tool's endpoint (payments[].discovery is where x402 discovery data lives).
+    assert facts.prices == {"https://api.tide.test/v1": 0.02}
+    assert compare([facts], live_prices={"https://api.tide.test/v1": 0.03}).disagreements[0].code == "price_differs"
     assert facts_of(agent_app.parse(b"[]")).states_anything() is False
 
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from agentdex.cli import app
 from agentdex.sampleweb.server import CROSSCHECK_ROOT, SampleWeb
 
-ORIGINS = ["consistent.test", "inconsistent.test", "poisonedcard.test", "rugpull.test", "robotsno.test"]
+ORIGINS = ["consistent.test", "inconsistent.test", "poisonedcard.test", "rugpull.test", "robotsno.test", "pricey.test"]
 METADATA = json.loads((CROSSCHECK_ROOT.parent.parent / "datasette_metadata.json").read_text("utf-8"))
 QUERIES = METADATA["databases"]["agentdex"]["queries"]
 
@@ -31,7 +31,7 @@ def crawled(tmp_path_factory):
         web.set_variant("mcp.rugpull.test", "v2")
         second = runner.invoke(app, ["crawl", *ORIGINS, "--db", str(path), *web.cli_args(), "--timeout", "5", "--json"])
         assert second.exit_code == 0, second.output
-        yield path, log, json.loads(first.stdout), json.loads(second.stdout)
+        yield path, log, json.loads(first.stdout), json.loads(second.stdout), web
 
 
 def rows(path, sql: str, *args) -> list[tuple]:
@@ -44,17 +44,14 @@ def asked(log, host: str) -> list[str]:
 
 
 def test_every_discovery_document_is_looked_for_once_a_path_and_a_missing_one_is_no_error(crawled):
-    path, log, first, _ = crawled
+    path, log, first, _, _ = crawled
     well_known = [p for p in asked(log, "consistent.test") if p.startswith("/.well-known/")]
     # Found at its first path: no second request (agent.json, server-card, server-cards.json);
     # missing: one request at each path (x402 and x402.json, ai-catalog.json); anchor.json 404.
     assert well_known == ["/.well-known/agent-app.json", "/.well-known/agent-card.json", "/.well-known/ai-catalog.json",
                           "/.well-known/anchor.json", "/.well-known/api-catalog", "/.well-known/mcp/server-card.json",
                           "/.well-known/x402", "/.well-known/x402.json"]
-    assert first["by_status"] == {"listed": 5}
-    # The errors are the five anchor.json 404s (a manifest path) and robotsno.test's refusal
-    # by robots.txt; the discovery 404s are none.
-    assert first["errors"] == 6
+    assert first["by_status"] == {"listed": 6}
     assert rows(path, "SELECT kind, status_code FROM snapshots WHERE origin = 'consistent.test' AND crawl_id = 1 "
                       "AND kind IN ('x402_discovery', 'ai_catalog') ORDER BY url") == [
         ("ai_catalog", 404), ("x402_discovery", 404), ("x402_discovery", 404)]
@@ -64,8 +61,19 @@ def test_every_discovery_document_is_looked_for_once_a_path_and_a_missing_one_is
         ("agent_app", '["a2a_card", "agent_app", "api_catalog", "server_card"]')]
 
 
+def test_a_missing_discovery_document_is_not_an_error_of_the_crawl(crawled, tmp_path):
+    web = crawled[4]
+    alone = CliRunner().invoke(app, ["crawl", "consistent.test", "--db", str(tmp_path / "c.db"), *web.cli_args(),
+                                     "--no-verify", "--json"])
+    summary = json.loads(alone.stdout)
+    # Ten requests (two manifests, six discovery paths, robots.txt, the guide): three discovery
+    # 404s (x402, x402.json, ai-catalog.json) and one manifest 404 (anchor.json); only the
+    # manifest's counts as an error.
+    assert (summary["requests"], summary["errors"]) == (10, 1)
+
+
 def test_robots_txt_keeps_the_crawl_out_of_a_disallowed_discovery_path(crawled):
-    path, log, _, _ = crawled
+    path, log, _, _, _ = crawled
     paths = asked(log, "robotsno.test")
     assert "/robots.txt" in paths and "/.well-known/agent-card.json" in paths
     assert not [p for p in paths if p.startswith("/.well-known/mcp/")]
@@ -100,8 +108,22 @@ def test_each_disagreement_names_both_documents_and_both_values(crawled):
     ]
     assert rows(path, "SELECT consistency, disagreements FROM listings WHERE origin = 'inconsistent.test'") == [
         ("inconsistent", 7)]
-    # The Datasette canned query lists the same seven.
-    assert len(rows(path, QUERIES["inconsistent_listings"]["sql"])) == 7
+    # The Datasette canned query lists the same seven (and pricey.test's three).
+    listed = rows(path, QUERIES["inconsistent_listings"]["sql"])
+    assert sorted(r[4] for r in listed if r[0] == "inconsistent.test") == sorted(m for _, _, m in found)
+    assert sorted({r[0] for r in listed}) == ["inconsistent.test", "pricey.test"] and len(listed) == 10
+
+
+def test_three_prices_of_one_resource_disagree_pairwise_and_with_the_live_402(crawled):
+    path = crawled[0]
+    found = rows(path, "SELECT path, code, message FROM findings WHERE origin = 'pricey.test' AND format = 'consistency' "
+                       "ORDER BY id")
+    where = "price https://pricey.test/v1/quote"
+    assert found == [(where, "price_differs", f"{where}: anchor says $0.01 but x402_discovery says $0.02"),
+                     (where, "price_differs", f"{where}: anchor says $0.01 but live 402 says $0.03"),
+                     (where, "price_differs", f"{where}: x402_discovery says $0.02 but live 402 says $0.03")]
+    assert rows(path, "SELECT consistency, consistency_sources FROM listings WHERE origin = 'pricey.test'") == [
+        ("inconsistent", '["anchor", "x402_discovery", "live 402"]')]
 
 
 def test_poisoned_tools_are_flagged_in_every_source_with_the_exact_span(crawled):
@@ -136,7 +158,7 @@ def test_every_tool_of_every_source_has_a_fingerprint(crawled):
 
 
 def test_a_rug_pull_between_two_crawls_is_a_tool_changed_event_with_old_and_new(crawled):
-    path, _, _, second = crawled
+    path, _, _, second, _ = crawled
     events = rows(path, "SELECT kind, subject, old, new FROM events WHERE origin = 'rugpull.test' AND crawl_id = 2 ORDER BY id")
     assert [(k, s) for k, s, _, _ in events] == [("tools_changed", "count, send_report"), ("tool_changed", "count"),
                                                  ("write_tool_added", "send_report")]
@@ -149,7 +171,7 @@ def test_a_rug_pull_between_two_crawls_is_a_tool_changed_event_with_old_and_new(
         ("tool_reads_local",)]
     assert len(rows(path, QUERIES["tool_changes"]["sql"])) == 2
     # Nothing else changed anywhere: every other origin answered the same bytes.
-    assert second["unchanged"] == 5 and second["events"] == 3
+    assert second["unchanged"] == 6 and second["events"] == 3
 
 
 def test_show_prints_the_verdict_the_disagreements_and_the_fingerprints(crawled):

@@ -160,10 +160,14 @@ def _anchor_endpoints(extra: dict, *kinds: str) -> list[str]:
 
 def _prices(extra: dict) -> dict[str, float]:
     prices = {normalise_url(k): float(v) for k, v in (extra.get("prices") or {}).items()}
+    # Anchor prices a tool's endpoint (the resource its live 402 answers for); a payment's
+    # ``discovery`` is where x402 discovery data lives, not the resource (Anchor v0.1).
     for tool in extra.get("anchor_tools") or []:
-        for payment in (tool.get("payments") or []) if isinstance(tool, dict) else []:
-            if isinstance(payment, dict) and payment.get("discovery") and isinstance(payment.get("priceUsd"), (int, float)):
-                prices.setdefault(normalise_url(payment["discovery"]), float(payment["priceUsd"]))
+        endpoint = tool.get("endpoint") if isinstance(tool, dict) else None
+        for payment in (tool.get("payments") or []) if isinstance(endpoint, str) else []:
+            if isinstance(payment, dict) and payment.get("protocol") == "x402" \
+                    and isinstance(payment.get("priceUsd"), (int, float)):
+                prices.setdefault(normalise_url(endpoint), float(payment["priceUsd"]))
     return prices
 
 
