@@ -95,23 +95,39 @@ def test_each_disagreement_names_both_documents_and_both_values(crawled):
     found = rows(path, "SELECT path, code, message FROM findings WHERE origin = 'inconsistent.test' "
                        "AND format = 'consistency' ORDER BY path, message")
     assert found == [
-        ("auth", "auth_differs", "auth: agent_app says ['none'] but server_card says ['oauth']"),
-        ("mcp_endpoint", "mcp_endpoint_differs", "mcp_endpoint: agent_app says ['https://mcp.inconsistent.test/mcp'] "
-                                                 "but server_card says ['https://mcp.inconsistent.test/mcp/v2']"),
-        ("name", "name_differs", "name: a2a_card says 'Lighthouse' but server_card says 'Lantern'"),
-        ("name", "name_differs", "name: agent_app says 'Lantern' but a2a_card says 'Lighthouse'"),
-        ("publisher", "publisher_differs", "publisher: agent_app says 'Lantern Co' but a2a_card says 'Beacon Ltd'"),
-        ("publisher_url", "publisher_differs",
-         "publisher_url: agent_app says 'https://inconsistent.test/' but a2a_card says 'https://elsewhere.test/'"),
-        ("tools", "tool_not_listed", "tools: server_card says ['export_log', 'get_entry', 'search'] but live MCP "
-                                     "tools/list says ['get_entry', 'search'] (declared but not listed: export_log)"),
+        ('api_base', 'api_base_differs', "api_base: agent_app says ['https://inconsistent.test/api/v1']"
+         " but api_catalog says ['https://api.inconsistent.test/v2']"),
+        ('auth', 'auth_differs', "auth: agent_app says ['none'] but server_card says ['oauth']"),
+        ('auth', 'auth_differs', "auth: anchor says ['none'] but server_card says ['oauth']"),
+        ('contact', 'contact_differs', "contact: agent_app says 'mailto:help@inconsistent.test'"
+         " but anchor says 'support@lantern.example'"),
+        ('mcp_endpoint', 'mcp_endpoint_differs', "mcp_endpoint: agent_app says ['https://mcp.inconsistent.test/mcp']"
+         " but server_card says ['https://mcp.inconsistent.test/mcp/v2']"),
+        ('mcp_endpoint', 'mcp_endpoint_differs', "mcp_endpoint: anchor says ['https://mcp.inconsistent.test/mcp']"
+         " but server_card says ['https://mcp.inconsistent.test/mcp/v2']"),
+        ('name', 'name_differs', "name: a2a_card says 'Lighthouse' but server_card says 'Lantern'"),
+        ('name', 'name_differs', "name: agent_app says 'Lantern' but a2a_card says 'Lighthouse'"),
+        ('name', 'name_differs', "name: agent_app says 'Lantern' but anchor says 'Lantern Co'"),
+        ('name', 'name_differs', "name: anchor says 'Lantern Co' but a2a_card says 'Lighthouse'"),
+        ('name', 'name_differs', "name: anchor says 'Lantern Co' but server_card says 'Lantern'"),
+        ('publisher', 'publisher_differs', "publisher: agent_app says 'Lantern Co' but a2a_card says 'Beacon Ltd'"),
+        ('publisher', 'publisher_differs', "publisher: anchor says 'Lantern Co' but a2a_card says 'Beacon Ltd'"),
+        ('publisher_url', 'publisher_differs', "publisher_url: agent_app says 'https://inconsistent.test/'"
+         " but a2a_card says 'https://elsewhere.test/'"),
+        ('publisher_url', 'publisher_differs', "publisher_url: anchor says 'https://inconsistent.test'"
+         " but a2a_card says 'https://elsewhere.test/'"),
+        ('tools', 'tool_not_listed', "tools: server_card says ['export_log', 'get_entry', 'search']"
+         " but live MCP tools/list says ['get_entry', 'search'] (declared but not listed: export_log)"),
     ]
     assert rows(path, "SELECT consistency, disagreements FROM listings WHERE origin = 'inconsistent.test'") == [
-        ("inconsistent", 7)]
-    # The Datasette canned query lists the same seven (and pricey.test's three).
+        ("inconsistent", 16)]
+    assert {code for _, code, _ in found} == {
+        "name_differs", "mcp_endpoint_differs", "api_base_differs", "auth_differs", "publisher_differs",
+        "contact_differs", "tool_not_listed"}
+    # The Datasette canned query lists the same sixteen (and pricey.test's three).
     listed = rows(path, QUERIES["inconsistent_listings"]["sql"])
     assert sorted(r[4] for r in listed if r[0] == "inconsistent.test") == sorted(m for _, _, m in found)
-    assert sorted({r[0] for r in listed}) == ["inconsistent.test", "pricey.test"] and len(listed) == 10
+    assert sorted({r[0] for r in listed}) == ["inconsistent.test", "pricey.test"] and len(listed) == 19
 
 
 def test_three_prices_of_one_resource_disagree_pairwise_and_with_the_live_402(crawled):
@@ -178,12 +194,14 @@ def test_show_prints_the_verdict_the_disagreements_and_the_fingerprints(crawled)
     path = crawled[0]
     runner = CliRunner()
     text = runner.invoke(app, ["show", "inconsistent.test", "--db", str(path)]).output
-    assert ("Consistency:\n  inconsistent (7 disagreement(s)) across agent_app, a2a_card, server_card, live MCP tools/list\n"
-            "    auth: agent_app says ['none'] but server_card says ['oauth'] [auth_differs]") in text
+    assert ("Consistency:\n  inconsistent (16 disagreement(s)) across agent_app, anchor, a2a_card, server_card, "
+            "api_catalog, live MCP tools/list\n    api_base: agent_app says ['https://inconsistent.test/api/v1'] but "
+            "api_catalog says ['https://api.inconsistent.test/v2'] [api_base_differs]") in text
     assert "Tool fingerprints:" in text and "server_card      export_log" in text
     data = json.loads(runner.invoke(app, ["show", "inconsistent.test", "--db", str(path), "--json"]).stdout)
-    assert data["consistency"] == "inconsistent" and data["disagreements"] == 7
-    assert data["consistency_sources"] == ["agent_app", "a2a_card", "server_card", "live MCP tools/list"]
+    assert data["consistency"] == "inconsistent" and data["disagreements"] == 16
+    assert data["consistency_sources"] == ["agent_app", "anchor", "a2a_card", "server_card", "api_catalog",
+                                           "live MCP tools/list"]
     assert {t["source"] for t in data["tools"]} == {"a2a_card", "mcp", "server_card"}
     assert all(len(t["fingerprint"]) == 64 for t in data["tools"])
     history = runner.invoke(app, ["show", "rugpull.test", "--db", str(path)]).output
@@ -207,11 +225,13 @@ async def test_the_tui_listing_screen_has_a_cross_check_tab(crawled):
         await pilot.press("8")
         await settle(pilot)
         verdict = rendered(screen.query_one("#crosscheck-verdict")).strip()
-        assert verdict == "inconsistent — 7 disagreement(s) across agent_app, a2a_card, server_card, live MCP tools/list"
+        assert verdict == ("inconsistent — 16 disagreement(s) across agent_app, anchor, a2a_card, server_card, "
+                           "api_catalog, live MCP tools/list")
         table = screen.query_one("#crosscheck-table", SafeTable).table
         rows = [[c.plain for c in table.get_row_at(i)] for i in range(table.row_count)]
-        assert [r[1] for r in rows if r[0] == "disagrees"] == ["auth", "mcp_endpoint", "name", "name", "publisher",
-                                                               "publisher_url", "tools"]
+        facts = sorted(r[1] for r in rows if r[0] == "disagrees")
+        assert facts == ["api_base"] + ["auth"] * 2 + ["contact"] + ["mcp_endpoint"] * 2 + ["name"] * 5 + \
+            ["publisher"] * 2 + ["publisher_url"] * 2 + ["tools"]
         assert "name: agent_app says 'Lantern' but a2a_card says 'Lighthouse'" in [r[3] for r in rows]
         assert sorted(r[1] for r in rows if r[0] == "fingerprint") == [
             "a2a_card: lookup", "mcp: get_entry", "mcp: search", "server_card: export_log", "server_card: get_entry",
