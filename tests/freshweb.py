@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from agentdex import formats
 from agentdex.db import open_db
 from agentdex.sampleweb.server import SampleWeb
 
@@ -24,7 +25,11 @@ HOSTS = {  # host: the Cache-Control (or Expires) every answer of the host carri
     "calm.test": {},
     "quiet.test": {},
 }
-PATHS = ("/.well-known/agent-app.json", "/.well-known/anchor.json", "/agent.md", "/llms.txt")
+# The manifests, every discovery path (each a 404 here: each document's paths are all tried)
+# and the declared documents.
+DISCOVERY = tuple(path for paths in formats.DISCOVERY_PATHS.values() for path in paths)
+PATHS = ("/.well-known/agent-app.json", "/.well-known/anchor.json", *DISCOVERY, "/agent.md", "/llms.txt")
+FOUND = ("/.well-known/agent-app.json", "/agent.md", "/llms.txt")  # the others answer 404
 
 
 def manifest(host: str) -> dict:
