@@ -174,3 +174,15 @@ def test_every_discovery_format_has_the_format_shape(module):
     too_big = module.parse(b" " * (module.MAX_BYTES + 1))
     assert [f.code for f in too_big.findings] == ["too_large"] and too_big.listing is None
     assert module.looks_like(json.loads("[]")) is False
+
+
+def test_a_registry_api_answer_is_read_as_its_server_json():
+    from agentdex.formats import server_json
+
+    server = {"$schema": "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
+              "name": "test.tidewater/tides", "description": "Tide tables.", "version": "1.2.0",
+              "remotes": [{"type": "streamable-http", "url": "https://mcp.tidewater.test/mcp"}]}
+    bare = server_json.validate_document(server)
+    wrapped = server_json.validate_document({"server": server, "_meta": {"io.modelcontextprotocol.registry/official": {}}})
+    assert bare.valid and wrapped.valid and wrapped.findings == bare.findings == []
+    assert wrapped.listing.mcp_url == bare.listing.mcp_url == "https://mcp.tidewater.test/mcp"

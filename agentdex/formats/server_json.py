@@ -72,7 +72,11 @@ def looks_like(doc: Any) -> bool:
 
 
 def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
-    """Validate a decoded server.json against the registry's schema and read its facts."""
+    """Validate a decoded server.json against the registry's schema and read its facts. The
+    registry API's answer for one server (``{"server": {...}, "_meta": {...}}``, what an
+    Anchor ``schemas.mcpServerJson`` link to the registry returns) is read as its server."""
+    if isinstance(doc, dict) and isinstance(doc.get("server"), dict) and "name" not in doc:
+        doc = doc["server"]
     c = Checker()
     if isinstance(doc, dict) and any(k in doc for k in LEGACY_KEYS):
         c.error("", "unsupported_version", "this is the registry's pre-2025-09 server.json format "
