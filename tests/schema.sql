@@ -300,3 +300,6 @@ SELECT p.origin, p.role, p.url,
   max(CASE WHEN p.state = 'ok' THEN p.at END) AS last_ok_at
 FROM endpoint_probes p
 GROUP BY p.origin, p.role, p.url;
+CREATE INDEX listings_status_by_name ON listings(status, name IS NULL, name COLLATE NOCASE, origin);
+CREATE INDEX listings_format_by_name ON listings(format, name IS NULL, name COLLATE NOCASE, origin);
+CREATE INDEX listings_pricing_by_name ON listings(pricing, name IS NULL, name COLLATE NOCASE, origin);
