@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from agentdex.db.connection import open_db
 from agentdex.sampleweb.server import SampleWeb
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,11 +38,21 @@ def test_twenty_kills_at_random_moments_leave_whole_origins_and_an_identical_rec
     assert min(outcome.origins_seen) < len(kill_resume.ORIGINS), report  # some kills landed mid-crawl
 
 
+def _new_catalogue_bytes(folder: Path) -> int:
+    folder.mkdir()
+    open_db(folder / "catalogue.db").conn.close()
+    return sum(f.stat().st_size for f in folder.iterdir())
+
+
 @pytest.fixture
 def small_disk(tmp_path):
     folder = tmp_path / "disk"
     folder.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(folder)], capture_output=True)
+    # Room for a new catalogue and a few origins, whatever the schema weighs today: a fixed
+    # size went stale as migrations were added (the disk filled before the first origin).
+    size_kb = _new_catalogue_bytes(tmp_path / "probe") // 1024 + 384
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kb}k", "tmpfs", str(folder)],
+                             capture_output=True)
     if mounted.returncode != 0:
         pytest.skip(f"a full disk needs a small tmpfs and mounting one failed (run as root): {mounted.stderr.decode()}")
     try:
