@@ -1,10 +1,11 @@
 """Reading HTTP header values agentdex acts on. Neutral ground: the crawler's retry policy
-and the feedback client both read Retry-After, and neither imports the other."""
+and freshness and the feedback client all read HTTP dates, and none imports the others."""
 
 from __future__ import annotations
 
 import email.utils
-from datetime import UTC, datetime
+import time
+from datetime import UTC
 
 
 def retry_after_seconds(value: str) -> float | None:
@@ -12,10 +13,20 @@ def retry_after_seconds(value: str) -> float | None:
     value = value.strip()
     if value.isdigit():
         return float(value)
+    when = http_date(value)
+    return None if when is None else max(0.0, when - time.time())
+
+
+def http_date(text: str | None) -> float | None:
+    """An HTTP date (IMF-fixdate, or the obsolete forms) as epoch seconds; None if invalid."""
+    if not text:
+        return None
     try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+        when = email.utils.parsedate_to_datetime(text.strip())
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    return when.timestamp()

@@ -32,13 +32,12 @@ everything.
 
 from __future__ import annotations
 
-import email.utils
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC
 
 from agentdex.db.common import age_text, epoch, iso  # noqa: F401 (the catalogue's time format, re-exported)
+from agentdex.headers import http_date
 
 DAY = 24 * 3600.0
 FRESH_STATUSES = frozenset({200, 203, 404, 410})
@@ -137,18 +136,3 @@ def fresh_until(headers: Mapping[str, str], status: int | None, request_time: fl
         return None
     end = response_time + span - corrected_initial_age(headers, request_time, response_time)
     return end if end > response_time else None
-
-
-def http_date(text: str | None) -> float | None:
-    """An HTTP date (IMF-fixdate, or the obsolete forms) as epoch seconds; None if invalid."""
-    if not text:
-        return None
-    try:
-        when = email.utils.parsedate_to_datetime(text.strip())
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when is None:
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return when.timestamp()
