@@ -241,7 +241,8 @@ class OriginDiscovery:
             await self._fetch_declared(declared_of(listing))
             if "server_json" in self.documents:
                 self._load_stored()
-                results.update(self._parse_discovery())
+                if "server_json" not in results:  # the other discovery documents are parsed already
+                    results.update(self._parse_discovery(("server_json",)))
         if self.unchanged():
             return self._unchanged()
         return OriginCrawl(self.origin, status=status_of(primary, self.records),
@@ -299,13 +300,17 @@ class OriginDiscovery:
                 results[record.kind] = too_large(record)
         return results
 
-    def _parse_discovery(self) -> dict[str, ParseResult]:
-        """The discovery documents found (a web page at their path is none)."""
-        for kind in DISCOVERY_KINDS:
+    def _parse_discovery(self, kinds: tuple[str, ...] = DISCOVERY_KINDS) -> dict[str, ParseResult]:
+        """The discovery documents of ``kinds`` found (a web page at their path is none)."""
+        self._drop_html(kinds)
+        return {k: formats.get(k).parse(self.bodies[k], origin=self.origin) for k in kinds if k in self.bodies}
+
+    def _drop_html(self, kinds) -> None:
+        """Forget the bodies of ``kinds`` that are HTML pages (a site's shell answering every path)."""
+        for kind in kinds:
             if is_html_page(self.bodies.get(kind)):
                 del self.bodies[kind]
                 self.documents.pop(kind, None)
-        return {k: formats.get(k).parse(self.bodies[k], origin=self.origin) for k in DISCOVERY_KINDS if k in self.bodies}
 
     def _anchor_link(self) -> str | None:
         """A same-origin Anchor manifest named by a ``Link`` header on an answer."""
@@ -347,10 +352,7 @@ class OriginDiscovery:
             await self.get(kind, origin_url(self.origin, path), same_origin=True)
         self._load_stored()
         # A site that answers every path with its HTML shell publishes none of these files.
-        for kind in BOOTSTRAP:
-            if is_html_page(self.bodies.get(kind)):
-                del self.bodies[kind]
-                self.documents.pop(kind, None)
+        self._drop_html(BOOTSTRAP)
         files = {BOOTSTRAP_FILES[k]: self.bodies.get(k) for k in BOOTSTRAP}
         if files["SKILL.md"] is None or (files["agent.md"] is None and files["llms.txt"] is None):
             return None
