@@ -10,8 +10,6 @@ when the asset is a dollar stablecoin it knows; it never pays.
 from __future__ import annotations
 
 import base64
-import binascii
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,7 +58,7 @@ def _decode_header(value: str) -> tuple[dict | None, str | None]:
     try:
         raw = base64.b64decode(value.strip() + "=" * (-len(value.strip()) % 4), validate=False)
         doc = safe_loads(raw.decode("utf-8"))
-    except (binascii.Error, UnicodeDecodeError, json.JSONDecodeError, ValueError):
+    except ValueError:  # binascii.Error, UnicodeDecodeError and JSONDecodeError included
         return None, "the PAYMENT-REQUIRED header is not base64-encoded JSON"
     return (doc, None) if isinstance(doc, dict) else (None, "the PAYMENT-REQUIRED header is not a JSON object")
 
