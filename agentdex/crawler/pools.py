@@ -95,7 +95,7 @@ def guarded_transport(context: ssl.SSLContext, backend: GuardedBackend, connecti
     # httpx 0.2x has no parameter for httpcore's network_backend, which is where the
     # address guard and --connect-to live; so the transport's pool is replaced by an
     # equivalent one (same TLS context, HTTP/1.1) that uses our backend. Every connection
-    # may stay alive: the pool belongs to one host (see _HostPools).
+    # may stay alive: the pool belongs to one host (see HostPools).
     transport._pool = httpcore.AsyncConnectionPool(
         ssl_context=context,
         max_connections=connections,
@@ -106,7 +106,6 @@ def guarded_transport(context: ssl.SSLContext, backend: GuardedBackend, connecti
         network_backend=backend,
     )
     return transport
-
 
 
 async def release(response: httpx.Response, method: str) -> None:
