@@ -457,8 +457,7 @@ def choose_primary(results: dict[str, ParseResult]) -> ParseResult | None:
     usable = [r for r in results.values() if r.format in PRIMARY_ORDER and (r.listing is not None or r.findings)]
     if not usable:
         return None
-    return min(usable, key=lambda r: (not (r.valid and r.listing is not None),
-                                      PRIMARY_ORDER.index(r.format) if r.format in PRIMARY_ORDER else 9))
+    return min(usable, key=lambda r: (not (r.valid and r.listing is not None), PRIMARY_ORDER.index(r.format)))
 
 
 def status_of(primary: ParseResult | None, records: list[FetchRecord]) -> str:
