@@ -16,11 +16,13 @@ document states, and keeps in ``Listing.extra`` what has no Listing field:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from agentdex.formats._check import is_absolute_url
-from agentdex.models import Tool
+from agentdex.formats._load import load_json
+from agentdex.models import ParseResult, Tool
 
 # agentdex's auth vocabulary for comparing documents: what a caller must bring.
 AUTH_WORDS = ("none", "oauth", "bearer", "api_key", "basic", "mtls", "signature", "x402", "other")
@@ -32,6 +34,17 @@ _AUTH_ALIASES = {
 }
 _TEMPLATE_RE = re.compile(r"\$\{[^}]*\}|\{\{[^}]*\}\}|YOUR_[A-Z_]+|<[a-z_ -]+>")
 DEFAULT_PORTS = {"https": 443, "http": 80}
+
+
+def read_document(data: bytes, validate: Callable[..., ParseResult], *, name: str, what: str,
+                  max_bytes: int, origin: str | None) -> ParseResult:
+    """Decode ``data`` as a JSON object of at most ``max_bytes`` and hand it to ``validate``
+    (a format's ``validate_document``); bytes that decode to no object give a result of
+    format ``name`` without a listing, its findings saying why."""
+    doc, problems = load_json(data, max_bytes=max_bytes, what=what)
+    if doc is None:
+        return ParseResult(name, None, problems)
+    return validate(doc, origin=origin)
 
 
 def auth_word(value: Any) -> str | None:

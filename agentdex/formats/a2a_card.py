@@ -30,8 +30,7 @@ import re
 from typing import Any
 
 from agentdex.formats._check import Checker, is_absolute_url, join
-from agentdex.formats._discovery import auth_word, auth_words, base_url, resolve, unique
-from agentdex.formats._load import load_json
+from agentdex.formats._discovery import auth_word, auth_words, base_url, read_document, resolve, unique
 from agentdex.formats._spec import FormatSpec
 from agentdex.models import Finding, Listing, ParseResult, Tool
 
@@ -55,10 +54,8 @@ _SCHEME_WRAPPERS = {"httpAuthSecurityScheme": "http", "apiKeySecurityScheme": "a
 
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     """Decode and validate the bytes of an agent card (256 KB limit)."""
-    doc, findings = load_json(data, max_bytes=MAX_BYTES, what="agent card")
-    if doc is None:
-        return ParseResult(NAME, None, findings)
-    return validate_document(doc, origin=origin)
+    return read_document(data, validate_document, name=NAME, what="agent card", max_bytes=MAX_BYTES,
+                         origin=origin)
 
 
 def looks_like(doc: Any) -> bool:

@@ -28,8 +28,7 @@ from typing import Any
 
 from agentdex.formats import server_card
 from agentdex.formats._check import Checker, join
-from agentdex.formats._discovery import base_url, resolve, unique
-from agentdex.formats._load import load_json
+from agentdex.formats._discovery import base_url, read_document, resolve, unique
 from agentdex.formats._spec import FormatSpec
 from agentdex.models import Listing, ParseResult
 
@@ -48,10 +47,8 @@ OLD_URN_RE = re.compile(r"urn:ai:[a-zA-Z0-9.-]+(:[a-zA-Z0-9._-]+)+")
 
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     """Decode and validate the bytes of an ai-catalog.json."""
-    doc, findings = load_json(data, max_bytes=MAX_BYTES, what="AI catalog")
-    if doc is None:
-        return ParseResult(NAME, None, findings)
-    return validate_document(doc, origin=origin)
+    return read_document(data, validate_document, name=NAME, what="AI catalog", max_bytes=MAX_BYTES,
+                         origin=origin)
 
 
 def looks_like(doc: Any) -> bool:

@@ -22,8 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentdex.formats._check import Checker, join
-from agentdex.formats._discovery import base_url, resolve, unique
-from agentdex.formats._load import load_json
+from agentdex.formats._discovery import base_url, read_document, resolve, unique
 from agentdex.formats._spec import FormatSpec
 from agentdex.models import Listing, ParseResult
 
@@ -38,10 +37,8 @@ PROFILE = "https://www.rfc-editor.org/info/rfc9727"
 
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     """Decode and validate the bytes of an API catalog in JSON linkset form."""
-    doc, findings = load_json(data, max_bytes=MAX_BYTES, what="API catalog")
-    if doc is None:
-        return ParseResult(NAME, None, findings)
-    return validate_document(doc, origin=origin)
+    return read_document(data, validate_document, name=NAME, what="API catalog", max_bytes=MAX_BYTES,
+                         origin=origin)
 
 
 def looks_like(doc: Any) -> bool:

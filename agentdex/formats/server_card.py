@@ -32,8 +32,7 @@ import re
 from typing import Any
 
 from agentdex.formats._check import Checker, join
-from agentdex.formats._discovery import header_auth, auth_words, base_url, resolve, tool_from_mcp, unique
-from agentdex.formats._load import load_json
+from agentdex.formats._discovery import auth_words, base_url, header_auth, read_document, resolve, tool_from_mcp, unique
 from agentdex.formats._spec import FormatSpec
 from agentdex.models import Listing, ParseResult, Tool
 
@@ -51,10 +50,8 @@ REMOTE_TYPES = ("streamable-http", "sse")
 
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     """Decode and validate the bytes of a server card or a ``{"servers": [...]}`` file."""
-    doc, findings = load_json(data, max_bytes=MAX_BYTES, what="server card")
-    if doc is None:
-        return ParseResult(NAME, None, findings)
-    return validate_document(doc, origin=origin)
+    return read_document(data, validate_document, name=NAME, what="server card", max_bytes=MAX_BYTES,
+                         origin=origin)
 
 
 def looks_like(doc: Any) -> bool:

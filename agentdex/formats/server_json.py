@@ -25,8 +25,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from agentdex.formats._check import Checker
-from agentdex.formats._discovery import header_auth, resolve, template_in, unique
-from agentdex.formats._load import load_json
+from agentdex.formats._discovery import header_auth, read_document, resolve, template_in, unique
 from agentdex.formats._spec import FormatSpec
 from agentdex.formats.schemas import load_vendored
 from agentdex.models import Listing, ParseResult
@@ -56,10 +55,8 @@ def validator() -> Draft7Validator:
 
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     """Decode and validate the bytes of a ``server.json``."""
-    doc, findings = load_json(data, max_bytes=MAX_BYTES, what="server.json")
-    if doc is None:
-        return ParseResult(NAME, None, findings)
-    return validate_document(doc, origin=origin)
+    return read_document(data, validate_document, name=NAME, what="server.json", max_bytes=MAX_BYTES,
+                         origin=origin)
 
 
 def looks_like(doc: Any) -> bool:

@@ -30,8 +30,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from agentdex.formats._check import Checker, join
-from agentdex.formats._discovery import base_url, normalise_url, resolve, template_in, unique
-from agentdex.formats._load import load_json
+from agentdex.formats._discovery import base_url, normalise_url, read_document, resolve, template_in, unique
 from agentdex.formats._spec import FormatSpec
 from agentdex.formats.x402_money import usd_price
 from agentdex.models import Listing, ParseResult
@@ -47,10 +46,8 @@ _METHOD_RE = re.compile(r"(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(\S+)", re.
 
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     """Decode and validate the bytes of an x402 discovery document."""
-    doc, findings = load_json(data, max_bytes=MAX_BYTES, what="x402 discovery document")
-    if doc is None:
-        return ParseResult(NAME, None, findings)
-    return validate_document(doc, origin=origin)
+    return read_document(data, validate_document, name=NAME, what="x402 discovery document", max_bytes=MAX_BYTES,
+                         origin=origin)
 
 
 def looks_like(doc: Any) -> bool:
