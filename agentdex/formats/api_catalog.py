@@ -32,7 +32,6 @@ MAX_BYTES = 512 * 1024
 SPEC = FormatSpec(NAME, priority=140, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATHS[0],
                   also_at=WELL_KNOWN_PATHS[1:], discovery=True)
 API_RELATIONS = ("service-desc", "service-doc", "service-meta", "status")
-PROFILE = "https://www.rfc-editor.org/info/rfc9727"
 
 
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
