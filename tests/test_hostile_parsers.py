@@ -51,7 +51,7 @@ def test_validate_reports_a_bomb_without_a_traceback(tmp_path, name):
     path = tmp_path / "agent-app.json"
     path.write_bytes(BOMBS[name][0])
     result = CliRunner().invoke(app, ["validate", str(path), "--json"])
-    assert result.exit_code in (1, 2) and result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.exit_code in (1, 2) and (result.exception is None or isinstance(result.exception, SystemExit))
     assert "Traceback" not in result.output and BOMBS[name][1] in result.output
 
 
