@@ -236,3 +236,14 @@ async def test_the_tui_listing_screen_has_a_cross_check_tab(crawled):
         assert sorted(r[1] for r in rows if r[0] == "fingerprint") == [
             "a2a_card: lookup", "mcp: get_entry", "mcp: search", "server_card: export_log", "server_card: get_entry",
             "server_card: search"]
+
+
+def test_a_new_tool_annotated_read_only_is_no_write_tool_added():
+    from agentdex.db.crosscheck import tool_events
+
+    old = {"status": "listed", "tools": {}}
+    new = {"status": "listed", "tools": {
+        "get_weather": {"description": "Weather", "annotations": {"readOnlyHint": True}, "input_schema": None},
+        "forecast": {"description": "Forecast", "annotations": {}, "input_schema": None}}}
+    assert [(e.kind, e.subject, e.new["reason"]) for e in tool_events(old, new)] == [
+        ("write_tool_added", "forecast", "it is not annotated readOnlyHint: true")]

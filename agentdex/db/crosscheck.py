@@ -10,6 +10,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from agentdex.db.common import dumps, safe_text
+from agentdex.formats._discovery import tool_from_mcp
 from agentdex.formats.consistency import Consistency
 from agentdex.formats.tool_fingerprint import diff as tool_diff
 from agentdex.models import Event, Tool, sorted_findings
@@ -43,5 +44,6 @@ def tool_events(old: dict[str, Any] | None, new: dict[str, Any] | None) -> list[
 
 
 def _tools(state: dict[str, dict]) -> list[Tool]:
-    return [Tool(name=name, description=t.get("description") or "", annotations=t.get("annotations") or {},
-                 input_schema=t.get("input_schema"), source="mcp") for name, t in state.items()]
+    # Rebuilt as the probe built them, so ``read_only`` is derived from the annotations again.
+    return [tool_from_mcp({"name": name, "description": t.get("description"), "annotations": t.get("annotations"),
+                           "inputSchema": t.get("input_schema")}, source="mcp") for name, t in state.items()]
