@@ -80,16 +80,12 @@ def test_show_prints_each_endpoint_with_its_history_and_uptime(flapped):
 async def test_the_tui_health_tab_draws_each_endpoint_history(flapped):
     from agentdex.tui.app import make_app
     from agentdex.tui.widgets.safe_table import SafeTable
-    from test_tui_support import SIZE, settle
+    from test_tui_support import SIZE, open_listing
 
     app_ = make_app(flapped)
     async with app_.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app_.open_listing("flapping.test")
-        await settle(pilot)
-        await pilot.press("9")
-        await settle(pilot)
-        table = app_.screen.query_one("#health-table", SafeTable).table
+        screen = await open_listing(app_, pilot, "flapping.test", "9")
+        table = screen.query_one("#health-table", SafeTable).table
         shown = [[c.plain for c in table.get_row_at(i)] for i in range(table.row_count)]
         mcp = next(r for r in shown if r[0] == "mcp")
         assert mcp[1:4] == ["server_error", "█▁▁███▁██▁", "6/10"] and mcp[5] == "https://mcp.flapping.test/mcp"

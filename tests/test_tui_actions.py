@@ -20,15 +20,8 @@ from agentdex.tui.screens.listing import ListingScreen
 from agentdex.tui.widgets.catalogue_table import CatalogueTable
 from agentdex.tui.widgets.job_line import JobLine
 from agentdex.tui.widgets.safe_table import SafeTable
-from test_tui_support import (SIZE, app, db_path, net, no_cursor_blink, rendered, screen_text, settle,  # noqa: F401
-                              wait_for, web)
-
-
-async def open_listing(app, pilot, origin: str) -> ListingScreen:
-    await settle(pilot)
-    app.open_listing(origin)
-    await settle(pilot)
-    return app.screen
+from test_tui_support import (SIZE, app, db_path, net, no_cursor_blink, open_listing, rendered,  # noqa: F401
+                              screen_text, settle, wait_for, web)
 
 
 async def test_reverify_runs_in_the_background_and_the_listing_reloads_when_it_ends(db_path, net):

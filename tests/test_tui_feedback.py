@@ -15,7 +15,8 @@ from agentdex.models import Listing
 from agentdex.tui.app import make_app
 from agentdex.tui.screens.feedback import FeedbackScreen
 from db_records import listing_crawl
-from test_tui_support import SIZE, app, db_path, net, no_cursor_blink, rendered, settle, wait_for, web  # noqa: F401
+from test_tui_support import (SIZE, app, db_path, net, no_cursor_blink, open_listing, rendered, settle,  # noqa: F401
+                              wait_for, web)
 
 FEEDBACK = ("api.pantry.test", "/v1/feedback")
 
@@ -40,11 +41,7 @@ def receipts_kept(db_path) -> list[dict]:
 
 
 async def open_feedback(app, pilot) -> FeedbackScreen:
-    await settle(pilot)
-    app.open_listing("pantry.test")
-    await settle(pilot)
-    await pilot.press("f")
-    await settle(pilot)
+    await open_listing(app, pilot, "pantry.test", "f")
     assert isinstance(app.screen, FeedbackScreen)
     return app.screen
 
@@ -181,11 +178,7 @@ async def test_an_answer_without_a_receipt_is_never_shown_or_kept_as_one(db_path
     db.conn.close()
     app = make_app(db_path, net)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_listing("noreceipt.test")
-        await settle(pilot)
-        await pilot.press("f")
-        await settle(pilot)
+        await open_listing(app, pilot, "noreceipt.test", "f")
         screen = app.screen
         await write_and_review(pilot, screen, "Is anyone there?")
         await pilot.click("#send")

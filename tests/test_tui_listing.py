@@ -9,17 +9,8 @@ from agentdex.db import get_document_text, get_listing, load_listing, open_db
 from agentdex.plans import plans_for
 from agentdex.render import plan_lines
 from agentdex.tui.display import flatten
-from agentdex.tui.screens.listing import ListingScreen
 from agentdex.tui.widgets.safe_table import SafeTable
-from test_tui_support import SIZE, app, db_path, net, no_cursor_blink, rendered, settle, web  # noqa: F401
-
-
-async def open_listing(app, pilot, origin: str) -> ListingScreen:
-    await settle(pilot)
-    app.open_listing(origin)
-    await settle(pilot)
-    assert isinstance(app.screen, ListingScreen)
-    return app.screen
+from test_tui_support import SIZE, app, db_path, net, no_cursor_blink, open_listing, rendered, settle, web  # noqa: F401
 
 
 def table_rows(screen, table_id: str) -> list[list[str]]:

@@ -124,6 +124,22 @@ async def settle(pilot: Pilot, rounds: int = 3) -> None:
         await pilot.pause()
 
 
+async def open_listing(app: AgentdexApp, pilot: Pilot, origin: str, *keys: str):
+    """Open ``origin``'s listing screen once the app has settled, press ``keys`` there, and
+    return the screen."""
+    from agentdex.tui.screens.listing import ListingScreen
+
+    await settle(pilot)
+    app.open_listing(origin)
+    await settle(pilot)
+    assert isinstance(app.screen, ListingScreen)
+    screen = app.screen
+    if keys:
+        await pilot.press(*keys)
+        await settle(pilot)
+    return screen
+
+
 async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float = 20.0) -> None:
     """Pump the app until ``condition()`` holds (a crawl takes real time on the sample web)."""
     deadline = time.monotonic() + timeout
