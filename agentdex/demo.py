@@ -311,7 +311,8 @@ def name_lines(rows: list[dict]) -> list[str]:
     out = []
     for group in by_name.values():
         if len(group) > 1:
-            where = ", ".join(f"{r['origin']} ({', '.join(r.get('categories') or []) or '-'})" for r in group)
+            where = ", ".join(f"{r['origin']} ({plain(', '.join(r.get('categories') or []) or '-', single_line=True)})"
+                              for r in group)
             out.append(f'"{plain(group[0]["name"], 64)}" is the name of {len(group)} apps: {where}; '
                        "the origin tells them apart")
     out += [_hostile_line(r) for r in rows if hostile(r.get("name")) or hostile(r.get("one_liner"))]

@@ -296,6 +296,14 @@ def test_hostile_text_is_recognised_and_plain_text_is_not():
     assert not demo.hostile("Castaway Podcasts") and not demo.hostile("Notes [1] 2026 [] ok")
 
 
+def test_a_shared_name_line_shows_crawled_categories_as_plain_text():
+    # A FindAgent listing's categories are free text from the manifest.
+    rows = [{"origin": "a.test", "name": "Twin", "categories": ["notes\x1b]52;c;eA==\x07", "x\x1b[31my"]},
+            {"origin": "b.test", "name": "twin", "categories": []}]
+    (line,) = demo.name_lines(rows)
+    assert line == '"Twin" is the name of 2 apps: a.test (notes, xy), b.test (-); the origin tells them apart'
+
+
 def test_the_bundled_demo_origins_are_served_and_their_variants_switch_with_siblings():
     from agentdex.sampleweb import SampleWeb
 
