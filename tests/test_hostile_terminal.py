@@ -25,7 +25,8 @@ from agentdex.models import Check, Listing, Tool
 from agentdex.text import plain
 from agentdex.tui.app import make_app
 from db_records import listing_crawl
-from test_tui_support import SIZE, net, no_cursor_blink, screen_text, settle, terminal_output, web  # noqa: F401
+from test_tui_support import (SIZE, net, no_cursor_blink, open_listing, screen_text, settle,  # noqa: F401
+                              terminal_output, web)
 
 ROOT = Path(__file__).resolve().parent.parent
 ORIGIN = "hostile.test"
@@ -136,9 +137,7 @@ def _run_on_a_tty(command: list[str]) -> str:
 async def test_the_tui_shows_placeholders_and_no_escape(hostile_db, net):  # noqa: F811
     tui = make_app(hostile_db, net)
     async with tui.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        tui.open_listing(ORIGIN)
-        await settle(pilot)
+        await open_listing(tui, pilot, ORIGIN)
         text = screen_text(tui)
         assert "⟨U+202E⟩" in text and "[@click=app.quit]x[/]" in text
         output = terminal_output(tui)

@@ -14,8 +14,8 @@ from agentdex.tui.app import make_app
 from agentdex.tui.screens.listing import ListingScreen
 from agentdex.tui.widgets.catalogue_table import CatalogueTable
 from db_records import listing_crawl
-from test_tui_support import (SIZE, db_path, net, no_cursor_blink, rendered, screen_text, settle,  # noqa: F401
-                              terminal_output, web)
+from test_tui_support import (SIZE, db_path, net, no_cursor_blink, open_listing, rendered,  # noqa: F401
+                              screen_text, settle, terminal_output, web)
 
 HOSTILE = "[@click=app.quit]x[/] \x1b]52;c;ZXZpbA==\x07 \x1b[31mred"
 LITERAL = "[@click=app.quit]x[/]  red"  # what is left once the escape sequences are gone
@@ -73,9 +73,7 @@ async def test_a_hostile_name_is_shown_literally_in_the_catalogue(hostile_db, ne
 async def test_every_tab_shows_hostile_text_literally_and_cuts_long_values(hostile_db, net):
     app = make_app(hostile_db, net)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_listing(ORIGIN)
-        await settle(pilot)
+        await open_listing(app, pilot, ORIGIN)
         overview = rendered(app.screen.query_one("#overview-body"), width=400)
         assert LITERAL in overview and "[bold]loud[/bold] blink" in overview
         assert "[link=https://evil.test]click me[/link]" in overview
