@@ -257,5 +257,7 @@ def make_app(db_path: Path, net: NetworkOptions | None = None) -> AgentdexApp:
 
 def run_tui(db_path: Path, net: NetworkOptions | None = None) -> None:
     """Run the TUI until the user quits."""
+    # Here, not in make_app: only a real terminal's driver reads keys through the parser
+    # (Pilot's headless driver does not), and the swap is process-wide (agentdex.tui.keys).
     keys.install()
     make_app(db_path, net).run()
