@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 from types import ModuleType
 
@@ -30,6 +31,14 @@ def load_script(name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def cli_env() -> dict[str, str]:
+    """The environment for ``python -m agentdex`` in a child process: this checkout on its
+    path, and no ``$AGENTDEX_DB`` from the caller's shell (the test names its catalogue)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("AGENTDEX_DB", None)
+    return env
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ that fills up during a write (a small tmpfs mounted for the test).
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import sqlite3
@@ -17,8 +16,8 @@ import pytest
 
 from agentdex.db.connection import open_db
 from agentdex.sampleweb.server import SampleWeb
+from tests.conftest import ROOT, cli_env
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import kill_resume  # noqa: E402
 
@@ -63,17 +62,15 @@ def small_disk(tmp_path):
 
 def test_a_full_disk_stops_the_crawl_with_a_sentence_and_the_catalogue_still_opens(small_disk):
     db = small_disk / "catalogue.db"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("AGENTDEX_DB", None)
     with SampleWeb() as web:
         origins = sorted(h for h in web.hosts if not h.startswith(("mcp.", "api.", "pay.")))
         crawl = subprocess.run([sys.executable, "-m", "agentdex", "crawl", "--db", str(db), *web.cli_args(),
                                 "--registry", "https://registry.test", *origins],
-                               capture_output=True, text=True, env=env, timeout=180)
+                               capture_output=True, text=True, env=cli_env(), timeout=180)
     assert crawl.returncode == 1
     assert "the disk holding the catalogue is full" in crawl.stderr and "Traceback" not in crawl.stderr
     listed = subprocess.run([sys.executable, "-m", "agentdex", "list", "--db", str(db)],
-                            capture_output=True, text=True, env=env, timeout=60)
+                            capture_output=True, text=True, env=cli_env(), timeout=60)
     assert listed.returncode == 0 and "shown" in listed.stdout  # the catalogue opens, full disk and all
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)

@@ -6,19 +6,17 @@ same load is tested in tests/test_datasette_live.py (a crawl writing while Datas
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 from agentdex.db import open_db
 from agentdex.sampleweb.server import SampleWeb
 from agentdex.tui.app import make_app
 from agentdex.tui.screens.catalogue import CatalogueScreen
 from agentdex.tui.widgets.catalogue_table import CatalogueTable
+from tests.conftest import cli_env
 from test_tui_support import SIZE, no_cursor_blink, settle  # noqa: F401
 
-ROOT = Path(__file__).resolve().parent.parent
 SYNTHETIC = 40
 PAUSE = "t-delay.test"  # its manifest takes 1 s: with --concurrency 1 the crawl rests half-way
 
@@ -38,15 +36,13 @@ async def test_the_tui_reading_during_a_crawl_sees_only_whole_origins(tmp_path, 
     failures: list[str] = []
     failed = CatalogueScreen._failed
     monkeypatch.setattr(CatalogueScreen, "_failed", lambda self, exc: (failures.append(str(exc)), failed(self, exc)))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("AGENTDEX_DB", None)
     seen: list[dict[str, tuple[str, ...]]] = []
     with SampleWeb(synthetic=SYNTHETIC) as web:
         hosts = web.synthetic.hosts
         origins = [*hosts[:SYNTHETIC // 2], PAUSE, *hosts[SYNTHETIC // 2:]]
         crawl = subprocess.Popen([sys.executable, "-m", "agentdex", "crawl", "--db", str(path), *web.cli_args(),
                                   "--concurrency", "1", *origins],
-                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                 env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         app = make_app(path, web.network_options())
         notes: list[str] = []
         app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]

@@ -25,10 +25,10 @@ from agentdex.models import Check, Listing, Tool
 from agentdex.text import plain
 from agentdex.tui.app import make_app
 from db_records import listing_crawl
+from tests.conftest import cli_env
 from test_tui_support import (SIZE, net, no_cursor_blink, open_listing, screen_text, settle,  # noqa: F401
                               terminal_output, web)
 
-ROOT = Path(__file__).resolve().parent.parent
 ORIGIN = "hostile.test"
 SEQUENCES = {
     "CSI": "\x1b[2J\x1b[31m", "OSC 0 (title)": "\x1b]0;pwned\x07", "OSC 8 (link)": "\x1b]8;;https://evil.test\x1b\\",
@@ -97,9 +97,7 @@ def test_json_output_keeps_the_exact_value_and_writes_nothing_live(hostile_db, a
 
 
 def _env() -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color", "COLUMNS": "200"}
-    env.pop("AGENTDEX_DB", None)
-    return env
+    return {**cli_env(), "TERM": "xterm-256color", "COLUMNS": "200"}
 
 
 @pytest.mark.parametrize("args", [["show", ORIGIN], ["list"]], ids=" ".join)
