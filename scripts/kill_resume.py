@@ -71,8 +71,8 @@ def problems_in(db: Path) -> list[str]:
     with sqlite3.connect(db) as conn:
         found = [] if conn.execute("PRAGMA integrity_check").fetchone() == ("ok",) else ["integrity_check"]
         found += [f"foreign key: {row}" for row in conn.execute("PRAGMA foreign_key_check")]
-        for name, sql in HALF_WRITTEN.items():
-            if conn.execute("SELECT name FROM sqlite_master WHERE name = 'listings'").fetchone():
+        if conn.execute("SELECT name FROM sqlite_master WHERE name = 'listings'").fetchone():
+            for name, sql in HALF_WRITTEN.items():
                 found += [f"{name}: {row[0]}" for row in conn.execute(sql)]
     return found
 
