@@ -11,7 +11,6 @@ from agentdex.errors import InputError, PackageError
 from agentdex.models import Finding, ParseResult
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # read no more than this of any input
-FOLDER_FILES = formats.FOLDER_FILES
 ZIP_MAGIC = b"PK\x03\x04"
 
 
@@ -51,7 +50,7 @@ def validate_path(path: str | Path, fmt: str = "auto") -> ParseResult:
 def read_folder(path: Path) -> dict[str, bytes]:
     """The files of a folder that any format reads, keyed by their relative path."""
     files: dict[str, bytes] = {}
-    for rel in FOLDER_FILES:
+    for rel in formats.FOLDER_FILES:
         candidate = path / rel
         if candidate.is_file():
             files[rel] = read_capped(candidate)
