@@ -27,7 +27,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # that can smuggle a whole ASCII sentence past a reader.
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _ZERO_WIDTH = "\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff"
-_INVISIBLE = re.compile(f"[{_BIDI}{_ZERO_WIDTH}\U000e0000-\U000e007f]")
+_TAGS = "\U000e0000-\U000e007f"
+_INVISIBLE = re.compile(f"[{_BIDI}{_ZERO_WIDTH}{_TAGS}]")
 _KIND = (("bidi", re.compile(f"[{_BIDI}]")), ("zero-width", re.compile(f"[{_ZERO_WIDTH}]")))
 ELLIPSIS = "…"
 
@@ -63,7 +64,7 @@ def invisible_spans(text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
-_JSON_UNSAFE = re.compile(f"[\x7f-\x9f{_BIDI}{_ZERO_WIDTH}\U000e0000-\U000e007f]")
+_JSON_UNSAFE = re.compile(f"[\x7f-\x9f{_BIDI}{_ZERO_WIDTH}{_TAGS}]")
 
 
 def terminal_safe_json(text: str) -> str:
