@@ -43,7 +43,9 @@ async def test_reverify_runs_in_the_background_and_the_listing_reloads_when_it_e
 
 
 async def test_the_app_answers_keys_while_a_slow_crawl_runs(db_path, net):
-    app = make_app(db_path, replace(net, deadline=1.5))  # sleepy.test makes the crawl take this long
+    # sleepy.test makes the crawl take a few deadlines: 3 s each leaves the keys below time to
+    # land while it runs even on a loaded machine (1.5 s was sometimes over before "3" was read)
+    app = make_app(db_path, replace(net, deadline=3.0))
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_listing(app, pilot, "sleepy.test")  # its manifest answers after 30 s
         await pilot.press("ctrl+r")
