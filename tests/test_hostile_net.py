@@ -10,7 +10,7 @@ import ssl
 import time
 
 import pytest
-from httpcore._backends.auto import AutoBackend
+from agentdex.crawler.netstream import SocketBackend
 
 from agentdex.crawler.fetch import Fetcher
 from agentdex.sampleweb.rawsock import RawServer
@@ -99,7 +99,7 @@ async def test_an_octal_spelling_is_not_even_a_url() -> None:
     assert record.error_code == "invalid_url"
 
 
-class LoopbackInternet(AutoBackend):
+class LoopbackInternet(SocketBackend):
     """The test's stand-in for the internet: a connection to a public address lands on
     the loopback test server (tests never leave the machine)."""
 

@@ -69,7 +69,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import anyio
+import asyncio
+
 import httpx
 
 from agentdex import __version__
@@ -102,6 +103,7 @@ KEPT_HEADERS = (
     "x-payment-response", "x-robots-tag", "mcp-session-id", "mcp-protocol-version",
     "date", "expires", "age",  # with cache-control: HTTP freshness (agentdex.crawler.freshness)
 )  # fmt: skip
+_KEPT = frozenset(KEPT_HEADERS)
 
 
 @dataclass(slots=True)
@@ -126,6 +128,7 @@ class _Options:
     etag: str | None = None
     last_modified: str | None = None
     deadline_at: float = 0.0
+    absent_ok: bool = False
 
 
 class Fetcher:
@@ -153,14 +156,16 @@ class Fetcher:
         self.concurrency = max(1, concurrency)
         self.stats = FetchStats()
         self.backend = GuardedBackend(connect_to=connect_to, allow_private=allow_private, resolver=resolver or resolve)
-        self._timeouts = httpx.Timeout(deadline, connect=min(connect_timeout, deadline)).as_dict()
+        # Reads and writes have no timeout of their own: the fetch's deadline bounds them all
+        # (one timer a fetch, not one for every wait on the socket).
+        self._timeouts = {"connect": min(connect_timeout, deadline), "read": None, "write": None, "pool": None}
         if transport_factory is None:
             context, per_host = build_ssl_context(ca_bundle), self.per_host
             transport_factory = lambda: guarded_transport(context, self.backend, per_host)  # noqa: E731
         self._pools = HostPools(transport_factory, keep=2 * self.concurrency)
         self.robots = RobotsCache(self._fetch_robots, agent_token=_product_token(user_agent))
         self._host_slots: dict[str, _HostSlot] = {}  # only hosts with a request waiting or in flight
-        self._all_slots: anyio.Semaphore | None = None
+        self._all_slots: asyncio.Semaphore | None = None
 
     async def __aenter__(self) -> Fetcher:
         return self
@@ -198,10 +203,12 @@ class Fetcher:
         well-known manifest paths are exempt anyway). ``content`` is a request body (for
         the MCP probe's POST) and ``headers`` extra request headers; the User-Agent and
         Accept-Encoding stay the policy's own. With ``absent_ok`` a 404 or 410 is not
-        counted in ``stats.errors`` (a discovery document an origin does not publish).
+        counted in ``stats.errors`` and its body is read but not kept (a discovery document
+        an origin does not publish: the status is all there is to know).
         """
         request_headers = self._headers(accept, etag, last_modified, headers or {})
-        options = _Options(kind, max_bytes, same_origin, method.upper(), request_headers, content, etag, last_modified)
+        options = _Options(kind, max_bytes, same_origin, method.upper(), request_headers, content, etag, last_modified,
+                           absent_ok=absent_ok)
         record = await self._run(url, options, honour_robots)
         if record.error_code and not (absent_ok and record.status in (404, 410)):
             self.stats.errors += 1
@@ -241,8 +248,9 @@ class Fetcher:
             verdict = await self.robots.check(str(url))
             if not verdict.allowed:
                 raise FetchError("robots", verdict.note or f"robots.txt of {verdict.origin} disallows {url.path} for agentdex.")
-        with anyio.fail_after(self.deadline):
-            options.deadline_at = anyio.current_time() + self.deadline
+        # asyncio's own timeout: anyio's cancel scopes cost more than the rest of a small fetch
+        async with asyncio.timeout(self.deadline):
+            options.deadline_at = asyncio.get_running_loop().time() + self.deadline
             await self._attempts(record, url, options)
 
     async def _attempts(self, record: FetchRecord, url: httpx.URL, options: _Options) -> None:
@@ -257,13 +265,13 @@ class Fetcher:
             if delay is None:
                 return
             attempt += 1
-            await anyio.sleep(delay)
+            await asyncio.sleep(delay)
 
     def _retry_pause(self, options: _Options, attempt: int, delay: float | None) -> float | None:
         """``delay`` when another try is allowed and fits before the deadline, else None."""
         if delay is None or attempt >= self.retries:
             return None
-        return delay if anyio.current_time() + delay < options.deadline_at else None
+        return delay if asyncio.get_running_loop().time() + delay < options.deadline_at else None
 
     async def _follow(self, record: FetchRecord, url: httpx.URL, options: _Options, attempt: int) -> float | None:
         """Request ``url`` and its redirects; the retry pause for a transient answer, else None."""
@@ -312,25 +320,29 @@ class Fetcher:
             record.last_modified = record.last_modified or options.last_modified
             return
         if options.method != "HEAD":
-            await self._read_body(record, response, options.max_bytes, keep_errors=status < 300)
+            await self._read_body(record, response, options.max_bytes, keep_errors=status < 300,
+                                  keep=not (options.absent_ok and status in (404, 410)))
         if not 200 <= status < 300:
             raise FetchError("http_status", _status_sentence(response, record.final_url or record.url))
 
-    async def _read_body(self, record: FetchRecord, response: httpx.Response, max_bytes: int, keep_errors: bool) -> None:
+    async def _read_body(self, record: FetchRecord, response: httpx.Response, max_bytes: int, keep_errors: bool,
+                         keep: bool = True) -> None:
         try:
-            body = await read_capped(response, max_bytes)
+            body = await read_capped(response, max_bytes)  # read whole either way: the connection is reused
         except FetchError:
             if keep_errors:
                 raise
             return  # the body of an error answer is a bonus; the status is the news
+        self.stats.bytes += len(body)
+        if not keep:
+            return
         record.body = body
         record.sha256 = hashlib.sha256(body).hexdigest()
-        self.stats.bytes += len(body)
 
     def _slot(self, host: str) -> _Slots:
         # Created on first use, inside the event loop that will wait on them.
         if self._all_slots is None:
-            self._all_slots = anyio.Semaphore(self.concurrency)
+            self._all_slots = asyncio.Semaphore(self.concurrency)
         return _Slots(self._host_slots, host.lower(), self.per_host, self._all_slots)
 
     async def _fetch_robots(self, url: str) -> FetchRecord:
@@ -343,7 +355,7 @@ class Fetcher:
 class _HostSlot:
     """A host's semaphore and how many requests hold it or wait for it."""
 
-    semaphore: anyio.Semaphore
+    semaphore: asyncio.Semaphore
     users: int = 0
 
 
@@ -355,14 +367,14 @@ class _Slots:
     without awaiting in between, so a semaphore is never dropped while a request needs it.
     """
 
-    def __init__(self, hosts: dict[str, _HostSlot], key: str, per_host: int, everyone: anyio.Semaphore) -> None:
+    def __init__(self, hosts: dict[str, _HostSlot], key: str, per_host: int, everyone: asyncio.Semaphore) -> None:
         self._hosts, self._key, self._per_host, self._everyone = hosts, key, per_host, everyone
         self._slot: _HostSlot | None = None
 
     async def __aenter__(self) -> None:
         slot = self._hosts.get(self._key)
         if slot is None:
-            slot = self._hosts[self._key] = _HostSlot(anyio.Semaphore(self._per_host))
+            slot = self._hosts[self._key] = _HostSlot(asyncio.Semaphore(self._per_host))
         slot.users += 1
         self._slot = slot
         try:
@@ -492,8 +504,13 @@ def _note_response(record: FetchRecord, response: httpx.Response, url: httpx.URL
 
 
 def kept_headers(headers: httpx.Headers) -> dict[str, str]:
-    """The headers that matter to agentdex, lower-case names, values cut at 8 KB."""
-    return {name: headers[name][:HEADER_VALUE_MAX] for name in KEPT_HEADERS if name in headers}
+    """The headers that matter to agentdex, lower-case names, values cut at 8 KB (a
+    repeated header's values joined by ", ", as httpx joins them)."""
+    values: dict[str, list[str]] = {}
+    for name, value in headers.multi_items():  # one pass: each name lookup would scan them all
+        if name in _KEPT:
+            values.setdefault(name, []).append(value)
+    return {name: ", ".join(parts)[:HEADER_VALUE_MAX] for name, parts in values.items()}
 
 
 def _status_sentence(response: httpx.Response, url: str) -> str:

@@ -39,8 +39,8 @@ from pathlib import Path
 
 import anyio
 import httpcore
-from httpcore._backends.auto import AutoBackend  # the default backend httpcore itself uses
 
+from agentdex.crawler.netstream import SocketBackend
 from agentdex.errors import BlockedAddress, FetchError, InputError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -160,7 +160,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         self.rules = [ConnectTo(*rule) for rule in connect_to]
         self.allow_private = allow_private
         self._resolve = resolver or system_resolver
-        self._inner = AutoBackend()
+        self._inner: httpcore.AsyncNetworkBackend = SocketBackend()
 
     def target_for(self, host: str) -> ConnectTo | None:
         """The first ``--connect-to`` rule whose pattern matches ``host``."""

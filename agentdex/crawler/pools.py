@@ -1,12 +1,12 @@
-"""Connection pools for the crawler: one small httpcore pool per host name.
+"""Connection pools for the crawler: one small pool per host name.
 
 Public API::
 
     HostPools(make_transport, keep)
         ``make_transport()`` builds one host's transport; ``keep`` is how many hosts may
         hold a pool. ``async with pools.use(host) as transport``; ``await pools.aclose()``.
-    guarded_transport(context, backend, connections) -> httpx.AsyncHTTPTransport
-        the one place where httpx's private pool attribute is replaced (see its docstring).
+    guarded_transport(context, backend, connections) -> HostTransport
+        one host's transport (:mod:`agentdex.crawler.h1`) through the address guard.
     release(response, method)   close an answer, keeping its connection when it has no body.
 
 A :class:`~agentdex.crawler.fetch.Fetcher` takes any ``transport_factory``
@@ -22,23 +22,21 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import anyio
-import httpcore
 import httpx
 
+from agentdex.crawler.h1 import HostTransport
 from agentdex.crawler.netpolicy import GuardedBackend
 
 TransportFactory = Callable[[], httpx.AsyncBaseTransport]
-KEEPALIVE_EXPIRY = 5.0
 
 
 class HostPools:
     """One small connection pool per host name, for the hosts used most recently.
 
-    httpcore's pool scans every connection it holds on each request and on each response
-    close (and, for each idle connection, counts the idle ones again), so one pool
-    holding the ~2 × concurrency connections of a crawl spends more CPU on bookkeeping
-    than on HTTP. A host is never sent more than ``per_host`` requests at once, so a pool
-    per host keeps every scan to those few connections and lets each of them be reused.
+    A host is never sent more than ``per_host`` requests at once, so a pool per host
+    needs no queue of its own and reuses each of its few connections (one pool holding
+    the ~2 × concurrency connections of a whole crawl would search them all on every
+    request).
     Once more than ``keep`` hosts hold a pool, the least recently used pools of hosts with
     no request in flight are closed; an idle connection also expires after 5 s.
     """
@@ -85,34 +83,19 @@ async def _close(transport: httpx.AsyncBaseTransport) -> None:
         await transport.aclose()
 
 
-def guarded_transport(context: ssl.SSLContext, backend: GuardedBackend, connections: int) -> httpx.AsyncHTTPTransport:
-    """An HTTP/1.1 transport whose every connection goes through ``backend`` (the address
-    guard and ``--connect-to``), verifying TLS with ``context``; no environment, no proxies.
-
-    This is the only place agentdex touches httpx's private ``_pool`` attribute.
-    """
-    transport = httpx.AsyncHTTPTransport(verify=context, trust_env=False)
-    # httpx 0.2x has no parameter for httpcore's network_backend, which is where the
-    # address guard and --connect-to live; so the transport's pool is replaced by an
-    # equivalent one (same TLS context, HTTP/1.1) that uses our backend. Every connection
-    # may stay alive: the pool belongs to one host (see HostPools).
-    transport._pool = httpcore.AsyncConnectionPool(
-        ssl_context=context,
-        max_connections=connections,
-        max_keepalive_connections=connections,
-        keepalive_expiry=KEEPALIVE_EXPIRY,
-        http1=True,
-        http2=False,
-        network_backend=backend,
-    )
-    return transport
+def guarded_transport(context: ssl.SSLContext, backend: GuardedBackend, connections: int) -> HostTransport:
+    """An HTTP/1.1 transport for one host whose every connection goes through ``backend``
+    (the address guard and ``--connect-to``), verifying TLS with ``context``; no
+    environment, no proxies; at most ``connections`` kept alive."""
+    context.set_alpn_protocols(["http/1.1"])
+    return HostTransport(context, backend, connections)
 
 
 async def release(response: httpx.Response, method: str) -> None:
     """Close ``response``, keeping its connection for the next request when the answer has
     no body to read (a 304, a 204, an answer to HEAD, ``Content-Length: 0``).
 
-    httpcore returns a connection to the pool only once the whole message was read; an
+    A connection goes back to its pool only once the whole message was read; an
     unread 304 would otherwise close it, and a recrawl (mostly 304s) would pay a TLS
     handshake for nearly every request. Reading an empty body waits for nothing.
     """

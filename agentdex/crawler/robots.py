@@ -159,6 +159,9 @@ class RobotsCache:
         return RobotsVerdict(True, origin, entry.note)
 
     async def _entry_for(self, origin: str) -> RobotsEntry:
+        entry = self._entries.get(origin)
+        if entry is not None:  # the usual case: no lock to take
+            return entry
         # One lock per origin: concurrent fetches to one origin wait for a single robots fetch.
         if origin not in self._locks:
             self._locks[origin] = anyio.Lock()

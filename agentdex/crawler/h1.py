@@ -1,0 +1,229 @@
+"""HTTP/1.1 to one host: the crawler's transport, on h11 and :mod:`agentdex.crawler.netstream`.
+
+Public API::
+
+    HostTransport(context, backend, keep)     an httpx.AsyncBaseTransport for one host name
+        await transport.handle_async_request(request) -> httpx.Response (body streamed)
+        await transport.aclose()
+
+Why not httpcore's pool: the fetch policy already limits each host to ``per_host``
+requests at once (:class:`agentdex.crawler.fetch.Fetcher`) and keeps a pool per host
+(:mod:`agentdex.crawler.pools`), so what is left for a transport is to reuse an idle
+connection or open one, and to speak HTTP/1.1 on it. httpcore does that with a pool
+scan, several locks and cancel scopes per request; a crawl is mostly tiny answers (the
+404s of the discovery paths), and that bookkeeping cost more CPU than the HTTP. Here a
+request is one write and as many reads as the answer needs.
+
+A connection is reused only after its answer was read to the end and both sides may go on
+(h11 says so); one that is cut, cancelled or left unread is closed. An idle connection is
+dropped when the server has closed it (its socket turns readable) or after
+:data:`KEEPALIVE_EXPIRY` seconds. Every connection is opened by ``backend`` (the address
+guard and ``--connect-to``) and verified with ``context`` against the URL's own host name.
+Errors are httpx's, as its own transport raises them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import ssl
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import h11
+import httpcore
+import httpx
+
+KEEPALIVE_EXPIRY = 5.0
+READ_SIZE = 64 * 1024
+_TOKEN = re.compile(rb"[-!#$%&'*+.^_`|~0-9A-Za-z]+")
+_FIELD_VALUE = re.compile(rb"(?:[\x21-\x7e\x80-\xff]+(?:[ \t]+[\x21-\x7e\x80-\xff]+)*)?")
+_CHECKED: dict[tuple[bytes, bytes], None] = {}
+_CHECKED_MAX = 4096
+
+# httpcore's errors (raised by the network backend and streams) as httpx's.
+_ERRORS: tuple[tuple[type[Exception], type[Exception]], ...] = (
+    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
+    (httpcore.ReadTimeout, httpx.ReadTimeout),
+    (httpcore.WriteTimeout, httpx.WriteTimeout),
+    (httpcore.ConnectError, httpx.ConnectError),
+    (httpcore.ReadError, httpx.ReadError),
+    (httpcore.WriteError, httpx.WriteError),
+    (h11.RemoteProtocolError, httpx.RemoteProtocolError),
+    (h11.LocalProtocolError, httpx.LocalProtocolError),
+)
+
+
+def checked_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """``headers`` when every name is a token and every value a field value (RFC 9110
+    5.1 and 5.5: no CR, LF or NUL), else h11's LocalProtocolError.
+
+    h11 runs the same checks on every request it sends unless told the headers are
+    checked already; the crawler's own headers repeat on every request, so each distinct
+    pair is checked once (the cache is bounded) and h11 is told.
+    """
+    for pair in headers:
+        if pair not in _CHECKED:
+            name, value = pair
+            if not _TOKEN.fullmatch(name) or not _FIELD_VALUE.fullmatch(value):
+                raise h11.LocalProtocolError(f"illegal request header {name!r}")
+            if len(_CHECKED) < _CHECKED_MAX:
+                _CHECKED[pair] = None
+    return headers
+
+
+@contextlib.contextmanager
+def httpx_errors() -> Iterator[None]:
+    """Raise httpcore's and h11's errors as the httpx errors they correspond to."""
+    try:
+        yield
+    except Exception as exc:
+        for theirs, ours in _ERRORS:
+            if isinstance(exc, theirs):
+                raise ours(str(exc) or type(exc).__name__) from exc
+        raise
+
+
+class HostTransport(httpx.AsyncBaseTransport):
+    """HTTP/1.1 connections to one host; see the module docstring."""
+
+    def __init__(self, context: ssl.SSLContext, backend: httpcore.AsyncNetworkBackend, keep: int) -> None:
+        self._context, self._backend, self._keep = context, backend, max(1, keep)
+        self._idle: list[_Connection] = []  # most recently used last
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Send ``request`` and read the answer's head; the body streams as it is read."""
+        timeouts = request.extensions.get("timeout") or {}
+        with httpx_errors():
+            connection = self._idle_connection() or await self._connect(request.url, timeouts.get("connect"))
+            try:
+                head = await connection.exchange(request, timeouts.get("read"), timeouts.get("write"))
+            except BaseException:
+                connection.close()
+                raise
+        status, headers, reason = head
+        return httpx.Response(status, headers=headers, stream=_Body(connection, self, timeouts.get("read")),
+                              extensions={"http_version": b"HTTP/1.1", "reason_phrase": reason})
+
+    def _idle_connection(self) -> _Connection | None:
+        """The most recently used idle connection the server has not closed."""
+        while self._idle:
+            connection = self._idle.pop()
+            if connection.usable():
+                return connection
+            connection.close()
+        return None
+
+    async def _connect(self, url: httpx.URL, timeout: float | None) -> _Connection:
+        host, port = url.host, url.port or 443
+        stream = await self._backend.connect_tcp(host, port, timeout=timeout)
+        try:
+            stream = await stream.start_tls(self._context, server_hostname=host, timeout=timeout)
+        except BaseException:
+            await stream.aclose()
+            raise
+        return _Connection(stream)
+
+    def keep(self, connection: _Connection) -> None:
+        """Take back a connection whose answer was read whole (closed if too many are idle)."""
+        self._idle.append(connection)
+        while len(self._idle) > self._keep:
+            self._idle.pop(0).close()
+
+    async def aclose(self) -> None:
+        """Close every idle connection."""
+        while self._idle:
+            self._idle.pop().close()
+
+
+class _Connection:
+    """One socket and its h11 state."""
+
+    def __init__(self, stream: httpcore.AsyncNetworkStream) -> None:
+        self.stream = stream
+        self.h11 = h11.Connection(h11.CLIENT)
+        self.idle_since = time.monotonic()
+
+    def usable(self) -> bool:
+        """Idle for less than the keep-alive expiry, and not closed by the server (an
+        idle connection with something to read has been closed or is broken)."""
+        fresh = time.monotonic() - self.idle_since < KEEPALIVE_EXPIRY
+        return fresh and not self.stream.get_extra_info("is_readable")
+
+    async def exchange(self, request: httpx.Request, read_timeout: float | None,
+                       write_timeout: float | None) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        """Write ``request`` whole; read until the answer's head (1xx answers skipped)."""
+        head = h11.Request(method=request.method.encode("ascii"), target=request.url.raw_path,
+                           headers=checked_headers(request.headers.raw), _parsed=True)
+        data = self.h11.send(head)
+        content = request.content
+        if content:
+            data += self.h11.send(h11.Data(data=content))
+        data += self.h11.send(h11.EndOfMessage())
+        await self.stream.write(data, write_timeout)
+        while True:
+            event = await self.next_event(read_timeout)
+            if isinstance(event, h11.Response):
+                return event.status_code, event.headers.raw_items(), event.reason
+            if not isinstance(event, h11.InformationalResponse):
+                raise h11.RemoteProtocolError("the server sent no answer")
+
+    async def next_event(self, timeout: float | None) -> h11.Event | type[h11.PAUSED]:
+        """The next event of the answer, reading from the socket as needed."""
+        while True:
+            event = self.h11.next_event()
+            if event is not h11.NEED_DATA:
+                if isinstance(event, h11.ConnectionClosed):
+                    raise h11.RemoteProtocolError("the server closed the connection before the answer ended")
+                return event
+            self.h11.receive_data(await self.stream.read(READ_SIZE, timeout))
+
+    def reusable(self) -> bool:
+        """Both sides finished this exchange and may start another."""
+        return self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE
+
+    def close(self) -> None:
+        """Drop the socket (nothing more is read or written on it)."""
+        sock = self.stream.get_extra_info("socket")
+        if sock is not None:
+            sock.close()
+
+
+class _Body(httpx.AsyncByteStream):
+    """The answer's body as it arrives; the connection goes back to the pool when it ends."""
+
+    def __init__(self, connection: _Connection, transport: HostTransport, timeout: float | None) -> None:
+        self._connection: _Connection | None = connection
+        self._transport, self._timeout = transport, timeout
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        connection = self._connection
+        if connection is None:
+            return
+        with httpx_errors():
+            while True:
+                try:
+                    event = await connection.next_event(self._timeout)
+                except BaseException:
+                    await self.aclose()
+                    raise
+                if isinstance(event, h11.Data):
+                    yield bytes(event.data)
+                elif isinstance(event, h11.EndOfMessage):
+                    self._finish(connection)
+                    return
+
+    def _finish(self, connection: _Connection) -> None:
+        self._connection = None
+        if connection.reusable():
+            connection.h11.start_next_cycle()
+            connection.idle_since = time.monotonic()
+            self._transport.keep(connection)
+        else:
+            connection.close()
+
+    async def aclose(self) -> None:
+        """An answer not read to its end leaves its connection unusable: close it."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None

@@ -1,0 +1,197 @@
+"""The crawler's sockets: an httpcore network stream on a plain non-blocking socket.
+
+httpcore's default backend wraps every socket in anyio streams, and TLS in anyio's
+``TLSStream``, which moves every byte through an ``ssl.MemoryBIO`` in Python and opens a
+cancel scope for every read and write. A crawl is a great many small answers (most of them
+404s of discovery documents), so that bookkeeping was the largest share of its CPU. Here
+TLS runs in OpenSSL on the socket itself (``SSLContext.wrap_socket``, non-blocking) and the
+event loop is asked only when the socket would block: a read that finds its bytes already
+there costs one ``recv``.
+
+Public API::
+
+    await open_stream(address, port, *, local_address=None, socket_options=())
+        -> SocketStream       (an httpcore.AsyncNetworkStream; address is an IP literal)
+    SocketBackend()           the httpcore.AsyncNetworkBackend that opens them (the address
+                              guard in :mod:`agentdex.crawler.netpolicy` connects through it)
+
+Errors are httpcore's, as its own backends raise them: ``ConnectError`` / ``ConnectTimeout``
+for connecting and the TLS handshake (the ``ssl.SSLError`` kept as the cause, where
+:func:`agentdex.crawler.fetch_errors.tls_error` finds it), ``ReadError`` / ``ReadTimeout``
+and ``WriteError`` / ``WriteTimeout`` after. A TLS connection closed without close_notify
+reads as the end of the stream (as httpcore's default does): h11 then tells a cut answer
+from a whole one by its framing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+import ssl
+import typing
+from collections.abc import Iterable
+
+import httpcore
+from httpcore._utils import is_socket_readable
+
+_WOULD_BLOCK_READ = (BlockingIOError, InterruptedError, ssl.SSLWantReadError)
+_WOULD_BLOCK_WRITE = (BlockingIOError, InterruptedError, ssl.SSLWantWriteError)
+
+
+async def open_stream(address: str, port: int, *, local_address: str | None = None,
+                      socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None) -> SocketStream:
+    """Connect a TCP socket to ``address`` (an IP literal) and ``port``."""
+    family = socket.AF_INET6 if ipaddress.ip_address(address).version == 6 else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setblocking(False)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a request is one write
+        for option in socket_options or ():
+            sock.setsockopt(*option)
+        if local_address:
+            sock.bind((local_address, 0))
+        await asyncio.get_running_loop().sock_connect(sock, (address, port))
+    except OSError as exc:
+        sock.close()
+        raise httpcore.ConnectError(str(exc) or type(exc).__name__) from exc
+    except BaseException:
+        sock.close()
+        raise
+    return SocketStream(sock)
+
+
+class SocketBackend(httpcore.AsyncNetworkBackend):
+    """Connects to IP literals only: names are resolved and checked by the address guard."""
+
+    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
+                          local_address: str | None = None,
+                          socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None) -> SocketStream:
+        """A connection to ``host`` (an IP literal), within ``timeout`` seconds."""
+        try:
+            return await asyncio.wait_for(
+                open_stream(host, port, local_address=local_address, socket_options=socket_options), timeout)
+        except TimeoutError as exc:
+            raise httpcore.ConnectTimeout(f"connecting to {host} took longer than {timeout} s") from exc
+
+    async def connect_unix_socket(self, path: str, timeout: float | None = None,
+                                  socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None) -> SocketStream:
+        """Never used by the crawler."""
+        raise httpcore.ConnectError(f"Unix socket {path} refused: the crawler only speaks TCP.")
+
+    async def sleep(self, seconds: float) -> None:
+        """Sleep on the running event loop."""
+        await asyncio.sleep(seconds)
+
+
+class SocketStream(httpcore.AsyncNetworkStream):
+    """One connection; see the module docstring."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self._loop = asyncio.get_running_loop()
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        """Up to ``max_bytes``; ``b""`` at the end of the stream."""
+        while True:
+            try:
+                return self._sock.recv(max_bytes)
+            except _WOULD_BLOCK_READ:
+                await self._wait(True, timeout, httpcore.ReadTimeout)
+            except ssl.SSLWantWriteError:
+                await self._wait(False, timeout, httpcore.ReadTimeout)
+            except (ssl.SSLEOFError, ssl.SSLZeroReturnError):
+                return b""
+            except OSError as exc:
+                raise httpcore.ReadError(str(exc) or type(exc).__name__) from exc
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        """All of ``buffer``."""
+        view = memoryview(buffer)
+        while view:
+            try:
+                view = view[self._sock.send(view):]
+            except _WOULD_BLOCK_WRITE:
+                await self._wait(False, timeout, httpcore.WriteTimeout)
+            except ssl.SSLWantReadError:
+                await self._wait(True, timeout, httpcore.WriteTimeout)
+            except OSError as exc:
+                raise httpcore.WriteError(str(exc) or type(exc).__name__) from exc
+
+    async def aclose(self) -> None:
+        """Close the socket (no close_notify: nothing more is read from it)."""
+        self._sock.close()
+
+    async def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
+                        timeout: float | None = None) -> SocketStream:
+        """The same connection under TLS, once the handshake is done (``server_hostname``
+        is the URL's host: SNI and the certificate check)."""
+        try:
+            tls = ssl_context.wrap_socket(self._sock, server_hostname=server_hostname,
+                                          do_handshake_on_connect=False)
+        except (OSError, ValueError) as exc:
+            self._sock.close()
+            raise httpcore.ConnectError(str(exc) or type(exc).__name__) from exc
+        stream = SocketStream(tls)
+        try:
+            await stream._handshake(timeout)
+        except BaseException:
+            tls.close()
+            raise
+        return stream
+
+    async def _handshake(self, timeout: float | None) -> None:
+        while True:
+            try:
+                self._sock.do_handshake()  # type: ignore[attr-defined]
+                return
+            except ssl.SSLWantReadError:
+                await self._wait(True, timeout, httpcore.ConnectTimeout)
+            except ssl.SSLWantWriteError:
+                await self._wait(False, timeout, httpcore.ConnectTimeout)
+            except OSError as exc:
+                raise httpcore.ConnectError(str(exc) or type(exc).__name__) from exc
+
+    def get_extra_info(self, info: str) -> typing.Any:
+        """What httpcore asks of a stream: the TLS object, addresses, the socket, and
+        whether an idle connection has something to read (the server closed it)."""
+        sock = self._sock
+        if info == "ssl_object":
+            return sock if isinstance(sock, ssl.SSLSocket) else None
+        if info == "is_readable":
+            return is_socket_readable(sock)
+        if info == "socket":
+            return sock
+        if info in ("client_addr", "server_addr"):
+            try:
+                return sock.getsockname() if info == "client_addr" else sock.getpeername()
+            except OSError:
+                return None
+        return None
+
+    async def _wait(self, readable: bool, timeout: float | None, timeout_error: type[Exception]) -> None:
+        """Until the socket is readable (or writable), at most ``timeout`` seconds."""
+        loop, fd = self._loop, self._sock.fileno()
+        if fd < 0:
+            raise (httpcore.ReadError if readable else httpcore.WriteError)("the connection is closed")
+        waiter = loop.create_future()
+        (loop.add_reader if readable else loop.add_writer)(fd, _wake, waiter)
+        timer = loop.call_later(timeout, _expire, waiter) if timeout is not None else None
+        try:
+            await waiter
+        except TimeoutError:
+            raise timeout_error(f"no progress within {timeout} s") from None
+        finally:
+            (loop.remove_reader if readable else loop.remove_writer)(fd)
+            if timer is not None:
+                timer.cancel()
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+def _expire(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_exception(TimeoutError())
