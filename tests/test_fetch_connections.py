@@ -51,6 +51,8 @@ class KeepAliveServer:
                     first = False
                 writer.write(_answer(path, headers))
                 await writer.drain()
+                if path in ("/bye", "/closing"):
+                    break  # "/bye" closes without saying so: as a server ending an idle keep-alive does
         except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError):
             pass
         finally:
@@ -62,6 +64,9 @@ def _answer(path: str, headers: dict[str, str]) -> bytes:
         return f"HTTP/1.1 304 Not Modified\r\nETag: {ETAG}\r\n\r\n".encode()
     if path == "/doc":
         return f"HTTP/1.1 200 OK\r\nETag: {ETAG}\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello".encode()
+    if path in ("/bye", "/closing"):
+        close = "Connection: close\r\n" if path == "/closing" else ""
+        return f"HTTP/1.1 200 OK\r\n{close}Content-Length: 3\r\n\r\nbye".encode()
     return b"HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 9\r\n\r\nnot found"
 
 
@@ -131,3 +136,26 @@ async def test_the_pools_of_hosts_not_used_lately_are_closed(server) -> None:
         assert keep_alive.connections == 7
         await get(fetcher, hosts[0])
     assert keep_alive.connections == 8
+
+
+@pytest.mark.parametrize("path", ["/bye", "/closing"])
+async def test_a_connection_the_server_closed_is_not_reused(server, path: str) -> None:
+    # "/closing" says Connection: close; "/bye" just closes, as servers do with idle
+    # keep-alive connections. Either way the next request opens a new connection and is
+    # answered: a closed connection must never turn into a failed fetch.
+    keep_alive, ca_path = server
+    async with fetcher_for(keep_alive, ca_path) as fetcher:
+        assert (await get(fetcher, "a.sample.test", path)).body == b"bye"
+        await asyncio.sleep(0.05)  # the server's FIN reaches the idle socket
+        assert (await get(fetcher, "a.sample.test")).body == b"hello"
+        assert (await get(fetcher, "a.sample.test")).body == b"hello"
+    assert keep_alive.connections == 2
+
+
+async def test_a_request_header_with_a_line_break_is_never_sent(server) -> None:
+    keep_alive, ca_path = server
+    async with fetcher_for(keep_alive, ca_path) as fetcher:
+        record = await fetcher.fetch("https://a.sample.test/doc", kind="guide", max_bytes=1024, honour_robots=False,
+                                     headers={"X-Note": "fine\r\nX-Injected: yes"})
+    assert record.error_code == "internal" and "illegal request header" in record.error
+    assert record.status is None and keep_alive.connections == 0  # refused before connecting

@@ -95,6 +95,7 @@ class HostTransport(httpx.AsyncBaseTransport):
         """Send ``request`` and read the answer's head; the body streams as it is read."""
         timeouts = request.extensions.get("timeout") or {}
         with httpx_errors():
+            checked_headers(request.headers.raw)  # before any connection: nothing unchecked is sent
             connection = self._idle_connection() or await self._connect(request.url, timeouts.get("connect"))
             try:
                 head = await connection.exchange(request, timeouts.get("read"), timeouts.get("write"))
@@ -154,7 +155,7 @@ class _Connection:
                        write_timeout: float | None) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         """Write ``request`` whole; read until the answer's head (1xx answers skipped)."""
         head = h11.Request(method=request.method.encode("ascii"), target=request.url.raw_path,
-                           headers=checked_headers(request.headers.raw), _parsed=True)
+                           headers=request.headers.raw, _parsed=True)  # checked by the transport
         data = self.h11.send(head)
         content = request.content
         if content:
