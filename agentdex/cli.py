@@ -98,7 +98,7 @@ CaOpt = Annotated[Optional[Path], typer.Option("--ca-bundle", help="An extra tru
 DnsOpt = Annotated[Optional[str], typer.Option("--dns-server", help="ADDR:PORT of the resolver for DNS TXT proofs.")]
 ConcOpt = Annotated[int, typer.Option("--concurrency", min=1, max=512, help="Requests in flight at once.")]
 PrivOpt = Annotated[bool, typer.Option("--allow-private", help="Allow private, loopback and link-local addresses.")]
-RegOpt = Annotated[Optional[str], typer.Option("--registry", help="MCP registry API base for registry proofs and --registry-lookup (default https://registry.modelcontextprotocol.io).")]
+RegOpt = Annotated[Optional[str], typer.Option("--registry", help="MCP registry API base for registry proofs and crawl --registry-lookup (default https://registry.modelcontextprotocol.io).")]
 DeadlineOpt = Annotated[float, typer.Option("--timeout", min=0.5, max=600, help="Total seconds one request may take (connect, TLS, redirects, body).")]
 
 
