@@ -238,3 +238,28 @@ def test_the_server_compared_is_the_manifests_endpoint_then_one_on_the_origin_th
 def test_the_registry_url_asks_the_namespace_latest_versions_from_a_cursor():
     assert discovery.registry_url(REGISTRY, "test.pantry") == REGISTRY + SEARCH.format("test.pantry")
     assert discovery.registry_url(REGISTRY, "test.pantry", "a b/c") == REGISTRY + SEARCH.format("test.pantry") + "&cursor=a%20b%2Fc"
+
+
+def test_real_server_json_files_listed_by_a_registry_read_as_their_namespace_origin(shared):
+    """Every real server.json, as the registry would list it, is read for the origin its
+    namespace names, with server_json's own findings located under the server's name."""
+    from agentdex.formats import server_json
+
+    read = 0
+    for path in sorted((shared / "realworld" / "server_json").glob("*.json")):
+        doc = json.loads(path.read_text("utf-8"))
+        name = doc.get("name") if isinstance(doc, dict) else None
+        if not isinstance(name, str) or "/" not in name:
+            continue  # the schema itself, and an example without a namespace
+        origin = ".".join(reversed(name.split("/", 1)[0].split(".")))
+        answer = json.dumps({"servers": [{"server": doc}], "metadata": {"count": 1}}).encode()
+        result, alone = registry.parse(answer, origin=origin), server_json.validate_document(doc, origin=origin)
+        assert [(f.path, f.code) for f in result.findings] == [
+            (f"servers[{name}]" + (f".{f.path}" if f.path else ""), f.code) for f in alone.findings], path.name
+        if alone.listing is None:  # the pre-2025-09 format: unsupported_version, nothing to compare
+            assert result.listing is None and result.findings, path.name
+            continue
+        assert (result.listing.name, result.listing.mcp_url) == (alone.listing.name, alone.listing.mcp_url), path.name
+        assert result.listing.extra["registry_servers"] == [name]
+        read += 1
+    assert read >= 10

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from agentdex import db as catalogue
 from agentdex.crawler import freshness
@@ -70,16 +70,21 @@ def registry_base(value: str | None) -> str:
         fragment
     """
     text = (value or "").strip() or DEFAULT_REGISTRY
-    try:
-        parts = urlsplit(text)
-        parts.port  # noqa: B018 - a port that is no number raises here
-    except ValueError:
-        parts = None
+    parts = _split(text)
     if parts is None or parts.scheme != "https" or not parts.hostname or parts.query or parts.fragment:
         raise InputError(f"--registry must be an https URL such as {DEFAULT_REGISTRY}, not {text!r}")
     if parts.username is not None or parts.password is not None:
         raise InputError("--registry must not carry credentials (user:password@): agentdex sends none to a registry")
     return text.rstrip("/")
+
+
+def _split(url: str) -> SplitResult | None:
+    """The parts of ``url``, or ``None`` when it cannot be one (a port that is no number)."""
+    try:
+        parts = urlsplit(url)
+        return parts if parts.port is None or parts.port > 0 else None
+    except ValueError:
+        return None
 
 
 @dataclass

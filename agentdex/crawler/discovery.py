@@ -341,13 +341,15 @@ class OriginDiscovery:
                 self._stored[kind] = self.documents[kind] = sha
 
     def _parse_registry(self, listing: Listing | None) -> ParseResult | None:
-        """What the registry lists for the namespace, when it lists a server there."""
+        """What the registry lists for the namespace, when it lists a server there (an
+        answer that is no JSON is the registry's failure, not a finding of the origin's)."""
         pages = [self.bodies[kind] for kind in REGISTRY_KINDS if kind in self.bodies]
         if not pages:
             return None
         endpoints = facts_of(listing).mcp_urls if listing is not None else ()
         result = registry_format.parse_pages(pages, origin=self.origin, endpoints=endpoints)
-        return result if result.listing is not None else None
+        listed = result.listing is not None or (result.document is not None and result.findings)
+        return result if listed else None
 
     def _parse_manifests(self) -> dict[str, ParseResult]:
         kinds = list(MANIFEST_PATHS)

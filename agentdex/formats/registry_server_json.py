@@ -27,8 +27,9 @@ with a remote on the origin's host or one of its subdomains; else of all.
 the one compared.
 
 An answer that names no server of the namespace (or that is no registry answer at all: the
-registry's failure, not the origin's) gives a result without a listing, which the crawl drops:
-no finding, no source.
+registry's failure, not the origin's) gives a result without a listing and without findings,
+which the crawl drops: no finding, no source. Servers too broken to read any fact from give
+their findings and no listing (nothing to compare).
 """
 
 from __future__ import annotations
