@@ -28,8 +28,9 @@ PAGE2 = "https://mcpregistry.test/v0.1/servers?search=test.regdrift&version=late
 
 @pytest.fixture(scope="module")
 def looked_up(tmp_path_factory):
-    """Four crawls of three origins: the registry up; down; not asked; up with a change
-    (v3). And a fresh catalogue whose first crawl finds the registry down."""
+    """Five crawls of three origins: the registry up; down; not asked; up with a change
+    (v3); answering a web page (v4). And a fresh catalogue whose first crawl finds the
+    registry down."""
     folder = tmp_path_factory.mktemp("registry")
     path, fresh = folder / "catalogue.db", folder / "fresh.db"
     runner = CliRunner()
@@ -56,6 +57,8 @@ def looked_up(tmp_path_factory):
         runs["not_asked"] = run(lookup=False)
         web.set_variant("mcpregistry.test", "v3")
         runs["changed"] = run()
+        web.set_variant("mcpregistry.test", "v4")
+        runs["garbage"] = run()
         web.set_variant("mcpregistry.test", "")
         yield path, fresh, runs, web
 
@@ -113,7 +116,7 @@ def test_an_origin_the_registry_does_not_list_has_no_finding_and_no_source(looke
         ("single-source", '["agent_app"]', '["agent_app"]')]
     assert rows(path, "SELECT count(*) FROM findings WHERE origin = 'rugpull.test'") == [(0,)]
     assert rows(path, "SELECT status_code, error_code FROM snapshots WHERE origin = 'rugpull.test' "
-                      "AND kind = 'registry_server_json' ORDER BY id") == [(200, None), (503, "http_status"), (200, None)]
+                      "AND kind = 'registry_server_json' ORDER BY id") == [(200, None), (503, "http_status"), (200, None), (200, None)]
 
 
 def test_a_registry_that_is_down_changes_nothing_and_loses_nothing(looked_up):
@@ -160,6 +163,15 @@ def test_a_change_in_what_the_registry_lists_is_an_event_with_old_and_new(looked
     assert json.loads(events[0][4]) == {"test.regdrift/tally": {"version": "3.2.0", "remotes": ["https://mcp.regdrift.test/mcp"]}}
     assert rows(path, "SELECT path, code FROM findings WHERE origin = 'regdrift.test' AND format = 'consistency'") == [
         ("name", "name_differs")]
+
+
+def test_a_registry_answering_a_web_page_is_down_too(looked_up):
+    path, _, runs, _ = looked_up
+    summary, log, after, findings = runs["garbage"]
+    assert summary["by_status"] == {"unchanged": 3} and summary["events"] == 0
+    assert after == runs["changed"][2] and findings == runs["changed"][3]
+    assert rows(path, "SELECT DISTINCT status_code, error_code, body_sha256 FROM snapshots WHERE crawl_id = 5 "
+                      "AND kind LIKE 'registry%'") == [(200, None, None)]
 
 
 def test_show_prints_the_registry_document_and_its_cross_check(looked_up):

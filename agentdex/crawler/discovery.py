@@ -18,9 +18,9 @@ slots from other origins):
    (:mod:`agentdex.formats.registry_server_json`), following ``metadata.nextCursor`` for at
    most :data:`REGISTRY_PAGES` pages, under the same fetch policy (robots.txt of the
    registry's host included). The registry's failure never changes the origin's status and
-   is no finding: when it cannot answer (no connection, timeout, 5xx, 429, robots), or when
-   no registry is asked at all, the answer an earlier crawl stored stands, as a 304 would;
-   a 4xx means it lists nothing.
+   is no finding: when it cannot answer (no connection, timeout, 5xx, 429, robots, a 2xx
+   that is no registry answer), or when no registry is asked at all, the answer an earlier
+   crawl stored stands, as a 304 would; a 4xx means it lists nothing.
 3. Only when the origin publishes no manifest at all: the bootstrap files ``/agent.md``,
    ``/llms.txt``, ``/SKILL.md`` and ``/mcp.json`` for an inferred listing. (An app with a
    manifest does not need them, so they are not fetched: this keeps a crawl at a handful of
@@ -324,15 +324,25 @@ class OriginDiscovery:
         cursor = None
         for kind in REGISTRY_KINDS:
             record = await self.get(kind, registry_url(self.registry, space, cursor), absent_ok=True)
-            if not self._has(kind):
-                if not absent(record):
+            answer = registry_format.answer_of(self._body_of(kind)) if self._has(kind) else None
+            if answer is None:
+                if not absent(record):  # it could not answer (a 2xx that is no answer included)
+                    self._forget(kind)
                     self._standing.add(record.url)
                     self._keep_registry()
                 return None
-            cursor = registry_format.next_cursor(self.bodies.get(kind) or self.load_blob(self._stored[kind]))
+            cursor = registry_format.next_cursor(answer)
             if cursor is None:
                 return None
         return None
+
+    def _body_of(self, kind: str) -> bytes | None:
+        """The body of ``kind``: fetched now, or the stored one a 304 or freshness stands for."""
+        return self.bodies.get(kind) or (self.load_blob(self._stored[kind]) if kind in self._stored else None)
+
+    def _forget(self, kind: str) -> None:
+        for found in (self.bodies, self.documents, self._stored):
+            found.pop(kind, None)
 
     def _keep_registry(self) -> None:
         """The registry's answer stored last time stands for the pages not read this time."""

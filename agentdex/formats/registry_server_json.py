@@ -73,10 +73,16 @@ def namespace(origin: str | None) -> str | None:
         return ".".join(reversed(host.split(".")))
 
 
-def next_cursor(data: bytes | None) -> str | None:
-    """``metadata.nextCursor`` of one page of the answer (``None``: the last page)."""
+def answer_of(data: bytes | None) -> dict | None:
+    """One page of a registry answer decoded (``{"servers": [...], "metadata": {...}}``), or
+    ``None`` when the bytes are no such answer (an error page, a web page: the registry failed)."""
     doc, _ = load_json(data or b"", max_bytes=MAX_BYTES, what="registry answer")
-    metadata = doc.get("metadata") if isinstance(doc, dict) else None
+    return doc if isinstance(doc, dict) and isinstance(doc.get("servers"), list) else None
+
+
+def next_cursor(doc: dict) -> str | None:
+    """``metadata.nextCursor`` of one decoded page of the answer (``None``: the last page)."""
+    metadata = doc.get("metadata")
     cursor = metadata.get("nextCursor") if isinstance(metadata, dict) else None
     return cursor if isinstance(cursor, str) and cursor.strip() else None
 
