@@ -275,3 +275,12 @@ def test_real_server_json_files_listed_by_a_registry_read_as_their_namespace_ori
         assert result.listing.extra["registry_servers"] == [name]
         read += 1
     assert read >= 10
+
+
+def test_a_registry_answer_on_one_side_only_is_no_event_and_a_new_server_is_one():
+    from agentdex.changes import registry_changes
+
+    tally = {"test.pantry/tally": {"version": "1.0.0", "remotes": ["https://mcp.pantry.test/mcp"]}}
+    assert registry_changes(None, tally) == [] and registry_changes(tally, None) == [] and registry_changes(tally, tally) == []
+    [event] = registry_changes({}, tally)
+    assert (event.kind, event.old, event.new, event.subject) == ("registry_changed", {}, tally, "test.pantry/tally")
