@@ -217,10 +217,10 @@ def test_a_bad_registry_url_is_a_message_not_a_traceback(tmp_path, url, said):
 
 # -- the pure reading, on plain data ------------------------------------------------------------
 
-def entry(name: str, *urls: str, status: str = "active") -> dict:
+def entry(name: str, *urls: str, status: str = "active", latest: bool = True) -> dict:
     server = {"name": name, "description": "d", "version": "1.0.0",
               "remotes": [{"type": "streamable-http", "url": u} for u in urls]}
-    return {"server": server, "_meta": {registry.OFFICIAL: {"status": status}}}
+    return {"server": server, "_meta": {registry.OFFICIAL: {"status": status, "isLatest": latest}}}
 
 
 def test_the_namespace_is_the_host_reversed_without_port_and_none_for_an_address():
@@ -229,11 +229,12 @@ def test_the_namespace_is_the_host_reversed_without_port_and_none_for_an_address
         "test.pantry", "com.example.api", "com.example.api", None, None, None]
 
 
-def test_only_the_servers_of_the_namespace_are_read_and_deleted_ones_are_skipped():
+def test_only_the_servers_of_the_namespace_are_read_and_deleted_or_older_ones_are_skipped():
     answer = {"servers": [entry("test.pantry.evil/a", "https://e.test/mcp"), entry("test.pantryx/b", "https://x.test/mcp"),
                           entry("test.pantry/old", "https://mcp.pantry.test/old", status="deleted"),
+                          entry("test.pantry/pantry", "https://mcp.pantry.test/v0", latest=False),
                           entry("test.pantry/pantry", "https://mcp.pantry.test/mcp")]}
-    assert list(registry.in_namespace(answer, "test.pantry")) == ["test.pantry/pantry"]
+    assert registry.in_namespace(answer, "test.pantry") == {"test.pantry/pantry": answer["servers"][-1]["server"]}
     assert registry.validate_document({"servers": [entry("test.other/x", "https://x.test/mcp")]},
                                       origin="pantry.test").listing is None
 

@@ -15,7 +15,7 @@ a disagreement names them apart (``registry_server_json says …``).
 and the one :func:`agentdex.federation.server_name` gives listings. The registry's ``search`` is
 a substring match, so only servers named ``<namespace>/…`` exactly are read
 (``test.pantry.evil/x`` and ``test.pantryx/y`` are not ``test.pantry``'s); an entry the
-registry marks ``deleted`` is skipped. An origin named by an IP address has no namespace.
+registry marks ``deleted``, or not ``isLatest``, is skipped. An origin named by an IP address has no namespace.
 
 **Several servers** in one namespace are each validated as a server.json
 (:mod:`agentdex.formats.server_json`), their findings located ``servers[<name>].<path>``. The
@@ -157,21 +157,22 @@ def summary(pages: Iterable[bytes], origin: str | None) -> dict[str, dict[str, A
 
 def in_namespace(doc: Any, space: str | None) -> dict[str, dict]:
     """``{name: server.json}`` of the servers named ``<space>/…`` in an answer, in name
-    order, without the entries the registry marks deleted."""
+    order, without the entries the registry marks deleted or not the latest version."""
     if not space or not isinstance(doc, dict) or not isinstance(doc.get("servers"), list):
         return {}
     found: dict[str, dict] = {}
     for entry in doc["servers"]:
         server = entry.get("server") if isinstance(entry, dict) else None
         name = server.get("name") if isinstance(server, dict) else None
-        if isinstance(name, str) and name.startswith(space + "/") and not _deleted(entry):
+        if isinstance(name, str) and name.startswith(space + "/") and not _skipped(entry):
             found.setdefault(name, server)
     return dict(sorted(found.items()))
 
 
-def _deleted(entry: dict) -> bool:
+def _skipped(entry: dict) -> bool:
+    """Deleted, or an older version (a registry that ignores ``version=latest`` lists them all)."""
     official = (entry.get("_meta") or {}).get(OFFICIAL) if isinstance(entry.get("_meta"), dict) else None
-    return isinstance(official, dict) and official.get("status") == "deleted"
+    return isinstance(official, dict) and (official.get("status") == "deleted" or official.get("isLatest") is False)
 
 
 def _located(finding: Finding, name: str) -> Finding:
