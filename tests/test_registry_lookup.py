@@ -195,7 +195,10 @@ def test_the_library_bounds_the_pages_it_follows(looked_up, tmp_path, monkeypatc
     db = open_db(tmp_path / "one-page.db")
     start = len(web.requests_log)
     net = web.network_options(registry=REGISTRY, registry_lookup=True, deadline=5.0)
-    asyncio.run(crawl(db, ["regdrift.test"], net, verify=False))
+    try:
+        asyncio.run(crawl(db, ["regdrift.test"], net, verify=False))
+    finally:
+        db.close()
     # One page: the cursor is not followed, so tally (on page 2) is not read; archive is.
     assert registry_requests(list(web.requests_log)[start:]) == ["/robots.txt", SEARCH.format("test.regdrift")]
     assert rows(tmp_path / "one-page.db", "SELECT path, code FROM findings WHERE format = 'consistency'") == [
