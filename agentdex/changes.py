@@ -12,6 +12,8 @@ The database builds a *state* for an origin before and after it saves a crawl an
         "guide_sha256": "ab12…" | None,  # sha256 of the guide text
         "tools": {name: {"description": ..., "annotations": {...}}} | None,  # MCP tools; None: never probed
         "checks": {name: status},        # verification checks (pass|fail|warn|skip)
+        "registry": {name: {"version": ..., "remotes": [...]}} | None,  # what the MCP registry
+                                         # lists in the origin's namespace; None: never asked
     }
 
 **Listing status rules.** An origin enters the catalogue the first time it serves a valid
@@ -41,6 +43,10 @@ is about, when it is about one thing):
   deprecation entry; subject = tool id
 - ``variant_changed``: ``{readOnlyVariant, scopedVariants}`` before and after; subject = tool id
 - ``proof_lost``: ``"pass"`` and the new status of an ``anchor.verify.*`` check; subject = check name
+- ``registry_changed``: what the MCP registry lists in the origin's namespace,
+  ``{name: {version, remotes}}`` before and after, the unchanged servers left out; subject = the
+  added, removed and changed server names. Only between two crawls that both have a registry
+  answer (``crawl --registry-lookup``): starting to ask a registry is no change of the origin's.
 
 ``tools_changed``: ``names`` lists every tool name on that side; ``tools`` holds, on the old
 side, the removed and changed tools as they were and, on the new side, the added and changed
@@ -120,7 +126,18 @@ def _listed_changes(old: dict, new: dict) -> list[Event]:
     events += tool_changes(old.get("tools"), new.get("tools"))
     events += anchor_changes(_anchor_tools(before), _anchor_tools(after))
     events += proofs_lost(old.get("checks") or {}, new.get("checks") or {})
+    events += registry_changes(old.get("registry"), new.get("registry"))
     return events
+
+
+def registry_changes(old: dict | None, new: dict | None) -> list[Event]:
+    """One ``registry_changed`` event when what the registry lists in the namespace changed
+    (``None`` on either side: no registry answer to compare)."""
+    if old is None or new is None or old == new:
+        return []
+    names = sorted(n for n in set(old) | set(new) if old.get(n) != new.get(n))
+    return [Event("registry_changed", {n: old[n] for n in names if n in old}, {n: new[n] for n in names if n in new},
+                  ", ".join(names))]
 
 
 def tool_changes(old: dict | None, new: dict | None) -> list[Event]:

@@ -98,7 +98,7 @@ CaOpt = Annotated[Optional[Path], typer.Option("--ca-bundle", help="An extra tru
 DnsOpt = Annotated[Optional[str], typer.Option("--dns-server", help="ADDR:PORT of the resolver for DNS TXT proofs.")]
 ConcOpt = Annotated[int, typer.Option("--concurrency", min=1, max=512, help="Requests in flight at once.")]
 PrivOpt = Annotated[bool, typer.Option("--allow-private", help="Allow private, loopback and link-local addresses.")]
-RegOpt = Annotated[Optional[str], typer.Option("--registry", help="MCP registry API base for registry proofs.")]
+RegOpt = Annotated[Optional[str], typer.Option("--registry", help="MCP registry API base for registry proofs and crawl --registry-lookup (default https://registry.modelcontextprotocol.io).")]
 DeadlineOpt = Annotated[float, typer.Option("--timeout", min=0.5, max=600, help="Total seconds one request may take (connect, TLS, redirects, body).")]
 
 
@@ -123,7 +123,8 @@ def open_catalogue(path: Path | None, *, readonly: bool):
         fail(str(exc), 1)
 
 
-def network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, deadline: float = 15.0):
+def network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, deadline: float = 15.0,
+                    registry_lookup: bool = False):
     """The shared network options as a :class:`NetworkOptions`."""
     from agentdex.crawler.crawl import DEFAULT_REGISTRY, NetworkOptions
     from agentdex.crawler.netpolicy import parse_connect_to
@@ -139,7 +140,8 @@ def network_options(connect_to, ca_bundle, dns_server, concurrency, allow_privat
     try:
         return NetworkOptions(connect_to=pairs, ca_bundle=ca_bundle, dns_server=dns_server,
                               concurrency=concurrency, allow_private=allow_private,
-                              registry=registry or DEFAULT_REGISTRY, deadline=deadline)
+                              registry=registry or DEFAULT_REGISTRY, deadline=deadline,
+                              registry_lookup=registry_lookup)
     except InputError as exc:
         fail(str(exc), 2)
 
@@ -211,12 +213,14 @@ def crawl(
     revalidate: Annotated[bool, typer.Option("--revalidate", help="Ask about every document, even one whose stored answer is still fresh (HTTP caching).")] = False,
     max_fresh: Annotated[float, typer.Option("--max-fresh", min=0, help="Seconds after its arrival a stored answer may still be used fresh, at most (0: ask every time).")] = 86400.0,
     min_fresh: Annotated[float, typer.Option("--min-fresh", min=0, help="Seconds of freshness a stored answer must have left to be used instead of asking.")] = 60.0,
+    registry_lookup: Annotated[bool, typer.Option("--registry-lookup", help="Also ask the MCP registry (--registry, default the official one) what it lists in each origin's namespace (pantry.test: test.pantry/…), and cross-check it.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Crawl origins into the catalogue: discover, validate, store, diff and verify.
 
     A document whose stored answer is still fresh (its Cache-Control max-age or Expires)
-    is not asked again; the snapshot says so."""
+    is not asked again; the snapshot says so. No MCP registry is asked what it lists for an
+    origin unless --registry-lookup says so."""
     from agentdex.crawler.freshness import Policy
     from agentdex.crawler.origins import normalise_origin, read_seeds, unique
 
@@ -231,7 +235,8 @@ def crawl(
         if not wanted:
             _nothing_due(db, as_json)
             return
-    net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout)
+    net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout,
+                          registry_lookup)
     policy = Policy(ceiling=max_fresh, floor=min_fresh, revalidate=revalidate)
     summary = run_crawl(db, unique(wanted), net, verify=not no_verify, policy=policy)
     if as_json:

@@ -71,10 +71,25 @@ def event_text(e: Mapping[str, Any]) -> str:
         return f"{subject}: a new tool that writes ({reason})"
     if kind == "price_changed":
         return f"{subject}: ${_price(old)} → ${_price(new)} a call"
+    if kind == "registry_changed":
+        return "the MCP registry: " + _registry_diff(old, new)
     if kind == "deprecation_declared":
         what = new if isinstance(new, dict) else {}
         return f"{subject}: {plain(what.get('what'), 60)} sunsets {plain(what.get('sunset'), 20)}"
     return f"{value_text(old)} → {value_text(new)}" + (f" ({subject})" if subject else "")
+
+
+def _registry_diff(old: Any, new: Any) -> str:
+    old, new = (old if isinstance(old, dict) else {}), (new if isinstance(new, dict) else {})
+    parts = []
+    for name in sorted(set(old) | set(new)):
+        if name not in old or name not in new:
+            parts.append(f"{plain(name, 60)} {'added' if name not in old else 'removed'}")
+        else:
+            moved = [f"{key} {value_text(old[name].get(key), 60)} → {value_text(new[name].get(key), 60)}"
+                     for key in ("version", "remotes") if old[name].get(key) != new[name].get(key)]
+            parts.append(f"{plain(name, 60)}: {', '.join(moved)}")
+    return "; ".join(parts) or "changed"
 
 
 def _short(side: Any) -> str:

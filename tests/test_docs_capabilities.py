@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 
 from agentdex import federation
-from agentdex.formats import a2a_card, ai_catalog, api_catalog, consistency, server_card, server_json, x402_discovery
+from agentdex.formats import (
+    a2a_card,
+    ai_catalog,
+    api_catalog,
+    consistency,
+    registry_server_json,
+    server_card,
+    server_json,
+    x402_discovery,
+)
 from agentdex.formats.codes import CODES
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -18,7 +27,8 @@ def page(name: str) -> str:
     return (DOCS / name).read_text("utf-8")
 
 
-@pytest.mark.parametrize("module", [a2a_card, server_card, server_json, api_catalog, x402_discovery, ai_catalog])
+@pytest.mark.parametrize("module", [a2a_card, server_card, server_json, registry_server_json, api_catalog,
+                                    x402_discovery, ai_catalog])
 def test_every_discovery_format_is_documented_with_its_paths(module):
     text = page("discovery-formats.md")
     assert f"`{module.NAME}`" in text and f"formats/{module.__name__.rsplit('.', 1)[1]}.py" in text

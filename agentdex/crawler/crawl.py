@@ -22,12 +22,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from agentdex import db as catalogue
 from agentdex.crawler import freshness
 from agentdex.crawler.crosscheck import cross_check
-from agentdex.crawler.discovery import Before, OriginDiscovery, Previous
+from agentdex.crawler.discovery import REGISTRY_KINDS, Before, OriginDiscovery, Previous
 from agentdex.crawler.fetch import Fetcher
 from agentdex.crawler.origins import origin_url
 from agentdex.crawler.robots import definite, reusable
@@ -48,6 +48,9 @@ class NetworkOptions:
     allow_private: bool = False
     registry: str = DEFAULT_REGISTRY  # the MCP registry API asked for Anchor's registry proof
     deadline: float = 15.0
+    # Also ask ``registry`` what it lists for each origin's namespace (off unless asked:
+    # ``crawl --registry-lookup``); see agentdex.crawler.discovery.
+    registry_lookup: bool = False
 
     def __post_init__(self) -> None:
         self.registry = registry_base(self.registry)
@@ -63,13 +66,25 @@ def registry_base(value: str | None) -> str:
     """The registry API base: the official registry when none is given, else an https URL
     without a trailing slash (``/v0.1/servers/...`` is appended to it).
 
-    :raises InputError: not an https URL with a host
+    :raises InputError: not an https URL with a host, or one with credentials, a query or a
+        fragment
     """
     text = (value or "").strip() or DEFAULT_REGISTRY
-    parts = urlsplit(text)
-    if parts.scheme != "https" or not parts.hostname or parts.query or parts.fragment:
+    parts = _split(text)
+    if parts is None or parts.scheme != "https" or not parts.hostname or parts.query or parts.fragment:
         raise InputError(f"--registry must be an https URL such as {DEFAULT_REGISTRY}, not {text!r}")
+    if parts.username is not None or parts.password is not None:
+        raise InputError("--registry must not carry credentials (user:password@): agentdex sends none to a registry")
     return text.rstrip("/")
+
+
+def _split(url: str) -> SplitResult | None:
+    """The parts of ``url``, or ``None`` when it cannot be one (a port that is no number)."""
+    try:
+        parts = urlsplit(url)
+        return parts if parts.port is None or parts.port > 0 else None
+    except ValueError:
+        return None
 
 
 @dataclass
@@ -122,7 +137,8 @@ async def crawl(db, origins: list[str], net: NetworkOptions, *, verify: bool = T
     try:
         async with net.fetcher() as fetcher:
             verifier = _make_verifier(fetcher, net) if verify else None
-            stage = _Stage(fetcher, verifier, policy or freshness.Policy(), now)
+            stage = _Stage(fetcher, verifier, policy or freshness.Policy(), now,
+                           net.registry if net.registry_lookup else None)
             await _run_all(db, origins, stage, net.concurrency, summary, state, progress)
             summary.requests, summary.errors = fetcher.stats.requests, fetcher.stats.errors
     except (asyncio.CancelledError, KeyboardInterrupt):
@@ -142,6 +158,7 @@ class _Stage:
     verifier: Callable | None
     policy: freshness.Policy
     now: float | None
+    registry: str | None  # the registry asked for each origin's namespace (None: none)
 
 
 async def _run_all(db, origins, stage: _Stage, concurrency, summary, state, progress) -> None:
@@ -152,7 +169,8 @@ async def _run_all(db, origins, stage: _Stage, concurrency, summary, state, prog
     async def worker() -> None:
         while not queue.empty():
             origin = queue.get_nowait()
-            result = await crawl_origin(db, origin, stage.fetcher, stage.verifier, policy=stage.policy, now=stage.now)
+            result = await crawl_origin(db, origin, stage.fetcher, stage.verifier, policy=stage.policy, now=stage.now,
+                                        registry=stage.registry)
             events = catalogue.save_origin(db, result, summary.crawl_id)
             _count(summary, state, result, events, stage.fetcher)
             if progress:
@@ -174,13 +192,17 @@ def _count(summary: CrawlSummary, state: Progress, result: OriginCrawl, events: 
 
 
 async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None, *,
-                       policy: freshness.Policy = freshness.Policy(), now: float | None = None) -> OriginCrawl:
-    """Discover (and, with a verifier, verify) one origin; nothing is written here."""
+                       policy: freshness.Policy = freshness.Policy(), now: float | None = None,
+                       registry: str | None = None) -> OriginCrawl:
+    """Discover (and, with a verifier, verify) one origin; nothing is written here.
+    ``registry``: the MCP registry API base asked what it lists for the origin's namespace
+    (``None``: no registry is asked, and what one answered before stands)."""
     previous = {url: Previous.from_row(p) for url, p in catalogue.previous_fetches(db, origin).items()}
     source = catalogue.listing_source(db, origin)
     before = Before(*source) if source is not None else None
     discovery = OriginDiscovery(origin, _fetch_with_robots(db, origin, fetcher), previous,
-                                lambda sha: catalogue.get_blob(db, sha), before, policy=policy, now=now)
+                                lambda sha: catalogue.get_blob(db, sha), before, policy=policy, now=now,
+                                registry=registry, registry_stored=catalogue.stored_documents(db, origin, REGISTRY_KINDS))
     result = await discovery.run()
     if verifier is not None:
         # Re-checked on every crawl, unchanged or not, so a proof that disappears is seen.

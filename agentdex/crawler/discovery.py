@@ -13,6 +13,14 @@ slots from other origins):
    only after a definite absence (4xx) of the one before: a missing document costs one
    request a path, is no error, and changes no status. They honour robots.txt and are
    skipped when a manifest fetch failed in a way that says the origin is unreachable.
+   With a registry to ask (``crawl --registry-lookup``): what the MCP registry lists for the
+   origin's namespace, ``GET {registry}/v0.1/servers?search=<namespace>&version=latest``
+   (:mod:`agentdex.formats.registry_server_json`), following ``metadata.nextCursor`` for at
+   most :data:`REGISTRY_PAGES` pages, under the same fetch policy (robots.txt of the
+   registry's host included). The registry's failure never changes the origin's status and
+   is no finding: when it cannot answer (no connection, timeout, 5xx, 429, robots, a 2xx
+   that is no registry answer), or when no registry is asked at all, the answer an earlier
+   crawl stored stands, as a 304 would; a 4xx means it lists nothing.
 3. Only when the origin publishes no manifest at all: the bootstrap files ``/agent.md``,
    ``/llms.txt``, ``/SKILL.md`` and ``/mcp.json`` for an inferred listing. (An app with a
    manifest does not need them, so they are not fetched: this keeps a crawl at a handful of
@@ -62,11 +70,14 @@ import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
+from urllib.parse import quote
 
 from agentdex import formats
 from agentdex.crawler import freshness
 from agentdex.crawler.origins import origin_url
 from agentdex.formats import inferred as inferred_format
+from agentdex.formats import registry_server_json as registry_format
+from agentdex.formats.consistency import facts_of
 from agentdex.models import FetchRecord, Finding, Listing, OriginCrawl, ParseResult
 
 # Manifests and bootstrap files: what the format registry declares (agentdex.formats).
@@ -74,8 +85,15 @@ from agentdex.models import FetchRecord, Finding, Listing, OriginCrawl, ParseRes
 CAPS = {**formats.FETCH_CAPS, "guide": 512 * 1024}
 MANIFEST_PATHS = formats.MANIFEST_PATHS
 DISCOVERY_PATHS = formats.DISCOVERY_PATHS
-# Documents parsed by a discovery format: those at well-known paths and the linked server.json.
-DISCOVERY_KINDS = formats.DISCOVERY_NAMES
+# The registry's answer for the origin's namespace: one document a page, at most
+# REGISTRY_PAGES pages (registry_format.PAGE_KINDS).
+REGISTRY_KIND = registry_format.NAME
+REGISTRY_PAGES = registry_format.PAGES
+REGISTRY_KINDS = registry_format.PAGE_KINDS
+CAPS.update({kind: registry_format.MAX_BYTES for kind in REGISTRY_KINDS})
+# Documents parsed by a discovery format one by one: those at well-known paths and the linked
+# server.json (the registry's pages are read together).
+DISCOVERY_KINDS = tuple(k for k in formats.DISCOVERY_NAMES if k != REGISTRY_KIND)
 BOOTSTRAP = {f.kind: f.path for f in formats.ORIGIN_FILES}
 BOOTSTRAP_FILES = {f.kind: f.name for f in formats.ORIGIN_FILES}
 PRIMARY_ORDER = formats.FORMAT_NAMES
@@ -132,7 +150,8 @@ class OriginDiscovery:
 
     def __init__(self, origin: str, fetch: Fetch, previous: dict[str, Previous], load_blob: LoadBlob,
                  before: Before | None = None, *, policy: freshness.Policy = freshness.Policy(),
-                 now: float | None = None) -> None:
+                 now: float | None = None, registry: str | None = None,
+                 registry_stored: dict[str, str] | None = None) -> None:
         self.origin = origin
         self._fetch = fetch
         self.previous = previous
@@ -146,6 +165,9 @@ class OriginDiscovery:
         self.bodies: dict[str, bytes] = {}  # kind -> body (fresh or, after a 304, the stored one)
         self.documents: dict[str, str] = {}  # kind -> sha256
         self._stored: dict[str, str] = {}  # kind -> sha256 of the stored body a 304 stands for, not read yet
+        self.registry = registry  # the registry API base to ask (None: ask none)
+        self.registry_stored = registry_stored or {}  # page kind -> sha256 of the answer stored last time
+        self._standing: set[str] = set()  # URLs that could not answer: the stored answer stands
 
     async def get(self, kind: str, url: str, *, same_origin: bool = False, robots: bool = True,
                   absent_ok: bool = False) -> FetchRecord:
@@ -205,7 +227,7 @@ class OriginDiscovery:
         return all(self._repeats(r) for r in self.records)
 
     def _repeats(self, record: FetchRecord) -> bool:
-        if record.not_modified or record.from_freshness:
+        if record.not_modified or record.from_freshness or record.url in self._standing:
             return True
         prev = self.previous.get(record.url)
         if prev is not None and record.error_code == "robots":
@@ -243,6 +265,9 @@ class OriginDiscovery:
                 self._load_stored()
                 if "server_json" not in results:  # the other discovery documents are parsed already
                     results.update(self._parse_discovery(("server_json",)))
+        registry = self._parse_registry(listing)
+        if registry is not None:
+            results[REGISTRY_KIND] = registry
         if self.unchanged():
             return self._unchanged()
         return OriginCrawl(self.origin, status=status_of(primary, self.records),
@@ -279,6 +304,7 @@ class OriginDiscovery:
                 await self.get("anchor", link, same_origin=True, robots=False)
         if not any(transient(r) for r in self.records):
             await self._fetch_discovery()
+            await self._ask_registry()
 
     async def _fetch_discovery(self) -> None:
         """Each discovery document at its paths in order; the next path only after a
@@ -288,6 +314,52 @@ class OriginDiscovery:
                 record = await self.get(kind, origin_url(self.origin, path), same_origin=True, absent_ok=True)
                 if self._has(kind) or not absent(record):
                     break
+
+    async def _ask_registry(self) -> None:
+        """The registry's answer for the origin's namespace, page by page (see step 2 of
+        the module docstring); a page that cannot answer ends it and the stored answer stands."""
+        space = registry_format.namespace(self.origin)
+        if self.registry is None or space is None:
+            return self._keep_registry()
+        cursor = None
+        for kind in REGISTRY_KINDS:
+            record = await self.get(kind, registry_url(self.registry, space, cursor), absent_ok=True)
+            answer = registry_format.answer_of(self._body_of(kind)) if self._has(kind) else None
+            if answer is None:
+                if not absent(record):  # it could not answer (a 2xx that is no answer included)
+                    self._forget(kind)
+                    self._standing.add(record.url)
+                    self._keep_registry()
+                return None
+            cursor = registry_format.next_cursor(answer)
+            if cursor is None:
+                return None
+        return None
+
+    def _body_of(self, kind: str) -> bytes | None:
+        """The body of ``kind``: fetched now, or the stored one a 304 or freshness stands for."""
+        return self.bodies.get(kind) or (self.load_blob(self._stored[kind]) if kind in self._stored else None)
+
+    def _forget(self, kind: str) -> None:
+        for found in (self.bodies, self.documents, self._stored):
+            found.pop(kind, None)
+
+    def _keep_registry(self) -> None:
+        """The registry's answer stored last time stands for the pages not read this time."""
+        for kind, sha in self.registry_stored.items():
+            if kind not in self.documents:
+                self._stored[kind] = self.documents[kind] = sha
+
+    def _parse_registry(self, listing: Listing | None) -> ParseResult | None:
+        """What the registry lists for the namespace, when it lists a server there (an
+        answer that is no JSON is the registry's failure, not a finding of the origin's)."""
+        pages = [self.bodies[kind] for kind in REGISTRY_KINDS if kind in self.bodies]
+        if not pages:
+            return None
+        endpoints = facts_of(listing).mcp_urls if listing is not None else ()
+        result = registry_format.parse_pages(pages, origin=self.origin, endpoints=endpoints)
+        listed = result.listing is not None or (result.document is not None and result.findings)
+        return result if listed else None
 
     def _parse_manifests(self) -> dict[str, ParseResult]:
         kinds = list(MANIFEST_PATHS)
@@ -416,6 +488,13 @@ def linked_server_json(listing: Listing) -> str | None:
         if isinstance(link, str) and link.startswith("https://"):
             return link
     return None
+
+
+def registry_url(base: str, space: str, cursor: str | None = None) -> str:
+    """The registry API URL listing the latest version of the servers whose name holds
+    ``space`` (the registry's search is a substring match), from ``cursor`` on."""
+    url = f"{base}/v0.1/servers?search={quote(space, safe='')}&version=latest"
+    return url + (f"&cursor={quote(cursor, safe='')}" if cursor else "")
 
 
 def absent(record: FetchRecord) -> bool:

@@ -37,6 +37,7 @@ from agentdex.db.store import (
     save_origin,
     save_verification,
     start_crawl,
+    stored_documents,
     stored_robots,
     transaction,
 )
@@ -46,5 +47,5 @@ __all__ = [
     "known_origins", "last_body", "listing_source", "previous_fetches", "list_checks", "list_crawls", "list_events", "list_facts", "list_listings",
     "list_tools", "load_listing", "load_state", "next_due", "open_db", "previous_validators",
     "save_feedback_receipt", "save_origin", "save_verification", "schema_version", "start_crawl",
-    "stats", "stored_robots", "transaction",
+    "stats", "stored_documents", "stored_robots", "transaction",
 ]

@@ -44,6 +44,8 @@ from agentdex.errors import DatabaseError
 from agentdex.db.crosscheck import save_consistency, tool_events
 from agentdex.db.health import save_probes
 from agentdex.formats import DISCOVERY_NAMES, FORMAT_NAMES
+from agentdex.formats.registry_server_json import PAGE_KINDS as REGISTRY_PAGE_KINDS
+from agentdex.formats.registry_server_json import summary as registry_summary
 from agentdex.formats.tool_fingerprint import fingerprint, read_only_contradiction
 from agentdex.formats.tool_safety import check_tool
 from agentdex.models import Check, Event, FetchRecord, Listing, OriginCrawl, ParseResult, Tool, sorted_findings
@@ -227,6 +229,15 @@ def listing_source(db: Database, origin: str) -> tuple[dict[str, str], dict[str,
     return loads(row[0], {}), loads(row[1], {})
 
 
+def stored_documents(db: Database, origin: str, kinds: Iterable[str]) -> dict[str, str]:
+    """``{kind: sha256}`` of the stored documents of ``origin`` among ``kinds`` (what a crawl
+    that does not read them again keeps: the registry's answer for the origin's namespace)."""
+    wanted = list(kinds)
+    marks = ", ".join("?" for _ in wanted)
+    return dict(db.execute(f"SELECT kind, sha256 FROM documents WHERE origin = ? AND kind IN ({marks})",
+                           [origin, *wanted]).fetchall())
+
+
 def stored_robots(db: Database, origin: str) -> FetchRecord | None:
     """The robots.txt an earlier crawl of ``origin`` fetched, as a fetch record (see
     :func:`agentdex.crawler.robots.reusable` for whether it may be used again)."""
@@ -278,8 +289,20 @@ def load_state(db: Database, origin: str) -> dict[str, Any] | None:
         "listing": loads(listing_json),
         "guide_sha256": guide[0] if guide else None,
         "tools": _mcp_tool_state(db, origin) if tools_checked_at else None,
+        "registry": _registry_state(db, origin),
         "checks": dict(db.execute("SELECT name, status FROM checks WHERE origin = ?", [origin]).fetchall()),
     }
+
+
+def _registry_state(db: Database, origin: str) -> dict[str, dict] | None:
+    """What the stored registry answer lists in the origin's namespace (``None``: no registry
+    answer is stored)."""
+    marks = ", ".join("?" for _ in REGISTRY_PAGE_KINDS)
+    pages = dict(db.execute(f"SELECT d.kind, b.content FROM documents d JOIN blobs b ON b.sha256 = d.sha256 "
+                            f"WHERE d.origin = ? AND d.kind IN ({marks})", [origin, *REGISTRY_PAGE_KINDS]).fetchall())
+    if not pages:
+        return None
+    return registry_summary([bytes(pages[k]) for k in REGISTRY_PAGE_KINDS if k in pages], origin)
 
 
 def _mcp_tool_state(db: Database, origin: str) -> dict[str, dict]:

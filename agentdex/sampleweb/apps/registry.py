@@ -12,7 +12,9 @@ Routes (mount the app on a prefix such as ``/v0.1/*``):
 is ``{"server": <server.json>, "_meta": {"io.modelcontextprotocol.registry/official": {…}}}``.
 
 Options: ``data`` — the host file holding the servers (default ``_servers.json``): a list
-of server.json documents or of entries, or ``{"servers": [...]}``.
+of server.json documents or of entries, or ``{"servers": [...]}``; ``page_size`` — list at
+most this many servers an answer, in name order, with ``metadata.nextCursor`` for the next
+page (``?cursor=``), as the official registry pages (default: every match on one page).
 """
 
 from __future__ import annotations
@@ -51,18 +53,32 @@ def _segments(scope: Scope, prefix: str) -> list[str]:
     return [unquote(s) for s in rest.split("/") if s]
 
 
-def route(entries: list[dict[str, Any]], segments: list[str], query: str) -> tuple[int, Any]:
+def route(entries: list[dict[str, Any]], segments: list[str], query: str,
+          page_size: int | None = None) -> tuple[int, Any]:
     """Status and JSON body for a request below ``/servers``."""
     if not segments:
-        search = (parse_qs(query).get("search") or [""])[0]
-        hits = [e for e in entries if search in e["server"].get("name", "")]
-        return 200, {"servers": hits, "metadata": {"count": len(hits)}}
+        return 200, _search(entries, parse_qs(query), page_size)
     names = {e["server"].get("name"): e for e in entries}
     for cut in range(len(segments), 0, -1):  # an unencoded slash splits the name
         name = "/".join(segments[:cut])
         if name in names:
             return _server_route(names[name], segments[cut:])
     return 404, {"error": "Server not found"}
+
+
+def _search(entries: list[dict[str, Any]], query: dict[str, list[str]], page_size: int | None) -> dict[str, Any]:
+    search = (query.get("search") or [""])[0]
+    hits = [e for e in entries if search in e["server"].get("name", "")]
+    if not page_size:
+        return {"servers": hits, "metadata": {"count": len(hits)}}
+    hits.sort(key=lambda e: e["server"].get("name", ""))
+    cursor = (query.get("cursor") or ["0"])[0]
+    start = int(cursor) if cursor.isdigit() else 0
+    page = hits[start:start + page_size]
+    metadata: dict[str, Any] = {"count": len(page)}
+    if start + page_size < len(hits):
+        metadata["nextCursor"] = str(start + page_size)
+    return {"servers": page, "metadata": metadata}
 
 
 def _server_route(entry: dict[str, Any], rest: list[str]) -> tuple[int, Any]:
@@ -88,7 +104,8 @@ def build(ctx: AppContext) -> MountedApp:
             await send_json(send, 404, {"error": "Not found"})
             return
         segments = _segments(scope, path[: marker + len("/servers")])
-        status, body = route(load_entries(ctx), segments, scope.get("query_string", b"").decode("latin-1"))
+        status, body = route(load_entries(ctx), segments, scope.get("query_string", b"").decode("latin-1"),
+                             ctx.options.get("page_size"))
         await send_json(send, status, body)
 
     return MountedApp(app=app)
