@@ -14,7 +14,9 @@ The checks are those of the catalogue :mod:`agentdex.checks`: :data:`RUNNERS` ho
 runner per catalogued group, run in the catalogue's order, each emitting only its group's
 checks. To add a check, add it to the catalogue and emit it from its group's runner (a new
 group adds a runner here). Anchor-specific proofs (DNS, HTTP, registry), the read-only
-variant and payments live in :mod:`agentdex.crawler.verify_anchor`.
+variant and payments live in :mod:`agentdex.crawler.verify_anchor`; the live 402 of the
+resources an x402 discovery document declares in :mod:`agentdex.crawler.verify_x402` (asked
+for an origin with no listing too: a document that prices resources is a claim of its own).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from agentdex import formats
 from agentdex.checks import GROUPS, in_group
 from agentdex.crawler import health, mcp_probe
 from agentdex.crawler.origins import origin_url
+from agentdex.crawler.verify_x402 import document_of, x402_checks
 from agentdex.formats import agent_app
 from agentdex.formats._load import loads as safe_loads
 from agentdex.models import Check, FetchRecord, Listing, OriginCrawl
@@ -79,8 +82,7 @@ class Verifier:
         too broken to give a listing still gets the checks of its answer (size, type, …)."""
         listing = listing or (crawl.primary.listing if crawl.primary else None)
         if listing is None:
-            if crawl.primary is not None:
-                crawl.checks = manifest_checks(crawl, crawl.primary.format) or None
+            await self._verify_unlisted(crawl)
             return
         asked: list[tuple[str, str, FetchRecord]] = []
         token = _ASKED.set(asked)  # the runners' tasks share this list: one per origin verified
@@ -96,6 +98,20 @@ class Verifier:
             if tools is not None:
                 crawl.mcp_tools = tools
         crawl.checks = checks
+
+    async def _verify_unlisted(self, crawl: OriginCrawl) -> None:
+        """An origin without a listing: the checks of a broken manifest's answer, and the
+        live 402s of an x402 discovery document's resources with their endpoint health."""
+        checks = manifest_checks(crawl, crawl.primary.format) if crawl.primary is not None else []
+        if document_of(crawl) is not None:
+            asked: list[tuple[str, str, FetchRecord]] = []
+            token = _ASKED.set(asked)
+            try:
+                checks += await x402_checks(self, crawl)
+            finally:
+                _ASKED.reset(token)
+            crawl.endpoints = health.verified_rows(asked)
+        crawl.checks = checks or None
 
     def _probe_of(self, url: str | None) -> mcp_probe.Probe | None:
         """The finished probe of ``url`` in this crawl, if one ran."""
@@ -178,6 +194,9 @@ class Verifier:
 
         return await anchor_checks(self, listing), None
 
+    async def _x402(self, crawl: OriginCrawl, listing: Listing) -> tuple[list[Check], None]:
+        return await x402_checks(self, crawl), None
+
 
 # One runner per group of the check catalogue (agentdex.checks.GROUPS), run in its order.
 # A runner returns its group's checks and, for the MCP group, the tool list a complete
@@ -185,7 +204,7 @@ class Verifier:
 Runner = Callable[[Verifier, OriginCrawl, Listing], Awaitable[tuple[list[Check], Any]]]
 RUNNERS: dict[str, Runner] = {"manifest": Verifier._manifest, "documents": Verifier._documents,
                               "links": Verifier._links, "mcp": Verifier._mcp, "http": Verifier._http,
-                              "feedback": Verifier._feedback, "anchor": Verifier._anchor}
+                              "feedback": Verifier._feedback, "anchor": Verifier._anchor, "x402": Verifier._x402}
 
 
 def manifest_checks(crawl: OriginCrawl, fmt: str) -> list[Check]:

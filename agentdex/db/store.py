@@ -392,6 +392,8 @@ def _save_unchanged(db: Database, crawl: OriginCrawl, crawl_id: int | None, ligh
     if quiet:
         return []
     _save_probes(db, crawl.origin, crawl.checks, crawl.mcp_tools, at, crawl.endpoints, crawl_id)
+    if crawl.consistency is not None:  # the stored documents compared again with live 402s
+        save_consistency(db, crawl.origin, crawl.consistency, crawl_id)
     events = _record_changes(db, crawl.origin, old, status, crawl_id, at)
     _update_listing(db, crawl.origin, _schedule_columns(crawl, light, changed=bool(events), failures=0, at=at))
     return events
