@@ -12,6 +12,7 @@ The database builds a *state* for an origin before and after it saves a crawl an
         "guide_sha256": "ab12…" | None,  # sha256 of the guide text
         "tools": {name: {"description": ..., "annotations": {...}}} | None,  # MCP tools; None: never probed
         "checks": {name: status},        # verification checks (pass|fail|warn|skip)
+        "live_prices": {url: usd},       # what each x402 resource's live 402 asked (optional)
     }
 
 **Listing status rules.** An origin enters the catalogue the first time it serves a valid
@@ -41,6 +42,8 @@ is about, when it is about one thing):
   deprecation entry; subject = tool id
 - ``variant_changed``: ``{readOnlyVariant, scopedVariants}`` before and after; subject = tool id
 - ``proof_lost``: ``"pass"`` and the new status of an ``anchor.verify.*`` check; subject = check name
+- ``live_price_changed``: the old and new dollar price the live 402 of a resource an x402
+  discovery document declares asks (the ``x402.live_price`` check); subject = resource URL
 
 ``tools_changed``: ``names`` lists every tool name on that side; ``tools`` holds, on the old
 side, the removed and changed tools as they were and, on the new side, the added and changed
@@ -120,6 +123,7 @@ def _listed_changes(old: dict, new: dict) -> list[Event]:
     events += tool_changes(old.get("tools"), new.get("tools"))
     events += anchor_changes(_anchor_tools(before), _anchor_tools(after))
     events += proofs_lost(old.get("checks") or {}, new.get("checks") or {})
+    events += live_price_changes(old.get("live_prices") or {}, new.get("live_prices") or {})
     return events
 
 
@@ -189,6 +193,13 @@ def _deprecations(tool_id: str, before: list, after: list) -> list[Event]:
 
 def _variants(entry: dict) -> dict:
     return {"readOnlyVariant": entry.get("readOnlyVariant"), "scopedVariants": entry.get("scopedVariants") or {}}
+
+
+def live_price_changes(old: dict[str, float], new: dict[str, float]) -> list[Event]:
+    """``live_price_changed`` for every resource whose live 402 asked another price than the
+    last time it was asked (one that stops answering a price is the check's, not a change)."""
+    return [Event("live_price_changed", old[url], new[url], url)
+            for url in sorted(old.keys() & new.keys()) if abs(old[url] - new[url]) > 1e-9]
 
 
 def proofs_lost(old: dict[str, str], new: dict[str, str]) -> list[Event]:

@@ -34,9 +34,21 @@ from agentdex.formats import agent_app
 from agentdex.formats._load import loads as safe_loads
 from agentdex.models import Check, FetchRecord, Listing, OriginCrawl
 
-# The fetches of the origin being verified, ``(kind, url, record)``: the Verifier serves every
-# origin of a crawl at once, so each verify_crawl gives its own runners their own list.
-_ASKED: ContextVar[list[tuple[str, str, FetchRecord]] | None] = ContextVar("agentdex_verify_asked", default=None)
+
+
+class _Asked(list):
+    """The fetches of the origin being verified, ``(kind, url, record)``, and the answer of each
+    request made (``answers``): one request a method, URL and cap however many checks ask (an
+    Anchor tool's endpoint is also the resource its x402 discovery document prices)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answers: dict[tuple[str, str, int], asyncio.Future] = {}
+
+
+# The Verifier serves every origin of a crawl at once, so each verify_crawl gives its own
+# runners their own list.
+_ASKED: ContextVar[_Asked | None] = ContextVar("agentdex_verify_asked", default=None)
 
 PAGE_CAP = 1024 * 1024
 TEXT_TYPES = ("text/markdown", "text/plain", "text/x-markdown")
@@ -55,10 +67,14 @@ class Verifier:
     async def get(self, url: str, kind: str, cap: int = PAGE_CAP, method: str = "GET") -> FetchRecord:
         """A GET (or other safe method) under the fetch policy (recorded for the endpoint
         health of the origin being verified)."""
-        record = await self.fetcher.fetch(url, kind=kind, max_bytes=cap, method=method)
         asked = _ASKED.get()
-        if asked is not None:
-            asked.append((kind, url, record))
+        if asked is None:
+            return await self.fetcher.fetch(url, kind=kind, max_bytes=cap, method=method)
+        key = (method, url, cap)
+        if key not in asked.answers:
+            asked.answers[key] = asyncio.ensure_future(self.fetcher.fetch(url, kind=kind, max_bytes=cap, method=method))
+        record = await asyncio.shield(asked.answers[key])
+        asked.append((kind, url, record))
         return record
 
     async def post(self, url: str, body: bytes, headers: dict[str, str]) -> FetchRecord:
@@ -84,7 +100,7 @@ class Verifier:
         if listing is None:
             await self._verify_unlisted(crawl)
             return
-        asked: list[tuple[str, str, FetchRecord]] = []
+        asked = _Asked()
         token = _ASKED.set(asked)  # the runners' tasks share this list: one per origin verified
         try:
             results = await asyncio.gather(*(RUNNERS[group](self, crawl, listing) for group in GROUPS))
@@ -104,7 +120,7 @@ class Verifier:
         live 402s of an x402 discovery document's resources with their endpoint health."""
         checks = manifest_checks(crawl, crawl.primary.format) if crawl.primary is not None else []
         if document_of(crawl) is not None:
-            asked: list[tuple[str, str, FetchRecord]] = []
+            asked = _Asked()
             token = _ASKED.set(asked)
             try:
                 checks += await x402_checks(self, crawl)

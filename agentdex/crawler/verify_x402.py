@@ -95,7 +95,7 @@ async def x402_checks(verifier, crawl: OriginCrawl) -> list[Check]:
     listing, where = found
     asked, skipped = plan(listing, crawl.origin)
     if not asked:
-        return [Check(NAME, "skip", "no resource to ask" + _skipped_note(skipped), {"document": where,
+        return [Check(NAME, "skip", "no resource to ask" + skipped_note(skipped), {"document": where,
                                                                                   "resources": {}, "skipped": skipped})]
     records = await asyncio.gather(*(verifier.get(url, ROLE, MAX_BYTES, method=method) for method, url in asked))
     offers = listing.extra.get("offers") or {}
@@ -128,7 +128,7 @@ def summary(outcomes: list[dict[str, Any]], skipped: list[dict[str, str]], where
     """The check over every resource asked: its worst status, one sentence a resource."""
     statuses = {_STATUS[o["result"]] for o in outcomes}
     status = next(s for s in ("fail", "warn", "pass") if s in statuses)
-    detail = "; ".join(_sentence(o, where) for o in outcomes) + _skipped_note(skipped)
+    detail = "; ".join(_sentence(o, where) for o in outcomes) + skipped_note(skipped)
     return Check(NAME, status, detail, {"document": where, "resources": {o["url"]: o for o in outcomes},
                                         "skipped": skipped})
 
@@ -144,7 +144,8 @@ def _sentence(o: dict[str, Any], where: str) -> str:
     if result == "free":
         return f"{url}: answered HTTP {o['status']} without payment, though {where} declares it paid"
     if result == "not_402":
-        return f"{url}: an unpaid {o['method']} got {o['error'] or 'HTTP ' + str(o['status'])}, not 402"
+        got = f"HTTP {o['status']}" if o["status"] is not None else o["error"]
+        return f"{url}: an unpaid {o['method']} got {got}, not 402"
     return f"{url}: " + (f"not asked ({o['error']})" if result == "blocked" else str(o["error"]))
 
 
@@ -152,7 +153,7 @@ def _show(value: Any) -> str:
     return f"${value:g}" if isinstance(value, float) else str(value)
 
 
-def _skipped_note(skipped: list[dict[str, str]]) -> str:
+def skipped_note(skipped: list[dict[str, str]]) -> str:
     if not skipped:
         return ""
     reasons: dict[str, int] = {}

@@ -279,7 +279,15 @@ def load_state(db: Database, origin: str) -> dict[str, Any] | None:
         "guide_sha256": guide[0] if guide else None,
         "tools": _mcp_tool_state(db, origin) if tools_checked_at else None,
         "checks": dict(db.execute("SELECT name, status FROM checks WHERE origin = ?", [origin]).fetchall()),
+        "live_prices": _live_prices(db, origin),
     }
+
+
+def _live_prices(db: Database, origin: str) -> dict[str, float]:
+    """``{resource URL: USD}`` the stored ``x402.live_price`` check read from live 402s."""
+    rows = db.execute("SELECT r.key, json_extract(r.value, '$.live_usd') FROM checks c, "
+                      "json_each(c.data, '$.resources') r WHERE c.origin = ? AND c.name = 'x402.live_price'", [origin]).fetchall()
+    return {url: float(usd) for url, usd in rows if isinstance(usd, (int, float))}
 
 
 def _mcp_tool_state(db: Database, origin: str) -> dict[str, dict]:

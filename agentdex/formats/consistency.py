@@ -305,12 +305,13 @@ def _against_live_402(documents: list[Facts], live: dict[str, dict]) -> list[Dis
 
 def _resource_against_live(doc: Facts, url: str, answer: dict) -> list[Disagreement]:
     status = answer.get("status")
-    said = answer.get("error") or f"HTTP {status}"
     if isinstance(status, int) and 200 <= status < 300:
-        return [Disagreement(f"payment {url}", "payment_not_required", doc.document, "402 Payment Required", LIVE_402,
-                             said, doc.where())]
+        return [Disagreement(f"payment {url}", "payment_not_required", doc.document, "payment required", LIVE_402,
+                             f"HTTP {status} without payment", doc.where())]
     if status != 402 or not answer.get("offers"):
-        return [Disagreement(f"payment {url}", "payment_not_asked", doc.document, "402 Payment Required", LIVE_402,
-                             said if status != 402 else "a 402 without x402 payment requirements", doc.where())]
+        said = "a 402 without x402 payment requirements" if status == 402 else \
+            f"HTTP {status}" if status is not None else str(answer.get("error") or "no answer")
+        return [Disagreement(f"payment {url}", "payment_not_asked", doc.document, "payment required", LIVE_402, said,
+                             doc.where())]
     return [Disagreement(f"{d.term} {url}", "x402_terms_differ", doc.document, d.declared, LIVE_402, list(d.live),
                          doc.where()) for d in differences(list(doc.offers.get(url, ())), answer["offers"], price=False)]
