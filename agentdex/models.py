@@ -195,7 +195,7 @@ class FetchRecord:
 class EndpointProbe:
     """One URL a listing depends on, as one crawl found it (``agentdex.crawler.health``)."""
 
-    role: str  # mcp | http_base | openapi | capabilities | homepage | privacy | terms | feedback | guide | llms_txt | skill
+    role: str  # mcp | http_base | openapi | capabilities | homepage | privacy | terms | feedback | guide | llms_txt | skill | x402
     url: str
     state: str  # one of agentdex.crawler.health.STATES
     http_status: int | None = None

@@ -56,6 +56,8 @@ VERDICTS = ("consistent", "inconsistent", "single-source")
 CODES = {"name": "name_differs", "mcp_endpoint": "mcp_endpoint_differs", "api_base": "api_base_differs",
          "auth": "auth_differs", "publisher": "publisher_differs", "publisher_url": "publisher_differs",
          "contact": "contact_differs"}
+# Codes of a paid resource's live answer against the x402 discovery document declaring it.
+LIVE_402_CODES = ("payment_not_required", "payment_not_asked", "x402_terms_differ")
 PRICE_TOLERANCE = 1e-9
 _NOT_ALNUM = re.compile(r"[\W_]+")
 
