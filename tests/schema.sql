@@ -298,11 +298,9 @@ SELECT p.origin, p.role, p.url,
   (SELECT count(*) FROM (SELECT 1 FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
      AND q.url = p.url ORDER BY q.id DESC LIMIT 10)) AS recent_probes,
   (SELECT count(*) FROM (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
-     AND q.url = p.url ORDER BY q.id DESC LIMIT 10)
-     WHERE state = 'ok' OR (p.role = 'x402' AND state = 'payment_required')) AS recent_ok,
+     AND q.url = p.url ORDER BY q.id DESC LIMIT 10) WHERE state = 'ok' OR (p.role = 'x402' AND state = 'payment_required')) AS recent_ok,
   count(*) AS probes,
   min(p.at) AS first_seen_at,
-  max(CASE WHEN p.state = 'ok' OR (p.role = 'x402' AND p.state = 'payment_required')
-      THEN p.at END) AS last_ok_at
+  max(CASE WHEN p.state = 'ok' OR (p.role = 'x402' AND p.state = 'payment_required') THEN p.at END) AS last_ok_at
 FROM endpoint_probes p
 GROUP BY p.origin, p.role, p.url;

@@ -23,6 +23,11 @@ ORIGINS = ["tollgate.test", "pricey.test"]
 DOC = "https://tollgate.test/.well-known/x402"
 TOLL, FERRY, BRIDGE = (f"https://tollgate.test/v1/{p}" for p in ("toll", "ferry", "bridge"))
 PAYMENT_HEADERS = {"x-payment", "payment-signature", "authorization"}
+WHERE = f"(declared at {DOC})"
+# /v1/bridge answers 200 in both crawls: the same sentence in the check and the same disagreement.
+FREE = f"{BRIDGE}: answered HTTP 200 without payment, though {DOC} declares it paid"
+FREE_FINDING = (f"payment {BRIDGE}", "payment_not_required",
+                f"payment {BRIDGE}: x402_discovery says 'payment required' but live 402 says 'HTTP 200 without payment' {WHERE}")
 
 
 @pytest.fixture(scope="module")
@@ -49,10 +54,14 @@ def rows(path, sql: str, *args) -> list[tuple]:
         return db.execute(sql, args).fetchall()
 
 
-def check_of(path, origin: str, crawl_id: int | None = None) -> tuple[str, str, dict]:
+def check_of(path, origin: str) -> tuple[str, str, dict]:
     status, detail, data = rows(path, "SELECT status, detail, data FROM checks WHERE origin = ? "
                                       "AND name = 'x402.live_price'", origin)[0]
     return status, detail, json.loads(data)
+
+
+def outcomes(data: dict) -> dict[str, str]:
+    return {url: r["result"] for url, r in data["resources"].items()}
 
 
 def disagreements(path, origin: str) -> list[tuple[str, str, str, int]]:
@@ -78,17 +87,13 @@ def test_the_first_crawl_compares_each_live_402_with_the_declared_terms(crawled)
     status, detail, data = check_of(path, "tollgate.test")
     assert status == "fail"
     assert detail == (f"{TOLL}: the live 402 asks $0.01, as declared; "
-                      f"{FERRY}: price declared $0.02 in {DOC} but the live 402 offers $0.05; "
-                      f"{BRIDGE}: answered HTTP 200 without payment, though {DOC} declares it paid")
-    assert {url: r["result"] for url, r in data["resources"].items()} == {TOLL: "match", FERRY: "differs",
-                                                                         BRIDGE: "free"}
+                      f"{FERRY}: price declared $0.02 in {DOC} but the live 402 offers $0.05; {FREE}")
+    assert outcomes(data) == {TOLL: "match", FERRY: "differs", BRIDGE: "free"}
     assert data["document"] == DOC and data["skipped"] == []
     assert data["resources"][FERRY]["differences"] == [{"term": "price", "declared": 0.02, "live": [0.05]}]
-    where = f"(declared at {DOC})"
     assert disagreements(path, "tollgate.test") == [
-        (f"payment {BRIDGE}", "payment_not_required", f"payment {BRIDGE}: x402_discovery says 'payment required' "
-         f"but live 402 says 'HTTP 200 without payment' {where}", 1),
-        (f"price {FERRY}", "price_differs", f"price {FERRY}: x402_discovery says $0.02 but live 402 says $0.05 {where}", 1)]
+        (*FREE_FINDING, 1),
+        (f"price {FERRY}", "price_differs", f"price {FERRY}: x402_discovery says $0.02 but live 402 says $0.05 {WHERE}", 1)]
     assert rows(path, "SELECT status, consistency, consistency_sources, disagreements FROM listings "
                       "WHERE origin = 'tollgate.test'") == [("no_manifest", "inconsistent", '["x402_discovery", "live 402"]', 2)]
     assert rows(path, "SELECT role, url, state, http_status FROM endpoint_probes WHERE origin = 'tollgate.test' "
@@ -102,17 +107,13 @@ def test_a_recrawl_whose_live_prices_moved_changes_the_check_and_the_disagreemen
     status, detail, data = check_of(path, "tollgate.test")
     assert status == "fail"
     assert detail == (f"{TOLL}: price declared $0.01 in {DOC} but the live 402 offers $0.015; "
-                      f"{FERRY}: an unpaid GET got HTTP 503, not 402; "
-                      f"{BRIDGE}: answered HTTP 200 without payment, though {DOC} declares it paid")
-    assert {url: r["result"] for url, r in data["resources"].items()} == {TOLL: "differs", FERRY: "not_402",
-                                                                         BRIDGE: "free"}
-    where = f"(declared at {DOC})"
+                      f"{FERRY}: an unpaid GET got HTTP 503, not 402; {FREE}")
+    assert outcomes(data) == {TOLL: "differs", FERRY: "not_402", BRIDGE: "free"}
     assert disagreements(path, "tollgate.test") == [
-        (f"payment {BRIDGE}", "payment_not_required", f"payment {BRIDGE}: x402_discovery says 'payment required' "
-         f"but live 402 says 'HTTP 200 without payment' {where}", 2),
+        (*FREE_FINDING, 2),
         (f"payment {FERRY}", "payment_not_asked", f"payment {FERRY}: x402_discovery says 'payment required' "
-         f"but live 402 says 'HTTP 503' {where}", 2),
-        (f"price {TOLL}", "price_differs", f"price {TOLL}: x402_discovery says $0.01 but live 402 says $0.015 {where}", 2)]
+         f"but live 402 says 'HTTP 503' {WHERE}", 2),
+        (f"price {TOLL}", "price_differs", f"price {TOLL}: x402_discovery says $0.01 but live 402 says $0.015 {WHERE}", 2)]
     assert rows(path, "SELECT consistency, disagreements FROM listings WHERE origin = 'tollgate.test'") == [
         ("inconsistent", 3)]
 

@@ -393,6 +393,24 @@ def m007_crosscheck(db: Database) -> None:
 # agentdex.db.health read the same number).
 RECENT_PROBES = 10
 
+def _endpoint_health_view(up: str = "state = 'ok'") -> str:
+    """The ``endpoint_health`` view, a probe counting as up when ``up`` holds of its ``state``
+    (and of the endpoint's role, ``p.role``)."""
+    return f"""CREATE VIEW endpoint_health AS
+SELECT p.origin, p.role, p.url,
+  (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role AND q.url = p.url
+     ORDER BY q.id DESC LIMIT 1) AS state,
+  (SELECT count(*) FROM (SELECT 1 FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
+     AND q.url = p.url ORDER BY q.id DESC LIMIT {RECENT_PROBES})) AS recent_probes,
+  (SELECT count(*) FROM (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
+     AND q.url = p.url ORDER BY q.id DESC LIMIT {RECENT_PROBES}) WHERE {up}) AS recent_ok,
+  count(*) AS probes,
+  min(p.at) AS first_seen_at,
+  max(CASE WHEN {up.replace("state", "p.state")} THEN p.at END) AS last_ok_at
+FROM endpoint_probes p
+GROUP BY p.origin, p.role, p.url;"""
+
+
 _HEALTH = f"""
 CREATE TABLE endpoint_probes (
     id INTEGER PRIMARY KEY,
@@ -406,19 +424,7 @@ CREATE TABLE endpoint_probes (
     at TEXT NOT NULL
 );
 CREATE INDEX endpoint_probes_endpoint ON endpoint_probes(origin, role, url, id);
-CREATE VIEW endpoint_health AS
-SELECT p.origin, p.role, p.url,
-  (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role AND q.url = p.url
-     ORDER BY q.id DESC LIMIT 1) AS state,
-  (SELECT count(*) FROM (SELECT 1 FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
-     AND q.url = p.url ORDER BY q.id DESC LIMIT {RECENT_PROBES})) AS recent_probes,
-  (SELECT count(*) FROM (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
-     AND q.url = p.url ORDER BY q.id DESC LIMIT {RECENT_PROBES}) WHERE state = 'ok') AS recent_ok,
-  count(*) AS probes,
-  min(p.at) AS first_seen_at,
-  max(CASE WHEN p.state = 'ok' THEN p.at END) AS last_ok_at
-FROM endpoint_probes p
-GROUP BY p.origin, p.role, p.url;
+{_endpoint_health_view()}
 """
 
 
@@ -456,21 +462,7 @@ _X402_LIVE = f"""
 DROP VIEW check_status;
 {_check_status_view(CHECK_COLUMNS + X402_CHECK_COLUMNS)}
 DROP VIEW endpoint_health;
-CREATE VIEW endpoint_health AS
-SELECT p.origin, p.role, p.url,
-  (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role AND q.url = p.url
-     ORDER BY q.id DESC LIMIT 1) AS state,
-  (SELECT count(*) FROM (SELECT 1 FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
-     AND q.url = p.url ORDER BY q.id DESC LIMIT {RECENT_PROBES})) AS recent_probes,
-  (SELECT count(*) FROM (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
-     AND q.url = p.url ORDER BY q.id DESC LIMIT {RECENT_PROBES})
-     WHERE state = 'ok' OR (p.role = 'x402' AND state = 'payment_required')) AS recent_ok,
-  count(*) AS probes,
-  min(p.at) AS first_seen_at,
-  max(CASE WHEN p.state = 'ok' OR (p.role = 'x402' AND p.state = 'payment_required')
-      THEN p.at END) AS last_ok_at
-FROM endpoint_probes p
-GROUP BY p.origin, p.role, p.url;
+{_endpoint_health_view("state = 'ok' OR (p.role = 'x402' AND state = 'payment_required')")}
 """
 
 
