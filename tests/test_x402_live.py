@@ -193,6 +193,7 @@ def test_resources_on_another_host_mcp_items_and_writing_methods_are_not_asked(s
         {"resource": {"url": "/mcp"}, "type": "mcp", "accepts": [], "input": {"toolName": "t"}},
         {"resource": {"url": "/orders"}, "type": "http", "accepts": [], "input": {"method": "DELETE"}},
         {"resource": {"url": "/quote"}, "type": "http", "accepts": [], "input": {"method": "POST"}},
+        {"resource": {"url": "/odd"}, "type": "http", "accepts": [], "input": {"method": "\x1b[2JGET"}},
         {"resource": {"url": "http://pay.test/plain"}, "type": "http", "accepts": []}]}
     listing = x402_discovery.validate_document(doc, origin="pay.test").listing
     asked, skipped = verify_x402.plan(listing, "pay.test")
@@ -200,6 +201,7 @@ def test_resources_on_another_host_mcp_items_and_writing_methods_are_not_asked(s
     assert [(s["url"], s["reason"]) for s in skipped] == [
         ("https://pay.test/mcp", "an MCP resource charges per tool call, which agentdex never makes"),
         ("https://pay.test/orders", "agentdex never sends DELETE"),
+        ("https://pay.test/odd", "not an HTTP method"),
         ("http://pay.test/plain", "not on this origin")]
 
 

@@ -38,6 +38,7 @@ MAX_BYTES = 64 * 1024
 # all it would run, so agentdex never sends a method that changes something by definition.
 METHODS = ("GET", "HEAD", "POST")
 _TEMPLATE = re.compile(r"\{[^}]*\}|/:[A-Za-z_]")
+_METHOD = re.compile(r"[A-Z]{1,16}")
 _BLOCKED = {"blocked_address", "robots", "invalid_url", "scheme", "cross_origin"}
 _STATUS = {"match": "pass", "differs": "fail", "free": "fail", "not_402": "warn", "unreadable": "warn",
            "blocked": "warn"}
@@ -83,7 +84,7 @@ def _not_asked(method: str, url: str, home: str, mcp: set[str]) -> str | None:
     if normalise_url(url) in mcp:
         return "an MCP resource charges per tool call, which agentdex never makes"
     if method not in METHODS:
-        return f"agentdex never sends {method}"
+        return f"agentdex never sends {method}" if _METHOD.fullmatch(method) else "not an HTTP method"
     return None
 
 
