@@ -231,3 +231,8 @@ class OriginCrawl:
     consistency: Any = None
     # Every endpoint the verification asked this run (None: not verified, nothing recorded).
     endpoints: list[EndpointProbe] | None = None
+
+    def read_at(self, kind: str) -> str | None:
+        """Where this crawl read the document of ``kind`` (after redirects; a 304 counts), if it did."""
+        read = [r for r in self.fetches if r.kind == kind and (r.not_modified or r.ok)]
+        return (read[-1].final_url or read[-1].url) if read else None

@@ -30,15 +30,10 @@ def cross_check(crawl: OriginCrawl) -> Consistency | None:
     if crawl.status == "unreachable" or not crawl.results:
         return None
     results = sorted(crawl.results.values(), key=lambda r: _ORDER.get(r.format, len(_ORDER)))
-    documents = [facts_of(r, url=_read_at(crawl, r.format)) for r in results if r.listing is not None]
+    documents = [facts_of(r, url=crawl.read_at(r.format)) for r in results if r.listing is not None]
     live = [t.name for t in crawl.mcp_tools] if crawl.mcp_tools is not None else None
     prices = {**live_prices(crawl), **verify_x402.live_prices(crawl.checks)}
     return compare(documents, live_tools=live, live_prices=prices, live_402=verify_x402.live_answers(crawl.checks))
-
-
-def _read_at(crawl: OriginCrawl, kind: str) -> str | None:
-    read = [r for r in crawl.fetches if r.kind == kind and (r.not_modified or r.ok)]
-    return (read[-1].final_url or read[-1].url) if read else None
 
 
 def reread(crawl: OriginCrawl, load_blob: Callable[[str], bytes | None]) -> dict[str, ParseResult]:

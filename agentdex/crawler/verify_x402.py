@@ -49,15 +49,13 @@ def document_of(crawl: OriginCrawl) -> tuple[Listing, str] | None:
     result = crawl.results.get(x402_discovery.NAME)
     if result is None or result.listing is None:
         return None
-    read = [r for r in crawl.fetches if r.kind == x402_discovery.NAME and (r.not_modified or r.ok)]
-    where = (read[-1].final_url or read[-1].url) if read else origin_url(crawl.origin, x402_discovery.WELL_KNOWN_PATHS[0])
-    return result.listing, where
+    return result.listing, crawl.read_at(x402_discovery.NAME) or origin_url(crawl.origin, x402_discovery.SPEC.well_known)
 
 
 def plan(listing: Listing, origin: str) -> tuple[list[tuple[str, str]], list[dict[str, str]]]:
     """``(asked, skipped)``: the ``(method, url)`` to ask, in the document's order, and each
     resource not asked with the reason."""
-    home = urlsplit(origin_url(origin, "/")).netloc.lower()
+    home = urlsplit(normalise_url(origin_url(origin, "/"))).netloc
     mcp = {normalise_url(u) for u in listing.extra.get("mcp_urls") or []}
     asked: list[tuple[str, str]] = []
     skipped: list[dict[str, str]] = []
@@ -77,7 +75,7 @@ def plan(listing: Listing, origin: str) -> tuple[list[tuple[str, str]], list[dic
 
 def _not_asked(method: str, url: str, home: str, mcp: set[str]) -> str | None:
     parts = urlsplit(url)
-    if parts.scheme != "https" or parts.netloc.lower() != home:
+    if parts.scheme != "https" or urlsplit(normalise_url(url)).netloc != home:
         return "not on this origin"
     if _TEMPLATE.search(parts.path):
         return "a route template, not one URL"
