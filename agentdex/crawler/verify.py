@@ -22,8 +22,9 @@ for an origin with no listing too: a document that prices resources is a claim o
 from __future__ import annotations
 
 import asyncio
+from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Iterator
 
 from agentdex import formats
 from agentdex.checks import GROUPS, in_group
@@ -33,7 +34,6 @@ from agentdex.crawler.verify_x402 import document_of, x402_checks
 from agentdex.formats import agent_app
 from agentdex.formats._load import loads as safe_loads
 from agentdex.models import Check, FetchRecord, Listing, OriginCrawl
-
 
 
 class _Asked(list):
@@ -49,6 +49,17 @@ class _Asked(list):
 # The Verifier serves every origin of a crawl at once, so each verify_crawl gives its own
 # runners their own list.
 _ASKED: ContextVar[_Asked | None] = ContextVar("agentdex_verify_asked", default=None)
+
+
+@contextmanager
+def _asking() -> Iterator[_Asked]:
+    """A fresh :class:`_Asked` for the origin verified inside the block."""
+    asked = _Asked()
+    token = _ASKED.set(asked)
+    try:
+        yield asked
+    finally:
+        _ASKED.reset(token)
 
 PAGE_CAP = 1024 * 1024
 TEXT_TYPES = ("text/markdown", "text/plain", "text/x-markdown")
@@ -100,14 +111,12 @@ class Verifier:
         if listing is None:
             await self._verify_unlisted(crawl)
             return
-        asked = _Asked()
-        token = _ASKED.set(asked)  # the runners' tasks share this list: one per origin verified
-        try:
-            results = await asyncio.gather(*(RUNNERS[group](self, crawl, listing) for group in GROUPS))
-            crawl.endpoints = health.endpoints_of(crawl, listing.mcp_url, self._probe_of(listing.mcp_url), asked)
-        finally:
-            _ASKED.reset(token)
-            self._forget(listing)
+        with _asking() as asked:  # the runners' tasks share it: one per origin verified
+            try:
+                results = await asyncio.gather(*(RUNNERS[group](self, crawl, listing) for group in GROUPS))
+                crawl.endpoints = health.endpoints_of(crawl, listing.mcp_url, self._probe_of(listing.mcp_url), asked)
+            finally:
+                self._forget(listing)
         checks: list[Check] = []
         for found, tools in results:
             checks.extend(found)
@@ -120,12 +129,8 @@ class Verifier:
         live 402s of an x402 discovery document's resources with their endpoint health."""
         checks = manifest_checks(crawl, crawl.primary.format) if crawl.primary is not None else []
         if document_of(crawl) is not None:
-            asked = _Asked()
-            token = _ASKED.set(asked)
-            try:
+            with _asking() as asked:
                 checks += await x402_checks(self, crawl)
-            finally:
-                _ASKED.reset(token)
             crawl.endpoints = health.verified_rows(asked)
         crawl.checks = checks or None
 
