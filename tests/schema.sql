@@ -304,3 +304,11 @@ SELECT p.origin, p.role, p.url,
   max(CASE WHEN p.state = 'ok' OR (p.role = 'x402' AND p.state = 'payment_required') THEN p.at END) AS last_ok_at
 FROM endpoint_probes p
 GROUP BY p.origin, p.role, p.url;
+CREATE VIEW x402_live_prices AS
+SELECT c.origin, r.key AS resource, json_extract(r.value, '$.method') AS method,
+  json_extract(r.value, '$.result') AS result, json_extract(r.value, '$.status') AS http_status,
+  (SELECT min(json_extract(d.value, '$.price_usd')) FROM json_each(r.value, '$.declared') d) AS declared_usd,
+  json_extract(r.value, '$.live_usd') AS live_usd,
+  json_extract(c.data, '$.document') AS document, c.status AS check_status, c.checked_at
+FROM checks c, json_each(c.data, '$.resources') r
+WHERE c.name = 'x402.live_price';

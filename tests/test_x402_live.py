@@ -116,6 +116,11 @@ def test_a_recrawl_whose_live_prices_moved_changes_the_check_and_the_disagreemen
         (f"price {TOLL}", "price_differs", f"price {TOLL}: x402_discovery says $0.01 but live 402 says $0.015 {WHERE}", 2)]
     assert rows(path, "SELECT consistency, disagreements FROM listings WHERE origin = 'tollgate.test'") == [
         ("inconsistent", 3)]
+    # The Datasette view: declared against live price, a row a resource.
+    assert rows(path, "SELECT resource, method, result, http_status, declared_usd, live_usd, document, check_status "
+                      "FROM x402_live_prices WHERE origin = 'tollgate.test' ORDER BY resource") == [
+        (BRIDGE, "GET", "free", 200, 0.01, None, DOC, "fail"), (FERRY, "GET", "not_402", 503, 0.02, None, DOC, "fail"),
+        (TOLL, "GET", "differs", 402, 0.01, 0.015, DOC, "fail")]
 
 
 def test_a_listed_origin_gets_a_live_price_changed_event(crawled):

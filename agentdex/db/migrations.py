@@ -463,14 +463,23 @@ DROP VIEW check_status;
 {_check_status_view(CHECK_COLUMNS + X402_CHECK_COLUMNS)}
 DROP VIEW endpoint_health;
 {_endpoint_health_view("state = 'ok' OR (p.role = 'x402' AND state = 'payment_required')")}
+CREATE VIEW x402_live_prices AS
+SELECT c.origin, r.key AS resource, json_extract(r.value, '$.method') AS method,
+  json_extract(r.value, '$.result') AS result, json_extract(r.value, '$.status') AS http_status,
+  (SELECT min(json_extract(d.value, '$.price_usd')) FROM json_each(r.value, '$.declared') d) AS declared_usd,
+  json_extract(r.value, '$.live_usd') AS live_usd,
+  json_extract(c.data, '$.document') AS document, c.status AS check_status, c.checked_at
+FROM checks c, json_each(c.data, '$.resources') r
+WHERE c.name = 'x402.live_price';
 """
 
 
 @migrations()
 def m010_x402_live(db: Database) -> None:
     """The live 402 of the resources an x402 discovery document declares: a ``check_status``
-    column for the ``x402.live_price`` check, and endpoint health that counts a paid x402
-    resource (role ``x402``) up when it answers 402 (``recent_ok``, ``last_ok_at``)."""
+    column for the ``x402.live_price`` check, a view of each resource asked (declared against
+    live price, the outcome), and endpoint health that counts a paid x402 resource (role
+    ``x402``) up when it answers 402 (``recent_ok``, ``last_ok_at``)."""
     db.executescript(_X402_LIVE)
 
 
