@@ -17,6 +17,7 @@ from agentdex.cli import app
 from agentdex.crawler import verify_x402
 from agentdex.formats import consistency, x402_discovery
 from agentdex.formats.x402_offers import Difference, declared_offer, differences
+from agentdex.models import FetchRecord
 from agentdex.sampleweb.server import CROSSCHECK_ROOT, SampleWeb
 
 ORIGINS = ["tollgate.test", "pricey.test"]
@@ -253,3 +254,20 @@ def test_the_cross_check_reports_live_terms_and_answers_as_disagreements_naming_
         "'connection refused' (declared at https://pay.test/.well-known/x402)"]
     assert [d.code for d in result.disagreements] == ["x402_terms_differ", "payment_not_asked", "payment_not_asked"]
 
+
+
+@pytest.mark.parametrize(("record", "result", "status"), [
+    (FetchRecord(url=TOLL, kind="x402", status=402, error_code="http_status",
+                 body=b'{"x402Version": 1, "accepts": [{"scheme": "exact", "network": "base", "asset": "'
+                      + USDC.encode() + b'", "maxAmountRequired": "10000", "payTo": "0xabc"}]}'), "match", "pass"),
+    (FetchRecord(url=TOLL, kind="x402", status=402, error_code="http_status", body=b"<html>pay</html>"),
+     "unreadable", "warn"),
+    (FetchRecord(url=TOLL, kind="x402", status=200, body=b"{}"), "free", "fail"),
+    (FetchRecord(url=TOLL, kind="x402", status=404, error_code="http_status"), "not_402", "warn"),
+    (FetchRecord(url=TOLL, kind="x402", error_code="robots", error="robots.txt disallows it"), "blocked", "warn"),
+])
+def test_each_answer_has_its_outcome_and_status(record, result, status):
+    declared = [declared_offer({"network": "eip155:8453", "asset": USDC, "amount": "10000", "payTo": "0xABC"})]
+    found = verify_x402.outcome("GET", TOLL, record, declared)
+    assert found["result"] == result and found["asked"] is (result != "blocked")
+    assert verify_x402.summary([found], [], DOC).status == status
