@@ -14,6 +14,7 @@ The database builds a *state* for an origin before and after it saves a crawl an
         "checks": {name: status},        # verification checks (pass|fail|warn|skip)
         "registry": {name: {"version": ..., "remotes": [...]}} | None,  # what the MCP registry
                                          # lists in the origin's namespace; None: never asked
+        "live_prices": {url: usd},       # what each x402 resource's live 402 asked (optional)
     }
 
 **Listing status rules.** An origin enters the catalogue the first time it serves a valid
@@ -47,6 +48,8 @@ is about, when it is about one thing):
   ``{name: {version, remotes}}`` before and after, the unchanged servers left out; subject = the
   added, removed and changed server names. Only between two crawls that both have a registry
   answer (``crawl --registry-lookup``): starting to ask a registry is no change of the origin's.
+- ``live_price_changed``: the old and new dollar price the live 402 of a resource an x402
+  discovery document declares asks (the ``x402.live_price`` check); subject = resource URL
 
 ``tools_changed``: ``names`` lists every tool name on that side; ``tools`` holds, on the old
 side, the removed and changed tools as they were and, on the new side, the added and changed
@@ -127,6 +130,7 @@ def _listed_changes(old: dict, new: dict) -> list[Event]:
     events += anchor_changes(_anchor_tools(before), _anchor_tools(after))
     events += proofs_lost(old.get("checks") or {}, new.get("checks") or {})
     events += registry_changes(old.get("registry"), new.get("registry"))
+    events += live_price_changes(old.get("live_prices") or {}, new.get("live_prices") or {})
     return events
 
 
@@ -206,6 +210,13 @@ def _deprecations(tool_id: str, before: list, after: list) -> list[Event]:
 
 def _variants(entry: dict) -> dict:
     return {"readOnlyVariant": entry.get("readOnlyVariant"), "scopedVariants": entry.get("scopedVariants") or {}}
+
+
+def live_price_changes(old: dict[str, float], new: dict[str, float]) -> list[Event]:
+    """``live_price_changed`` for every resource whose live 402 asked another price than the
+    last time it was asked (one that stops answering a price is the check's, not a change)."""
+    return [Event("live_price_changed", old[url], new[url], url)
+            for url in sorted(old.keys() & new.keys()) if abs(old[url] - new[url]) > 1e-9]
 
 
 def proofs_lost(old: dict[str, str], new: dict[str, str]) -> list[Event]:

@@ -32,6 +32,8 @@ GROUPS: dict[str, str] = {
     "http": "The HTTP API the listing declares.",
     "feedback": "The feedback route (read with a safe GET; nothing is ever submitted).",
     "anchor": "Anchor ownership proofs, read-only variants and live x402 prices (Anchor listings only).",
+    "x402": "The paid resources an origin's /.well-known/x402 document declares on its own origin, each asked "
+            "once without paying (at most 5 an origin).",
 }
 
 
@@ -72,6 +74,9 @@ CHECKS: dict[str, CheckInfo] = {c.name: c for c in (
     CheckInfo("anchor.verify.registry", "anchor", "Anchor ownership proof: the MCP registry lists the same endpoint."),
     CheckInfo("anchor.read_only_variant", "anchor", "Every declared read-only variant exposes only read-only tools."),
     CheckInfo("anchor.payments", "anchor", "The live x402 price matches the declared one."),
+    CheckInfo("x402.live_price", "x402",
+              "Each paid resource of the x402 discovery document answers an unpaid request with 402, "
+              "offering the declared terms (network, asset, scheme, payee, price)."),
 )}
 
 

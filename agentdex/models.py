@@ -195,7 +195,7 @@ class FetchRecord:
 class EndpointProbe:
     """One URL a listing depends on, as one crawl found it (``agentdex.crawler.health``)."""
 
-    role: str  # mcp | http_base | openapi | capabilities | homepage | privacy | terms | feedback | guide | llms_txt | skill
+    role: str  # mcp | http_base | openapi | capabilities | homepage | privacy | terms | feedback | guide | llms_txt | skill | x402
     url: str
     state: str  # one of agentdex.crawler.health.STATES
     http_status: int | None = None
@@ -231,3 +231,8 @@ class OriginCrawl:
     consistency: Any = None
     # Every endpoint the verification asked this run (None: not verified, nothing recorded).
     endpoints: list[EndpointProbe] | None = None
+
+    def read_at(self, kind: str) -> str | None:
+        """Where this crawl read the document of ``kind`` (after redirects; a 304 counts), if it did."""
+        read = [r for r in self.fetches if r.kind == kind and (r.not_modified or r.ok)]
+        return (read[-1].final_url or read[-1].url) if read else None

@@ -163,16 +163,17 @@ def schedule_lines(data: dict[str, Any]) -> list[str]:
     return out + section("Facts (how each answer was obtained, and its age):", facts)
 
 
-def sparkline(states: Iterable[str]) -> str:
-    """A probe history, oldest first: ``█`` for ok, ``▁`` for anything else."""
-    return "".join("█" if s == "ok" else "▁" for s in states)
+def sparkline(states: Iterable[str], up: Iterable[bool] | None = None) -> str:
+    """A probe history, oldest first: ``█`` for ok (or, given ``up``, for each probe that was
+    up: a paid x402 resource's 402), ``▁`` for anything else."""
+    return "".join("█" if ok else "▁" for ok in (up if up is not None else (s == "ok" for s in states)))
 
 
 def health_line(e: Mapping[str, Any]) -> str:
     """One endpoint's health: role, URL, latest state, its recent history and uptime, first
     seen and last ok."""
     return (f"{plain(e['role'], 12):<12} {plain(e['url'], 80)}  {plain(e['state'], 16)}  "
-            f"{sparkline(e.get('history') or [])}  up {e['recent_ok']}/{e['recent_probes']} "
+            f"{sparkline(e.get('history') or [], e.get('up'))}  up {e['recent_ok']}/{e['recent_probes']} "
             f"({e['uptime']:.0%}), first seen {plain(e.get('first_seen_at'), 25)}, "
             f"last ok {plain(e.get('last_ok_at'), 25) or 'never'}")
 

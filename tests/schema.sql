@@ -214,32 +214,6 @@ SELECT t.id AS tool_id, t.origin, t.source, t.name AS tool, t.read_only, t.destr
   json_extract(t.annotations, '$.idempotentHint') AS idempotent_hint,
   json_extract(t.annotations, '$.openWorldHint') AS open_world_hint
 FROM tools t;
-CREATE VIEW check_status AS
-SELECT l.origin, l.name, l.format, l.status, l.checks_passed, l.checks_failed,
-  group_concat(CASE c.status WHEN 'fail' THEN c.name END, ', ') AS failing_checks,
-  max(CASE c.name WHEN 'manifest.location' THEN c.status END) AS manifest_location,
-  max(CASE c.name WHEN 'manifest.content_type' THEN c.status END) AS manifest_content_type,
-  max(CASE c.name WHEN 'manifest.cors' THEN c.status END) AS manifest_cors,
-  max(CASE c.name WHEN 'manifest.size' THEN c.status END) AS manifest_size,
-  max(CASE c.name WHEN 'guide.reachable' THEN c.status END) AS guide_reachable,
-  max(CASE c.name WHEN 'llms_txt.reachable' THEN c.status END) AS llms_txt_reachable,
-  max(CASE c.name WHEN 'skill.reachable' THEN c.status END) AS skill_reachable,
-  max(CASE c.name WHEN 'homepage.reachable' THEN c.status END) AS homepage_reachable,
-  max(CASE c.name WHEN 'policies.privacy' THEN c.status END) AS policies_privacy,
-  max(CASE c.name WHEN 'policies.terms' THEN c.status END) AS policies_terms,
-  max(CASE c.name WHEN 'mcp.initialize' THEN c.status END) AS mcp_initialize,
-  max(CASE c.name WHEN 'mcp.tools' THEN c.status END) AS mcp_tools,
-  max(CASE c.name WHEN 'http.base' THEN c.status END) AS http_base,
-  max(CASE c.name WHEN 'http.openapi' THEN c.status END) AS http_openapi,
-  max(CASE c.name WHEN 'http.capabilities' THEN c.status END) AS http_capabilities,
-  max(CASE c.name WHEN 'feedback.descriptor' THEN c.status END) AS feedback_descriptor,
-  max(CASE c.name WHEN 'anchor.verify.dns' THEN c.status END) AS anchor_verify_dns,
-  max(CASE c.name WHEN 'anchor.verify.http' THEN c.status END) AS anchor_verify_http,
-  max(CASE c.name WHEN 'anchor.verify.registry' THEN c.status END) AS anchor_verify_registry,
-  max(CASE c.name WHEN 'anchor.read_only_variant' THEN c.status END) AS anchor_read_only_variant,
-  max(CASE c.name WHEN 'anchor.payments' THEN c.status END) AS anchor_payments
-FROM listings l LEFT JOIN checks c ON c.origin = l.origin
-GROUP BY l.origin;
 CREATE VIEW anchor_prices AS
 SELECT c.origin, p.key AS tool_id, json_extract(p.value, '$.declared_usd') AS declared_usd,
   json_extract(p.value, '$.live_usd') AS live_usd,
@@ -287,6 +261,36 @@ CREATE TABLE endpoint_probes (
     at TEXT NOT NULL
 );
 CREATE INDEX endpoint_probes_endpoint ON endpoint_probes(origin, role, url, id);
+CREATE INDEX listings_status_by_name ON listings(status, name IS NULL, name COLLATE NOCASE, origin);
+CREATE INDEX listings_format_by_name ON listings(format, name IS NULL, name COLLATE NOCASE, origin);
+CREATE INDEX listings_pricing_by_name ON listings(pricing, name IS NULL, name COLLATE NOCASE, origin);
+CREATE VIEW check_status AS
+SELECT l.origin, l.name, l.format, l.status, l.checks_passed, l.checks_failed,
+  group_concat(CASE c.status WHEN 'fail' THEN c.name END, ', ') AS failing_checks,
+  max(CASE c.name WHEN 'manifest.location' THEN c.status END) AS manifest_location,
+  max(CASE c.name WHEN 'manifest.content_type' THEN c.status END) AS manifest_content_type,
+  max(CASE c.name WHEN 'manifest.cors' THEN c.status END) AS manifest_cors,
+  max(CASE c.name WHEN 'manifest.size' THEN c.status END) AS manifest_size,
+  max(CASE c.name WHEN 'guide.reachable' THEN c.status END) AS guide_reachable,
+  max(CASE c.name WHEN 'llms_txt.reachable' THEN c.status END) AS llms_txt_reachable,
+  max(CASE c.name WHEN 'skill.reachable' THEN c.status END) AS skill_reachable,
+  max(CASE c.name WHEN 'homepage.reachable' THEN c.status END) AS homepage_reachable,
+  max(CASE c.name WHEN 'policies.privacy' THEN c.status END) AS policies_privacy,
+  max(CASE c.name WHEN 'policies.terms' THEN c.status END) AS policies_terms,
+  max(CASE c.name WHEN 'mcp.initialize' THEN c.status END) AS mcp_initialize,
+  max(CASE c.name WHEN 'mcp.tools' THEN c.status END) AS mcp_tools,
+  max(CASE c.name WHEN 'http.base' THEN c.status END) AS http_base,
+  max(CASE c.name WHEN 'http.openapi' THEN c.status END) AS http_openapi,
+  max(CASE c.name WHEN 'http.capabilities' THEN c.status END) AS http_capabilities,
+  max(CASE c.name WHEN 'feedback.descriptor' THEN c.status END) AS feedback_descriptor,
+  max(CASE c.name WHEN 'anchor.verify.dns' THEN c.status END) AS anchor_verify_dns,
+  max(CASE c.name WHEN 'anchor.verify.http' THEN c.status END) AS anchor_verify_http,
+  max(CASE c.name WHEN 'anchor.verify.registry' THEN c.status END) AS anchor_verify_registry,
+  max(CASE c.name WHEN 'anchor.read_only_variant' THEN c.status END) AS anchor_read_only_variant,
+  max(CASE c.name WHEN 'anchor.payments' THEN c.status END) AS anchor_payments,
+  max(CASE c.name WHEN 'x402.live_price' THEN c.status END) AS x402_live_price
+FROM listings l LEFT JOIN checks c ON c.origin = l.origin
+GROUP BY l.origin;
 CREATE VIEW endpoint_health AS
 SELECT p.origin, p.role, p.url,
   (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role AND q.url = p.url
@@ -294,12 +298,17 @@ SELECT p.origin, p.role, p.url,
   (SELECT count(*) FROM (SELECT 1 FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
      AND q.url = p.url ORDER BY q.id DESC LIMIT 10)) AS recent_probes,
   (SELECT count(*) FROM (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
-     AND q.url = p.url ORDER BY q.id DESC LIMIT 10) WHERE state = 'ok') AS recent_ok,
+     AND q.url = p.url ORDER BY q.id DESC LIMIT 10) WHERE state = 'ok' OR (p.role = 'x402' AND state = 'payment_required')) AS recent_ok,
   count(*) AS probes,
   min(p.at) AS first_seen_at,
-  max(CASE WHEN p.state = 'ok' THEN p.at END) AS last_ok_at
+  max(CASE WHEN p.state = 'ok' OR (p.role = 'x402' AND p.state = 'payment_required') THEN p.at END) AS last_ok_at
 FROM endpoint_probes p
 GROUP BY p.origin, p.role, p.url;
-CREATE INDEX listings_status_by_name ON listings(status, name IS NULL, name COLLATE NOCASE, origin);
-CREATE INDEX listings_format_by_name ON listings(format, name IS NULL, name COLLATE NOCASE, origin);
-CREATE INDEX listings_pricing_by_name ON listings(pricing, name IS NULL, name COLLATE NOCASE, origin);
+CREATE VIEW x402_live_prices AS
+SELECT c.origin, r.key AS resource, json_extract(r.value, '$.method') AS method,
+  json_extract(r.value, '$.result') AS result, json_extract(r.value, '$.status') AS http_status,
+  (SELECT min(json_extract(d.value, '$.price_usd')) FROM json_each(r.value, '$.declared') d) AS declared_usd,
+  json_extract(r.value, '$.live_usd') AS live_usd,
+  json_extract(c.data, '$.document') AS document, c.status AS check_status, c.checked_at
+FROM checks c, json_each(c.data, '$.resources') r
+WHERE c.name = 'x402.live_price';

@@ -136,8 +136,10 @@ def test_three_prices_of_one_resource_disagree_pairwise_and_with_the_live_402(cr
                        "ORDER BY id")
     where = "price https://pricey.test/v1/quote"
     assert found == [(where, "price_differs", f"{where}: anchor says $0.01 but x402_discovery says $0.02"),
-                     (where, "price_differs", f"{where}: anchor says $0.01 but live 402 says $0.03"),
-                     (where, "price_differs", f"{where}: x402_discovery says $0.02 but live 402 says $0.03")]
+                     (where, "price_differs", f"{where}: anchor says $0.01 but live 402 says $0.03 "
+                                              "(declared at https://pricey.test/.well-known/anchor.json)"),
+                     (where, "price_differs", f"{where}: x402_discovery says $0.02 but live 402 says $0.03 "
+                                              "(declared at https://pricey.test/.well-known/x402)")]
     assert rows(path, "SELECT consistency, consistency_sources FROM listings WHERE origin = 'pricey.test'") == [
         ("inconsistent", '["anchor", "x402_discovery", "live 402"]')]
 

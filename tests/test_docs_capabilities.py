@@ -38,10 +38,23 @@ def test_every_discovery_format_is_documented_with_its_paths(module):
 
 def test_every_consistency_code_and_verdict_is_documented():
     text = page("consistency.md")
-    codes = set(consistency.CODES.values()) | {"tools_differ", "tool_not_listed", "tool_not_declared", "price_differs"}
+    codes = set(consistency.CODES.values()) | {"tools_differ", "tool_not_listed", "tool_not_declared", "price_differs"} \
+        | set(consistency.LIVE_402_CODES)
     assert codes <= CODES.keys()
     for word in sorted(codes) + list(consistency.VERDICTS):
         assert f"`{word}`" in text, word
+
+
+def test_the_live_402_of_x402_resources_is_documented_with_its_limit_and_health_role():
+    from agentdex.changes import live_price_changes  # noqa: F401 - the event the page names
+    from agentdex.crawler import verify_x402
+
+    text = page("consistency.md")
+    for word in (verify_x402.NAME, "live_price_changed", "tollgate.test"):
+        assert f"`{word}`" in text, word
+    assert f"at most {verify_x402.MAX_RESOURCES} resources an origin" in text
+    assert all(f"`{method}`" in text for method in verify_x402.METHODS)
+    assert f"`{verify_x402.ROLE}`" in page("endpoint-health.md")
 
 
 def test_tool_events_and_the_flag_are_documented():

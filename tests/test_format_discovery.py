@@ -112,6 +112,9 @@ def test_the_draft_v2_manifest_gives_prices_and_mcp_tools():
     assert result.listing.extra["prices"] == {"https://pay.test/weather/:city": 0.02}
     assert result.listing.mcp_url == "https://pay.test/mcp" and result.listing.extra["mcp_tools"] == ["forecast"]
     assert result.listing.extra["resources"][0] == {"method": "GET", "url": "https://pay.test/weather/:city"}
+    assert result.listing.extra["offers"]["https://pay.test/weather/:city"] == [
+        {"scheme": "exact", "network": "eip155:8453", "asset": USDC_BASE, "amount": "20000", "pay_to": None,
+         "price_usd": 0.02}]
 
 
 def test_x402_problems():

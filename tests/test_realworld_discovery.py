@@ -199,6 +199,9 @@ def test_x402_prices_and_a_placeholder_wallet(shared):
     assert result.listing.name == "microsoft/playwright-mcp"
     assert len(result.listing.extra["prices"]) == 8 and set(result.listing.extra["prices"].values()) == {0.01}
     assert result.listing.extra["prices"]["https://example.com/navigate"] == 0.01
+    # The top-level terms apply to every resource; the unfilled wallet states no payee.
+    assert result.listing.extra["offers"]["https://example.com/navigate"] == [
+        {"scheme": None, "network": "eip155:8453", "asset": "USDC", "amount": None, "pay_to": None, "price_usd": 0.01}]
 
 
 def test_x402_files_that_are_not_json(shared):

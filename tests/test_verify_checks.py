@@ -19,11 +19,11 @@ from agentdex.sampleweb.server import SampleWeb
 
 ORIGINS = ["pantry.test", "ledgerline.test", "deadlinks.test", "wrongtype.test", "notmcp.test", "vault.test",
            "keyring.test", "bigmanifest.test", "t-brokenlinks.test", "t-oldsse.test", "tidewater.test",
-           "driftwood.test", "t-paidmcp.test", "t-linked.test"]
+           "driftwood.test", "t-paidmcp.test", "t-linked.test", "pay.tidewater.test"]
 CHECK_NAMES = {"manifest.location", "manifest.content_type", "manifest.cors", "manifest.size", "guide.reachable",
                "llms_txt.reachable", "skill.reachable", "homepage.reachable", "policies.privacy", "policies.terms",
                "mcp.initialize", "mcp.tools", "http.base", "http.openapi", "http.capabilities",
-               "feedback.descriptor"}
+               "feedback.descriptor", "x402.live_price"}
 ANCHOR_CHECKS = {"anchor.verify.dns", "anchor.verify.http", "anchor.verify.registry",
                  "anchor.read_only_variant", "anchor.payments"}
 
@@ -75,6 +75,9 @@ TABLE = [
     ("mcp.initialize", "vault.test", "pass", "OAuth"),
     ("mcp.initialize", "keyring.test", "pass", "bearer"),
     ("mcp.initialize", "t-paidmcp.test", "pass", "declared x402"),
+    # An origin with no manifest but an x402 discovery document: its resource's live 402.
+    ("x402.live_price", "pay.tidewater.test", "pass", "https://pay.tidewater.test/v1/forecast: the live 402 asks $0.01, as declared"),
+    ("x402.live_price", "pantry.test", "skip", "no x402 discovery document"),
     ("mcp.initialize", "notmcp.test", "fail", "not_mcp"),
     ("mcp.initialize", "t-oldsse.test", "fail", "wrong_transport"),
     ("mcp.initialize", "t-brokenlinks.test", "fail", "does not say it needs credentials"),

@@ -26,12 +26,13 @@ from urllib.parse import SplitResult, urlsplit
 
 from agentdex import db as catalogue
 from agentdex.crawler import freshness
-from agentdex.crawler.crosscheck import cross_check
+from agentdex.crawler.crosscheck import cross_check, reread
 from agentdex.crawler.discovery import REGISTRY_KINDS, Before, OriginDiscovery, Previous
 from agentdex.crawler.fetch import Fetcher
 from agentdex.crawler.origins import origin_url
 from agentdex.crawler.robots import definite, reusable
 from agentdex.errors import InputError
+from agentdex.formats import x402_discovery
 from agentdex.models import OriginCrawl
 
 DEFAULT_REGISTRY = "https://registry.modelcontextprotocol.io"
@@ -209,7 +210,8 @@ async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None, *,
         listing = result.primary.listing if result.primary else None
         if result.unchanged:
             listing = _stored_listing(db, origin)
-        if listing is not None or result.primary is not None:
+            result.results = reread(result, lambda sha: catalogue.get_blob(db, sha))
+        if listing is not None or result.primary is not None or x402_discovery.NAME in result.results:
             await verifier(result, listing)
     result.consistency = cross_check(result)
     result.robots = _fetched_robots(origin, fetcher)

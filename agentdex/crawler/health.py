@@ -2,9 +2,10 @@
 
 Each crawl that verifies a listing records one :class:`~agentdex.models.Probe` row a URL:
 the MCP endpoint (from the MCP probe), the API base, its OpenAPI and capabilities documents,
-the homepage, the policies, the feedback route, and the documents the listing declares (guide,
-llms.txt, skill). Their history (uptime over the last crawls, first seen, last ok) is what the
-catalogue derives from these rows.
+the homepage, the policies, the feedback route, the documents the listing declares (guide,
+llms.txt, skill), and each paid resource of the origin's x402 discovery document that was
+asked (role ``x402``: for it ``payment_required`` is the healthy answer). Their history
+(uptime over the last crawls, first seen, last ok) is what the catalogue derives from these rows.
 
 States, one word each:
 
@@ -82,7 +83,8 @@ def from_probe(url: str, found: mcp_probe.Probe) -> EndpointProbe:
 
 
 # The verifier's fetches that are a listing's endpoints (the kinds it asks them under).
-VERIFIED_ROLES = ("http_base", "openapi", "capabilities", "homepage", "privacy", "terms", "feedback")
+VERIFIED_ROLES = ("http_base", "openapi", "capabilities", "homepage", "privacy", "terms", "feedback",
+                  "x402")
 
 
 def endpoints_of(crawl: OriginCrawl, mcp_url: str | None, probe: mcp_probe.Probe | None,
@@ -90,7 +92,13 @@ def endpoints_of(crawl: OriginCrawl, mcp_url: str | None, probe: mcp_probe.Probe
     """Every endpoint of one verified crawl, by role and URL: the MCP probe, the verifier's
     fetches (``asked``: ``(kind, url, record)``) and the declared documents discovery read."""
     rows = [from_probe(mcp_url, probe)] if probe is not None and mcp_url else []
-    rows += [from_record(kind, url, record) for kind, url, record in asked if kind in VERIFIED_ROLES]
     last = {r.kind: r for r in crawl.fetches if r.kind in DOCUMENT_ROLES}  # the final fetch of each
     rows += [from_record(kind, record.url, record) for kind, record in last.items()]
+    return verified_rows(asked, rows)
+
+
+def verified_rows(asked: list[tuple[str, str, FetchRecord]], more: list[EndpointProbe] = ()) -> list[EndpointProbe]:
+    """The rows of the verifier's fetches (``asked``) that are endpoints, with ``more``, by
+    role and URL (an origin without a listing has only its x402 resources)."""
+    rows = list(more) + [from_record(kind, url, record) for kind, url, record in asked if kind in VERIFIED_ROLES]
     return sorted(set(rows), key=lambda e: (e.role, e.url))

@@ -14,26 +14,52 @@ The checks are those of the catalogue :mod:`agentdex.checks`: :data:`RUNNERS` ho
 runner per catalogued group, run in the catalogue's order, each emitting only its group's
 checks. To add a check, add it to the catalogue and emit it from its group's runner (a new
 group adds a runner here). Anchor-specific proofs (DNS, HTTP, registry), the read-only
-variant and payments live in :mod:`agentdex.crawler.verify_anchor`.
+variant and payments live in :mod:`agentdex.crawler.verify_anchor`; the live 402 of the
+resources an x402 discovery document declares in :mod:`agentdex.crawler.verify_x402` (asked
+for an origin with no listing too: a document that prices resources is a claim of its own).
 """
 
 from __future__ import annotations
 
 import asyncio
+from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Iterator
 
 from agentdex import formats
 from agentdex.checks import GROUPS, in_group
 from agentdex.crawler import health, mcp_probe
 from agentdex.crawler.origins import origin_url
+from agentdex.crawler.verify_x402 import document_of, x402_checks
 from agentdex.formats import agent_app
 from agentdex.formats._load import loads as safe_loads
 from agentdex.models import Check, FetchRecord, Listing, OriginCrawl
 
-# The fetches of the origin being verified, ``(kind, url, record)``: the Verifier serves every
-# origin of a crawl at once, so each verify_crawl gives its own runners their own list.
-_ASKED: ContextVar[list[tuple[str, str, FetchRecord]] | None] = ContextVar("agentdex_verify_asked", default=None)
+
+class _Asked(list):
+    """The fetches of the origin being verified, ``(kind, url, record)``, and the answer of each
+    request made (``answers``): one request a method, URL and cap however many checks ask (an
+    Anchor tool's endpoint is also the resource its x402 discovery document prices)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answers: dict[tuple[str, str, int], asyncio.Future] = {}
+
+
+# The Verifier serves every origin of a crawl at once, so each verify_crawl gives its own
+# runners their own list.
+_ASKED: ContextVar[_Asked | None] = ContextVar("agentdex_verify_asked", default=None)
+
+
+@contextmanager
+def _asking() -> Iterator[_Asked]:
+    """A fresh :class:`_Asked` for the origin verified inside the block."""
+    asked = _Asked()
+    token = _ASKED.set(asked)
+    try:
+        yield asked
+    finally:
+        _ASKED.reset(token)
 
 PAGE_CAP = 1024 * 1024
 TEXT_TYPES = ("text/markdown", "text/plain", "text/x-markdown")
@@ -52,10 +78,14 @@ class Verifier:
     async def get(self, url: str, kind: str, cap: int = PAGE_CAP, method: str = "GET") -> FetchRecord:
         """A GET (or other safe method) under the fetch policy (recorded for the endpoint
         health of the origin being verified)."""
-        record = await self.fetcher.fetch(url, kind=kind, max_bytes=cap, method=method)
         asked = _ASKED.get()
-        if asked is not None:
-            asked.append((kind, url, record))
+        if asked is None:
+            return await self.fetcher.fetch(url, kind=kind, max_bytes=cap, method=method)
+        key = (method, url, cap)
+        if key not in asked.answers:
+            asked.answers[key] = asyncio.ensure_future(self.fetcher.fetch(url, kind=kind, max_bytes=cap, method=method))
+        record = await asyncio.shield(asked.answers[key])
+        asked.append((kind, url, record))
         return record
 
     async def post(self, url: str, body: bytes, headers: dict[str, str]) -> FetchRecord:
@@ -79,23 +109,30 @@ class Verifier:
         too broken to give a listing still gets the checks of its answer (size, type, …)."""
         listing = listing or (crawl.primary.listing if crawl.primary else None)
         if listing is None:
-            if crawl.primary is not None:
-                crawl.checks = manifest_checks(crawl, crawl.primary.format) or None
+            await self._verify_unlisted(crawl)
             return
-        asked: list[tuple[str, str, FetchRecord]] = []
-        token = _ASKED.set(asked)  # the runners' tasks share this list: one per origin verified
-        try:
-            results = await asyncio.gather(*(RUNNERS[group](self, crawl, listing) for group in GROUPS))
-            crawl.endpoints = health.endpoints_of(crawl, listing.mcp_url, self._probe_of(listing.mcp_url), asked)
-        finally:
-            _ASKED.reset(token)
-            self._forget(listing)
+        with _asking() as asked:  # the runners' tasks share it: one per origin verified
+            try:
+                results = await asyncio.gather(*(RUNNERS[group](self, crawl, listing) for group in GROUPS))
+                crawl.endpoints = health.endpoints_of(crawl, listing.mcp_url, self._probe_of(listing.mcp_url), asked)
+            finally:
+                self._forget(listing)
         checks: list[Check] = []
         for found, tools in results:
             checks.extend(found)
             if tools is not None:
                 crawl.mcp_tools = tools
         crawl.checks = checks
+
+    async def _verify_unlisted(self, crawl: OriginCrawl) -> None:
+        """An origin without a listing: the checks of a broken manifest's answer, and the
+        live 402s of an x402 discovery document's resources with their endpoint health."""
+        checks = manifest_checks(crawl, crawl.primary.format) if crawl.primary is not None else []
+        if document_of(crawl) is not None:
+            with _asking() as asked:
+                checks += await x402_checks(self, crawl)
+            crawl.endpoints = health.verified_rows(asked)
+        crawl.checks = checks or None
 
     def _probe_of(self, url: str | None) -> mcp_probe.Probe | None:
         """The finished probe of ``url`` in this crawl, if one ran."""
@@ -178,6 +215,9 @@ class Verifier:
 
         return await anchor_checks(self, listing), None
 
+    async def _x402(self, crawl: OriginCrawl, listing: Listing) -> tuple[list[Check], None]:
+        return await x402_checks(self, crawl), None
+
 
 # One runner per group of the check catalogue (agentdex.checks.GROUPS), run in its order.
 # A runner returns its group's checks and, for the MCP group, the tool list a complete
@@ -185,7 +225,7 @@ class Verifier:
 Runner = Callable[[Verifier, OriginCrawl, Listing], Awaitable[tuple[list[Check], Any]]]
 RUNNERS: dict[str, Runner] = {"manifest": Verifier._manifest, "documents": Verifier._documents,
                               "links": Verifier._links, "mcp": Verifier._mcp, "http": Verifier._http,
-                              "feedback": Verifier._feedback, "anchor": Verifier._anchor}
+                              "feedback": Verifier._feedback, "anchor": Verifier._anchor, "x402": Verifier._x402}
 
 
 def manifest_checks(crawl: OriginCrawl, fmt: str) -> list[Check]:

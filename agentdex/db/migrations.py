@@ -232,9 +232,9 @@ CHECK_COLUMNS = (
 )
 
 
-def _check_status_view() -> str:
+def _check_status_view(columns: tuple[str, ...] = CHECK_COLUMNS) -> str:
     pivot = ",\n".join(f"  max(CASE c.name WHEN '{name}' THEN c.status END) AS {name.replace('.', '_')}"
-                       for name in CHECK_COLUMNS)
+                       for name in columns)
     return f"""CREATE VIEW check_status AS
 SELECT l.origin, l.name, l.format, l.status, l.checks_passed, l.checks_failed,
   group_concat(CASE c.status WHEN 'fail' THEN c.name END, ', ') AS failing_checks,
@@ -393,6 +393,24 @@ def m007_crosscheck(db: Database) -> None:
 # agentdex.db.health read the same number).
 RECENT_PROBES = 10
 
+def _endpoint_health_view(up: str = "state = 'ok'") -> str:
+    """The ``endpoint_health`` view, a probe counting as up when ``up`` holds of its ``state``
+    (and of the endpoint's role, ``p.role``)."""
+    return f"""CREATE VIEW endpoint_health AS
+SELECT p.origin, p.role, p.url,
+  (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role AND q.url = p.url
+     ORDER BY q.id DESC LIMIT 1) AS state,
+  (SELECT count(*) FROM (SELECT 1 FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
+     AND q.url = p.url ORDER BY q.id DESC LIMIT {RECENT_PROBES})) AS recent_probes,
+  (SELECT count(*) FROM (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
+     AND q.url = p.url ORDER BY q.id DESC LIMIT {RECENT_PROBES}) WHERE {up}) AS recent_ok,
+  count(*) AS probes,
+  min(p.at) AS first_seen_at,
+  max(CASE WHEN {up.replace("state", "p.state")} THEN p.at END) AS last_ok_at
+FROM endpoint_probes p
+GROUP BY p.origin, p.role, p.url;"""
+
+
 _HEALTH = f"""
 CREATE TABLE endpoint_probes (
     id INTEGER PRIMARY KEY,
@@ -406,19 +424,7 @@ CREATE TABLE endpoint_probes (
     at TEXT NOT NULL
 );
 CREATE INDEX endpoint_probes_endpoint ON endpoint_probes(origin, role, url, id);
-CREATE VIEW endpoint_health AS
-SELECT p.origin, p.role, p.url,
-  (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role AND q.url = p.url
-     ORDER BY q.id DESC LIMIT 1) AS state,
-  (SELECT count(*) FROM (SELECT 1 FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
-     AND q.url = p.url ORDER BY q.id DESC LIMIT {RECENT_PROBES})) AS recent_probes,
-  (SELECT count(*) FROM (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
-     AND q.url = p.url ORDER BY q.id DESC LIMIT {RECENT_PROBES}) WHERE state = 'ok') AS recent_ok,
-  count(*) AS probes,
-  min(p.at) AS first_seen_at,
-  max(CASE WHEN p.state = 'ok' THEN p.at END) AS last_ok_at
-FROM endpoint_probes p
-GROUP BY p.origin, p.role, p.url;
+{_endpoint_health_view()}
 """
 
 
@@ -445,6 +451,37 @@ def m009_filter_indexes(db: Database) -> None:
     filtered page then reads one window of the index instead of sorting every match
     (``status = listed`` took ~180 ms at 100,000 listings, now under 1 ms)."""
     db.executescript(_FILTER_INDEXES)
+
+# The checks added after m004, each a column of check_status from m010 on.
+X402_CHECK_COLUMNS = ("x402.live_price",)
+# Besides ok, the state that counts as up (uptime, last ok) for an endpoint of a role: a paid
+# x402 resource is doing its job when an unpaid request gets 402. agentdex.db.queries reads it.
+UP_BY_ROLE = {"x402": "payment_required"}
+
+_X402_LIVE = f"""
+DROP VIEW check_status;
+{_check_status_view(CHECK_COLUMNS + X402_CHECK_COLUMNS)}
+DROP VIEW endpoint_health;
+{_endpoint_health_view("state = 'ok' OR (p.role = 'x402' AND state = 'payment_required')")}
+CREATE VIEW x402_live_prices AS
+SELECT c.origin, r.key AS resource, json_extract(r.value, '$.method') AS method,
+  json_extract(r.value, '$.result') AS result, json_extract(r.value, '$.status') AS http_status,
+  (SELECT min(json_extract(d.value, '$.price_usd')) FROM json_each(r.value, '$.declared') d) AS declared_usd,
+  json_extract(r.value, '$.live_usd') AS live_usd,
+  json_extract(c.data, '$.document') AS document, c.status AS check_status, c.checked_at
+FROM checks c, json_each(c.data, '$.resources') r
+WHERE c.name = 'x402.live_price';
+"""
+
+
+@migrations()
+def m010_x402_live(db: Database) -> None:
+    """The live 402 of the resources an x402 discovery document declares: a ``check_status``
+    column for the ``x402.live_price`` check, a view of each resource asked (declared against
+    live price, the outcome), and endpoint health that counts a paid x402 resource (role
+    ``x402``) up when it answers 402 (``recent_ok``, ``last_ok_at``)."""
+    db.executescript(_X402_LIVE)
+
 
 def known_names() -> list[str]:
     """The names of every migration this code knows, in order."""

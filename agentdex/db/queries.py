@@ -16,7 +16,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from agentdex.db.common import epoch, loads
-from agentdex.db.migrations import RECENT_PROBES
+from agentdex.db.migrations import RECENT_PROBES, UP_BY_ROLE
 from agentdex.errors import InputError
 from agentdex.models import Listing
 
@@ -340,8 +340,9 @@ def stats(db: Database) -> dict[str, Any]:
 
 def endpoint_health(db: Database, origin: str, recent: int = RECENT_PROBES) -> list[dict[str, Any]]:
     """Each endpoint of ``origin`` by role and URL: ``state`` (the latest), ``history`` (the
-    states of its last ``recent`` probes, oldest first), ``recent_ok``, ``recent_probes``,
-    ``uptime`` (their share that was ok), ``probes`` (all), ``first_seen_at``, ``last_ok_at``."""
+    states of its last ``recent`` probes, oldest first), ``up`` (whether each was up), ``recent_ok``, ``recent_probes``,
+    ``uptime`` (their share that was ok), ``probes`` (all), ``first_seen_at``, ``last_ok_at``
+    (for a paid x402 resource, ``payment_required`` counts as ok: :data:`UP_BY_ROLE`)."""
     rows = db.execute("SELECT role, url, state, at FROM endpoint_probes WHERE origin = ? ORDER BY role, url, id",
                       [origin]).fetchall()
     found: dict[tuple[str, str], list[tuple[str, str]]] = {}
@@ -352,8 +353,10 @@ def endpoint_health(db: Database, origin: str, recent: int = RECENT_PROBES) -> l
 
 def _summary(role: str, url: str, probes: list[tuple[str, str]], recent: int) -> dict[str, Any]:
     history = [state for state, _ in probes[-recent:]]
-    ok = sum(state == "ok" for state in history)
-    last_ok = [at for state, at in probes if state == "ok"]
-    return {"role": role, "url": url, "state": history[-1], "history": history, "recent_ok": ok,
+    up = ("ok", UP_BY_ROLE.get(role, "ok"))  # a paid x402 resource is up when it asks for payment
+    ok = sum(state in up for state in history)
+    last_ok = [at for state, at in probes if state in up]
+    return {"role": role, "url": url, "state": history[-1], "history": history, "up": [s in up for s in history],
+            "recent_ok": ok,
             "recent_probes": len(history), "uptime": round(ok / len(history), 4), "probes": len(probes),
             "first_seen_at": probes[0][1], "last_ok_at": last_ok[-1] if last_ok else None}

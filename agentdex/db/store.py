@@ -291,6 +291,7 @@ def load_state(db: Database, origin: str) -> dict[str, Any] | None:
         "tools": _mcp_tool_state(db, origin) if tools_checked_at else None,
         "registry": _registry_state(db, origin),
         "checks": dict(db.execute("SELECT name, status FROM checks WHERE origin = ?", [origin]).fetchall()),
+        "live_prices": _live_prices(db, origin),
     }
 
 
@@ -303,6 +304,13 @@ def _registry_state(db: Database, origin: str) -> dict[str, dict] | None:
     if not pages:
         return None
     return registry_summary([bytes(pages[k]) for k in REGISTRY_PAGE_KINDS if k in pages], origin)
+
+
+def _live_prices(db: Database, origin: str) -> dict[str, float]:
+    """``{resource URL: USD}`` the stored ``x402.live_price`` check read from live 402s."""
+    rows = db.execute("SELECT r.key, json_extract(r.value, '$.live_usd') FROM checks c, "
+                      "json_each(c.data, '$.resources') r WHERE c.origin = ? AND c.name = 'x402.live_price'", [origin]).fetchall()
+    return {url: float(usd) for url, usd in rows if isinstance(usd, (int, float))}
 
 
 def _mcp_tool_state(db: Database, origin: str) -> dict[str, dict]:
@@ -415,6 +423,8 @@ def _save_unchanged(db: Database, crawl: OriginCrawl, crawl_id: int | None, ligh
     if quiet:
         return []
     _save_probes(db, crawl.origin, crawl.checks, crawl.mcp_tools, at, crawl.endpoints, crawl_id)
+    if crawl.consistency is not None:  # the stored documents compared again with live 402s
+        save_consistency(db, crawl.origin, crawl.consistency, crawl_id)
     events = _record_changes(db, crawl.origin, old, status, crawl_id, at)
     _update_listing(db, crawl.origin, _schedule_columns(crawl, light, changed=bool(events), failures=0, at=at))
     return events

@@ -108,6 +108,9 @@ CODES: dict[str, str] = {
     "tool_not_listed": "A document declares an MCP tool the live server does not list.",
     "tool_not_declared": "The live MCP server lists a tool a document that declares tools does not name.",
     "price_differs": "Two sources (documents or the live 402) state different prices for one resource.",
+    "x402_terms_differ": "An x402 discovery document declares a payment term (network, asset, scheme, payee) no offer of the resource's live 402 shares.",
+    "payment_not_required": "A resource an x402 discovery document declares paid answered an unpaid request with 2xx.",
+    "payment_not_asked": "A resource an x402 discovery document declares paid did not answer an unpaid request with an x402 402 (another status, no answer, or a 402 without payment requirements).",
     # tool fingerprints (formats/tool_fingerprint.py)
     "tool_read_only_writes": "A tool annotated readOnlyHint: true whose name, input schema or destructiveHint says it writes.",
     "param": "An http_binding parameter does not match the tool's inputSchema or its path template.",

@@ -26,7 +26,15 @@ What counts as the same value (so only real disagreements are reported):
   and case ignored;
 - **tools**: the MCP tool names a document declares against the live ``tools/list``: declared
   but not listed (``tool_not_listed``), listed but not declared (``tool_not_declared``);
-- **prices**: dollar prices per resource URL, between documents and against the live 402.
+- **prices**: dollar prices per resource URL, between documents and against the live 402;
+- **x402 terms**: each paid resource an x402 discovery document declares, against its live
+  answer to an unpaid request (``live_402``): a 2xx is ``payment_not_required``, any other
+  answer but a readable x402 402 ``payment_not_asked``, and a declared network, asset,
+  scheme or payee no live offer shares ``x402_terms_differ``
+  (:func:`agentdex.formats.x402_offers.differences`; the price is compared as above).
+
+A disagreement with a live answer names the document's URL when it is known
+(``declared at https://…/.well-known/x402``); its fact names the resource.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from typing import Any, Iterable
 from urllib.parse import urlsplit
 
 from agentdex.formats._discovery import auth_words, normalise_url
+from agentdex.formats.x402_offers import differences
 from agentdex.models import Finding, Listing, ParseResult
 
 LIVE_MCP = "live MCP tools/list"
@@ -47,6 +56,8 @@ VERDICTS = ("consistent", "inconsistent", "single-source")
 CODES = {"name": "name_differs", "mcp_endpoint": "mcp_endpoint_differs", "api_base": "api_base_differs",
          "auth": "auth_differs", "publisher": "publisher_differs", "publisher_url": "publisher_differs",
          "contact": "contact_differs"}
+# Codes of a paid resource's live answer against the x402 discovery document declaring it.
+LIVE_402_CODES = ("payment_not_required", "payment_not_asked", "x402_terms_differ")
 PRICE_TOLERANCE = 1e-9
 _NOT_ALNUM = re.compile(r"[\W_]+")
 
@@ -66,11 +77,18 @@ class Facts:
     contact: str | None = None
     tools: tuple[str, ...] | None = None  # declared MCP tool names
     prices: dict[str, float] = field(default_factory=dict)  # normalised resource URL -> USD
+    paid: tuple[str, ...] = ()  # normalised URLs of the resources declared paid (x402 discovery)
+    offers: dict[str, tuple[dict, ...]] = field(default_factory=dict)  # normalised URL -> declared x402 offers
+    url: str | None = None  # where the document was read, when known
 
     def states_anything(self) -> bool:
         """Whether the document states any fact that can be compared."""
         return any((self.name, self.mcp_urls, self.api_bases, self.comparable_auth(), self.publisher,
-                    self.publisher_url, self.contact, self.tools is not None, self.prices))
+                    self.publisher_url, self.contact, self.tools is not None, self.prices, self.paid))
+
+    def where(self) -> str:
+        """``declared at <url>`` for a disagreement with a live answer (empty when unknown)."""
+        return f"declared at {self.url}" if self.url else ""
 
     def comparable_auth(self) -> set[str]:
         """The auth words that can be compared (``other`` cannot)."""
@@ -132,12 +150,13 @@ def _show(value: Any) -> str:
 
 
 # -- reading facts --------------------------------------------------------------------------------
-def facts_of(source: ParseResult | Listing, document: str | None = None) -> Facts:
-    """The comparable facts of a parsed document of any format (manifest or discovery)."""
+def facts_of(source: ParseResult | Listing, document: str | None = None, url: str | None = None) -> Facts:
+    """The comparable facts of a parsed document of any format (manifest or discovery);
+    ``url`` is where it was read."""
     listing = source.listing if isinstance(source, ParseResult) else source
     name = document or (source.format if isinstance(source, ParseResult) else listing.format if listing else "?")
     if listing is None:
-        return Facts(document=name)
+        return Facts(document=name, url=url)
     extra = listing.extra or {}
     mcp_urls = _urls(extra.get("mcp_urls") or [listing.mcp_url] + _anchor_endpoints(extra, "mcp"))
     api_bases = _urls(extra.get("api_bases") or [listing.http_base] + _anchor_endpoints(extra, "http", "openapi"))
@@ -146,7 +165,16 @@ def facts_of(source: ParseResult | Listing, document: str | None = None) -> Fact
                  auth=tuple(auth_words(list(listing.mcp_auth))),
                  publisher=listing.publisher_name, publisher_url=listing.publisher_url,
                  contact=listing.publisher_contact, tools=tuple(tools) if tools is not None else None,
-                 prices=_prices(extra))
+                 prices=_prices(extra), paid=_paid(extra),
+                 offers={k: tuple(v) for k, v in (extra.get("offers") or {}).items() if isinstance(v, list)}, url=url)
+
+
+def _paid(extra: dict) -> tuple[str, ...]:
+    # Only an x402 discovery document lists its paid resources (``resources``); its MCP
+    # items charge per tool call, which no unpaid request can show.
+    mcp = set(_urls(extra.get("mcp_urls") or []))
+    found = _urls(r.get("url") for r in extra.get("resources") or [] if isinstance(r, dict))
+    return tuple(u for u in found if u not in mcp)
 
 
 def _urls(values: Iterable[Any]) -> tuple[str, ...]:
@@ -173,13 +201,16 @@ def _prices(extra: dict) -> dict[str, float]:
 
 # -- comparing ------------------------------------------------------------------------------------
 def compare(documents: Iterable[Facts], *, live_tools: Iterable[str] | None = None,
-            live_prices: dict[str, float] | None = None) -> Consistency:
+            live_prices: dict[str, float] | None = None, live_402: dict[str, dict] | None = None) -> Consistency:
     """Compare the facts of one origin's documents with each other and with what is live
     (``live_tools``: the names ``tools/list`` answered; ``live_prices``: ``{resource URL:
-    USD}`` from 402 answers). ``None`` means not probed."""
+    USD}`` from 402 answers; ``live_402``: ``{resource URL: {url, status, error, offers}}``,
+    the answers of the resources an x402 discovery document declares to an unpaid request).
+    ``None`` means not probed."""
     stating = [d for d in documents if d.states_anything()]
+    live_402 = {normalise_url(k): v for k, v in (live_402 or {}).items()}
     sources = [d.document for d in stating] + ([LIVE_MCP] if live_tools is not None else []) \
-        + ([LIVE_402] if live_prices else [])
+        + ([LIVE_402] if live_prices or live_402 else [])
     found: list[Disagreement] = []
     for first, second in combinations(stating, 2):
         found += _pair(first, second)
@@ -187,6 +218,8 @@ def compare(documents: Iterable[Facts], *, live_tools: Iterable[str] | None = No
         found += _against_live_tools(stating, set(live_tools))
     if live_prices:
         found += _against_live_prices(stating, {normalise_url(k): v for k, v in live_prices.items()})
+    if live_402:
+        found += _against_live_402(stating, live_402)
     verdict = "single-source" if len(sources) < 2 else ("inconsistent" if found else "consistent")
     return Consistency(verdict, tuple(sources), tuple(found))
 
@@ -259,5 +292,28 @@ def _against_live_prices(documents: list[Facts], live: dict[str, float]) -> list
     for doc in documents:
         for url in sorted(doc.prices.keys() & live.keys()):
             if abs(doc.prices[url] - live[url]) > PRICE_TOLERANCE:
-                out.append(Disagreement(f"price {url}", "price_differs", doc.document, doc.prices[url], LIVE_402, live[url]))
+                out.append(Disagreement(f"price {url}", "price_differs", doc.document, doc.prices[url], LIVE_402, live[url],
+                                        doc.where()))
     return out
+
+
+def _against_live_402(documents: list[Facts], live: dict[str, dict]) -> list[Disagreement]:
+    out = []
+    for doc in documents:
+        for url in sorted(set(doc.paid) & live.keys()):
+            out += _resource_against_live(doc, url, live[url])
+    return out
+
+
+def _resource_against_live(doc: Facts, url: str, answer: dict) -> list[Disagreement]:
+    status = answer.get("status")
+    if isinstance(status, int) and 200 <= status < 300:
+        return [Disagreement(f"payment {url}", "payment_not_required", doc.document, "payment required", LIVE_402,
+                             f"HTTP {status} without payment", doc.where())]
+    if status != 402 or not answer.get("offers"):
+        said = "a 402 without x402 payment requirements" if status == 402 else \
+            f"HTTP {status}" if status is not None else str(answer.get("error") or "no answer")
+        return [Disagreement(f"payment {url}", "payment_not_asked", doc.document, "payment required", LIVE_402, said,
+                             doc.where())]
+    return [Disagreement(f"{d.term} {url}", "x402_terms_differ", doc.document, d.declared, LIVE_402, list(d.live),
+                         doc.where()) for d in differences(list(doc.offers.get(url, ())), answer["offers"], price=False)]

@@ -18,8 +18,12 @@ lists no resources at all; ``type``/``not_object``/``url`` for unreadable entrie
 placeholder (``YOUR_WALLET_ADDRESS``) as a ``placeholder_value`` warning.
 
 Facts read: every paid resource (``extra["resources"]``, ``{method, url}`` made absolute
-against the origin), their declared prices in dollars (``extra["prices"]``), MCP endpoints
-and tool names of ``type: "mcp"`` items, and ``x402`` as the auth the resources ask for.
+against the origin), their declared prices in dollars (``extra["prices"]``), the payment
+terms declared for each (``extra["offers"]``: normalised URL -> offers ``{scheme, network,
+asset, amount, pay_to, price_usd}``, ``None`` where unstated; the draft's ``accepts`` per item,
+or the top-level ``accepts`` with each resource's ``price``), MCP endpoints and tool names of
+``type: "mcp"`` items, and ``x402`` as the auth the resources ask for. The crawler compares
+the offers with each resource's live 402 (:mod:`agentdex.crawler.verify_x402`).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from agentdex.formats._check import Checker, join
 from agentdex.formats._discovery import base_url, normalise_url, read_document, resolve, template_in, unique
 from agentdex.formats._spec import FormatSpec
 from agentdex.formats.x402_money import usd_price
+from agentdex.formats.x402_offers import declared_offer
 from agentdex.models import Listing, ParseResult
 
 NAME = "x402_discovery"
@@ -64,11 +69,11 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
         return ParseResult(NAME, None, c.findings, doc)
     _version(c, doc)
     base = base_url(origin)
-    resources, prices, mcp = [], {}, {"urls": [], "tools": []}
+    resources, prices, offers, mcp = [], {}, {}, {"urls": [], "tools": []}
     if "items" in doc:
-        _items(c, doc, base, resources, prices, mcp)
+        _items(c, doc, base, resources, prices, mcp, offers)
     if "resources" in doc:
-        _resources(c, doc, base, resources, prices)
+        _resources(c, doc, base, resources, prices, offers)
     if "items" not in doc and "resources" not in doc:
         c.error("resources", "required", "the document lists no paid resources (resources or items)")
     _placeholders(c, doc)
@@ -76,7 +81,7 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
     listing = Listing(format=NAME, origin=origin, name=c.string(doc, "name", ""),
                       description=c.string(doc, "description", ""), auth_methods=["x402"],
                       mcp_url=mcp["urls"][0] if mcp["urls"] else None)
-    listing.extra = {"resources": resources, "prices": prices, "mcp_urls": unique(mcp["urls"]),
+    listing.extra = {"resources": resources, "prices": prices, "offers": offers, "mcp_urls": unique(mcp["urls"]),
                      "mcp_tools": unique(mcp["tools"]) or None, "auth": ["x402"], "instructions": instructions,
                      "ownership_proofs": [p for p in doc.get("ownershipProofs") or [] if isinstance(p, str)]
                      if isinstance(doc.get("ownershipProofs"), list) else []}
@@ -89,7 +94,9 @@ def _version(c: Checker, doc: dict) -> None:
             c.error(key, "unsupported_version", f"{key} is {doc[key]!r}; agentdex reads {key} {expected}")
 
 
-def _resources(c: Checker, doc: dict, base: str | None, out: list, prices: dict) -> None:
+def _resources(c: Checker, doc: dict, base: str | None, out: list, prices: dict, offers: dict) -> None:
+    # The top-level ``accepts`` (network, asset, address) are the terms of every resource.
+    terms = [a for a in doc.get("accepts") or [] if isinstance(a, dict)] if isinstance(doc.get("accepts"), list) else []
     for i, item in enumerate(c.array(doc, "resources", "") or []):
         where = join("resources", i)
         if isinstance(item, str):
@@ -104,15 +111,22 @@ def _resources(c: Checker, doc: dict, base: str | None, out: list, prices: dict)
             c.error(where, "url", f"{where} names no path or URL agentdex can read: {str(url)[:80]!r}")
             continue
         out.append({"method": method, "url": absolute})
+        key = normalise_url(absolute)
         if isinstance(item, dict) and "price" in item:
-            price = _dollars(item["price"])
-            if price is None:
-                c.error(join(where, "price"), "type", f"{where}.price must be a price in dollars (\"0.01\"), not {str(item['price'])[:40]!r}")
-            else:
-                prices[normalise_url(absolute)] = price
+            _price(c, item["price"], where, key, prices)
+        if terms or key in prices:
+            offers[key] = [declared_offer(t, prices.get(key)) for t in terms or [{}]]
 
 
-def _items(c: Checker, doc: dict, base: str | None, out: list, prices: dict, mcp: dict) -> None:
+def _price(c: Checker, value: Any, where: str, key: str, prices: dict) -> None:
+    price = _dollars(value)
+    if price is None:
+        c.error(join(where, "price"), "type", f"{where}.price must be a price in dollars (\"0.01\"), not {str(value)[:40]!r}")
+    else:
+        prices[key] = price
+
+
+def _items(c: Checker, doc: dict, base: str | None, out: list, prices: dict, mcp: dict, offers: dict) -> None:
     for i, item in enumerate(c.array(doc, "items", "") or []):
         where = join("items", i)
         if not isinstance(item, dict):
@@ -128,8 +142,11 @@ def _items(c: Checker, doc: dict, base: str | None, out: list, prices: dict, mcp
         if kind == "mcp":
             mcp["urls"].append(url)
             mcp["tools"].append(str(entry_input.get("toolName") or ""))
+        accepts = [a for a in c.array(item, "accepts", where) or [] if isinstance(a, dict)]
+        if accepts:
+            offers[normalise_url(url)] = [declared_offer(a) for a in accepts]
         offered = [usd_price(str(a.get("asset", "")), str(a.get("amount", a.get("maxAmountRequired", ""))), a.get("extra"))
-                   for a in c.array(item, "accepts", where) or [] if isinstance(a, dict)]
+                   for a in accepts]
         offered = [p for p in offered if p is not None and math.isfinite(p) and p >= 0]
         if offered:
             prices[normalise_url(url)] = min(offered)

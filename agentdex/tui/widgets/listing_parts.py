@@ -205,8 +205,9 @@ def health_rows(view: dict[str, Any]) -> list[list[Text]]:
     first, █ ok, ▁ not), its uptime over them, when it was last ok."""
     rows = []
     for e in view.get("endpoints") or []:
-        style = "green" if e["state"] == "ok" else "red"
-        rows.append([cell(e["role"], 12), cell(e["state"], 16, style), cell(sparkline(e["history"]), 10),
+        up = e.get("up") or [e["state"] == "ok"]
+        style = "green" if up[-1] else "red"
+        rows.append([cell(e["role"], 12), cell(e["state"], 16, style), cell(sparkline(e["history"], e.get("up")), 10),
                      cell(f"{e['recent_ok']}/{e['recent_probes']}", 10), cell(when(e.get("last_ok_at")) or "never", 20),
                      cell(e["url"], 300)])
     return rows
