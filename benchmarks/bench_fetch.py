@@ -22,6 +22,7 @@ import asyncio
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
@@ -41,11 +42,11 @@ def paths() -> list[str]:
     return [*formats.MANIFEST_PATHS.values(), *discovery, GUIDE]
 
 
-async def fetch_all(port: int, ca: Path, n: int, concurrency: int) -> tuple[int, float, float]:
-    """Every path of every origin; (requests, wall s, CPU s)."""
+async def fetch_all(port: int, ca: Path, hosts: list[str], concurrency: int) -> tuple[int, float, float]:
+    """Every path of every host; (requests, wall s, CPU s)."""
     queue: asyncio.Queue[str] = asyncio.Queue()
-    for i in range(n):
-        queue.put_nowait(f"origin{i:06d}.{DOMAIN}")
+    for host in hosts:
+        queue.put_nowait(host)
     wanted = paths()
     async with Fetcher(connect_to=[(f"*.{DOMAIN}", "127.0.0.1", port)], ca_bundle=ca,
                        concurrency=concurrency) as fetcher:
@@ -68,10 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
     tree, certs = ensure_tree(args.n), ensure_certs()
+    hosts = [urlsplit(seed).hostname or "" for seed in (tree / "seeds.txt").read_text("utf-8").split()]
     print(f"{len(paths())} paths an origin: {', '.join(paths())}")
     with Nginx(tree, certs, workers=1) as nginx:
         for _ in range(args.repeat):
-            requests, wall, cpu = asyncio.run(fetch_all(nginx.port, certs[0], args.n, args.concurrency))
+            requests, wall, cpu = asyncio.run(fetch_all(nginx.port, certs[0], hosts, args.concurrency))
             print(f"{requests:,} requests  wall {wall:.1f} s  CPU {cpu * 1000 / requests:.3f} ms/request")
     return 0
 
