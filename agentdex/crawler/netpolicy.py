@@ -22,7 +22,7 @@ Public API::
 
 A connection to a ``--connect-to`` target is trusted even when the target is loopback:
 the user named it. TLS still verifies the URL's own host name (SNI and certificate), as
-httpcore hands ``start_tls`` the origin's host, never the address we connected to.
+the transport (:mod:`agentdex.crawler.h1`) hands ``start_tls`` the URL's host, never the address we connected to.
 """
 
 from __future__ import annotations
