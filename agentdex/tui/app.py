@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
@@ -40,7 +39,6 @@ if TYPE_CHECKING:
 
 VERB_DONE = {"crawl": "Crawl", "verify": "Re-verification"}
 SCREEN_ACTIONS = ("events", "crawl", "help")
-KEY_PATIENCE = 1.0  # seconds a key waits for the one before it to be handled, at most
 
 
 class AgentdexApp(App[None]):
@@ -69,7 +67,7 @@ class AgentdexApp(App[None]):
         self.jobs: dict[int, JobProgress] = {}
         self._job_ids = itertools.count(1)
         self._typed: deque[events.Key | events.Paste] = deque()  # keys read, not yet routed
-        self._key_sent_at: float | None = None  # when the key being handled was routed
+        self._routing = False  # a key was routed and has not been handled yet
         self._settled_screen: Screen | None = None
 
     @property
@@ -95,21 +93,25 @@ class AgentdexApp(App[None]):
     # back up to the app: "ctrl+u" then "kit" typed fast deleted the "kit", and the keys after
     # "/" went to the table. So a key is routed only once the one before it has been handled
     # by the widget it went to and every widget above it, up to the app.
+    #
+    # However long that takes: there is no time limit after which the next key goes anyway.
+    # On a loaded machine handling a key can take seconds (ctrl+n imports and builds the
+    # crawl dialog), and a key routed before then started a second routing chain beside
+    # the first, so keys landed out of order or before the dialog's box had focus. The wait
+    # always ends: each node handles what it was sent in order, and a closed node is skipped.
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
             self._typed.append(event)
-            stuck = self._key_sent_at is not None and time.monotonic() - self._key_sent_at > KEY_PATIENCE
-            if self._key_sent_at is None or stuck:
+            if not self._routing:
                 await self._route_next_key()
             return
         await super().on_event(event)
 
     async def _route_next_key(self) -> None:
+        self._routing = bool(self._typed)
         if not self._typed:
-            self._key_sent_at = None
             return
-        self._key_sent_at = time.monotonic()
         if self.focused is None and self._settled_screen is not self.screen:
             # A screen just shown focuses its first widget once it has handled what it was
             # sent (mounting, then resuming): the key is for that widget.
