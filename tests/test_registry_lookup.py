@@ -123,6 +123,8 @@ def test_a_registry_that_is_down_changes_nothing_and_loses_nothing(looked_up):
     path, _, runs, _ = looked_up
     summary, log, after, findings = runs["down"]
     assert summary["by_status"] == {"unchanged": 3} and summary["events"] == 0
+    # The registry's 503s are not the origins' errors: as many as when no registry is asked.
+    assert summary["errors"] == runs["not_asked"][0]["errors"] > 0
     assert len([r for r in log if r.host == "mcpregistry.test" and r.path.startswith("/v0.1/")]) == 3  # no retry
     assert rows(path, "SELECT origin, status_code, error_code FROM snapshots WHERE crawl_id = 2 "
                       "AND kind LIKE 'registry%' ORDER BY origin") == [
@@ -138,6 +140,7 @@ def test_a_registry_that_is_down_changes_nothing_and_loses_nothing(looked_up):
 def test_a_registry_down_on_the_first_crawl_still_lists_every_origin_without_it(looked_up):
     fresh, runs = looked_up[1], looked_up[2]
     assert runs["fresh_down"][0]["by_status"] == {"listed": 3}
+    assert runs["fresh_down"][0]["errors"] == runs["up"][0]["errors"]  # the registry's 503s not among them
     assert rows(fresh, "SELECT origin, consistency, consistency_sources, disagreements FROM listings ORDER BY origin") == [
         ("consistent.test", "consistent", '["agent_app", "a2a_card", "server_card", "api_catalog"]', 0),
         ("regdrift.test", "single-source", '["agent_app"]', 0),

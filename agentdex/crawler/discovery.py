@@ -17,9 +17,9 @@ slots from other origins):
    origin's namespace, ``GET {registry}/v0.1/servers?search=<namespace>&version=latest``
    (:mod:`agentdex.formats.registry_server_json`), following ``metadata.nextCursor`` for at
    most :data:`REGISTRY_PAGES` pages, under the same fetch policy (robots.txt of the
-   registry's host included). The registry's failure never changes the origin's status and
-   is no finding: when it cannot answer (no connection, timeout, 5xx, 429, robots, a 2xx
-   that is no registry answer), or when no registry is asked at all, the answer an earlier
+   registry's host included). The registry's failure never changes the origin's status, is
+   no finding and is not counted in the crawl's errors: when it cannot answer (no
+   connection, timeout, 5xx, 429, robots, a 2xx that is no registry answer), or when no registry is asked at all, the answer an earlier
    crawl stored stands, as a 304 would; a 4xx means it lists nothing.
 3. Only when the origin publishes no manifest at all: the bootstrap files ``/agent.md``,
    ``/llms.txt``, ``/SKILL.md`` and ``/mcp.json`` for an inferred listing. (An app with a
@@ -170,10 +170,10 @@ class OriginDiscovery:
         self._standing: set[str] = set()  # URLs that could not answer: the stored answer stands
 
     async def get(self, kind: str, url: str, *, same_origin: bool = False, robots: bool = True,
-                  absent_ok: bool = False) -> FetchRecord:
+                  absent_ok: bool = False, count_errors: bool = True) -> FetchRecord:
         """Fetch ``url`` as document ``kind`` (conditionally when it was seen before), or
         serve the stored answer when it is still fresh; ``absent_ok``: a 404 there is no
-        error of the crawl."""
+        error of the crawl; ``count_errors=False``: no failure there is one."""
         prev = self.previous.get(url) or NOTHING
         if self._usable(prev):
             self._served_at = self._served_at or freshness.iso(time.time()) or ""
@@ -184,7 +184,7 @@ class OriginDiscovery:
             record = await self._fetch(url, kind=kind, max_bytes=CAPS.get(kind, 512 * 1024),
                                        same_origin=same_origin, etag=prev.etag,
                                        last_modified=prev.last_modified, honour_robots=robots,
-                                       absent_ok=absent_ok)
+                                       absent_ok=absent_ok, count_errors=count_errors)
             until, received = note_freshness(record, prev, sent, time.time())
         self.records.append(record)
         self._usable_until.append(self.policy.trusted_until(until, received))
@@ -323,7 +323,9 @@ class OriginDiscovery:
             return self._keep_registry()
         cursor = None
         for kind in REGISTRY_KINDS:
-            record = await self.get(kind, registry_url(self.registry, space, cursor), absent_ok=True)
+            # The registry's failure is not the origin's: not counted in the crawl's errors.
+            record = await self.get(kind, registry_url(self.registry, space, cursor), absent_ok=True,
+                                    count_errors=False)
             answer = registry_format.answer_of(self._body_of(kind)) if self._has(kind) else None
             if answer is None:
                 if not absent(record):  # it could not answer (a 2xx that is no answer included)

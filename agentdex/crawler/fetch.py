@@ -18,7 +18,8 @@ Public API::
 8601 to the second (``2025-01-01T12:00:00Z``); ``redirects`` lists every redirect target
 in order (a refused one included); ``final_url`` is the last URL that answered.
 Requests, retries and robots.txt fetches all count in ``stats.requests``; ``stats.errors``
-counts ``fetch`` calls that failed (robots.txt fetches are not counted there).
+counts ``fetch`` calls that failed (robots.txt fetches, absences asked with ``absent_ok``
+and fetches with ``count_errors=False`` are not counted there).
 
 ``fetch`` never raises (cancellation aside): every failure becomes ``record.error_code``
 plus a readable ``record.error`` sentence. Codes:
@@ -194,6 +195,7 @@ class Fetcher:
         content: bytes | None = None,
         headers: dict[str, str] | None = None,
         absent_ok: bool = False,
+        count_errors: bool = True,
     ) -> FetchRecord:
         """Fetch ``url`` under the policy; never raises, failures are in the record.
 
@@ -204,13 +206,16 @@ class Fetcher:
         the MCP probe's POST) and ``headers`` extra request headers; the User-Agent and
         Accept-Encoding stay the policy's own. With ``absent_ok`` a 404 or 410 is not
         counted in ``stats.errors`` and its body is read but not kept (a discovery document
-        an origin does not publish: the status is all there is to know).
+        an origin does not publish: the status is all there is to know). With
+        ``count_errors=False`` no failure of this fetch is counted in ``stats.errors`` (a
+        request to a third party, such as the MCP registry, whose failure is not the
+        crawled origin's).
         """
         request_headers = self._headers(accept, etag, last_modified, headers or {})
         options = _Options(kind, max_bytes, same_origin, method.upper(), request_headers, content, etag, last_modified,
                            absent_ok=absent_ok)
         record = await self._run(url, options, honour_robots)
-        if record.error_code and not (absent_ok and record.status in (404, 410)):
+        if count_errors and record.error_code and not (absent_ok and record.status in (404, 410)):
             self.stats.errors += 1
         return record
 
