@@ -44,14 +44,17 @@ class KeepAliveServer:
         try:
             while True:
                 head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
-                path = head[0].split(" ")[1]
+                method, path = head[0].split(" ")[:2]
                 headers = {k.strip().lower(): v.strip() for k, _, v in (h.partition(":") for h in head[1:] if h)}
                 if first:
                     self.hosts.append(headers.get("host", ""))
                     first = False
-                writer.write(_answer(path, headers))
+                answer = _answer(path, headers)
+                writer.write(answer.partition(b"\r\n\r\n")[0] + b"\r\n\r\n" if method == "HEAD" else answer)
                 await writer.drain()
-                if path in ("/bye", "/closing"):
+                if path == "/stall":
+                    await reader.read()  # the rest of the body never comes: until the client hangs up
+                if path in CLOSING:
                     break  # "/bye" closes without saying so: as a server ending an idle keep-alive does
         except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError):
             pass
@@ -59,7 +62,22 @@ class KeepAliveServer:
             writer.close()
 
 
+CLOSING = ("/bye", "/closing", "/cut", "/stall", "/old")
+SPECIAL = {
+    # 100 bytes announced, 5 sent, then the connection closes
+    "/cut": b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nhello",
+    # 100 bytes announced, 5 sent, then nothing until the client gives up
+    "/stall": b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nhello",
+    "/chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nchu\r\n4\r\nnked\r\n0\r\n\r\n",
+    # HTTP/1.0 without keep-alive: the body ends where the connection does
+    "/old": b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nold",
+    "/continue": b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+}
+
+
 def _answer(path: str, headers: dict[str, str]) -> bytes:
+    if path in SPECIAL:
+        return SPECIAL[path]
     if path == "/doc" and headers.get("if-none-match") == ETAG:
         return f"HTTP/1.1 304 Not Modified\r\nETag: {ETAG}\r\n\r\n".encode()
     if path == "/doc":
@@ -159,3 +177,49 @@ async def test_a_request_header_with_a_line_break_is_never_sent(server) -> None:
                                      headers={"X-Note": "fine\r\nX-Injected: yes"})
     assert record.error_code == "internal" and "illegal request header" in record.error
     assert record.status is None and keep_alive.connections == 0  # refused before connecting
+
+
+async def test_an_answer_cut_mid_body_fails_and_leaves_no_connection_behind(server) -> None:
+    keep_alive, ca_path = server
+    async with fetcher_for(keep_alive, ca_path) as fetcher:
+        record = await fetcher.fetch("https://a.sample.test/cut", kind="guide", max_bytes=1024, honour_robots=False)
+        assert record.error_code is not None and record.body is None
+        assert (await get(fetcher, "a.sample.test")).body == b"hello"  # on a new connection
+    assert keep_alive.connections == 2
+
+
+async def test_a_fetch_stopped_by_its_deadline_mid_body_leaves_no_connection_behind(server) -> None:
+    keep_alive, ca_path = server
+    async with fetcher_for(keep_alive, ca_path) as fetcher:
+        fetcher.deadline = 0.3
+        record = await fetcher.fetch("https://a.sample.test/stall", kind="guide", max_bytes=1024, honour_robots=False)
+        assert record.error_code == "timeout" and record.body is None
+        fetcher.deadline = 5.0
+        assert (await get(fetcher, "a.sample.test")).body == b"hello"
+        assert (await get(fetcher, "a.sample.test")).body == b"hello"
+    assert keep_alive.connections == 2
+
+
+@pytest.mark.parametrize(("path", "body", "connections"), [
+    ("/chunked", b"chunked", 1),  # chunked framing read to its end: the connection is kept
+    ("/continue", b"hello", 1),  # a 1xx before the answer is skipped
+    ("/old", b"old", 2),  # an HTTP/1.0 answer without keep-alive: the next request opens another
+])
+async def test_each_framing_reads_the_whole_body_and_reuses_only_a_reusable_connection(
+        server, path: str, body: bytes, connections: int) -> None:
+    keep_alive, ca_path = server
+    async with fetcher_for(keep_alive, ca_path) as fetcher:
+        assert (await get(fetcher, "a.sample.test", path)).body == body
+        assert (await get(fetcher, "a.sample.test")).body == b"hello"
+    assert keep_alive.connections == connections
+
+
+async def test_an_answer_to_head_has_no_body_and_keeps_the_connection(server) -> None:
+    keep_alive, ca_path = server
+    async with fetcher_for(keep_alive, ca_path) as fetcher:
+        record = await fetcher.fetch("https://a.sample.test/doc", kind="guide", max_bytes=1024, method="HEAD",
+                                     honour_robots=False)
+        assert record.status == 200 and record.error_code is None and not record.body
+        assert (await get(fetcher, "a.sample.test")).body == b"hello"
+    assert keep_alive.connections == 1
+
