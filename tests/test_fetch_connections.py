@@ -72,6 +72,8 @@ SPECIAL = {
     # HTTP/1.0 without keep-alive: the body ends where the connection does
     "/old": b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nold",
     "/continue": b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+    # a body longer than announced: the extra bytes are a second answer nobody asked for
+    "/extra": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfake!",
 }
 
 
@@ -223,3 +225,10 @@ async def test_an_answer_to_head_has_no_body_and_keeps_the_connection(server) ->
         assert (await get(fetcher, "a.sample.test")).body == b"hello"
     assert keep_alive.connections == 1
 
+
+async def test_bytes_after_the_end_of_an_answer_are_never_read_as_the_next_answer(server) -> None:
+    keep_alive, ca_path = server
+    async with fetcher_for(keep_alive, ca_path) as fetcher:
+        assert (await get(fetcher, "a.sample.test", "/extra")).body == b"ok"
+        assert (await get(fetcher, "a.sample.test")).body == b"hello"  # not the server's "fake!"
+    assert keep_alive.connections == 2

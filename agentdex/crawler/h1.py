@@ -14,8 +14,9 @@ scan, several locks and cancel scopes per request; a crawl is mostly tiny answer
 404s of the discovery paths), and that bookkeeping cost more CPU than the HTTP. Here a
 request is one write and as many reads as the answer needs.
 
-A connection is reused only after its answer was read to the end and both sides may go on
-(h11 says so); one that is cut, cancelled or left unread is closed. An idle connection is
+A connection is reused only after its answer was read to the end, both sides may go on
+(h11 says so) and the server sent nothing after that end; one that is cut, cancelled or
+left unread is closed. An idle connection is
 dropped when the server has closed it (its socket turns readable) or after
 :data:`KEEPALIVE_EXPIRY` seconds. Every connection is opened by ``backend`` (the address
 guard and ``--connect-to``) and verified with ``context`` against the URL's own host name.
@@ -180,8 +181,10 @@ class _Connection:
             self.h11.receive_data(await self.stream.read(READ_SIZE, timeout))
 
     def reusable(self) -> bool:
-        """Both sides finished this exchange and may start another."""
-        return self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE
+        """Both sides finished this exchange and may start another, and the server sent
+        nothing after its answer's end (h11 would read those bytes as the next answer)."""
+        h = self.h11
+        return h.our_state is h11.DONE and h.their_state is h11.DONE and not h.trailing_data[0]
 
     def close(self) -> None:
         """Drop the socket (nothing more is read or written on it)."""
