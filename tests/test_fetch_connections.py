@@ -72,6 +72,8 @@ SPECIAL = {
     # HTTP/1.0 without keep-alive: the body ends where the connection does
     "/old": b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nold",
     "/continue": b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+    # 40 KB of headers: large, and still well under the 100 KB httpcore read before
+    "/bighead": b"HTTP/1.1 200 OK\r\nX-Padding: " + b"p" * 40_000 + b"\r\nContent-Length: 3\r\n\r\nbig",
     # a body longer than announced: the extra bytes are a second answer nobody asked for
     "/extra": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfake!",
 }
@@ -206,6 +208,7 @@ async def test_a_fetch_stopped_by_its_deadline_mid_body_leaves_no_connection_beh
     ("/chunked", b"chunked", 1),  # chunked framing read to its end: the connection is kept
     ("/continue", b"hello", 1),  # a 1xx before the answer is skipped
     ("/old", b"old", 2),  # an HTTP/1.0 answer without keep-alive: the next request opens another
+    ("/bighead", b"big", 1),  # a head of 40 KB is read (a 1 MB one is refused: test_hostile_net)
 ])
 async def test_each_framing_reads_the_whole_body_and_reuses_only_a_reusable_connection(
         server, path: str, body: bytes, connections: int) -> None:

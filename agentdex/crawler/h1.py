@@ -37,6 +37,9 @@ import httpx
 
 KEEPALIVE_EXPIRY = 5.0
 READ_SIZE = 64 * 1024
+# The largest answer head read (status line and headers): httpcore's own limit; h11's
+# default (16 KB) refused real answers with long CSP, Link or Set-Cookie headers.
+MAX_HEAD_BYTES = 100 * 1024
 _TOKEN = re.compile(rb"[-!#$%&'*+.^_`|~0-9A-Za-z]+")
 _FIELD_VALUE = re.compile(rb"(?:[\x21-\x7e\x80-\xff]+(?:[ \t]+[\x21-\x7e\x80-\xff]+)*)?")
 _CHECKED: dict[tuple[bytes, bytes], None] = {}
@@ -143,7 +146,7 @@ class _Connection:
 
     def __init__(self, stream: httpcore.AsyncNetworkStream) -> None:
         self.stream = stream
-        self.h11 = h11.Connection(h11.CLIENT)
+        self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
         self.idle_since = time.monotonic()
 
     def usable(self) -> bool:
