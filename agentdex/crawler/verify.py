@@ -76,8 +76,9 @@ class Verifier:
         self._probes: dict[str, asyncio.Task] = {}
 
     async def get(self, url: str, kind: str, cap: int = PAGE_CAP, method: str = "GET") -> FetchRecord:
-        """A GET (or other safe method) under the fetch policy (recorded for the endpoint
-        health of the origin being verified)."""
+        """A GET (or ``method``: HEAD, or the unpaid POST of an x402 resource) under the fetch
+        policy, sent once per method, URL and cap for the origin being verified however many
+        checks ask (and recorded for its endpoint health)."""
         asked = _ASKED.get()
         if asked is None:
             return await self.fetcher.fetch(url, kind=kind, max_bytes=cap, method=method)
