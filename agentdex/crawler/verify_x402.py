@@ -164,15 +164,18 @@ def skipped_note(skipped: list[dict[str, str]]) -> str:
 def live_answers(checks: list[Check] | None) -> dict[str, dict[str, Any]]:
     """``{resource URL: {url, status, error, offers}}`` of the resources the check asked (the
     cross-check's ``live_402``)."""
-    check = next((c for c in checks or [] if c.name == NAME), None)
-    resources = (check.data or {}).get("resources") if check is not None else None
     return {url: {k: o.get(k) for k in ("url", "status", "error", "offers")}
-            for url, o in (resources or {}).items() if isinstance(o, dict) and o.get("asked")}
+            for url, o in _resources(checks).items() if isinstance(o, dict) and o.get("asked")}
 
 
 def live_prices(checks: list[Check] | None) -> dict[str, float]:
     """``{resource URL: USD}`` the live 402s asked (for the cross-check's price comparison)."""
+    return {url: float(o["live_usd"]) for url, o in _resources(checks).items()
+            if isinstance(o, dict) and isinstance(o.get("live_usd"), (int, float))}
+
+
+def _resources(checks: list[Check] | None) -> dict[str, Any]:
+    """The ``resources`` of the ``x402.live_price`` check among ``checks`` (``{}`` without one)."""
     check = next((c for c in checks or [] if c.name == NAME), None)
     resources = (check.data or {}).get("resources") if check is not None else None
-    return {url: float(o["live_usd"]) for url, o in (resources or {}).items()
-            if isinstance(o, dict) and isinstance(o.get("live_usd"), (int, float))}
+    return resources if isinstance(resources, dict) else {}
