@@ -40,10 +40,12 @@ class KeepAliveServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
-        first = True
+        first, drop_next = True, False
         try:
             while True:
                 head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+                if drop_next:
+                    break  # closed as the request arrived: the race of a server ending an idle keep-alive
                 method, path = head[0].split(" ")[:2]
                 headers = {k.strip().lower(): v.strip() for k, _, v in (h.partition(":") for h in head[1:] if h)}
                 if first:
@@ -52,6 +54,7 @@ class KeepAliveServer:
                 answer = _answer(path, headers)
                 writer.write(answer.partition(b"\r\n\r\n")[0] + b"\r\n\r\n" if method == "HEAD" else answer)
                 await writer.drain()
+                drop_next = path == "/drop-next"
                 if path == "/stall":
                     await reader.read()  # the rest of the body never comes: until the client hangs up
                 if path in CLOSING:
@@ -74,6 +77,7 @@ SPECIAL = {
     "/continue": b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
     # 40 KB of headers: large, and still well under the 100 KB httpcore read before
     "/bighead": b"HTTP/1.1 200 OK\r\nX-Padding: " + b"p" * 40_000 + b"\r\nContent-Length: 3\r\n\r\nbig",
+    "/drop-next": b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ndrop",
     # a body longer than announced: the extra bytes are a second answer nobody asked for
     "/extra": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfake!",
 }
@@ -235,3 +239,24 @@ async def test_bytes_after_the_end_of_an_answer_are_never_read_as_the_next_answe
         assert (await get(fetcher, "a.sample.test", "/extra")).body == b"ok"
         assert (await get(fetcher, "a.sample.test")).body == b"hello"  # not the server's "fake!"
     assert keep_alive.connections == 2
+
+
+async def test_a_keep_alive_connection_the_server_closes_as_it_is_reused_costs_no_fetch(server) -> None:
+    # The server reads the second request and hangs up without a byte of answer (it closed the
+    # idle connection just as the request went out): the request is sent again on a new one.
+    keep_alive, ca_path = server
+    async with fetcher_for(keep_alive, ca_path) as fetcher:
+        assert (await get(fetcher, "a.sample.test", "/drop-next")).body == b"drop"
+        assert (await get(fetcher, "a.sample.test")).body == b"hello"
+    assert keep_alive.connections == 2
+
+
+async def test_a_post_the_server_hung_up_on_is_not_sent_again(server) -> None:
+    # A POST may have changed something before the server hung up: it fails, once.
+    keep_alive, ca_path = server
+    async with fetcher_for(keep_alive, ca_path) as fetcher:
+        assert (await get(fetcher, "a.sample.test", "/drop-next")).body == b"drop"
+        record = await fetcher.fetch("https://a.sample.test/doc", kind="mcp", max_bytes=1024, method="POST",
+                                     content=b"{}", honour_robots=False)
+    assert record.error_code == "protocol" and "without answering" in record.error
+    assert keep_alive.connections == 1

@@ -16,9 +16,10 @@ request is one write and as many reads as the answer needs.
 
 A connection is reused only after its answer was read to the end, both sides may go on
 (h11 says so) and the server sent nothing after that end; one that is cut, cancelled or
-left unread is closed. An idle connection is
-dropped when the server has closed it (its socket turns readable) or after
-:data:`KEEPALIVE_EXPIRY` seconds. Every connection is opened by ``backend`` (the address
+left unread is closed. An idle connection is dropped when the server has closed it (its
+socket turns readable) or after :data:`KEEPALIVE_EXPIRY` seconds; a GET or HEAD that a
+reused connection ends without a byte of answer (the server closed it as the request went
+out) is sent again on a new one. Every connection is opened by ``backend`` (the address
 guard and ``--connect-to``) and verified with ``context`` against the URL's own host name.
 Errors are httpx's, as its own transport raises them.
 """
@@ -100,15 +101,28 @@ class HostTransport(httpx.AsyncBaseTransport):
         timeouts = request.extensions.get("timeout") or {}
         with httpx_errors():
             checked_headers(request.headers.raw)  # before any connection: nothing unchecked is sent
-            connection = self._idle_connection() or await self._connect(request.url, timeouts.get("connect"))
-            try:
-                head = await connection.exchange(request, timeouts.get("read"), timeouts.get("write"))
-            except BaseException:
-                connection.close()
-                raise
+            connection, head = await self._send(request, timeouts)
         status, headers, reason = head
         return httpx.Response(status, headers=headers, stream=_Body(connection, self, timeouts.get("read")),
                               extensions={"http_version": b"HTTP/1.1", "reason_phrase": reason})
+
+    async def _send(self, request: httpx.Request, timeouts: dict) -> tuple[_Connection, _Head]:
+        """The connection ``request`` was answered on, and the answer's head.
+
+        A server may close an idle connection just as a request goes out on it (its
+        keep-alive timer ran out), before the closing reached us. When a reused connection
+        ends without a byte of answer, a GET or HEAD is sent once more on a new connection
+        (it changed nothing: nothing was answered); any other request fails.
+        """
+        connection = self._idle_connection()
+        if connection is not None:
+            try:
+                return connection, await _exchange(connection, request, timeouts)
+            except _UNANSWERED:
+                if connection.heard or request.method not in ("GET", "HEAD"):
+                    raise
+        connection = await self._connect(request.url, timeouts.get("connect"))
+        return connection, await _exchange(connection, request, timeouts)
 
     def _idle_connection(self) -> _Connection | None:
         """The most recently used idle connection the server has not closed."""
@@ -141,6 +155,20 @@ class HostTransport(httpx.AsyncBaseTransport):
             self._idle.pop().close()
 
 
+_Head = tuple[int, list[tuple[bytes, bytes]], bytes]  # status, headers, reason
+# How a connection the server closed before answering fails (h11's errors as raised here).
+_UNANSWERED = (h11.RemoteProtocolError, httpcore.ReadError, httpcore.WriteError)
+
+
+async def _exchange(connection: _Connection, request: httpx.Request, timeouts: dict) -> _Head:
+    """``connection.exchange``; a connection that failed or was cancelled on the way is closed."""
+    try:
+        return await connection.exchange(request, timeouts.get("read"), timeouts.get("write"))
+    except BaseException:
+        connection.close()
+        raise
+
+
 class _Connection:
     """One socket and its h11 state."""
 
@@ -148,6 +176,7 @@ class _Connection:
         self.stream = stream
         self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
         self.idle_since = time.monotonic()
+        self.heard = False  # a byte of the current exchange's answer arrived
 
     def usable(self) -> bool:
         """Idle for less than the keep-alive expiry, and not closed by the server (an
@@ -156,8 +185,9 @@ class _Connection:
         return fresh and not self.stream.get_extra_info("is_readable")
 
     async def exchange(self, request: httpx.Request, read_timeout: float | None,
-                       write_timeout: float | None) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+                       write_timeout: float | None) -> _Head:
         """Write ``request`` whole; read until the answer's head (1xx answers skipped)."""
+        self.heard = False
         head = h11.Request(method=request.method.encode("ascii"), target=request.url.raw_path,
                            headers=request.headers.raw, _parsed=True)  # checked by the transport
         data = self.h11.send(head)
@@ -178,10 +208,14 @@ class _Connection:
         while True:
             event = self.h11.next_event()
             if event is not h11.NEED_DATA:
-                if isinstance(event, h11.ConnectionClosed):
-                    raise h11.RemoteProtocolError("the server closed the connection before the answer ended")
                 return event
-            self.h11.receive_data(await self.stream.read(READ_SIZE, timeout))
+            data = await self.stream.read(READ_SIZE, timeout)
+            if not data and self.h11.their_state is h11.SEND_RESPONSE:
+                # h11 would say "can't handle event type ConnectionClosed ..."
+                raise h11.RemoteProtocolError("the server closed the connection before its answer's head ended"
+                                              if self.heard else "the server closed the connection without answering")
+            self.heard = self.heard or bool(data)
+            self.h11.receive_data(data)
 
     def reusable(self) -> bool:
         """Both sides finished this exchange and may start another, and the server sent
