@@ -306,3 +306,22 @@ async def test_the_global_limit_holds_across_hosts(tls_server: TLSServer) -> Non
         await _burst(f, ["x.sample.test", "y.sample.test", "z.sample.test"], each=2)
     assert tls_server.max_active_all == 3
     assert max(tls_server.max_active.values()) <= 2
+
+
+# -- what counts as an error of the crawl --------------------------------------------------
+
+
+@pytest.mark.parametrize(("path", "options", "counted"), [
+    ("/missing", {}, 1),
+    ("/missing", {"absent_ok": True}, 0),  # a discovery document the origin does not publish
+    ("/status/402", {}, 1),
+    ("/status/402", {"expected": (402,)}, 0),  # the 402 of a paid resource asked unpaid
+    ("/missing", {"expected": (402,)}, 1),  # only the status expected
+    ("/status/503", {"count_errors": False}, 0),  # a third party's failure (the MCP registry's)
+    ("/status/503", {"absent_ok": True, "expected": (402,)}, 1),
+])
+async def test_stats_count_the_failures_of_the_crawl_only(tls_server: TLSServer, path, options, counted) -> None:
+    async with make_fetcher(tls_server) as fetcher:
+        record = await get(fetcher, path, **options)
+    assert record.error_code == "http_status" and record.status in (402, 404, 503)  # in the record either way
+    assert fetcher.stats.errors == counted

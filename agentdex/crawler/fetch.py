@@ -19,7 +19,7 @@ Public API::
 in order (a refused one included); ``final_url`` is the last URL that answered.
 Requests, retries and robots.txt fetches all count in ``stats.requests``; ``stats.errors``
 counts ``fetch`` calls that failed (robots.txt fetches, absences asked with ``absent_ok``
-and fetches with ``count_errors=False`` are not counted there).
+fetches with ``count_errors=False`` and ``expected`` statuses are not counted there).
 
 ``fetch`` never raises (cancellation aside): every failure becomes ``record.error_code``
 plus a readable ``record.error`` sentence. Codes:
@@ -196,6 +196,7 @@ class Fetcher:
         headers: dict[str, str] | None = None,
         absent_ok: bool = False,
         count_errors: bool = True,
+        expected: tuple[int, ...] = (),
     ) -> FetchRecord:
         """Fetch ``url`` under the policy; never raises, failures are in the record.
 
@@ -209,13 +210,16 @@ class Fetcher:
         an origin does not publish: the status is all there is to know). With
         ``count_errors=False`` no failure of this fetch is counted in ``stats.errors`` (a
         request to a third party, such as the MCP registry, whose failure is not the
-        crawled origin's).
+        crawled origin's). A status in ``expected`` is the answer asked for though not a 2xx
+        (the 402 of a paid resource asked unpaid): an ``http_status`` error in the record,
+        not counted in ``stats.errors``.
         """
         request_headers = self._headers(accept, etag, last_modified, headers or {})
         options = _Options(kind, max_bytes, same_origin, method.upper(), request_headers, content, etag, last_modified,
                            absent_ok=absent_ok)
         record = await self._run(url, options, honour_robots)
-        if count_errors and record.error_code and not (absent_ok and record.status in (404, 410)):
+        absent = absent_ok and record.status in (404, 410)
+        if count_errors and record.error_code and not absent and record.status not in expected:
             self.stats.errors += 1
         return record
 

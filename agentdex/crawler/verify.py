@@ -75,16 +75,19 @@ class Verifier:
         # its payment check may name the same URL, and each probe is a real session.
         self._probes: dict[str, asyncio.Task] = {}
 
-    async def get(self, url: str, kind: str, cap: int = PAGE_CAP, method: str = "GET") -> FetchRecord:
+    async def get(self, url: str, kind: str, cap: int = PAGE_CAP, method: str = "GET",
+                  expected: tuple[int, ...] = ()) -> FetchRecord:
         """A GET (or ``method``: HEAD, or the unpaid POST of an x402 resource) under the fetch
         policy, sent once per method, URL and cap for the origin being verified however many
-        checks ask (and recorded for its endpoint health)."""
+        checks ask (and recorded for its endpoint health). ``expected``: statuses that are
+        the answer asked for, not errors of the crawl (:meth:`Fetcher.fetch`)."""
         asked = _ASKED.get()
         if asked is None:
-            return await self.fetcher.fetch(url, kind=kind, max_bytes=cap, method=method)
+            return await self.fetcher.fetch(url, kind=kind, max_bytes=cap, method=method, expected=expected)
         key = (method, url, cap)
         if key not in asked.answers:
-            asked.answers[key] = asyncio.ensure_future(self.fetcher.fetch(url, kind=kind, max_bytes=cap, method=method))
+            asked.answers[key] = asyncio.ensure_future(
+                self.fetcher.fetch(url, kind=kind, max_bytes=cap, method=method, expected=expected))
         record = await asyncio.shield(asked.answers[key])
         asked.append((kind, url, record))
         return record

@@ -210,7 +210,7 @@ async def _payment_one(verifier, tool: dict) -> tuple[str, str, str, dict]:
                             "tool call, which agentdex never makes"), tid, {"declared_usd": declared}
         record = found.answer or FetchRecord(url=tool["endpoint"], kind="payment", error=found.detail)
     else:
-        record = await verifier.get(tool["endpoint"], "payment", 64 * 1024)
+        record = await verifier.get(tool["endpoint"], "payment", 64 * 1024, expected=(402,))
     if record.status != 402:
         return "warn", f"{tid}: an unpaid request got {record.error or 'HTTP ' + str(record.status)}, not 402", tid, {}
     offers, problem = x402.parse_402(record.headers, record.body)

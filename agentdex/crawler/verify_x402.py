@@ -96,7 +96,9 @@ async def x402_checks(verifier, crawl: OriginCrawl) -> list[Check]:
     if not asked:
         return [Check(NAME, "skip", "no resource to ask" + skipped_note(skipped), {"document": where,
                                                                                   "resources": {}, "skipped": skipped})]
-    records = await asyncio.gather(*(verifier.get(url, ROLE, MAX_BYTES, method=method) for method, url in asked))
+    # A 402 is the answer asked for: no error of the crawl.
+    records = await asyncio.gather(*(verifier.get(url, ROLE, MAX_BYTES, method=method, expected=(402,))
+                                     for method, url in asked))
     offers = listing.extra.get("offers") or {}
     outcomes = [outcome(m, u, r, offers.get(normalise_url(u)) or []) for (m, u), r in zip(asked, records)]
     return [summary(outcomes, skipped, where)]
