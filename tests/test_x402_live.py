@@ -186,9 +186,12 @@ def test_at_most_five_resources_of_the_origin_are_asked_and_the_rest_are_named(s
                      for p in ("routing", "news/search", "cost/projection", "whats-new", "compare/models")]
     reasons = [s["reason"] for s in skipped]
     assert len(skipped) == 19 and reasons.count("a route template, not one URL") == 2
-    assert reasons.count("over the limit of 5 resources an origin") == 17
+    assert reasons.count("over the limit of 5 resources an origin") == 16
+    assert [s["url"] for s in skipped if s["reason"] == "agentdex never sends POST"] == [
+        "https://tensorfeed.ai/api/premium/watches"]  # a POST could act: named, never sent
     note = verify_x402.skipped_note(skipped)
-    assert note == "; 19 resource(s) not asked: 2 a route template, not one URL, 17 over the limit of 5 resources an origin"
+    assert note == ("; 19 resource(s) not asked: 2 a route template, not one URL, "
+                    "16 over the limit of 5 resources an origin, 1 agentdex never sends POST")
 
 
 def test_resources_on_another_host_mcp_items_and_writing_methods_are_not_asked(shared):
@@ -203,10 +206,11 @@ def test_resources_on_another_host_mcp_items_and_writing_methods_are_not_asked(s
         {"resource": {"url": "http://pay.test/plain"}, "type": "http", "accepts": []}]}
     listing = x402_discovery.validate_document(doc, origin="pay.test").listing
     asked, skipped = verify_x402.plan(listing, "pay.test")
-    assert asked == [("POST", "https://pay.test/quote")]
+    assert asked == []
     assert [(s["url"], s["reason"]) for s in skipped] == [
         ("https://pay.test/mcp", "an MCP resource charges per tool call, which agentdex never makes"),
         ("https://pay.test/orders", "agentdex never sends DELETE"),
+        ("https://pay.test/quote", "agentdex never sends POST"),
         ("https://pay.test/odd", "not an HTTP method"),
         ("http://pay.test/plain", "not on this origin")]
 

@@ -77,9 +77,9 @@ class Verifier:
 
     async def get(self, url: str, kind: str, cap: int = PAGE_CAP, method: str = "GET",
                   expected: tuple[int, ...] = ()) -> FetchRecord:
-        """A GET (or ``method``: HEAD, or the unpaid POST of an x402 resource) under the fetch
-        policy, sent once per method, URL and cap for the origin being verified however many
-        checks ask (and recorded for its endpoint health). ``expected``: statuses that are
+        """A GET (or ``method``: HEAD) under the fetch policy, sent once per method, URL and
+        cap for the origin being verified however many checks ask (and recorded for its
+        endpoint health). ``expected``: statuses that are
         the answer asked for, not errors of the crawl (:meth:`Fetcher.fetch`)."""
         asked = _ASKED.get()
         if asked is None:

@@ -35,8 +35,9 @@ ROLE = "x402"  # the fetch kind and endpoint-health role of a probed resource
 MAX_RESOURCES = 5
 MAX_BYTES = 64 * 1024
 # An unpaid request to an x402 route is refused before it runs; to a route that is free after
-# all it would run, so agentdex never sends a method that changes something by definition.
-METHODS = ("GET", "HEAD", "POST")
+# all it would run, so agentdex sends only the safe methods (RFC 9110 9.2.1): a POST, common
+# as x402 routes are, may create or send something, and is named, not asked.
+METHODS = ("GET", "HEAD")
 _TEMPLATE = re.compile(r"\{[^}]*\}|/:[A-Za-z_]")
 _METHOD = re.compile(r"[A-Z]{1,16}")
 _BLOCKED = {"blocked_address", "robots", "invalid_url", "scheme", "cross_origin"}
