@@ -240,6 +240,18 @@ def test_each_declared_term_is_compared_in_order_and_the_first_unshared_one_repo
         Difference("price", "7", ("8",))]
 
 
+def test_a_price_is_compared_and_shown_in_one_unit_on_both_sides():
+    unknown = dict(LIVE, asset="0xtoken", amount="10000", price_usd=None)
+    dollars = declared_offer({"network": "base"}, 0.01)  # a price in dollars, no asset named
+    # Dollars against base units of an asset agentdex cannot value: nothing to compare.
+    assert differences([dollars], [unknown]) == []
+    assert differences([dict(dollars, price_usd=0.02)], [LIVE]) == [Difference("price", 0.02, (0.01,))]
+    # An amount without an asset is in base units: compared and shown as amounts, not as $0.01.
+    amount = declared_offer({"network": "base", "amount": "20000"})
+    assert differences([amount], [LIVE]) == [Difference("price", "20000", ("10000",))]
+    assert differences([dict(amount, amount="10000")], [LIVE]) == []
+
+
 def test_the_cross_check_reports_live_terms_and_answers_as_disagreements_naming_the_document():
     facts = consistency.Facts("x402_discovery", paid=("https://pay.test/a", "https://pay.test/b", "https://pay.test/c"),
                               offers={"https://pay.test/a": ({"network": "eip155:8453", "pay_to": "0x1"},)},

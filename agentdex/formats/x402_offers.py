@@ -14,7 +14,10 @@ payee that differs on the right network, rather than every offer on another netw
 - ``asset``: the contract address (case ignored for ``0x`` addresses); the symbol ``USDC``
   matches any dollar stablecoin agentdex knows;
 - ``scheme``: case ignored; ``pay_to``: the address (case ignored for ``0x`` addresses);
-- ``price``: dollars when both sides have a dollar price, else the amount in base units.
+- ``price``: dollars when both sides have a dollar price, else the amount in base units when
+  both have one (a difference names the price in the unit compared); a declared dollar price
+  set against a live offer in an asset agentdex cannot value is no difference (nothing to
+  compare it with).
 """
 
 from __future__ import annotations
@@ -85,7 +88,11 @@ def difference(declared: dict[str, Any], live: list[dict[str, Any]], *, price: b
             continue
         same = [offer for offer in candidates if _same(term, declared, offer)]
         if not same:
-            shown = {stated(offer, term) for offer in candidates} - {None}
+            if term == "price":  # in the unit compared: dollars, or base units on both sides
+                value = declared[_price_key(declared, candidates[0])]
+                shown = {offer[_price_key(declared, offer)] for offer in candidates}
+            else:
+                shown = {stated(offer, term) for offer in candidates} - {None}
             return Difference(term, value, tuple(sorted(shown, key=str)))
         candidates = same
     return None
@@ -106,11 +113,22 @@ def _same(term: str, declared: dict[str, Any], live: dict[str, Any]) -> bool:
     return _folded(term, str(declared[term])) == _folded(term, str(live.get(term) or ""))
 
 
-def _same_price(declared: dict[str, Any], live: dict[str, Any]) -> bool:
+def _price_key(declared: dict[str, Any], live: dict[str, Any]) -> str | None:
+    """What a price is compared by: ``price_usd`` when both sides have one, else ``amount``
+    when both do, else ``None`` (dollars on one side, base units of an unknown asset on the other)."""
     if declared.get("price_usd") is not None and live.get("price_usd") is not None:
+        return "price_usd"
+    return "amount" if declared.get("amount") is not None and live.get("amount") else None
+
+
+def _same_price(declared: dict[str, Any], live: dict[str, Any]) -> bool:
+    key = _price_key(declared, live)
+    if key is None:
+        return True  # no unit in common: the live price cannot be said to differ
+    if key == "price_usd":
         return abs(declared["price_usd"] - live["price_usd"]) <= PRICE_TOLERANCE
     try:
-        return Decimal(str(declared.get("amount"))) == Decimal(str(live.get("amount")))
+        return Decimal(str(declared["amount"])) == Decimal(str(live["amount"]))
     except (InvalidOperation, ValueError):
         return False
 
