@@ -66,6 +66,27 @@ def test_an_older_file_is_upgraded_in_place_with_its_data(tmp_path):
     assert db.execute("SELECT count(*) FROM listings").fetchone()[0] == 2
 
 
+def test_a_file_of_the_previous_release_keeps_its_checks_and_probes_through_the_rebuilt_views(tmp_path):
+    # m010 drops and rebuilds check_status and endpoint_health over the tables a file already has.
+    path, at = tmp_path / "m009.db", "2025-06-01T00:00:00.000Z"
+    old = Database(path)
+    migrations.apply(old, stop_before="m010_x402_live")
+    old.execute("INSERT INTO listings (origin, status, first_seen_at) VALUES ('old.example', 'listed', ?)", [at])
+    old.execute("INSERT INTO checks (origin, name, status, checked_at) VALUES ('old.example', 'mcp.tools', 'fail', ?)", [at])
+    for role, state in [("mcp", "ok"), ("mcp", "payment_required"), ("x402", "payment_required"), ("x402", "ok")]:
+        old.execute("INSERT INTO endpoint_probes (origin, role, url, state, at) VALUES ('old.example', ?, ?, ?, ?)",
+                    [role, f"https://old.example/{role}", state, at])
+    old.conn.commit()
+    old.close()
+    db = open_db(path)
+    assert schema_version(db) == len(known_names())
+    assert db.execute("SELECT origin, failing_checks, mcp_tools, x402_live_price FROM check_status").fetchall() == [
+        ("old.example", "mcp.tools", "fail", None)]
+    # A stored 402 counts as up for a paid x402 resource only, not for an MCP endpoint.
+    assert db.execute("SELECT role, state, probes, recent_ok FROM endpoint_health ORDER BY role").fetchall() == [
+        ("mcp", "payment_required", 2, 1), ("x402", "ok", 2, 2)]
+
+
 def test_a_reader_never_upgrades_an_older_file(tmp_path):
     path = tmp_path / "old.db"
     _version_one_file(path)
