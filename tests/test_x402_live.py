@@ -229,6 +229,7 @@ def test_each_declared_term_is_compared_in_order_and_the_first_unshared_one_repo
     assert differences([payee], [LIVE]) == [Difference("pay_to", "0x9999", (LIVE["pay_to"],))]
     other_chain = dict(same, network="eip155:137")
     assert differences([other_chain], [LIVE]) == [Difference("network", "eip155:137", ("eip155:8453",))]
+    assert declared_offer({"network": "Base"})["network"] == "eip155:8453"  # a hand-written v1 name
     assert differences([dict(same, price_usd=0.02)], [LIVE]) == [Difference("price", 0.02, (0.01,))]
     assert differences([dict(same, price_usd=0.02)], [LIVE], price=False) == []
     # The copied pattern: a symbol, a price in dollars and an unfilled payee say what they can.

@@ -10,7 +10,7 @@ Terms are compared in the order of :data:`TERMS`, each narrowing the live offers
 share it, so the difference reported is the first term no remaining live offer shares (a
 payee that differs on the right network, rather than every offer on another network):
 
-- ``network``: CAIP-2, x402 v1 names (``base``) read as their CAIP-2 id;
+- ``network``: CAIP-2, x402 v1 names (``base``, case ignored: ``Base``) read as their CAIP-2 id;
 - ``asset``: the contract address (case ignored for ``0x`` addresses); the symbol ``USDC``
   matches any dollar stablecoin agentdex knows;
 - ``scheme``: case ignored; ``pay_to``: the address (case ignored for ``0x`` addresses);
@@ -59,7 +59,7 @@ def declared_offer(item: dict[str, Any], price_usd: float | None = None) -> dict
         price_usd = usd_price(asset, amount, item.get("extra"))
     if price_usd is not None and not math.isfinite(price_usd):
         price_usd = None
-    return {"scheme": _text(item.get("scheme")), "network": V1_NETWORKS.get(network, network) if network else None,
+    return {"scheme": _text(item.get("scheme")), "network": V1_NETWORKS.get(network.lower(), network) if network else None,
             "asset": asset, "amount": amount, "pay_to": _text(item.get("payTo", item.get("address"))),
             "price_usd": price_usd}
 
