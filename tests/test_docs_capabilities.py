@@ -46,11 +46,12 @@ def test_every_consistency_code_and_verdict_is_documented():
 
 
 def test_the_live_402_of_x402_resources_is_documented_with_its_limit_and_health_role():
-    from agentdex.changes import live_price_changes  # noqa: F401 - the event the page names
+    from agentdex.changes import live_price_changes
     from agentdex.crawler import verify_x402
 
     text = page("consistency.md")
-    for word in (verify_x402.NAME, "live_price_changed", "tollgate.test"):
+    [event] = live_price_changes({"https://pay.test/a": 0.01}, {"https://pay.test/a": 0.02})  # the event the page names
+    for word in (verify_x402.NAME, event.kind, "tollgate.test"):
         assert f"`{word}`" in text, word
     assert f"at most {verify_x402.MAX_RESOURCES} resources an origin" in text
     assert all(f"`{method}`" in text for method in verify_x402.METHODS)
