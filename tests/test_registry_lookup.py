@@ -13,11 +13,12 @@ import pytest
 from typer.testing import CliRunner
 
 from agentdex.cli import app
-from agentdex.crawler import discovery
+from agentdex.crawler import crosscheck, discovery
 from agentdex.crawler.crawl import crawl
 from agentdex.db import open_db
 from agentdex.formats import registry_server_json as registry
-from agentdex.models import Listing
+from agentdex.formats.consistency import facts_of
+from agentdex.models import Listing, OriginCrawl
 from agentdex.sampleweb.server import CROSSCHECK_ROOT, SampleWeb
 
 REGISTRY = "https://mcpregistry.test"
@@ -291,3 +292,21 @@ def test_a_registry_answer_on_one_side_only_is_no_event_and_a_new_server_is_one(
     assert registry_changes(None, tally) == [] and registry_changes(tally, None) == [] and registry_changes(tally, tally) == []
     [event] = registry_changes({}, tally)
     assert (event.kind, event.old, event.new, event.subject) == ("registry_changed", {}, tally, "test.pantry/tally")
+
+
+def test_an_unchanged_origin_read_again_compares_the_same_registry_server_as_its_crawl():
+    # An unchanged origin that declares prices has its stored documents read again (its live
+    # 402s may have moved): the registry's answer must be read as the crawl read it, every
+    # page and the server at the manifest's endpoint, or an unchanged recrawl would compare
+    # another server and its disagreements would change with nothing changed.
+    manifest = (CROSSCHECK_ROOT / "regdrift.test" / ".well-known" / "agent-app.json").read_bytes()
+    pages = [json.dumps({"servers": [entry("test.regdrift/archive", "https://mcp.regdrift.test/archive")],
+                         "metadata": {"nextCursor": "2"}}).encode(),
+             json.dumps({"servers": [entry("test.regdrift/tally", "https://mcp.regdrift.test/mcp")]}).encode()]
+    blobs = {"m": manifest, "x": b'{"version": 1, "resources": ["GET /v1/toll"]}', "p1": pages[0], "p2": pages[1]}
+    stored = OriginCrawl("regdrift.test", status="listed", unchanged=True, documents={
+        "agent_app": "m", "x402_discovery": "x", registry.NAME: "p1", registry.PAGE_KINDS[1]: "p2"})
+    reread = crosscheck.reread(stored, blobs.get)
+    crawled = discovery.registry_result(pages, "regdrift.test", reread["agent_app"].listing)
+    assert facts_of(reread[registry.NAME]) == facts_of(crawled)
+    assert facts_of(reread[registry.NAME]).mcp_urls == ("https://mcp.regdrift.test/mcp",)  # tally, not archive

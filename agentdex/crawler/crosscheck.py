@@ -14,6 +14,7 @@ from typing import Callable
 
 from agentdex import formats
 from agentdex.crawler import verify_x402
+from agentdex.crawler.discovery import REGISTRY_KINDS, choose_primary, registry_result
 from agentdex.formats.consistency import Consistency, compare, facts_of
 from agentdex.models import OriginCrawl, ParseResult
 
@@ -42,9 +43,17 @@ def reread(crawl: OriginCrawl, load_blob: Callable[[str], bytes | None]) -> dict
     comparison nothing live can move but the MCP tools, which a changed crawl compares."""
     if not crawl.unchanged or not any(kind in crawl.documents for kind in PRICED):
         return {}
-    kinds = set(formats.MANIFEST_PATHS) | set(formats.DISCOVERY_NAMES)
+    kinds = (set(formats.MANIFEST_PATHS) | set(formats.DISCOVERY_NAMES)) - set(REGISTRY_KINDS)
     bodies = {kind: load_blob(sha) for kind, sha in crawl.documents.items() if kind in kinds}
-    return {kind: formats.get(kind).parse(body, origin=crawl.origin) for kind, body in bodies.items() if body}
+    results = {kind: formats.get(kind).parse(body, origin=crawl.origin) for kind, body in bodies.items() if body}
+    # The registry's answer as the crawl that stored it read it: every page, and the server
+    # chosen by the manifest's endpoints (its first page alone may compare another server).
+    pages = [load_blob(crawl.documents[kind]) for kind in REGISTRY_KINDS if kind in crawl.documents]
+    primary = choose_primary(results)
+    registry = registry_result([p for p in pages if p], crawl.origin, primary.listing if primary else None)
+    if registry is not None:
+        results[registry.format] = registry
+    return results
 
 
 def live_prices(crawl: OriginCrawl) -> dict[str, float]:

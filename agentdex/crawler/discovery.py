@@ -353,15 +353,8 @@ class OriginDiscovery:
                 self._stored[kind] = self.documents[kind] = sha
 
     def _parse_registry(self, listing: Listing | None) -> ParseResult | None:
-        """What the registry lists for the namespace, when it lists a server there (an
-        answer that is no JSON is the registry's failure, not a finding of the origin's)."""
-        pages = [self.bodies[kind] for kind in REGISTRY_KINDS if kind in self.bodies]
-        if not pages:
-            return None
-        endpoints = facts_of(listing).mcp_urls if listing is not None else ()
-        result = registry_format.parse_pages(pages, origin=self.origin, endpoints=endpoints)
-        listed = result.listing is not None or (result.document is not None and result.findings)
-        return result if listed else None
+        return registry_result([self.bodies[kind] for kind in REGISTRY_KINDS if kind in self.bodies],
+                               self.origin, listing)
 
     def _parse_manifests(self) -> dict[str, ParseResult]:
         kinds = list(MANIFEST_PATHS)
@@ -436,6 +429,19 @@ class OriginDiscovery:
         for kind, url in declared.items():
             if not self._has(kind):
                 await self.get(kind, url)
+
+
+def registry_result(pages: list[bytes], origin: str, listing: Listing | None) -> ParseResult | None:
+    """What the registry's answer (its stored pages, in order) lists for the origin's
+    namespace, the server compared chosen by the MCP endpoints ``listing`` names; ``None``
+    when it lists no server there (an answer that is no JSON is the registry's failure, not
+    a finding of the origin's)."""
+    if not pages:
+        return None
+    endpoints = facts_of(listing).mcp_urls if listing is not None else ()
+    result = registry_format.parse_pages(pages, origin=origin, endpoints=endpoints)
+    listed = result.listing is not None or (result.document is not None and result.findings)
+    return result if listed else None
 
 
 def served_fresh(url: str, kind: str, prev: Previous, at: str) -> FetchRecord:
