@@ -97,6 +97,7 @@ ConnectToOpt = Annotated[Optional[list[str]], typer.Option("--connect-to", help=
 CaOpt = Annotated[Optional[Path], typer.Option("--ca-bundle", help="An extra trusted CA (PEM).")]
 DnsOpt = Annotated[Optional[str], typer.Option("--dns-server", help="ADDR:PORT of the resolver for DNS TXT proofs.")]
 ConcOpt = Annotated[int, typer.Option("--concurrency", min=1, max=512, help="Requests in flight at once.")]
+CONCURRENCY = 16  # the default of every command's --concurrency (and of NetworkOptions)
 PrivOpt = Annotated[bool, typer.Option("--allow-private", help="Allow private, loopback and link-local addresses.")]
 RegOpt = Annotated[Optional[str], typer.Option("--registry", help="MCP registry API base for registry proofs and crawl --registry-lookup (default https://registry.modelcontextprotocol.io).")]
 DeadlineOpt = Annotated[float, typer.Option("--timeout", min=0.5, max=600, help="Total seconds one request may take (connect, TLS, redirects, body).")]
@@ -206,7 +207,7 @@ def crawl(
     origins: Annotated[Optional[list[str]], typer.Argument(help="Hosts or https URLs. None: recrawl every known origin.")] = None,
     seeds: Annotated[Optional[Path], typer.Option("--seeds", help="A file with one origin per line (# comments).")] = None,
     db: DbOpt = None, connect_to: ConnectToOpt = None, ca_bundle: CaOpt = None, dns_server: DnsOpt = None,
-    concurrency: ConcOpt = 16, allow_private: PrivOpt = False, registry: RegOpt = None,
+    concurrency: ConcOpt = CONCURRENCY, allow_private: PrivOpt = False, registry: RegOpt = None,
     timeout: DeadlineOpt = 15.0,
     no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip verification checks.")] = False,
     due: Annotated[bool, typer.Option("--due", help="Crawl only the known origins whose next-due time has passed, most overdue first.")] = False,
@@ -272,7 +273,7 @@ def _nothing_due(db, as_json: bool) -> None:
 def verify(
     origins: Annotated[list[str], typer.Argument(help="Origins already in the catalogue (or new ones).")],
     db: DbOpt = None, connect_to: ConnectToOpt = None, ca_bundle: CaOpt = None, dns_server: DnsOpt = None,
-    concurrency: ConcOpt = 16, allow_private: PrivOpt = False, registry: RegOpt = None,
+    concurrency: ConcOpt = CONCURRENCY, allow_private: PrivOpt = False, registry: RegOpt = None,
     timeout: DeadlineOpt = 15.0, as_json: JsonOpt = False,
 ) -> None:
     """Re-check every claim the listings make (their manifests are fetched conditionally)."""
@@ -426,13 +427,13 @@ def plan(
 @app.command()
 def tui(
     db: DbOpt = None, connect_to: ConnectToOpt = None, ca_bundle: CaOpt = None, dns_server: DnsOpt = None,
-    concurrency: ConcOpt = 16, allow_private: PrivOpt = False, registry: RegOpt = None,
+    concurrency: ConcOpt = CONCURRENCY, allow_private: PrivOpt = False, registry: RegOpt = None,
 ) -> None:
     """Browse the catalogue in a terminal UI: search, filter, inspect, verify, plan, crawl.
     The network options apply to re-verify, re-crawl and feedback started from the TUI."""
     from agentdex.tui.app import run_tui
 
-    given = connect_to or ca_bundle or dns_server or allow_private or registry or concurrency != 16
+    given = connect_to or ca_bundle or dns_server or allow_private or registry or concurrency != CONCURRENCY
     # Without network options the app builds its defaults when a crawl first needs them:
     # importing the crawler here would hold back the first paint.
     run_tui(db_path(db), network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry)
