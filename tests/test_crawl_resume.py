@@ -8,7 +8,6 @@ same origins that was never interrupted (run at the same time into another file)
 
 from __future__ import annotations
 
-import os
 import signal
 import sqlite3
 import subprocess
@@ -20,13 +19,13 @@ import pytest
 
 from agentdex.db import get_listing, open_db
 from agentdex.sampleweb.server import SampleWeb
+from tests.conftest import cli_env
 
 # With --concurrency 1 the origins are crawled in this order: four are done when
 # t-delay.test starts its 1-second wait, and that is when the crawl is killed.
 ORIGINS = ["pantry.test", "quillnotes.test", "ledgerline.test", "badmanifest.test", "t-delay.test",
            "tidewater.test", "vault.test", "notmcp.test", "wrongtype.test", "driftwood.test", "loop.test"]
 DONE_BEFORE_KILL = 4
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +35,7 @@ def web():
 
 
 def agentdex(web: SampleWeb, db: Path, *args: str) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("AGENTDEX_DB", None)
+    env = cli_env()
     command = [sys.executable, "-m", "agentdex", "crawl", "--db", str(db), *web.cli_args(),
                "--registry", "https://registry.test", *args]
     return subprocess.Popen(command, cwd=db.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
