@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from agentdex import formats
 from agentdex.formats import a2a_card, ai_catalog, api_catalog, server_card, server_json, x402_discovery
 from agentdex.formats._discovery import auth_words, normalise_url, resolve
 
@@ -189,3 +190,15 @@ def test_a_registry_api_answer_is_read_as_its_server_json():
     wrapped = server_json.validate_document({"server": server, "_meta": {"io.modelcontextprotocol.registry/official": {}}})
     assert bare.valid and wrapped.valid and wrapped.findings == bare.findings == []
     assert wrapped.listing.mcp_url == bare.listing.mcp_url == "https://mcp.tidewater.test/mcp"
+
+
+# The registry's answer is left out: it is the registry's document, listing other namespaces
+# too, and a quirk of its JSON is no finding of the origin's.
+@pytest.mark.parametrize("name", sorted(set(formats.DISCOVERY_NAMES) - {"registry_server_json"}))
+def test_a_repeated_key_in_a_discovery_document_is_a_warning_and_the_last_value_counts(name):
+    # As in the manifest formats: a reader that kept the first value would see another document.
+    module = formats.get(name)
+    result = module.parse(b'{"name": "first", "name": "second"}', origin="pantry.test")
+    duplicates = [f for f in result.findings if f.code == "duplicate_key"]
+    assert [f.severity for f in duplicates] == ["warning"] and "last" in duplicates[0].message
+    assert result.document["name"] == "second"

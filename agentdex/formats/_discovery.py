@@ -39,12 +39,15 @@ DEFAULT_PORTS = {"https": 443, "http": 80}
 def read_document(data: bytes, validate: Callable[..., ParseResult], *, name: str, what: str,
                   max_bytes: int, origin: str | None) -> ParseResult:
     """Decode ``data`` as a JSON object of at most ``max_bytes`` and hand it to ``validate``
-    (a format's ``validate_document``); bytes that decode to no object give a result of
-    format ``name`` without a listing, its findings saying why."""
+    (a format's ``validate_document``), the decoder's warnings (a repeated key) first among
+    its findings; bytes that decode to no object give a result of format ``name`` without a
+    listing, its findings saying why."""
     doc, problems = load_json(data, max_bytes=max_bytes, what=what)
     if doc is None:
         return ParseResult(name, None, problems)
-    return validate(doc, origin=origin)
+    result = validate(doc, origin=origin)
+    result.findings[:0] = problems  # a repeated key: the last value counts, and the finding says so
+    return result
 
 
 def auth_word(value: Any) -> str | None:
