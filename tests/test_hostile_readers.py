@@ -40,13 +40,15 @@ async def test_the_tui_reading_during_a_crawl_sees_only_whole_origins(tmp_path, 
     with SampleWeb(synthetic=SYNTHETIC) as web:
         hosts = web.synthetic.hosts
         origins = [*hosts[:SYNTHETIC // 2], PAUSE, *hosts[SYNTHETIC // 2:]]
-        crawl = subprocess.Popen([sys.executable, "-m", "agentdex", "crawl", "--db", str(path), *web.cli_args(),
-                                  "--concurrency", "1", *origins],
-                                 env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         app = make_app(path, web.network_options())
         notes: list[str] = []
         app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
         async with app.run_test(size=SIZE) as pilot:
+            # Started once the app is up: the crawl's 1 s rest half-way must come while the app
+            # reads (started before it, a fast crawl could be over before the app's first read).
+            crawl = subprocess.Popen([sys.executable, "-m", "agentdex", "crawl", "--db", str(path),
+                                      *web.cli_args(), "--concurrency", "1", *origins],
+                                     env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             while crawl.poll() is None:
                 await pilot.press("f5")
                 await settle(pilot, rounds=2)
