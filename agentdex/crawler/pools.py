@@ -87,8 +87,7 @@ def guarded_transport(context: ssl.SSLContext, backend: GuardedBackend, connecti
     """An HTTP/1.1 transport for one host whose every connection goes through ``backend``
     (the address guard and ``--connect-to``), verifying TLS with ``context``; no
     environment, no proxies; at most ``connections`` kept alive."""
-    context.set_alpn_protocols(["http/1.1"])
-    return HostTransport(context, backend, connections)
+    return HostTransport(context, backend, connections)  # ALPN http/1.1 is set where the context is built
 
 
 async def release(response: httpx.Response, method: str) -> None:
