@@ -6,8 +6,9 @@ them equal). The verifier (:mod:`agentdex.crawler.verify`) runs one runner per g
 order of :data:`GROUPS`, and a runner emits only the checks of its group.
 
 A check is stored as ``{name, status, detail}``; ``status`` is one of :data:`STATUSES`.
-The names are a stable contract (DESIGN.md): add checks, never rename one. A new check also
-needs a column in the ``check_status`` view, which only a new migration can add.
+The names are a stable contract (DESIGN.md): add checks, never rename one. A new check is
+one entry here and its runner's result: the ``check_status`` view gets its column when a
+writer next opens the catalogue (:mod:`agentdex.db.views`).
 
 Plain data, importing nothing of agentdex, so the docs and Datasette read it without the
 crawler.

@@ -14,6 +14,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from agentdex.db.migrations import MIGRATION_SET, applied_names, known_names, migrate
+from agentdex.db.views import sync_views
 from agentdex.errors import DatabaseError
 
 BUSY_TIMEOUT_SECONDS = 30.0
@@ -34,6 +35,7 @@ def open_db(path: str | Path, *, readonly: bool = False) -> Database:
         _check_schema(db, path, readonly=readonly)
         if not readonly:
             migrate(db)
+            sync_views(db)
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise DatabaseError(f"{path} is not an SQLite database agentdex can use: {exc}") from exc

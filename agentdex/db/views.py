@@ -1,0 +1,61 @@
+"""Views built from the code's catalogues each time a writer opens the catalogue.
+
+``check_status`` has one column per verification check. The checks live in one catalogue
+(:mod:`agentdex.checks`); building the view from it when the file is opened for writing means
+a new check is one catalogue entry and one runner, not also a migration. Migrations still
+create the tables (and the views as they stood then, so an upgrade replays history); this
+module only replaces a view whose SQL differs from what the catalogue asks for. Readers never
+write: a file that no writer has opened since a check was added keeps its old view until the
+next crawl, verify or import opens it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlite_utils import Database
+
+from agentdex import checks
+
+
+def check_status_sql(names: Iterable[str]) -> str:
+    """``CREATE VIEW check_status``: a listing a row, a column per check (dots become
+    underscores) holding that check's status, and the failing checks' names together."""
+    pivot = ",\n".join(f"  max(CASE c.name WHEN '{name}' THEN c.status END) AS {name.replace('.', '_')}"
+                       for name in names)
+    return f"""CREATE VIEW check_status AS
+SELECT l.origin, l.name, l.format, l.status, l.checks_passed, l.checks_failed,
+  group_concat(CASE c.status WHEN 'fail' THEN c.name END, ', ') AS failing_checks,
+{pivot}
+FROM listings l LEFT JOIN checks c ON c.origin = l.origin
+GROUP BY l.origin"""
+
+
+def wanted_views() -> dict[str, str]:
+    """Each catalogue-built view's name and the SQL that creates it from the code of now."""
+    return {"check_status": check_status_sql(checks.CHECKS)}
+
+
+def sync_views(db: Database) -> list[str]:
+    """Replace every catalogue-built view whose stored SQL is not what the code asks for, in
+    one transaction; return the names replaced (none when the file is up to date)."""
+    stale = {name: sql for name, sql in wanted_views().items() if _stored_sql(db, name) != sql}
+    if not stale:
+        return []
+    # Python's sqlite3 opens no transaction for DDL by itself: ask for one, so that two
+    # writers opening the file at once replace the view once and a reader never sees none.
+    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        for name, sql in stale.items():
+            db.conn.execute(f"DROP VIEW IF EXISTS {name}")
+            db.conn.execute(sql)
+    except BaseException:
+        db.conn.rollback()
+        raise
+    db.conn.execute("COMMIT")
+    return list(stale)
+
+
+def _stored_sql(db: Database, name: str) -> str | None:
+    row = db.conn.execute("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?", (name,)).fetchone()
+    return row[0] if row else None
