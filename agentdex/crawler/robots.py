@@ -8,7 +8,9 @@ Public API::
         :data:`ROBOTS_MAX_BYTES` that keeps the prefix of a longer file).
     await cache.check(url) -> RobotsVerdict(allowed: bool, origin: str, note: str | None)
     cache.entry(origin) -> RobotsEntry | None   (the robots fetch record and its note)
-    cache.seed(record)   reuse a robots.txt fetched by an earlier crawl (entry.reused is True)
+    cache.offer(origin, stored)   ``stored() -> FetchRecord | None``: a robots.txt an earlier
+        crawl kept, used (entry.reused is True) instead of fetching when the origin's
+        robots.txt is first needed, by discovery or verification alike
     cache.forget(origin)   drop an origin's entry (the crawl is done with it)
     RobotsRules.parse(body, agent).allows(url) -> bool   the decision itself, no IO
     robots_exempt(url) -> bool   paths robots.txt does not govern for agentdex
@@ -79,6 +81,7 @@ _TOKEN_RE = re.compile(r"\*|[A-Za-z_-]+")
 _OTHER_AGENT = "-other"  # stands for every agent that is not us: can never match our token
 
 RobotsFetch = Callable[[str], Awaitable[FetchRecord]]
+StoredRobots = Callable[[], FetchRecord | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,24 +183,24 @@ class RobotsCache:
         self.agent_token = agent_token
         self._entries: dict[str, RobotsEntry] = {}
         self._locks: dict[str, anyio.Lock] = {}
+        self._offers: dict[str, StoredRobots] = {}
 
     def entry(self, origin: str) -> RobotsEntry | None:
         """The cached entry for an origin (``https://host``), if robots.txt was fetched."""
         return self._entries.get(origin.lower())
 
-    def seed(self, record: FetchRecord) -> None:
-        """Use ``record`` (a robots.txt an earlier crawl fetched, see :func:`reusable`) for
-        its origin instead of fetching robots.txt again."""
-        origin = origin_of(record.url)
-        entry = _entry_from(origin, record, self.agent_token)
-        entry.reused = True
-        self._entries[origin] = entry
+    def offer(self, origin: str, stored: StoredRobots) -> None:
+        """Before fetching ``origin``'s robots.txt, ask ``stored()`` for one an earlier crawl
+        kept (see :func:`reusable`); asked only when robots.txt is needed at all, so an
+        origin served wholly from freshness reads nothing."""
+        self._offers[origin.lower()] = stored
 
     def forget(self, origin: str) -> None:
         """Drop an origin's entry once the crawl is done with it, so a crawl of 100,000
         origins does not keep 100,000 parsed robots.txt files (asked again if needed)."""
         key = origin.lower()
         self._entries.pop(key, None)
+        self._offers.pop(key, None)
         lock = self._locks.get(key)
         if lock is not None and not lock.locked():
             del self._locks[key]
@@ -232,10 +235,18 @@ class RobotsCache:
         lock = self._locks[origin]
         async with lock:
             if origin not in self._entries:
-                record = await self._fetch(f"{origin}/robots.txt")
-                # Parsing 500 KiB takes a while: off the event loop.
-                self._entries[origin] = await anyio.to_thread.run_sync(_entry_from, origin, record, self.agent_token)
+                self._entries[origin] = await self._load(origin)
             return self._entries[origin]
+
+    async def _load(self, origin: str) -> RobotsEntry:
+        """The stored robots.txt offered for ``origin``, else a fetched one, parsed."""
+        offered = self._offers.pop(origin, None)
+        stored = offered() if offered is not None else None
+        record = stored if stored is not None else await self._fetch(f"{origin}/robots.txt")
+        # Parsing 500 KiB takes a while: off the event loop.
+        entry = await anyio.to_thread.run_sync(_entry_from, origin, record, self.agent_token)
+        entry.reused = stored is not None
+        return entry
 
 
 async def _pace(entry: RobotsEntry, delay: float) -> None:
