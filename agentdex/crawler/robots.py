@@ -65,6 +65,9 @@ from agentdex.models import FetchRecord
 
 PRODUCT_TOKEN = "agentdex"  # the User-Agent's first word, and the token robots.txt names agentdex by
 ROBOTS_MAX_BYTES = 500 * 1024  # RFC 9309 2.5: parse at least the first 500 KiB
+# Above this many bytes of rules, a decision takes milliseconds (Protego tries the rules
+# in turn): it is made off the event loop. Below, a thread hop would cost more than it saves.
+ROBOTS_HEAVY_BYTES = 64 * 1024
 CRAWL_DELAY_MAX = 10.0  # seconds; an origin asking for more is not crawled past its manifests
 # robots.txt unreachable: assume complete disallow. (A name that does not resolve or an
 # address the guard refuses is not among them: the document's own fetch fails the same way,
@@ -100,6 +103,7 @@ class RobotsRules:
     agent: str
     parser: Protego
     truncated: bool = False  # longer than ROBOTS_MAX_BYTES: only its prefix was read
+    heavy: bool = False  # more than ROBOTS_HEAVY_BYTES of rules
 
     @classmethod
     def parse(cls, body: bytes | str, agent: str = PRODUCT_TOKEN) -> RobotsRules:
@@ -111,7 +115,7 @@ class RobotsRules:
             data = data[:ROBOTS_MAX_BYTES].rpartition(b"\n")[0]
         text = data.decode("utf-8-sig", errors="replace")
         agent = agent.strip().lower()
-        return cls(agent, Protego.parse(_for_agent(text, agent)), truncated)
+        return cls(agent, Protego.parse(_for_agent(text, agent)), truncated, len(data) > ROBOTS_HEAVY_BYTES)
 
     def allows(self, url: str) -> bool:
         """Whether robots.txt lets ``agent`` fetch ``url`` (longest match, RFC 9309 2.2.2)."""
@@ -216,7 +220,7 @@ class RobotsCache:
             return RobotsVerdict(False, origin, entry.note)
         if entry.rules is None:
             return RobotsVerdict(True, origin, entry.note)
-        if not entry.rules.allows(url):
+        if not await _allows(entry.rules, url):
             return RobotsVerdict(False, origin, entry.note)
         delay = entry.rules.crawl_delay()
         if delay > CRAWL_DELAY_MAX:
@@ -247,6 +251,12 @@ class RobotsCache:
         entry = await anyio.to_thread.run_sync(_entry_from, origin, record, self.agent_token)
         entry.reused = stored is not None
         return entry
+
+
+async def _allows(rules: RobotsRules, url: str) -> bool:
+    if rules.heavy:
+        return await anyio.to_thread.run_sync(rules.allows, url)
+    return rules.allows(url)
 
 
 async def _pace(entry: RobotsEntry, delay: float) -> None:
