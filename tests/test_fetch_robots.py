@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from freshweb import manifest
 from netfixtures import Reply, Request, TLSServer, json_reply, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 from agentdex.crawler.crawl import NetworkOptions, crawl
@@ -102,20 +103,16 @@ WELL_KNOWN_ONLY = "User-agent: *\nDisallow: /\nAllow: /.well-known/\n"
 
 
 def _app_manifest(host: str) -> dict:
-    return {
-        "agent_app": "1", "name": "Tidewatch", "one_liner": "Tide times and surf forecasts for any beach.",
-        "description": "Tidewatch answers questions about tides and surf; the server runs no language model.",
-        "homepage": f"https://{host}/",
-        "guide": {"url": f"https://{host}/docs/guide.md", "llms_txt": f"https://{host}/llms.txt"},
-        "skill": {"url": f"https://{host}/SKILL.md"},
-        "categories": ["travel"], "pricing": "free",
-        "publisher": {"name": "Tidewatch", "contact": "mailto:hello@tidewatch.example.org"},
-    }
+    """freshweb's manifest, with a guide, llms.txt and SKILL.md that wildcard rules can match."""
+    doc = {**manifest(host), "guide": {"url": f"https://{host}/docs/guide.md", "llms_txt": f"https://{host}/llms.txt"},
+           "skill": {"url": f"https://{host}/SKILL.md"}}
+    del doc["http"]
+    return doc
 
 
 def _serve_site(server: TLSServer) -> None:
     """Every host: the manifest above, its guide, llms.txt, SKILL.md and an A2A agent card."""
-    async def manifest(request: Request) -> Reply:
+    async def serve_manifest(request: Request) -> Reply:
         return json_reply(_app_manifest(request.host))
 
     async def text(request: Request) -> Reply:
@@ -124,7 +121,7 @@ def _serve_site(server: TLSServer) -> None:
     async def card(request: Request) -> Reply:
         return json_reply({"name": "Tidewatch", "url": f"https://{request.host}/a2a", "version": "1.0"})
 
-    server.routes.update({"/.well-known/agent-app.json": manifest, "/docs/guide.md": text, "/llms.txt": text,
+    server.routes.update({"/.well-known/agent-app.json": serve_manifest, "/docs/guide.md": text, "/llms.txt": text,
                           "/SKILL.md": text, "/.well-known/agent-card.json": card})
 
 

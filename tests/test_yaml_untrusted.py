@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from freshweb import manifest
 from netfixtures import Reply, Request, TLSServer, json_reply, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 from agentdex.crawler.crawl import NetworkOptions, crawl
@@ -80,14 +81,8 @@ def test_a_one_megabyte_openapi_yaml_parses_within_the_limits() -> None:
 # --- end to end: the http.openapi check of a crawl ----------------------------------------------
 
 def _manifest(host: str) -> dict:
-    return {
-        "agent_app": "1", "name": "Tidewatch", "one_liner": "Tide times and surf forecasts for any beach.",
-        "description": "Tidewatch answers questions about tides and surf; the server runs no language model.",
-        "homepage": f"https://{host}/", "guide": {"url": f"https://{host}/guide.md"},
-        "http": {"base": f"https://{host}/json", "openapi": f"https://{host}/openapi.yaml"},
-        "categories": ["travel"], "pricing": "free",
-        "publisher": {"name": "Tidewatch", "contact": "mailto:hello@tidewatch.example.org"},
-    }
+    """freshweb's manifest, declaring an OpenAPI document."""
+    return {**manifest(host), "http": {"base": f"https://{host}/json", "openapi": f"https://{host}/openapi.yaml"}}
 
 
 def test_the_openapi_check_reports_a_bomb_and_passes_a_real_document(tls_server: TLSServer, tmp_path, shared) -> None:  # noqa: F811
@@ -95,7 +90,7 @@ def test_the_openapi_check_reports_a_bomb_and_passes_a_real_document(tls_server:
                  "pets.sample.test": (shared / "realworld" / "openapi" / PETSTORE).read_bytes(),
                  "big.sample.test": big_openapi(4000).encode()}
 
-    async def manifest(request: Request) -> Reply:
+    async def serve_manifest(request: Request) -> Reply:
         return json_reply(_manifest(request.host))
 
     async def openapi(request: Request) -> Reply:
@@ -104,7 +99,7 @@ def test_the_openapi_check_reports_a_bomb_and_passes_a_real_document(tls_server:
     async def guide(request: Request) -> Reply:
         return Reply(200, b"# Tidewatch\n", content_type="text/markdown")
 
-    tls_server.routes.update({"/.well-known/agent-app.json": manifest, "/openapi.yaml": openapi, "/guide.md": guide})
+    tls_server.routes.update({"/.well-known/agent-app.json": serve_manifest, "/openapi.yaml": openapi, "/agent.md": guide})
     db = open_db(tmp_path / "catalogue.db")
     net = NetworkOptions(connect_to=tls_server.connect_to, ca_bundle=tls_server.ca_path)
     asyncio.run(crawl(db, list(documents), net, verify=True))

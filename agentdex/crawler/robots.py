@@ -131,7 +131,8 @@ class RobotsRules:
 
 def _for_agent(text: str, agent: str) -> str:
     """``text`` with RFC 9309's group rules settled for ``agent`` (see the module docstring)."""
-    return "\n".join(line for line in map(lambda raw: _settle(raw, agent), text.splitlines()) if line is not None)
+    settled = (_settle(line, agent) for line in text.splitlines())
+    return "\n".join(line for line in settled if line is not None)
 
 
 def _settle(line: str, agent: str) -> str | None:
