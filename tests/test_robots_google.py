@@ -42,6 +42,9 @@ def test_a_group_is_chosen_by_the_whole_product_token() -> None:
     assert decide(rules, "agentdex", "https://a.test/page") is True  # "agent" is another crawler
     assert decide(rules, "agentdex", "https://a.test/private/x") is False
     assert decide(rules, "agent", "https://a.test/page") is False
+    # The token is read up to the first character a token cannot hold; "*bot" is no "*".
+    assert decide("User-agent: AgentDex/1.0\nDisallow: /\n", "agentdex", "https://a.test/page") is False
+    assert decide("User-agent: *bot\nDisallow: /\n", "agentdex", "https://a.test/page") is True
 
 
 def test_groups_of_the_same_agent_are_merged() -> None:

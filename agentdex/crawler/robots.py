@@ -80,7 +80,7 @@ REUSE_MAX_SECONDS = 24 * 3600
 _RECORDS = frozenset({"user-agent", "allow", "disallow", "sitemap", "crawl-delay", "host", "request-rate",
                       "visit-time"})
 _NAMED_LINE_RE = re.compile(r"^\s*([A-Za-z-]+)\s*:(.*)$", re.S)
-_TOKEN_RE = re.compile(r"\*|[A-Za-z_-]+")
+_TOKEN_RE = re.compile(r"[A-Za-z_-]+")
 _OTHER_AGENT = "-other"  # stands for every agent that is not us: can never match our token
 
 RobotsFetch = Callable[[str], Awaitable[FetchRecord]]
@@ -146,9 +146,11 @@ def _settle(line: str, agent: str) -> str | None:
         return None
     if name != "user-agent":
         return line
-    token = _TOKEN_RE.match(match.group(2).strip())
-    value = token.group(0).lower() if token else ""
-    return f"user-agent: {value if value in ('*', agent) else _OTHER_AGENT}"
+    value = match.group(2).strip()
+    if value.split(" ", 1)[0] == "*":
+        return "user-agent: *"
+    token = _TOKEN_RE.match(value)
+    return f"user-agent: {agent if token and token.group(0).lower() == agent else _OTHER_AGENT}"
 
 
 @dataclass(slots=True)
