@@ -27,11 +27,11 @@ from freshweb import FOUND, PATHS, db, web  # noqa: F401 (fixtures)
 HOUR = 3600.0
 
 
-def run(db, web: SampleWeb, hosts: list[str], *, later: float = 0.0, **policy):
+def run(db, web: SampleWeb, hosts: list[str], *, later: float = 0.0, verify: bool = False, **policy):
     """One crawl of ``hosts``; ``later``: judge freshness that many seconds from now."""
     web.requests_log.clear()
     now = time.time() + later if later else None
-    return asyncio.run(crawl(db, hosts, web.network_options(), verify=False, policy=Policy(**policy), now=now))
+    return asyncio.run(crawl(db, hosts, web.network_options(), verify=verify, policy=Policy(**policy), now=now))
 
 
 def asked(web: SampleWeb, host: str) -> list[str]:
@@ -63,11 +63,20 @@ def test_a_fresh_answer_is_not_asked_again_and_the_snapshot_says_so(db, web):
 def test_a_stale_answer_is_asked_conditionally(db, web):
     run(db, web, ["fresh.test"])
     stale = run(db, web, ["fresh.test"], later=HOUR + 1)
-    assert sorted(asked(web, "fresh.test")) == sorted(PATHS)  # robots.txt is reused for a day
+    # robots.txt (a 404 with the host's max-age=3600) went stale with the rest: asked too.
+    assert sorted(asked(web, "fresh.test")) == sorted([*PATHS, "/robots.txt"])
     # A 404 has no validators to revalidate with: it is fetched again.
     assert obtained(db, stale.crawl_id) == {p.lstrip("/"): "revalidated" if p in FOUND else "fetched" for p in PATHS}
     # The 304s renewed the freshness: asked again only an hour after them.
     assert run(db, web, ["fresh.test"]).requests == 0
+
+
+def test_a_fresh_robots_txt_is_not_asked_again_by_verification_either(db, web):
+    run(db, web, ["fresh.test"], verify=True)
+    run(db, web, ["fresh.test"], verify=True)
+    # The documents are fresh; the checks still probe the homepage and the HTTP base, under
+    # the robots.txt the first crawl stored.
+    assert sorted(asked(web, "fresh.test")) == ["/", "/v1"]
 
 
 def test_an_answer_about_to_go_stale_is_asked_now(db, web):
@@ -100,7 +109,7 @@ def test_no_cache_no_store_and_no_lifetime_mean_asked_every_time(db, web, host):
 def test_must_revalidate_is_used_while_fresh_and_asked_once_stale(db, web):
     run(db, web, ["mustrevalidate.test"])
     assert run(db, web, ["mustrevalidate.test"]).requests == 0
-    assert run(db, web, ["mustrevalidate.test"], later=HOUR + 1).requests == len(PATHS)
+    assert run(db, web, ["mustrevalidate.test"], later=HOUR + 1).requests == len(PATHS) + 1  # robots.txt too
 
 
 def test_the_ceiling_caps_a_year_long_lifetime(db, web):
@@ -108,7 +117,8 @@ def test_the_ceiling_caps_a_year_long_lifetime(db, web):
         run(db, web, [host])
         assert run(db, web, [host], later=23 * HOUR).requests == 0
         assert sorted(asked(web, host)) == []
-        assert run(db, web, [host], later=24 * HOUR + 1).requests == len(PATHS)
+        # robots.txt as well: RFC 9309 (2.4) reuses it for a day at most, whatever its lifetime.
+        assert run(db, web, [host], later=24 * HOUR + 1).requests == len(PATHS) + 1
         # --max-fresh lowers the ceiling (and 0 asks every time).
         assert run(db, web, [host], later=601, ceiling=600).requests == len(PATHS)
         assert run(db, web, [host], ceiling=0).requests == len(PATHS)

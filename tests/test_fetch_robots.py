@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
-from netfixtures import TLSServer, tls_ca, tls_server, tls_server_session  # noqa: F401
+import asyncio
 
+import pytest
+from freshweb import manifest
+from netfixtures import Reply, Request, TLSServer, json_reply, tls_ca, tls_server, tls_server_session  # noqa: F401
+
+from agentdex.crawler.crawl import NetworkOptions, crawl
 from agentdex.crawler.fetch import Fetcher
-from agentdex.crawler.robots import robots_exempt
+from agentdex.crawler.robots import ROBOTS_MAX_BYTES, robots_exempt
+from agentdex.db import open_db
 
 CAP = 64 * 1024
 RULES = "User-agent: otherbot\nDisallow: /\n\nUser-agent: agentdex\nDisallow: /private\n"
@@ -89,3 +94,68 @@ async def test_a_forgotten_origin_asks_robots_txt_again(tls_server: TLSServer) -
         refused = await f.fetch("https://r.sample.test/private/x", kind="test", max_bytes=CAP)
     assert tls_server.hit_count("r.sample.test", "/robots.txt") == 2
     assert refused.error_code == "robots"
+
+
+# --- a whole crawl against wildcard rules ---------------------------------------------------------
+
+WILDCARDS = "User-agent: *\nDisallow: /*.md$\nDisallow: /llms*\n"
+WELL_KNOWN_ONLY = "User-agent: *\nDisallow: /\nAllow: /.well-known/\n"
+
+
+def _app_manifest(host: str) -> dict:
+    """freshweb's manifest, with a guide, llms.txt and SKILL.md that wildcard rules can match."""
+    doc = {**manifest(host), "guide": {"url": f"https://{host}/docs/guide.md", "llms_txt": f"https://{host}/llms.txt"},
+           "skill": {"url": f"https://{host}/SKILL.md"}}
+    del doc["http"]
+    return doc
+
+
+def _serve_site(server: TLSServer) -> None:
+    """Every host: the manifest above, its guide, llms.txt, SKILL.md and an A2A agent card."""
+    async def serve_manifest(request: Request) -> Reply:
+        return json_reply(_app_manifest(request.host))
+
+    async def text(request: Request) -> Reply:
+        return Reply(200, b"# Tidewatch\n\nAsk for a beach and a date.\n", content_type="text/markdown")
+
+    async def card(request: Request) -> Reply:
+        return json_reply({"name": "Tidewatch", "url": f"https://{request.host}/a2a", "version": "1.0"})
+
+    server.routes.update({"/.well-known/agent-app.json": serve_manifest, "/docs/guide.md": text, "/llms.txt": text,
+                          "/SKILL.md": text, "/.well-known/agent-card.json": card})
+
+
+def test_a_crawl_requests_nothing_wildcard_rules_disallow(tls_server: TLSServer, tmp_path) -> None:  # noqa: F811
+    _serve_site(tls_server)
+    tls_server.robots.update({"md.sample.test": WILDCARDS, "wk.sample.test": WELL_KNOWN_ONLY})
+    net = NetworkOptions(connect_to=tls_server.connect_to, ca_bundle=tls_server.ca_path)
+    db = open_db(tmp_path / "catalogue.db")
+    asyncio.run(crawl(db, ["md.sample.test", "wk.sample.test", "open.sample.test"], net, verify=False))
+    asked = {host: {p for (h, p), n in tls_server.hits.items() if h == host and n} for host in
+             ("md.sample.test", "wk.sample.test", "open.sample.test")}
+    # The control origin without robots.txt: every document is read.
+    assert {"/docs/guide.md", "/llms.txt", "/SKILL.md", "/.well-known/agent-card.json"} <= asked["open.sample.test"]
+    # /*.md$ and /llms*: neither the guide, llms.txt nor SKILL.md; the rest as usual.
+    assert not asked["md.sample.test"] & {"/docs/guide.md", "/llms.txt", "/SKILL.md"}
+    assert "/.well-known/agent-card.json" in asked["md.sample.test"]
+    # Disallow: / with Allow: /.well-known/ (longest match): the discovery documents, nothing else.
+    assert "/.well-known/agent-card.json" in asked["wk.sample.test"]
+    assert all(p.startswith("/.well-known/") or p == "/robots.txt" for p in asked["wk.sample.test"])
+    refused = db.execute("SELECT url FROM snapshots WHERE error_code = 'robots' ORDER BY url").fetchall()
+    assert {u for (u,) in refused} >= {"https://md.sample.test/docs/guide.md", "https://wk.sample.test/llms.txt"}
+
+
+def test_a_robots_txt_longer_than_500_kib_is_obeyed_in_its_prefix(tls_server: TLSServer) -> None:  # noqa: F811
+    filler = "# " + "x" * 97 + "\n"
+    body = "User-agent: *\nDisallow: /private\n" + filler * (ROBOTS_MAX_BYTES // len(filler) + 50) + "Disallow: /json\n"
+    tls_server.robots["long.sample.test"] = body
+    async def fetch_both() -> tuple:
+        async with make_fetcher(tls_server) as f:
+            refused = await f.fetch("https://long.sample.test/private/x", kind="test", max_bytes=CAP)
+            allowed = await f.fetch("https://long.sample.test/json", kind="test", max_bytes=CAP)
+            return refused, allowed, f.robots.entry("https://long.sample.test")
+    refused, allowed, entry = asyncio.run(fetch_both())
+    assert refused.error_code == "robots" and tls_server.hit_count("long.sample.test", "/private/x") == 0
+    assert allowed.ok  # its rule lies past the first 500 KiB
+    assert entry is not None and entry.record.ok and "500 KiB" in (entry.note or "")
+    assert len(entry.record.body or b"") == ROBOTS_MAX_BYTES + 1  # the rest was never read

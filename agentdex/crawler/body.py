@@ -2,10 +2,11 @@
 
 Public API::
 
-    await read_capped(response: httpx.Response, max_bytes: int) -> bytes
+    await read_capped(response: httpx.Response, max_bytes: int, *, prefix: bool = False) -> bytes
         the decoded body; FetchError("too_large") as soon as it would pass ``max_bytes``
         (or when Content-Length announces more), FetchError("decoding") for a bad or
-        unexpected Content-Encoding.
+        unexpected Content-Encoding. ``prefix=True``: a longer body is cut to its first
+        ``max_bytes`` instead (robots.txt: RFC 9309 reads a prefix), and the rest is not read.
 
 The cap counts decoded bytes and decoding is bounded: each step inflates at most the room
 left under the cap, so a gzip bomb costs ``max_bytes`` of memory, not its inflated size.
@@ -22,16 +23,19 @@ import httpx
 from agentdex.errors import FetchError
 
 
-async def read_capped(response: httpx.Response, max_bytes: int) -> bytes:
-    """The decoded body, refusing (``too_large``) as soon as it would exceed ``max_bytes``."""
+async def read_capped(response: httpx.Response, max_bytes: int, *, prefix: bool = False) -> bytes:
+    """The decoded body, refusing (``too_large``) as soon as it would exceed ``max_bytes``;
+    with ``prefix``, its first ``max_bytes`` bytes instead."""
     announced = response.headers.get("content-length", "").strip()
-    if announced.isdigit() and int(announced) > max_bytes:
+    if announced.isdigit() and int(announced) > max_bytes and not prefix:
         raise FetchError("too_large", f"The answer announces {announced} bytes, above the {max_bytes}-byte cap.")
     inflater = _Inflater(response.headers.get("content-encoding", ""))
     body = bytearray()
     async for raw in response.aiter_raw():
         body += inflater.feed(raw, room=max_bytes - len(body) + 1)
         if len(body) > max_bytes:
+            if prefix:
+                return bytes(body[:max_bytes])  # the rest stays unread (the connection is not reused)
             raise FetchError("too_large", f"The body is larger than the {max_bytes}-byte cap{inflater.after}.")
     inflater.finish()
     return bytes(body)

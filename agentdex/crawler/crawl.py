@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Callable
 from urllib.parse import SplitResult, urlsplit
@@ -201,7 +202,8 @@ async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None, *,
     previous = {url: Previous.from_row(p) for url, p in catalogue.previous_fetches(db, origin).items()}
     source = catalogue.listing_source(db, origin)
     before = Before(*source) if source is not None else None
-    discovery = OriginDiscovery(origin, _fetch_with_robots(db, origin, fetcher), previous,
+    _offer_robots(db, origin, fetcher, now)
+    discovery = OriginDiscovery(origin, fetcher.fetch, previous,
                                 lambda sha: catalogue.get_blob(db, sha), before, policy=policy, now=now,
                                 registry=registry, registry_stored=catalogue.stored_documents(db, origin, REGISTRY_KINDS))
     result = await discovery.run()
@@ -218,26 +220,17 @@ async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None, *,
     return result
 
 
-def _fetch_with_robots(db, origin: str, fetcher: Fetcher):
-    """``fetcher.fetch``, which first seeds the robots.txt an earlier crawl stored (an origin
-    served wholly from freshness sends no request and needs none)."""
-    seeded = False
+def _offer_robots(db, origin: str, fetcher: Fetcher, now: float | None) -> None:
+    """Let the fetcher use the robots.txt an earlier crawl stored while RFC 9309 allows (24
+    hours at most, judged at the crawl's ``now``), for discovery and verification alike; read
+    from the catalogue only if a fetch needs it (an origin served wholly from freshness does not)."""
+    at = datetime.fromtimestamp(now, UTC) if now is not None else None
 
-    async def fetch(url: str, **options):
-        nonlocal seeded
-        if not seeded:
-            seeded = True
-            _reuse_robots(db, origin, fetcher)
-        return await fetcher.fetch(url, **options)
+    def stored():
+        record = catalogue.stored_robots(db, origin)
+        return record if record is not None and reusable(record, now=at) else None
 
-    return fetch
-
-
-def _reuse_robots(db, origin: str, fetcher: Fetcher) -> None:
-    """Use the robots.txt an earlier crawl fetched while RFC 9309 allows (24 hours at most)."""
-    stored = catalogue.stored_robots(db, origin)
-    if stored is not None and reusable(stored):
-        fetcher.robots.seed(stored)
+    fetcher.robots.offer(origin_url(origin, ""), stored)
 
 
 def _fetched_robots(origin: str, fetcher: Fetcher):

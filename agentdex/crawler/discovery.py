@@ -66,6 +66,7 @@ change and the manifests must be parsed after all.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from dataclasses import dataclass, field
@@ -423,7 +424,9 @@ class OriginDiscovery:
         files = {BOOTSTRAP_FILES[k]: self.bodies.get(k) for k in BOOTSTRAP}
         if files["SKILL.md"] is None or (files["agent.md"] is None and files["llms.txt"] is None):
             return None
-        return inferred_format.infer(files, origin=self.origin, base_url=origin_url(self.origin, "").rstrip("/"))
+        # Up to a megabyte of Markdown and a YAML frontmatter: parsed off the event loop.
+        return await asyncio.to_thread(inferred_format.infer, files, origin=self.origin,
+                                       base_url=origin_url(self.origin, "").rstrip("/"))
 
     async def _fetch_declared(self, declared: dict[str, str]) -> None:
         for kind, url in declared.items():

@@ -79,12 +79,12 @@ from agentdex.crawler.body import read_capped
 from agentdex.crawler.fetch_errors import describe_error, tls_error
 from agentdex.crawler.netpolicy import GuardedBackend, Resolver, build_ssl_context, system_resolver
 from agentdex.crawler.pools import HostPools, TransportFactory, guarded_transport, release
-from agentdex.crawler.robots import ROBOTS_MAX_BYTES, RobotsCache, robots_exempt
+from agentdex.crawler.robots import PRODUCT_TOKEN, ROBOTS_MAX_BYTES, RobotsCache, product_token, robots_exempt
 from agentdex.errors import FetchError
 from agentdex.headers import retry_after_seconds
 from agentdex.models import FetchRecord
 
-USER_AGENT = f"agentdex/{__version__} (+https://github.com/agentdex/agentdex)"
+USER_AGENT = f"{PRODUCT_TOKEN}/{__version__} (+https://github.com/agentdex/agentdex)"
 MAX_REDIRECTS = 5
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -130,6 +130,7 @@ class _Options:
     last_modified: str | None = None
     deadline_at: float = 0.0
     absent_ok: bool = False
+    prefix: bool = False  # a body above max_bytes is cut there rather than refused (robots.txt)
 
 
 class Fetcher:
@@ -164,7 +165,7 @@ class Fetcher:
             context, per_host = build_ssl_context(ca_bundle), self.per_host
             transport_factory = lambda: guarded_transport(context, self.backend, per_host)  # noqa: E731
         self._pools = HostPools(transport_factory, keep=2 * self.concurrency)
-        self.robots = RobotsCache(self._fetch_robots, agent_token=_product_token(user_agent))
+        self.robots = RobotsCache(self._fetch_robots, agent_token=product_token(user_agent))
         self._host_slots: dict[str, _HostSlot] = {}  # only hosts with a request waiting or in flight
         self._all_slots: asyncio.Semaphore | None = None
 
@@ -329,15 +330,15 @@ class Fetcher:
             record.last_modified = record.last_modified or options.last_modified
             return
         if options.method != "HEAD":
-            await self._read_body(record, response, options.max_bytes, keep_errors=status < 300,
+            await self._read_body(record, response, options, keep_errors=status < 300,
                                   keep=not (options.absent_ok and status in (404, 410)))
         if not 200 <= status < 300:
             raise FetchError("http_status", _status_sentence(response, record.final_url or record.url))
 
-    async def _read_body(self, record: FetchRecord, response: httpx.Response, max_bytes: int, keep_errors: bool,
+    async def _read_body(self, record: FetchRecord, response: httpx.Response, options: _Options, keep_errors: bool,
                          keep: bool = True) -> None:
         try:
-            body = await read_capped(response, max_bytes)  # read whole either way: the connection is reused
+            body = await read_capped(response, options.max_bytes, prefix=options.prefix)  # read whole either way: the connection is reused
         except FetchError:
             if keep_errors:
                 raise
@@ -356,7 +357,9 @@ class Fetcher:
 
     async def _fetch_robots(self, url: str) -> FetchRecord:
         # Not counted in stats.errors: a missing robots.txt is no failure of the crawl.
-        options = _Options("robots", ROBOTS_MAX_BYTES, False, "GET", self._headers("text/plain", None, None, {}))
+        # One byte over the parsed prefix: the parser then knows the file was longer.
+        options = _Options("robots", ROBOTS_MAX_BYTES + 1, False, "GET", self._headers("text/plain", None, None, {}),
+                           prefix=True)
         return await self._run(url, options, honour_robots=False)
 
 
@@ -424,10 +427,6 @@ async def resolve(host: str, port: int) -> list[str]:
     except ValueError:
         return await system_resolver(host, port)
     return [host]
-
-
-def _product_token(user_agent: str) -> str:
-    return user_agent.split("/", 1)[0].split()[0].lower() if user_agent.strip() else "agentdex"
 
 
 def _utc_now() -> str:

@@ -33,6 +33,7 @@ from agentdex.crawler.origins import origin_url
 from agentdex.crawler.verify_x402 import document_of, x402_checks
 from agentdex.formats import agent_app
 from agentdex.formats._load import loads as safe_loads
+from agentdex.formats._yaml import YamlLimits, load_yaml
 from agentdex.models import Check, FetchRecord, Listing, OriginCrawl
 
 
@@ -62,6 +63,9 @@ def _asking() -> Iterator[_Asked]:
         _ASKED.reset(token)
 
 PAGE_CAP = 1024 * 1024
+# An OpenAPI document in YAML: the whole fetch cap, and twice the values an honest document
+# that large holds (about 250,000; a bomb costs at most this budget).
+OPENAPI_LIMITS = YamlLimits(chars=4 * PAGE_CAP, nodes=500_000)
 TEXT_TYPES = ("text/markdown", "text/plain", "text/x-markdown")
 
 
@@ -190,7 +194,9 @@ class Verifier:
             self.get(listing.http_base, "http_base"),
             self._maybe(listing.http_openapi, "openapi"),
             self._maybe(listing.http_capabilities, "capabilities"))
-        checks = [http_base_check(base, listing.http_base), openapi_check(openapi, listing.http_openapi),
+        # A large OpenAPI document takes a while to parse: off the event loop.
+        openapi_result = await asyncio.to_thread(openapi_check, openapi, listing.http_openapi)
+        checks = [http_base_check(base, listing.http_base), openapi_result,
                   json_check("http.capabilities", caps, listing.http_capabilities)]
         return checks, None
 
@@ -368,11 +374,11 @@ def openapi_check(record: FetchRecord | None, url: str | None) -> Check:
         return Check("http.openapi", "skip", "not declared")
     if not record.ok or record.body is None:
         return Check("http.openapi", "fail", _failure(record, url or ""))
-    doc = _json_or_yaml(record.body)
+    doc, problem = openapi_document(record.body)
     version = str(doc.get("openapi", "")) if isinstance(doc, dict) else ""
     if version.startswith("3.") and isinstance(doc.get("paths", {}), dict):
         return Check("http.openapi", "pass", f"OpenAPI {version}, {len(doc.get('paths') or {})} path(s)")
-    return Check("http.openapi", "fail", "not an OpenAPI 3.x document")
+    return Check("http.openapi", "fail", "not an OpenAPI 3.x document" + (f": {problem}" if problem else ""))
 
 
 def json_check(name: str, record: FetchRecord | None, url: str | None) -> Check:
@@ -388,17 +394,14 @@ def json_check(name: str, record: FetchRecord | None, url: str | None) -> Check:
     return Check(name, "pass", f"HTTP {record.status}, JSON")
 
 
-def _json_or_yaml(body: bytes) -> Any:
+def openapi_document(body: bytes) -> tuple[Any, str | None]:
+    """An OpenAPI document's value: JSON, else YAML through the bounded loader of untrusted
+    YAML (:data:`OPENAPI_LIMITS`); ``(None, reason)`` when it is neither."""
     try:
-        return safe_loads(body)
+        return safe_loads(body), None
     except ValueError:
         pass
-    try:
-        import yaml
-
-        return yaml.safe_load(body)
-    except Exception:  # noqa: BLE001 - any YAML failure means "not a document"
-        return None
+    return load_yaml(body.decode("utf-8", errors="replace"), what="the YAML", limits=OPENAPI_LIMITS)
 
 
 def _failure(record: FetchRecord, url: str) -> str:

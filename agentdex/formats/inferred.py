@@ -45,16 +45,15 @@ and stay ``None`` otherwise (a local folder has no URLs).
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
-from datetime import date, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 from agentdex.formats._check import Checker
 from agentdex.formats._load import decode_text, load_json
 from agentdex.formats._spec import FormatSpec, OriginFile
+from agentdex.formats._yaml import YamlLimits, load_yaml
 from agentdex.models import Finding, Listing, ParseResult
 
 NAME = "inferred"
@@ -73,8 +72,7 @@ SPEC = FormatSpec(NAME, priority=90, max_bytes=MAX_TEXT_BYTES, origin_files=ORIG
                   folder_files=FILES, json=False)
 # The document kinds the crawler stores bootstrap files under, and the file each one is.
 BOOTSTRAP_NAMES = {f.kind: f.name for f in ORIGIN_FILES}
-MAX_YAML_NODES = 10_000  # bounds alias expansion ("billion laughs")
-MAX_YAML_DEPTH = 64  # bounds nesting, and the recursion of a self-referencing alias (a: &a [*a])
+FRONTMATTER_LIMITS = YamlLimits(chars=MAX_FRONTMATTER_CHARS, nodes=10_000, depth=64)
 NAME_MAX = 64
 DESCRIPTION_MAX = 1000
 MCP_TRANSPORT = "streamable-http"
@@ -150,9 +148,8 @@ def parse_frontmatter(text: str, *, prefix: str = "") -> tuple[dict | None, list
     block, reason = _frontmatter_block(text.removeprefix("\ufeff"))
     if reason:
         return fail(reason)
-    if len(block) > MAX_FRONTMATTER_CHARS:
-        return fail(f"the frontmatter is {len(block):,} characters; agentdex reads at most {MAX_FRONTMATTER_CHARS:,}")
-    value, problem = _load_yaml(block)
+    # +1: the opening --- line comes before the block.
+    value, problem = load_yaml(block, what="the frontmatter", limits=FRONTMATTER_LIMITS, line_offset=1)
     if problem:
         return fail(problem)
     if value is None:
@@ -171,60 +168,6 @@ def _frontmatter_block(text: str) -> tuple[str, str | None]:
     if not closing:
         return "", "the frontmatter is not closed: no line of three dashes (---) ends it"
     return text[opening.end():closing.start()], None
-
-
-def _load_yaml(block: str) -> tuple[Any, str | None]:
-    # Imported here: the format registry imports this module on every start of agentdex,
-    # and only a frontmatter needs YAML.
-    import yaml
-
-    try:
-        value = yaml.load(block, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 -- a safe loader
-    except yaml.MarkedYAMLError as exc:
-        line = exc.problem_mark.line + 2 if exc.problem_mark else "?"  # +1 for the --- line
-        return None, f"the frontmatter is not valid YAML: {exc.problem or exc.context or 'syntax error'} (line {line})"
-    except Exception as exc:  # noqa: BLE001 -- untrusted input must never raise out of a parser
-        return None, f"the frontmatter is not valid YAML: {str(exc)[:120] or type(exc).__name__}"
-    budget = [MAX_YAML_NODES]
-    plain_value = _jsonable(value, budget)
-    if budget[0] < 0:
-        return None, "the frontmatter expands to more values than agentdex reads (aliases or nesting)"
-    return plain_value, None
-
-
-def _jsonable(value: Any, budget: list[int], depth: int = 0) -> Any:
-    """A JSON-ready copy of a YAML value, counting nodes against ``budget`` (which goes
-    negative when the value is too large or too deep)."""
-    budget[0] -= 1
-    if depth > MAX_YAML_DEPTH:
-        budget[0] = -1
-    if budget[0] < 0:
-        return None
-    if isinstance(value, dict):
-        return {_key(k): _jsonable(v, budget, depth + 1) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
-        return [_jsonable(v, budget, depth + 1) for v in items]
-    return _scalar(value)
-
-
-def _key(key: Any) -> str:
-    """Mapping keys become strings (YAML allows ``1:``, ``true:`` or ``null:`` as keys)."""
-    if isinstance(key, bool) or key is None:
-        return {True: "true", False: "false", None: "null"}[key]
-    return key if isinstance(key, str) else str(_scalar(key))
-
-
-def _scalar(value: Any) -> Any:
-    if value is None or isinstance(value, (str, bool, int)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    if isinstance(value, (date, datetime)):
-        return value.isoformat()
-    if isinstance(value, (bytes, bytearray)):
-        return value.decode("utf-8", "replace")
-    return str(value)
 
 
 def _yaml_kind(value: Any) -> str:
