@@ -10,6 +10,7 @@ reach every screen. Screens live in :mod:`agentdex.tui.screens`, reusable widget
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import sqlite3
 from collections import deque
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import events, work
+from textual.worker import get_current_worker
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.message_pump import MessagePump
@@ -27,7 +29,7 @@ from agentdex.errors import AgentdexError
 from agentdex.text import plain
 from agentdex.tui import keys
 from agentdex.tui.commands import OriginCommands
-from agentdex.tui.jobs import crawl_job
+from agentdex.tui.jobs import crawl_job, run_in_own_loop
 from agentdex.tui.messages import DbProblem, JobFinished, JobProgress
 from agentdex.tui.reader import Reader
 from agentdex.tui.screens.catalogue import CatalogueScreen
@@ -203,14 +205,21 @@ class AgentdexApp(App[None]):
         self._run_job(job_id, kind, origins)
         return job_id
 
-    @work(group="jobs", exit_on_error=False)
-    async def _run_job(self, job_id: int, kind: str, origins: list[str]) -> None:
+    @work(thread=True, group="jobs", exit_on_error=False)
+    def _run_job(self, job_id: int, kind: str, origins: list[str]) -> None:
+        # A thread with its own event loop: the crawl's parsing, hashing and writes never hold
+        # the screen; post_message is thread-safe.
         def progress(state: Progress) -> None:
             self.post_message(JobProgress(job_id, kind, state.done, state.total, state.last_origin,
                                           state.last_status, state.requests))
 
+        worker = get_current_worker()
         try:
-            summary = await crawl_job(self.db_path, origins, self.net, kind=kind, progress=progress)
+            summary = run_in_own_loop(
+                lambda: crawl_job(self.db_path, origins, self.net, kind=kind, progress=progress),
+                lambda: worker.is_cancelled)
+        except asyncio.CancelledError:
+            return
         except (AgentdexError, sqlite3.Error, OSError) as exc:
             self.post_message(JobFinished(job_id, kind, origins, error=str(exc)))
             return

@@ -1,7 +1,8 @@
 """The TUI's writes: crawls, verifications and feedback, each with its own write connection.
 
-These coroutines run in async workers on the UI's event loop (so quitting cancels them and
-a cancelled crawl is recorded as interrupted). The write connection is opened in a thread;
+A crawl runs in a thread worker on an event loop of its own (:func:`run_in_own_loop`), so
+its parsing, hashing and writes never hold the screen; quitting cancels the worker, which
+cancels the crawl on its loop (a cancelled crawl is recorded as interrupted). The write connection is opened in a thread;
 every write after that is one short synchronous transaction, so two jobs never hold the
 database at the same time. Nothing here touches a widget: callers pass callbacks.
 
@@ -13,16 +14,38 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from agentdex import db as catalogue
 from agentdex.errors import AgentdexError, DatabaseError
 
+T = TypeVar("T")
+
 if TYPE_CHECKING:
     from agentdex.crawler.crawl import CrawlSummary, NetworkOptions, Progress
     from agentdex.feedback import Draft, Outcome
+
+
+# How often the crawl's own loop looks whether the UI cancelled its worker.
+CANCEL_POLL_SECONDS = 0.1
+
+
+def run_in_own_loop(start: Callable[[], Awaitable[T]], cancelled: Callable[[], bool]) -> T:
+    """Run the coroutine ``start()`` makes on a new event loop in this thread, and cancel it
+    (raising :class:`asyncio.CancelledError`) once ``cancelled()`` turns true."""
+    return asyncio.run(_until_cancelled(start, cancelled))
+
+
+async def _until_cancelled(start: Callable[[], Awaitable[T]], cancelled: Callable[[], bool]) -> T:
+    task = asyncio.ensure_future(start())
+    while not task.done():
+        if cancelled():
+            task.cancel()
+            break
+        await asyncio.wait({task}, timeout=CANCEL_POLL_SECONDS)
+    return await task
 
 
 async def _writer(path: Path):
