@@ -191,3 +191,19 @@ def test_a_crlf_cut_between_chunks_is_one_line_end():
 
 def test_an_event_without_data_is_not_dispatched():
     assert parse(b"event: endpoint\n\n: keep-alive\n\ndata: z\n\n") == [("message", "z")]
+
+
+async def test_a_declared_sse_endpoint_behind_oauth_is_auth_required_with_its_metadata(tls_server):
+    async def locked(request: Request) -> Reply:
+        meta = "https://a.test/.well-known/oauth-protected-resource/sse"
+        return Reply(status=401, body=b"{}", headers={"WWW-Authenticate": f'Bearer resource_metadata="{meta}"'})
+
+    async def metadata(request: Request) -> Reply:
+        return Reply(body=json.dumps({"resource": "https://a.test/sse",
+                                      "authorization_servers": ["https://auth.a.test"]}).encode())
+    tls_server.routes["/sse"] = locked
+    tls_server.routes["/.well-known/oauth-protected-resource/sse"] = metadata
+    found = await probe_with(fault_fetcher(tls_server), "https://a.test/sse")
+    assert (found.state, found.http_status, found.auth_scheme) == ("auth_required", 401, "oauth")
+    assert found.metadata["authorization_servers"] == ["https://auth.a.test"]
+    assert tls_server.hit_count("a.test", "/sse") == 1  # no POST after the refused GET

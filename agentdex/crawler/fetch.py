@@ -257,6 +257,8 @@ class Fetcher:
                 _note_response(record, response, target)
             except Exception as exc:  # noqa: BLE001 - the contract: failures become data
                 record.error_code, record.error = describe_error(exc, record, self.deadline)
+            if record.error_code or not 200 <= (record.status or 0) < 300:
+                self.stats.errors += 1
             yield record, response
         finally:
             if response is not None:

@@ -169,7 +169,7 @@ async def probe(url: str, post: Post, get: Get | None = None, stream: Stream | N
     transport or not MCP) and an endpoint that wants credentials has its RFC 9728 metadata
     read."""
     if transport == LEGACY_SSE and stream is not None:
-        return await probe_sse(url, post, stream, deadline)
+        return await probe_sse(url, post, stream, deadline, get)
     record = await post(url, _initialize(), headers_for())
     failed = classify_failure(record)
     if failed is not None:
@@ -177,20 +177,28 @@ async def probe(url: str, post: Post, get: Get | None = None, stream: Stream | N
         if get is not None:
             await _refine(url, failed, get, stream)
         return failed
-    message = read_message(record, 1)
-    found = _initialized(message, record)
-    if found.state != "ok":
-        return found
-    session = record.headers.get("mcp-session-id")
-    headers = headers_for(session, found.protocol_version)
+    found = _initialized(read_message(record, 1), record)
+    if found.state == "ok":
+        await _list_after_initialize(_streamable_ask(url, post, record.headers.get("mcp-session-id"),
+                                                     found.protocol_version), found)
+    return found
+
+
+def _streamable_ask(url: str, post: Post, session: str | None, version: str | None) -> Ask:
+    """One request of a Streamable HTTP session: a POST whose answer is its body."""
+    headers = headers_for(session, version)
 
     async def ask(body: bytes, want_id: int | None) -> tuple[dict | None, str]:
         answer = await post(url, body, headers)
         got = read_message(answer, want_id) if want_id is not None and answer.status == 200 else None
         return got, answer.error or str(answer.status)
+    return ask
+
+
+async def _list_after_initialize(ask: Ask, found: Probe) -> None:
+    """``notifications/initialized``, then every page of ``tools/list``."""
     await ask(rpc("notifications/initialized"), None)
     await _list_tools(ask, found)
-    return found
 
 
 def _initialized(message: dict | None, record: FetchRecord, transport: str = STREAMABLE) -> Probe:
@@ -203,13 +211,17 @@ def _initialized(message: dict | None, record: FetchRecord, transport: str = STR
                  server_info=info if isinstance(info, dict) else {}, answer=record, transport=transport)
 
 
-async def probe_sse(url: str, post: Post, stream: Stream, deadline: float = DEADLINE) -> Probe:
+async def probe_sse(url: str, post: Post, stream: Stream, deadline: float = DEADLINE, get: Get | None = None) -> Probe:
     """The probe over the legacy HTTP+SSE transport: one event stream, its endpoint, and
-    the three messages, all within ``deadline`` seconds."""
+    the three messages, all within ``deadline`` seconds (with ``get``, an endpoint that
+    wants credentials has its RFC 9728 metadata read)."""
     try:
         async with asyncio.timeout(deadline):
             async with stream(url, SSE) as (record, response):
-                return await _sse_session(url, post, record, response)
+                found = await _sse_session(url, post, record, response)
+            if found.state == "auth_required" and get is not None:
+                await read_resource_metadata(url, found, get)
+            return found
     except TimeoutError:
         return Probe("timeout", f"the HTTP+SSE session did not finish within the {deadline:g}-second deadline")
 
@@ -229,8 +241,7 @@ async def _sse_session(url: str, post: Post, record: FetchRecord, response: http
     if found.state != "ok":
         found.detail = f"initialize over HTTP+SSE: {why or found.detail}"
         return found
-    await ask(rpc("notifications/initialized"), None)
-    await _list_tools(ask, found)
+    await _list_after_initialize(ask, found)
     found.detail += " over the deprecated HTTP+SSE transport"
     return found
 
