@@ -55,7 +55,8 @@ async def sdk_tools(transport) -> dict[str, tuple]:
     """What the MCP Python SDK's client lists: name -> (description, annotations, input schema)."""
     async with Client(transport, mode="legacy") as client:
         tools = (await client.list_tools()).tools
-    return {t.name: (t.description, _hints(t.annotations.model_dump(by_alias=True, exclude_none=True) if t.annotations else {}),
+    return {t.name: (t.description,
+                     _hints(t.annotations.model_dump(by_alias=True, exclude_none=True) if t.annotations else {}),
                      t.model_dump(by_alias=True, exclude_none=True)["inputSchema"]) for t in tools}
 
 

@@ -90,13 +90,15 @@ async def test_the_python_sdks_sse_server_is_listed_as_its_own_client_lists_it(t
 # --- hand-made HTTP+SSE servers that misbehave ------------------------------------------------
 
 
+NOTIFICATION = b'event: message\ndata: {"jsonrpc": "2.0", "method": "notifications/message"}\n\n'
 INIT = {"protocolVersion": "2024-11-05", "capabilities": {"tools": {}}, "serverInfo": {"name": "hand-made"}}
 
 
 class Legacy:
-    """An HTTP+SSE server on the fault server: GET /sse writes ``prelude``, the endpoint event
-    (unless ``endpoint`` is None), ``flood`` notifications, then the answer to each request
-    POSTed to /message as a ``message`` event."""
+    """An HTTP+SSE server on the fault server: GET /sse (any other method: 404) writes
+    ``prelude``, the endpoint event (unless ``endpoint`` is None), ``flood`` notifications,
+    then the answer to each request POSTed to /message as a ``message`` event (or, with
+    ``keep_alive``, only comments)."""
 
     def __init__(self, server: TLSServer, endpoint: str | None = "/message", prelude: bytes = b"",
                  flood: int = 0, keep_alive: bool = False) -> None:
@@ -105,13 +107,15 @@ class Legacy:
         server.routes["/sse"], server.routes["/message"] = self.sse, self.message
 
     async def sse(self, request: Request) -> Reply:
+        if request.method != "GET":  # as express answers a method the route does not have
+            return Reply(status=404, body=b"Cannot POST /sse", content_type="text/html")
         self.queue = asyncio.Queue()
 
         async def stream(writer: asyncio.StreamWriter) -> None:
             writer.write(self.prelude)
             if self.endpoint is not None:
                 writer.write(f"event: endpoint\ndata: {self.endpoint}\n\n".encode())
-            writer.write(b'event: message\ndata: {"jsonrpc": "2.0", "method": "notifications/message"}\n\n' * self.flood)
+            writer.write(NOTIFICATION * self.flood)
             await writer.drain()
             while True:
                 if self.keep_alive:
@@ -207,3 +211,10 @@ async def test_a_declared_sse_endpoint_behind_oauth_is_auth_required_with_its_me
     assert (found.state, found.http_status, found.auth_scheme) == ("auth_required", 401, "oauth")
     assert found.metadata["authorization_servers"] == ["https://auth.a.test"]
     assert tls_server.hit_count("a.test", "/sse") == 1  # no POST after the refused GET
+
+
+async def test_a_refused_post_to_a_silent_event_stream_is_still_the_wrong_transport(tls_server):
+    Legacy(tls_server, endpoint=None, keep_alive=True)  # a stream that sends only comments
+    found = await probe_with(fault_fetcher(tls_server), "https://a.test/sse", "streamable-http")
+    assert (found.state, found.transport) == ("wrong_transport", "sse")
+    assert "an event stream to GET" in found.detail

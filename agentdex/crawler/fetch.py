@@ -240,7 +240,8 @@ class Fetcher:
         return record
 
     @asynccontextmanager
-    async def stream(self, url: str, *, kind: str, accept: str) -> AsyncIterator[tuple[FetchRecord, httpx.Response | None]]:
+    async def stream(self, url: str, *, kind: str,
+                     accept: str) -> AsyncIterator[tuple[FetchRecord, httpx.Response | None]]:
         """A GET whose body the caller reads as it arrives (an event stream never ends), as
         ``(record, response)``: the record has the status and headers, or the failure (then
         ``response`` is None). No redirect is followed, nothing is retried, robots.txt is not

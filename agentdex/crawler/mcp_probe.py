@@ -272,17 +272,19 @@ async def _refine(url: str, found: Probe, get: Get, stream: Stream | None) -> No
 
 async def _sniff(url: str, stream: Stream | None) -> tuple[str, mcp_sse.Event | None]:
     """The content type of a GET asking for an event stream, and its first event, read for
-    at most ``SNIFF_SECONDS`` (``("", None)`` when nothing answers in time)."""
+    at most ``SNIFF_SECONDS`` (``""`` when no answer came in time, ``None`` when no event)."""
+    ctype = ""
     if stream is None:
-        return "", None
+        return ctype, None
     try:
         async with asyncio.timeout(SNIFF_SECONDS):
             async with stream(url, SSE) as (record, response):
                 ctype = record.headers.get("content-type", "").lower()
-                event = await mcp_sse.first_event(response) if response is not None and SSE in ctype else None
-                return ctype, event
+                if response is not None and SSE in ctype:
+                    return ctype, await mcp_sse.first_event(response)
+                return ctype, None
     except TimeoutError:
-        return "", None
+        return ctype, None  # an event stream that sent no event in time is still one
 
 
 async def _check_sse(url: str, found: Probe, stream: Stream | None) -> None:
