@@ -8,7 +8,7 @@ The endpoint is the MCP SDK's reference server, ``server-everything`` in its ``s
 (express runs the GET handler for a HEAD, which opens an event stream and never sends a
 status line), behind a TLS proxy on loopback; the Anchor manifest declaring it
 (``"transport": "sse"``) comes from the suite's fault server, and DNS TXT questions get an
-immediate NXDOMAIN, so the time measured is the HTTP proof's and the MCP probe's. Printed:
+immediate NXDOMAIN (the sample web's DNS server with no records), so the time measured is the HTTP proof's and the MCP probe's. Printed:
 the median wall seconds of one crawl with verification, and the ``anchor.verify.http`` and
 ``mcp.initialize`` checks it stored. Run it with another checkout's ``agentdex`` on
 ``PYTHONPATH`` (``PYTHONPATH=../other-checkout``) to compare two versions.
@@ -18,18 +18,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import socket
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import trustme
-from dnslib import RCODE, DNSRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.append(str(ROOT / "tests"))  # the suite's fault server and TLS proxy
@@ -41,6 +36,7 @@ from reference_servers import TLSProxy, everything, node_skip_reason  # noqa: E4
 
 from agentdex.crawler.crawl import NetworkOptions, crawl  # noqa: E402
 from agentdex.db import list_checks, open_db  # noqa: E402
+from agentdex.sampleweb.dns import SampleDNS  # noqa: E402
 
 ORIGIN, MCP_HOST = "everything.sample.test", "sse.sample.test"
 MANIFEST = {"anchor": "0.1", "updated": "2026-12-01",
@@ -48,34 +44,6 @@ MANIFEST = {"anchor": "0.1", "updated": "2026-12-01",
             "tools": [{"id": "test.everything/all", "kind": "mcp", "name": "Everything",
                        "description": "The MCP SDK's reference server.", "endpoint": f"https://{MCP_HOST}/sse",
                        "transport": "sse", "auth": ["none"]}]}
-
-
-@contextmanager
-def nxdomain_dns() -> Iterator[str]:
-    """A DNS server on loopback answering NXDOMAIN at once; yields ``ADDR:PORT``."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.settimeout(0.05)
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                data, peer = sock.recvfrom(4096)
-            except TimeoutError:
-                continue
-            reply = DNSRecord.parse(data).reply()
-            reply.header.rcode = RCODE.NXDOMAIN
-            sock.sendto(reply.pack(), peer)
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield f"127.0.0.1:{sock.getsockname()[1]}"
-    finally:
-        stop.set()
-        thread.join()
-        sock.close()
 
 
 async def _manifest(request):
@@ -100,7 +68,7 @@ def main() -> None:
     if node_skip_reason():
         sys.exit(node_skip_reason())
     ca = trustme.CA()
-    with tempfile.TemporaryDirectory() as folder, everything("sse") as port, nxdomain_dns() as dns:
+    with tempfile.TemporaryDirectory() as folder, everything("sse") as port, SampleDNS({}) as dns:
         ca_path = Path(folder) / "ca.pem"
         ca.cert_pem.write_to_path(str(ca_path))
         server = TLSServer(ca, ca_path).start()
@@ -110,7 +78,7 @@ def main() -> None:
                 net = NetworkOptions(connect_to=[(ORIGIN, "127.0.0.1", server.port),
                                                  ("registry.sample.test", "127.0.0.1", server.port),
                                                  *proxy.connect_to(MCP_HOST)],
-                                     ca_bundle=ca_path, dns_server=dns, registry="https://registry.sample.test",
+                                     ca_bundle=ca_path, dns_server=dns.address, registry="https://registry.sample.test",
                                      deadline=args.deadline)
                 runs = [one_crawl(net) for _ in range(args.repeat)]
         finally:
