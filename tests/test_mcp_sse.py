@@ -218,3 +218,11 @@ async def test_a_refused_post_to_a_silent_event_stream_is_still_the_wrong_transp
     found = await probe_with(fault_fetcher(tls_server), "https://a.test/sse", "streamable-http")
     assert (found.state, found.transport) == ("wrong_transport", "sse")
     assert "an event stream to GET" in found.detail
+
+
+async def test_the_event_stream_goes_through_the_address_guard(tls_server):
+    Legacy(tls_server)
+    # No --connect-to rule for the address: a loopback URL is refused before any request.
+    found = await probe_with(Fetcher(ca_bundle=tls_server.ca_path), f"https://127.0.0.1:{tls_server.port}/sse")
+    assert found.state == "unreachable" and found.answer.error_code == "blocked_address"
+    assert tls_server.hit_count("127.0.0.1", "/sse") == 0
