@@ -119,7 +119,8 @@ class Verifier:
         however many checks ask (the first to ask names the transport)."""
         if url not in self._probes:
             self._probes[url] = asyncio.ensure_future(mcp_probe.probe(
-                url, self.post, self.probe_get, self.probe_stream, transport=transport, deadline=self.fetcher.deadline))
+                url, self.post, self.probe_get, self.probe_stream,
+                transport=transport, deadline=self.fetcher.deadline))
         return await asyncio.shield(self._probes[url])
 
     async def responds(self, url: str, kind: str) -> FetchRecord:
