@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from agentdex.cli import app
+from agentdex.crawler import mcp_probe, verify
 from agentdex.crawler.health import state_of
 from agentdex.models import FetchRecord
 from agentdex.sampleweb.server import CROSSCHECK_ROOT, SampleWeb
@@ -109,3 +111,16 @@ async def test_the_tui_health_tab_draws_each_endpoint_history(flapped):
 ])
 def test_each_kind_of_answer_has_its_state(record, state):
     assert state_of(record) == state
+
+
+def test_the_page_names_the_mcp_transports_and_limits_the_code_uses():
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "docs" / "endpoint-health.md").read_text("utf-8")
+    for word in (mcp_probe.STREAMABLE, mcp_probe.LEGACY_SSE, *mcp_probe.ALLOWED_METHODS, "transport",
+                 "transport_deprecated", "mcp_sse.MAX_BYTES", "mcp_sse.MAX_EVENTS", "mcp_probe.SNIFF_SECONDS",
+                 "verify.HEAD_WAIT", "wrong_transport"):
+        assert f"`{word}`" in text, word
+    for path in ("agentdex/crawler/mcp_sse.py", "benchmarks/bench_head_fallback.py", "tests/test_mcp_reference.py",
+                 "tests/test_mcp_conformance.py", "tests/test_mcp_sse.py"):
+        assert f"`{path}`" in text and (root / path).exists(), path
+    assert f"the {verify.HEAD_WAIT:g} s are the HEAD's wait" in text

@@ -93,8 +93,9 @@ async def test_an_old_sse_endpoint_is_the_wrong_transport(web):
     found = await probe(web, "https://t-oldsse.test/sse")
     assert (found.state, found.http_status) == ("wrong_transport", 405)
     assert "HTTP+SSE" in found.detail
-    # The event stream was looked at with HEAD: a GET of a live stream would never end.
-    assert [m for m, _, _ in sent(web, "t-oldsse.test")] == ["POST", "HEAD"]
+    assert found.transport == "sse" and found.to_dict()["transport_deprecated"]
+    # The event stream was looked at with one GET, read no further than its first event.
+    assert [m for m, _, _ in sent(web, "t-oldsse.test")] == ["POST", "GET"]
 
 
 @pytest.mark.parametrize(("url", "status"), [

@@ -14,8 +14,11 @@ from contextlib import contextmanager
 
 import pytest
 from dnslib import RCODE, DNSRecord
+from netfixtures import Reply, Request, TLSServer, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 from agentdex.crawler.crawl import crawl
+from agentdex.crawler.fetch import Fetcher
+from agentdex.crawler.verify import HEAD_WAIT, Verifier
 from agentdex.db import list_checks, list_events, open_db
 from agentdex.sampleweb.server import UNSERVED_HOST, SampleWeb
 
@@ -136,3 +139,47 @@ def test_a_lying_read_only_variant_is_named_with_its_write_tools(web, db):
     assert variant["data"] == {"test.driftwood/notes": {"url": "https://mcp.driftwood.test/mcp/readonly",
                                                         "state": "ok", "write_tools": ["delete_item"]}}
     assert "tools/call" not in web.requests_log.jsonrpc_methods()
+
+
+# --- the HTTP proof's "the endpoint responds": HEAD, else a GET read to its headers ---------
+
+
+def silent_to(methods: tuple[str, ...]):
+    """A route that never answers ``methods`` and answers the others with an endless event
+    stream (as an MCP SSE endpoint does: it runs its GET handler for HEAD and never ends)."""
+    async def route(request: Request) -> Reply:
+        if request.method in methods:
+            await asyncio.sleep(3600)
+
+        async def endless(writer: asyncio.StreamWriter) -> None:
+            while True:
+                writer.write(b": ping\n\n")
+                await writer.drain()
+                await asyncio.sleep(0.1)
+        return Reply(content_type="text/event-stream", length=False, stream=endless)
+    return route
+
+
+async def responds(server: TLSServer, deadline: float = 10.0):
+    async with Fetcher(connect_to=server.connect_to, ca_bundle=server.ca_path, deadline=deadline) as fetcher:
+        return await Verifier(fetcher, None).responds("https://a.test/sse", "anchor_endpoint")
+
+
+async def test_an_endpoint_that_never_answers_head_responds_to_a_get(tls_server):
+    tls_server.routes["/sse"] = silent_to(("HEAD",))
+    record = await responds(tls_server)
+    assert (record.status, record.headers["content-type"]) == (200, "text/event-stream")
+    assert tls_server.hit_count("a.test", "/sse") == 2  # the HEAD, then the GET
+
+
+async def test_an_endpoint_that_answers_head_gets_nothing_more(tls_server):
+    tls_server.routes["/sse"] = silent_to(())
+    record = await responds(tls_server)
+    assert record.status == 200 and tls_server.hit_count("a.test", "/sse") == 1
+
+
+async def test_an_endpoint_that_answers_nothing_is_a_timeout_naming_both_requests(tls_server):
+    tls_server.routes["/sse"] = silent_to(("HEAD", "GET"))
+    record = await responds(tls_server, deadline=1.0)
+    assert record.status is None and record.error_code == "timeout"
+    assert record.error == f"https://a.test/sse answered neither HEAD nor GET within {HEAD_WAIT + 1:g} seconds."

@@ -10,6 +10,8 @@ Public API::
                                      etag=None, last_modified=None, accept=None,
                                      method="GET", honour_robots=True)
                                      # also: content=bytes, headers={...} for a POST
+        async with fetcher.stream(url, kind=kind, accept=accept) as (record, response):
+            ...                              # a GET read as it arrives (an event stream)
     fetcher.stats      FetchStats(requests, errors, bytes) for a progress display
     fetcher.robots     the RobotsCache (robots.txt records and notes per origin)
     await fetcher.aclose()   (``async with`` calls it)
@@ -63,7 +65,8 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -72,6 +75,7 @@ from typing import Any
 
 import asyncio
 
+import anyio
 import httpx
 
 from agentdex import __version__
@@ -164,6 +168,7 @@ class Fetcher:
         if transport_factory is None:
             context, per_host = build_ssl_context(ca_bundle), self.per_host
             transport_factory = lambda: guarded_transport(context, self.backend, per_host)  # noqa: E731
+        self._make_transport = transport_factory  # also for a stream's own connection
         self._pools = HostPools(transport_factory, keep=2 * self.concurrency)
         self.robots = RobotsCache(self._fetch_robots, agent_token=product_token(user_agent))
         self._host_slots: dict[str, _HostSlot] = {}  # only hosts with a request waiting or in flight
@@ -233,6 +238,34 @@ class Fetcher:
             record.error_code, record.error = describe_error(exc, record, self.deadline)
         record.elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
         return record
+
+    @asynccontextmanager
+    async def stream(self, url: str, *, kind: str,
+                     accept: str) -> AsyncIterator[tuple[FetchRecord, httpx.Response | None]]:
+        """A GET whose body the caller reads as it arrives (an event stream never ends), as
+        ``(record, response)``: the record has the status and headers, or the failure (then
+        ``response`` is None). No redirect is followed, nothing is retried, robots.txt is not
+        asked, no compression is accepted (the caller caps what it reads, byte for byte), and
+        the caller bounds the time. The stream has a connection of its own, closed on exit:
+        a long-lived stream must not hold one of its host's pooled connections."""
+        record, response = FetchRecord(url=url, kind=kind, fetched_at=_utc_now()), None
+        headers = [(k, "identity" if k == "Accept-Encoding" else v) for k, v in self._headers(accept, None, None, {})]
+        transport = self._make_transport()
+        try:
+            try:
+                target = checked_url(url)
+                response = await self._send(transport, "GET", target, headers, None)
+                _note_response(record, response, target)
+            except Exception as exc:  # noqa: BLE001 - the contract: failures become data
+                record.error_code, record.error = describe_error(exc, record, self.deadline)
+            if record.error_code or not 200 <= (record.status or 0) < 300:
+                self.stats.errors += 1
+            yield record, response
+        finally:
+            if response is not None:
+                await response.aclose()
+            with anyio.CancelScope(shield=True):  # a cancelled probe still closes its socket
+                await transport.aclose()
 
     def _headers(
         self, accept: str | None, etag: str | None, last_modified: str | None, extra: dict[str, str]

@@ -12,7 +12,7 @@ States, one word each:
 - ``ok``: a usable answer (2xx or 304; for MCP, ``initialize`` answered);
 - ``auth_required`` (401/403), ``payment_required`` (402): alive, behind credentials or payment;
 - ``wrong_transport``, ``not_mcp``: an MCP endpoint that answers but does not speak
-  Streamable HTTP MCP;
+  MCP over the transport its manifest declares (``wrong_transport``: it speaks the other one);
 - ``not_found`` (404/410), ``http_error`` (another 4xx), ``server_error`` (5xx or 429);
 - ``tls_error``, ``timeout``, ``dead`` (no answer: name not found, connection refused, cut);
 - ``blocked``: never asked (the address guard, robots.txt).
@@ -78,8 +78,11 @@ def from_record(role: str, url: str, record: FetchRecord) -> EndpointProbe:
 
 
 def from_probe(url: str, found: mcp_probe.Probe) -> EndpointProbe:
-    """The row of the MCP endpoint."""
-    return EndpointProbe("mcp", url, probe_state(found), found.http_status, found.detail)
+    """The row of the MCP endpoint; its detail names a deprecated transport that answered."""
+    detail = found.detail
+    if found.transport == mcp_probe.LEGACY_SSE and "deprecated" not in detail:
+        detail += " (the deprecated HTTP+SSE transport answered)"
+    return EndpointProbe("mcp", url, probe_state(found), found.http_status, detail)
 
 
 # The verifier's fetches that are a listing's endpoints (the kinds it asks them under).

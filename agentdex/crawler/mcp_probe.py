@@ -1,4 +1,5 @@
-"""Probing an MCP endpoint over Streamable HTTP: ``initialize`` and ``tools/list`` only.
+"""Probing an MCP endpoint: ``initialize`` and ``tools/list`` only, over Streamable HTTP or
+the deprecated HTTP+SSE transport (:mod:`agentdex.crawler.mcp_sse`).
 
 agentdex speaks just enough of the protocol itself (rather than through the SDK's client)
 so that every request goes through its own fetch policy: connect-to, the CA bundle, the
@@ -7,7 +8,17 @@ address guard, byte caps and deadlines. It never sends ``tools/call`` or anythin
 The probe ends in one state:
 ``ok``, ``auth_required`` (401/403; RFC 9728 metadata and ``WWW-Authenticate`` tell OAuth
 from a bearer token), ``payment_required`` (402), ``wrong_transport`` (an endpoint that
-speaks the old HTTP+SSE transport or refuses POST), ``not_mcp``, ``unreachable``, ``timeout``.
+speaks another transport than the one declared, or refuses POST), ``not_mcp``,
+``unreachable``, ``timeout``. ``transport`` says which transport answered
+(``streamable-http`` or ``sse``; ``sse`` is deprecated and ``to_dict`` says so).
+
+A declared ``sse`` endpoint is probed over HTTP+SSE: one GET opens the event stream, its
+``endpoint`` event names the POST URL (on the same origin only), and the answers to
+``initialize`` and ``tools/list`` are read from the stream; the whole session has one
+deadline, and the stream a byte cap and an event cap. A declared Streamable HTTP endpoint
+whose POST is refused gets one GET asking for an event stream, read for a few seconds and
+at most one event: an ``endpoint`` event (or an event stream) means the old transport,
+``wrong_transport``, never ``not_mcp``.
 
 ``tools/list`` is read for at most ``MAX_PAGES`` pages and ``MAX_TOOLS`` tools; a server
 that goes past either, or repeats a cursor, leaves the listing incomplete (``tools_listed``
@@ -15,21 +26,24 @@ false, the detail says why). Requests the server sends back on an event stream (
 elicitation, roots) are never answered, and an answer that cannot be read whole (over the
 cap, cut short) is no answer.
 
-Besides the POSTs, the probe may send two kinds of safe request through ``get``: a ``HEAD``
-that asks for ``text/event-stream`` (to tell an old HTTP+SSE endpoint from a web page after
-a refused POST; HEAD because an SSE stream never ends) and ``GET`` of the RFC 9728
-protected-resource metadata of an endpoint that wants credentials.
+Besides the POSTs and that GET, the probe may ``GET`` the RFC 9728 protected-resource
+metadata of an endpoint that wants credentials.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 from urllib.parse import urlsplit
 
+import httpx
+
 from agentdex import __version__
+from agentdex.crawler import mcp_sse
 from agentdex.formats._discovery import tool_from_mcp
 from agentdex.formats._load import loads as safe_loads
 from agentdex.models import FetchRecord, Tool
@@ -49,6 +63,14 @@ REFUSED_BODIES = frozenset({"too_large", "incomplete", "protocol", "decoding"})
 Post = Callable[[str, bytes, dict[str, str]], Awaitable[FetchRecord]]
 # get(url, method, accept) -> FetchRecord: a safe request (GET or HEAD) under the fetch policy.
 Get = Callable[[str, str, "str | None"], Awaitable[FetchRecord]]
+# stream(url, accept) -> async with: (record, response or None), a GET read as it arrives.
+Stream = Callable[[str, str], AbstractAsyncContextManager[tuple[FetchRecord, "httpx.Response | None"]]]
+# ask(body, want_id) -> (the answer with want_id or None, why not): one request of a session.
+Ask = Callable[[bytes, "int | None"], Awaitable[tuple["dict | None", str]]]
+
+STREAMABLE, LEGACY_SSE = "streamable-http", "sse"
+SNIFF_SECONDS = 3.0  # how long a refused POST's endpoint gets to show an event stream
+DEADLINE = 15.0
 
 
 @dataclass
@@ -66,6 +88,7 @@ class Probe:
     metadata: dict[str, Any] = field(default_factory=dict)  # the metadata's useful fields
     tools_listed: bool = False  # tools/list answered (every page)
     answer: FetchRecord | None = field(default=None, repr=False)  # the answer to initialize
+    transport: str | None = None  # the transport that answered MCP (streamable-http | sse)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (tools by name)."""
@@ -73,7 +96,8 @@ class Probe:
                 "server_info": self.server_info, "protocol_version": self.protocol_version,
                 "tools": [t.name for t in self.tools], "auth_scheme": self.auth_scheme,
                 "resource_metadata": self.resource_metadata, "metadata": self.metadata,
-                "tools_listed": self.tools_listed}
+                "tools_listed": self.tools_listed, "transport": self.transport,
+                "transport_deprecated": self.transport == LEGACY_SSE}
 
 
 def rpc(method: str, params: dict | None = None, id: int | None = None) -> bytes:
@@ -132,50 +156,147 @@ def www_authenticate(value: str) -> tuple[str, str | None]:
     return ("bearer" if value.lower().startswith("bearer") else (value.split(" ", 1)[0].lower() or "unknown")), None
 
 
-async def probe(url: str, post: Post, get: Get | None = None) -> Probe:
-    """``initialize`` then ``tools/list`` (all pages) against ``url``. With ``get``, a
-    refused POST is told apart (old SSE transport or not MCP) and an endpoint that wants
-    credentials has its RFC 9728 metadata read."""
-    init = rpc("initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
+def _initialize() -> bytes:
+    return rpc("initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
                               "clientInfo": {"name": "agentdex", "version": __version__}}, id=1)
-    record = await post(url, init, headers_for())
+
+
+async def probe(url: str, post: Post, get: Get | None = None, stream: Stream | None = None, *,
+                transport: str | None = STREAMABLE, deadline: float = DEADLINE) -> Probe:
+    """``initialize`` then ``tools/list`` (all pages) against ``url`` over the declared
+    ``transport`` (``sse``: the legacy HTTP+SSE transport, through ``stream``; anything else:
+    Streamable HTTP). With ``get`` and ``stream``, a refused POST is told apart (old SSE
+    transport or not MCP) and an endpoint that wants credentials has its RFC 9728 metadata
+    read."""
+    if transport == LEGACY_SSE and stream is not None:
+        return await probe_sse(url, post, stream, deadline, get)
+    record = await post(url, _initialize(), headers_for())
     failed = classify_failure(record)
     if failed is not None:
         failed.answer = record
         if get is not None:
-            await _refine(url, failed, get)
+            await _refine(url, failed, get, stream)
         return failed
-    message = read_message(record, 1)
-    result = message.get("result") if message else None
-    if not isinstance(result, dict) or "protocolVersion" not in result:
-        return Probe("not_mcp", _not_mcp_detail(record, message), record.status, answer=record)
-    found = Probe("ok", http_status=record.status, protocol_version=str(result.get("protocolVersion")),
-                  server_info=result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else {},
-                  answer=record)
-    session = record.headers.get("mcp-session-id")
-    await post(url, rpc("notifications/initialized"), headers_for(session, found.protocol_version))
-    await _list_tools(url, post, found, session)
+    found = _initialized(read_message(record, 1), record)
+    if found.state == "ok":
+        await _list_after_initialize(_streamable_ask(url, post, record.headers.get("mcp-session-id"),
+                                                     found.protocol_version), found)
     return found
 
 
-async def _refine(url: str, found: Probe, get: Get) -> None:
+def _streamable_ask(url: str, post: Post, session: str | None, version: str | None) -> Ask:
+    """One request of a Streamable HTTP session: a POST whose answer is its body."""
+    headers = headers_for(session, version)
+
+    async def ask(body: bytes, want_id: int | None) -> tuple[dict | None, str]:
+        answer = await post(url, body, headers)
+        got = read_message(answer, want_id) if want_id is not None and answer.status == 200 else None
+        return got, answer.error or str(answer.status)
+    return ask
+
+
+async def _list_after_initialize(ask: Ask, found: Probe) -> None:
+    """``notifications/initialized``, then every page of ``tools/list``."""
+    await ask(rpc("notifications/initialized"), None)
+    await _list_tools(ask, found)
+
+
+def _initialized(message: dict | None, record: FetchRecord, transport: str = STREAMABLE) -> Probe:
+    """The probe after an answer to ``initialize``: ``ok`` with the server's facts, or ``not_mcp``."""
+    result = message.get("result") if message else None
+    if not isinstance(result, dict) or "protocolVersion" not in result:
+        return Probe("not_mcp", _not_mcp_detail(record, message), record.status, answer=record)
+    info = result.get("serverInfo")
+    return Probe("ok", http_status=record.status, protocol_version=str(result.get("protocolVersion")),
+                 server_info=info if isinstance(info, dict) else {}, answer=record, transport=transport)
+
+
+async def probe_sse(url: str, post: Post, stream: Stream, deadline: float = DEADLINE, get: Get | None = None) -> Probe:
+    """The probe over the legacy HTTP+SSE transport: one event stream, its endpoint, and
+    the three messages, all within ``deadline`` seconds (with ``get``, an endpoint that
+    wants credentials has its RFC 9728 metadata read)."""
+    try:
+        async with asyncio.timeout(deadline):
+            async with stream(url, SSE) as (record, response):
+                found = await _sse_session(url, post, record, response)
+            if found.state == "auth_required" and get is not None:
+                await read_resource_metadata(url, found, get)
+            return found
+    except TimeoutError:
+        return Probe("timeout", f"the HTTP+SSE session did not finish within the {deadline:g}-second deadline")
+
+
+async def _sse_session(url: str, post: Post, record: FetchRecord, response: httpx.Response | None) -> Probe:
+    problem = mcp_sse.stream_problem(record) if response is not None else record.error
+    if problem:
+        return await _no_stream(url, post, record, problem)
+    session = await mcp_sse.open_session(url, response)
+    if isinstance(session, str):
+        return Probe("not_mcp", session, record.status, answer=record)
+
+    async def ask(body: bytes, want_id: int | None) -> tuple[dict | None, str]:
+        return await session.ask(body, want_id, post)
+    message, why = await ask(_initialize(), 1)
+    found = _initialized(message, record, LEGACY_SSE)
+    if found.state != "ok":
+        found.detail = f"initialize over HTTP+SSE: {why or found.detail}"
+        return found
+    await _list_after_initialize(ask, found)
+    found.detail += " over the deprecated HTTP+SSE transport"
+    return found
+
+
+async def _no_stream(url: str, post: Post, record: FetchRecord, problem: str) -> Probe:
+    """A declared SSE endpoint whose GET opened no event stream: credentials, payment and
+    silence are what they are; otherwise a Streamable HTTP ``initialize`` tells a server
+    that speaks the other transport (``wrong_transport``) from one that is not MCP."""
+    failed = classify_failure(record) if record.status != 200 else None
+    if failed is not None and failed.state not in ("wrong_transport", "not_mcp"):
+        failed.answer = record
+        return failed
+    other = await probe(url, post)
+    if other.state == "ok":
+        return Probe("wrong_transport", f"{problem}, but a Streamable HTTP POST initializes: the endpoint "
+                     "speaks streamable-http, not the declared sse", record.status, answer=record,
+                     transport=STREAMABLE)
+    return Probe("not_mcp", f"{problem}: not the HTTP+SSE transport", record.status, answer=record)
+
+
+async def _refine(url: str, found: Probe, get: Get, stream: Stream | None) -> None:
     """Learn more about a failed ``initialize`` with safe requests only."""
     if found.state == "auth_required":
         await read_resource_metadata(url, found, get)
     elif found.state in ("wrong_transport", "not_mcp") and found.http_status in (404, 405, 406):
-        await _check_sse(url, found, get)
+        await _check_sse(url, found, stream)
 
 
-async def _check_sse(url: str, found: Probe, get: Get) -> None:
+async def _sniff(url: str, stream: Stream | None) -> tuple[str, mcp_sse.Event | None]:
+    """The content type of a GET asking for an event stream, and its first event, read for
+    at most ``SNIFF_SECONDS`` (``""`` when no answer came in time, ``None`` when no event)."""
+    ctype = ""
+    if stream is None:
+        return ctype, None
+    try:
+        async with asyncio.timeout(SNIFF_SECONDS):
+            async with stream(url, SSE) as (record, response):
+                ctype = record.headers.get("content-type", "").lower()
+                if response is not None and SSE in ctype:
+                    return ctype, await mcp_sse.first_event(response)
+                return ctype, None
+    except TimeoutError:
+        return ctype, None  # an event stream that sent no event in time is still one
+
+
+async def _check_sse(url: str, found: Probe, stream: Stream | None) -> None:
     """A refused POST: an endpoint that answers ``text/event-stream`` is the old HTTP+SSE
     transport and a web page is not MCP; otherwise a 405 still means "wrong transport" and
     anything else "not MCP"."""
-    head = await get(url, "HEAD", SSE)
-    ctype = head.headers.get("content-type", "").lower()
+    ctype, event = await _sniff(url, stream)
     if SSE in ctype:
-        found.state = "wrong_transport"
-        found.detail = (f"HTTP {found.http_status} to a Streamable HTTP POST and an event stream to GET: "
-                        "the old HTTP+SSE transport, not streamable-http")
+        found.state, found.transport = "wrong_transport", LEGACY_SSE
+        seen = "an endpoint event" if event is not None and event.type == "endpoint" else "an event stream"
+        found.detail = (f"HTTP {found.http_status} to a Streamable HTTP POST and {seen} to GET: the "
+                        "deprecated HTTP+SSE transport, not streamable-http (declare transport sse)")
     elif "text/html" in ctype:
         found.state = "not_mcp"
         found.detail = f"HTTP {found.http_status} to a Streamable HTTP POST, and a web page to GET: not an MCP endpoint"
@@ -218,17 +339,15 @@ async def read_resource_metadata(url: str, found: Probe, get: Get) -> None:
         return
 
 
-async def _list_tools(url: str, post: Post, found: Probe, session: str | None) -> None:
+async def _list_tools(ask: Ask, found: Probe) -> None:
     """Every page of ``tools/list``, within ``MAX_PAGES`` pages and ``MAX_TOOLS`` tools; a
     server that goes past either (or repeats a cursor) leaves the listing incomplete."""
     cursor, next_id, seen = None, 2, set()
     for _ in range(MAX_PAGES):
-        params = {"cursor": cursor} if cursor else {}
-        record = await post(url, rpc("tools/list", params, id=next_id), headers_for(session, found.protocol_version))
-        message = read_message(record, next_id) if record.status == 200 else None
+        message, why = await ask(rpc("tools/list", {"cursor": cursor} if cursor else {}, id=next_id), next_id)
         result = message.get("result") if message else None
         if not isinstance(result, dict):
-            found.detail = f"initialize answered but tools/list did not ({record.error or record.status})"
+            found.detail = f"initialize answered but tools/list did not ({why})"
             return
         found.tools.extend(tool_from_mcp(t, source="mcp") for t in _items(result.get("tools"), MAX_TOOLS - len(found.tools) + 1))
         if len(found.tools) > MAX_TOOLS:

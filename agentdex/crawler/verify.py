@@ -3,7 +3,8 @@
 Runs after discovery on every crawl (and on ``agentdex verify``), unchanged origins
 included, so a claim that stops holding is seen. Everything goes through the same fetch
 policy as the crawl. It only reads: MCP endpoints get ``initialize`` and ``tools/list``
-(plus, after a refusal, a HEAD and the RFC 9728 metadata GET), once per URL and crawl;
+over their declared transport (plus, after a refusal, a GET asking for an event stream and
+the RFC 9728 metadata GET), once per URL and crawl;
 payment endpoints get one unpaid request; the feedback endpoint gets a safe GET. It never
 calls a tool, never submits feedback, never pays, never sends a credential.
 
@@ -66,6 +67,9 @@ PAGE_CAP = 1024 * 1024
 # An OpenAPI document in YAML: the whole fetch cap, and twice the values an honest document
 # that large holds (about 250,000; a bomb costs at most this budget).
 OPENAPI_LIMITS = YamlLimits(chars=4 * PAGE_CAP, nodes=500_000)
+# A HEAD unanswered after this long gets a GET instead: some servers (an MCP SSE endpoint
+# among them) never answer HEAD, and waiting the whole deadline for it proves nothing.
+HEAD_WAIT = 3.0
 TEXT_TYPES = ("text/markdown", "text/plain", "text/x-markdown")
 
 
@@ -102,15 +106,41 @@ class Verifier:
                                         content=body, headers=headers, honour_robots=False)
 
     async def probe_get(self, url: str, method: str = "GET", accept: str | None = None) -> FetchRecord:
-        """A safe request of the MCP probe (metadata GET, transport HEAD)."""
+        """A safe request of the MCP probe (the RFC 9728 metadata GET)."""
         return await self.fetcher.fetch(url, kind="mcp", max_bytes=64 * 1024, method=method, accept=accept,
                                         honour_robots=False)
 
-    async def probe(self, url: str) -> mcp_probe.Probe:
-        """The MCP probe of ``url``, run once per crawl however many checks ask."""
+    def probe_stream(self, url: str, accept: str):
+        """The MCP probe's event-stream GET (``async with``: ``(record, response)``)."""
+        return self.fetcher.stream(url, kind="mcp", accept=accept)
+
+    async def probe(self, url: str, transport: str | None = mcp_probe.STREAMABLE) -> mcp_probe.Probe:
+        """The MCP probe of ``url`` over the declared ``transport``, run once per crawl
+        however many checks ask (the first to ask names the transport)."""
         if url not in self._probes:
-            self._probes[url] = asyncio.ensure_future(mcp_probe.probe(url, self.post, self.probe_get))
+            self._probes[url] = asyncio.ensure_future(mcp_probe.probe(
+                url, self.post, self.probe_get, self.probe_stream,
+                transport=transport, deadline=self.fetcher.deadline))
         return await asyncio.shield(self._probes[url])
+
+    async def responds(self, url: str, kind: str) -> FetchRecord:
+        """Whether ``url`` answers at all (any status): a HEAD given ``HEAD_WAIT`` seconds,
+        then a GET of which only the status and headers are read (its body may be an event
+        stream that never ends), within the fetch deadline."""
+        try:
+            record = await asyncio.wait_for(self.fetcher.fetch(url, kind=kind, max_bytes=0, method="HEAD"), HEAD_WAIT)
+            if record.error_code != "timeout":
+                return record
+        except TimeoutError:
+            pass
+        try:
+            async with asyncio.timeout(self.fetcher.deadline):
+                async with self.fetcher.stream(url, kind=kind, accept="*/*") as (record, _):
+                    return record
+        except TimeoutError:
+            seconds = HEAD_WAIT + self.fetcher.deadline
+            return FetchRecord(url=url, kind=kind, error_code="timeout",
+                               error=f"{url} answered neither HEAD nor GET within {seconds:g} seconds.")
 
     async def verify_crawl(self, crawl: OriginCrawl, listing: Listing | None = None) -> None:
         """Fill ``crawl.checks`` and ``crawl.mcp_tools`` for the crawl's listing. A manifest
@@ -182,7 +212,7 @@ class Verifier:
     async def _mcp(self, crawl: OriginCrawl, listing: Listing) -> tuple[list[Check], list | None]:
         if not listing.mcp_url:
             return [Check(n, "skip", "no MCP endpoint declared") for n in in_group("mcp")], None
-        found = await self.probe(listing.mcp_url)
+        found = await self.probe(listing.mcp_url, listing.mcp_transport)
         # Only a complete tools/list replaces the stored tools: a half-listed surface would
         # read as tools removed.
         return mcp_checks(found, listing), (found.tools if found.state == "ok" and found.tools_listed else None)
@@ -318,8 +348,9 @@ def mcp_checks(found: mcp_probe.Probe, listing: Listing) -> list[Check]:
     """``mcp.initialize`` and ``mcp.tools`` from a probe, compared with the declared auth."""
     data = found.to_dict()
     if found.state == "ok":
+        over = ", over the deprecated HTTP+SSE transport" if found.transport == mcp_probe.LEGACY_SSE else ""
         init = Check("mcp.initialize", "pass", f"protocol {found.protocol_version}, server "
-                     f"{found.server_info.get('name', '?')}", data)
+                     f"{found.server_info.get('name', '?')}{over}", data)
         status = "fail" if not found.tools_listed else "pass" if found.tools else "warn"
         tools = Check("mcp.tools", status, found.detail, data)
         return [init, tools]

@@ -104,9 +104,9 @@ async def _http_one(verifier, home: str, tool: dict) -> str:
     domain = registrable_domain(urlsplit(endpoint).hostname or "")
     if domain != home:
         return f"{tool.get('id')}: {endpoint} is under {domain}, not {home}"
-    # HEAD: any answer shows the endpoint responds, and an MCP endpoint's GET may be an
-    # event stream that never ends.
-    record = await verifier.get(endpoint, "anchor_endpoint", 64 * 1024, method="HEAD")
+    # Any answer shows the endpoint responds: a HEAD, or (a server that never answers HEAD)
+    # a GET read no further than its headers, as an MCP endpoint's GET may be an endless stream.
+    record = await verifier.responds(endpoint, "anchor_endpoint")
     if record.status is None:
         return f"{tool.get('id')}: {endpoint} does not respond ({record.error})"
     return ""
@@ -167,7 +167,7 @@ async def read_only_variant(verifier, listing: Listing) -> Check:
     tools = [t for t in listing.extra.get("anchor_tools", []) if isinstance(t, dict) and t.get("readOnlyVariant")]
     if not tools:
         return Check("anchor.read_only_variant", "skip", "no read-only variant declared")
-    probes = await asyncio.gather(*(verifier.probe(t["readOnlyVariant"]) for t in tools))
+    probes = await asyncio.gather(*(verifier.probe(t["readOnlyVariant"], t.get("transport")) for t in tools))
     lies, unknown, data = [], [], {}
     for tool, found in zip(tools, probes):
         writers = [t.name for t in found.tools if not t.read_only]
@@ -204,7 +204,7 @@ async def _payment_one(verifier, tool: dict) -> tuple[str, str, str, dict]:
     declared = next((p.get("priceUsd") for p in tool.get("payments") or [] if p.get("protocol") == "x402"), None)
     tid = str(tool.get("id", ""))
     if tool.get("kind") == "mcp":
-        found = await verifier.probe(tool["endpoint"])
+        found = await verifier.probe(tool["endpoint"], tool.get("transport"))
         if found.state in ("ok", "auth_required"):
             return "skip", (f"{tid}: the MCP server answers initialize without payment; x402 applies per "
                             "tool call, which agentdex never makes"), tid, {"declared_usd": declared}

@@ -1,0 +1,153 @@
+"""Reference MCP servers nobody here wrote, on loopback behind the suite's TLS.
+
+The npm packages pinned in ``tests/npm/package.json`` (``.ci/run`` installs them with
+``npm ci``): the MCP TypeScript SDK's reference server ``@modelcontextprotocol/server-everything``
+and the MCP conformance kit ``@modelcontextprotocol/conformance``. They serve plain HTTP, and
+agentdex fetches only over HTTPS, so :class:`TLSProxy` terminates TLS on 127.0.0.1 with a
+certificate of the suite's throwaway CA and pipes the bytes to the server unchanged.
+
+    node_skip_reason() -> str | None        why the npm tests cannot run here (None: they can)
+    with everything("sse" | "streamableHttp") as port: ...     the reference server on PORT
+    with TLSProxy(cert, port) as proxy: proxy.port, proxy.methods()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import socket
+import ssl
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import trustme
+
+NPM_DIR = Path(__file__).parent / "npm"
+MODULES = NPM_DIR / "node_modules"
+EVERYTHING = MODULES / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+CONFORMANCE = MODULES / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+_METHOD = re.compile(rb'"method"\s*:\s*"([^"]{1,100})"')
+
+
+def node_skip_reason() -> str | None:
+    """Why the npm reference tests cannot run here, or None when they can."""
+    if shutil.which("node") is None:
+        return "node is not installed (the npm reference servers need it)"
+    if not EVERYTHING.exists() or not CONFORMANCE.exists():
+        return "the pinned npm packages are not installed: run `npm ci` in tests/npm (.ci/run does)"
+    return None
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port: int, process: subprocess.Popen, seconds: float = 30.0) -> None:
+    """Return once something accepts on ``port``; fail if ``process`` ends first or time runs out."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode}: {process.stderr.read()!r}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"nothing listened on port {port} within {seconds:g} s")
+
+
+@contextmanager
+def everything(mode: str) -> Iterator[int]:
+    """The reference server ``server-everything`` in ``mode`` (``sse``: GET /sse and POST
+    /message; ``streamableHttp``: /mcp) on a free loopback port, stopped on exit."""
+    port = free_port()
+    env = {**os.environ, "PORT": str(port)}
+    process = subprocess.Popen(["node", str(EVERYTHING), mode], env=env, cwd=NPM_DIR,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_for_port(port, process)
+        yield port
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        process.stderr.close()
+
+
+class TLSProxy:
+    """TLS on 127.0.0.1 (a certificate of the suite's CA) in front of a plain-HTTP server on
+    ``upstream``; what clients send is kept (``sent``) to tell which JSON-RPC methods went."""
+
+    def __init__(self, cert: trustme.LeafCert, upstream: int) -> None:
+        self.context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        cert.configure_cert(self.context)
+        self.upstream, self.port, self.sent = upstream, 0, bytearray()
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> TLSProxy:
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("the TLS proxy did not start")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+
+    def connect_to(self, host: str) -> list[tuple[str, str, int]]:
+        """The ``--connect-to`` rule that sends ``host`` here."""
+        return [(host, "127.0.0.1", self.port)]
+
+    def methods(self) -> list[str]:
+        """Every JSON-RPC method clients sent through the proxy, in order."""
+        return [m.decode() for m in _METHOD.findall(bytes(self.sent))]
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        server = self._loop.run_until_complete(
+            asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.context))
+        self.port = server.sockets[0].getsockname()[1]
+        self._ready.set()
+        self._loop.run_forever()
+        server.close()
+        pending = asyncio.all_tasks(self._loop)  # the connections still piping: end them here
+        for task in pending:
+            task.cancel()
+        self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        self._loop.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream)
+        except OSError:
+            writer.close()
+            return
+        try:
+            await asyncio.gather(self._pipe(reader, up_writer, keep=True), self._pipe(up_reader, writer),
+                                 return_exceptions=True)
+        except asyncio.CancelledError:
+            pass  # the proxy is stopping; asyncio's stream callback would report a cancelled task
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, keep: bool = False) -> None:
+        try:
+            while chunk := await reader.read(65536):
+                if keep:
+                    self.sent += chunk
+                writer.write(chunk)
+                await writer.drain()
+        finally:
+            writer.close()
