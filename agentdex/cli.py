@@ -39,6 +39,8 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version, 
     """A local, SQLite-first catalogue of agent apps."""
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+VALIDATE_CHOICES = (*formats.FORMAT_NAMES, "server_json", "a2a_card", "server_card", "api_catalog",
+                    "x402_discovery", "ai_catalog")  # agentdex.validate.CHOICES, without importing jsonschema
 
 
 def echo_json(data: Any) -> None:
@@ -61,11 +63,12 @@ def render_result(path: str, result: ParseResult) -> None:
 
 @app.command()
 def validate(
-    path: Annotated[Path, typer.Argument(help="A manifest file, an .adapp package or a repository folder.")],
-    format: Annotated[str, typer.Option("--format", "-f", help=f"auto, {formats.choices()}.")] = "auto",
+    path: Annotated[Path, typer.Argument(help="A manifest or discovery document, an .adapp package or a repository folder.")],
+    format: Annotated[str, typer.Option("--format", "-f", help=f"auto, {formats.choices(VALIDATE_CHOICES)}.")] = "auto",
     as_json: JsonOpt = False,
 ) -> None:
-    """Validate a manifest to the letter of its spec. Exit 0 valid, 1 invalid, 2 unusable input."""
+    """Validate a manifest or discovery document to the letter of its spec. Exit 0 valid, 1 invalid,
+    2 unusable input (no manifest or discovery document of any kind)."""
     from agentdex.validate import validate_path
 
     try:
