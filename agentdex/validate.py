@@ -39,6 +39,7 @@ CHOICES = (*formats.FORMAT_NAMES, *DISCOVERY_FORMATS)
 SCHEMA_MARKS = (("server.schema.json", "server_json"), ("/a2a", "a2a_card"), ("server-card", "server_card"),
                 ("ai-catalog", "ai_catalog"))
 BOOTSTRAP_NAMES = ("agent.md", "skill.md", "llms.txt")
+SERVER_CARD_KEYS = {"serverInfo", "transport", "transports", "endpoint"}  # what only an MCP server card has
 
 
 def validate_path(path: str | Path, fmt: str = "auto", *, discovery: bool = True) -> ParseResult:
@@ -88,6 +89,8 @@ def detect(doc: dict) -> str | None:
     named = next((fmt for mark, fmt in SCHEMA_MARKS if mark in schema), None)
     if named:
         return named
+    if not {"skills", "supportedInterfaces"} & set(doc) and SERVER_CARD_KEYS & set(doc):
+        return "server_card"  # a draft card ({"url", "transport"}) would pass for an A2A card's url
     found = next((fmt for fmt in DISCOVERY_FORMATS if formats.get(fmt).looks_like(doc)), None)
     return found or ("server_json" if _bare_server_json(doc) else None)
 
