@@ -153,8 +153,10 @@ async def probe(url: str, post: Post, get: Get | None = None) -> Probe:
                   server_info=result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else {},
                   answer=record)
     session = record.headers.get("mcp-session-id")
-    await post(url, rpc("notifications/initialized"), headers_for(session, found.protocol_version))
+    ack = await post(url, rpc("notifications/initialized"), headers_for(session, found.protocol_version))
     await _list_tools(url, post, found, session)
+    if ack.status is not None and ack.status >= 400:  # the census counts these apart: a client stops here
+        found.detail = f"initialize accepted but notifications/initialized rejected (HTTP {ack.status}); {found.detail}"
     return found
 
 
