@@ -314,11 +314,14 @@ def seeds(
     import asyncio
 
     from agentdex.db.seeds import load_cursors, save_run
-    from agentdex.seeds import as_rows, collect
+    from agentdex.seeds import as_rows, check_since, collect, parse_source
 
     net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout)
-    catalogue = open_catalogue(db, readonly=False)
     try:
+        since = check_since(since)
+        for source in sources:
+            parse_source(source)  # refuse a bad source before the catalogue is created
+        catalogue = open_catalogue(db, readonly=False)
         run = asyncio.run(collect(sources, net, since=since, cursors=load_cursors(catalogue)))
     except InputError as exc:
         fail(str(exc), 2)
@@ -326,7 +329,8 @@ def seeds(
     if as_json:
         echo_json(run.to_list())
         return
-    typer.echo("\n".join(s.origin for s in run.seeds))
+    if run.seeds:
+        typer.echo("\n".join(s.origin for s in run.seeds))
     for r in run.refused:
         typer.echo(f"refused {plain(r.named.url or r.named.name, 200)!r} ({plain(r.named.source, 80)} "
                    f"{plain(r.named.name, 80)}): {plain(r.reason, 200)}", err=True)

@@ -397,6 +397,22 @@ def parse_source(text: str) -> tuple[str, str]:
     return "file", text
 
 
+def check_since(text: str | None) -> str | None:
+    """``--since`` as given, once it is an RFC 3339 date-time with a zone (:class:`InputError`
+    otherwise: the registry would refuse it)."""
+    if text is None:
+        return None
+    from datetime import datetime
+
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("z", "Z"))
+    except ValueError as exc:
+        raise InputError(f"--since {text[:40]!r} is not an RFC 3339 date-time (2026-09-01T00:00:00Z)") from exc
+    if moment.tzinfo is None:
+        raise InputError(f"--since {text[:40]!r} needs a time zone (Z or ±hh:mm)")
+    return text.strip()
+
+
 async def collect(sources: list[str], net, *, since: str | None = None,
                   cursors: dict[str, str] | None = None) -> SeedRun:
     """Read every source into one :class:`SeedRun`. ``since`` asks every registry only for

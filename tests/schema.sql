@@ -335,11 +335,10 @@ CREATE TABLE seed_cursors (
     at TEXT NOT NULL
 );
 CREATE VIEW mcp_census AS
-WITH latest AS (
-  SELECT h.origin, h.url, h.state,
-    (SELECT q.detail FROM endpoint_probes q WHERE q.origin = h.origin AND q.role = 'mcp' AND q.url = h.url
-       ORDER BY q.id DESC LIMIT 1) AS detail
-  FROM endpoint_health h WHERE h.role = 'mcp'
+WITH latest AS (  -- each MCP endpoint's latest probe: one pass over the (origin, role, url, id) index
+  SELECT p.origin, p.url, p.state, p.detail
+  FROM endpoint_probes p
+  JOIN (SELECT max(id) AS id FROM endpoint_probes WHERE role = 'mcp' GROUP BY origin, url) m ON m.id = p.id
 ),
 probed AS (
   SELECT url, origin, state, detail,

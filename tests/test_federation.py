@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -144,6 +145,13 @@ def catalogue(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def base(catalogue: Path) -> Iterator[str]:
     """``agentdex serve`` on the catalogue, a real process on 127.0.0.1."""
+    with served(catalogue) as url:
+        yield url
+
+
+@contextmanager
+def served(catalogue: Path) -> Iterator[str]:
+    """``agentdex serve`` on ``catalogue`` as a real process on 127.0.0.1: its base URL."""
     port, log = free_port(), catalogue.parent / "serve.log"
     with log.open("wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "agentdex", "serve", "--db", str(catalogue), "--port", str(port)],

@@ -6,10 +6,6 @@ API refuses, and never a 5xx. Examples are bounded so the run stays well under 3
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +17,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 
 from agentdex.db import open_db
+from tests.test_federation import served
 
 SPEC = Path(__file__).resolve().parent / "ecosystem" / "openapi.registry.yaml"
 schema = schemathesis.openapi.from_path(SPEC)
@@ -29,12 +26,6 @@ ROWS = [  # origin, name, status, one_liner, mcp_url, error_count, last_changed_
     ("broken.test", "Broken", "invalid", "Half a manifest.", None, 2, "2026-03-05T00:00:00.000Z"),
     ("gone.test", "Gone", "delisted", "Was here.", None, 0, "2026-03-06T00:00:00.000Z"),
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -47,25 +38,8 @@ def base(tmp_path_factory) -> Iterator[str]:
             db.execute("INSERT INTO listings (origin, name, status, one_liner, mcp_url, error_count, last_changed_at,"
                        " first_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, '2026-01-01T00:00:00.000Z')", list(values))
     db.close()
-    port, log = free_port(), path.parent / "serve.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "agentdex", "serve", "--db", str(path), "--port", str(port)],
-                                stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert proc.poll() is None, log.read_text(errors="replace")
-            assert time.monotonic() < deadline, "agentdex serve did not answer in time"
-            try:
-                if httpx.get(url + "/-/versions.json", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
+    with served(path) as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def refusal_says_why(ctx, response, case) -> None:

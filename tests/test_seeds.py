@@ -202,3 +202,6 @@ def test_an_unusable_source_is_one_sentence_and_exit_2(tmp_path):
     assert result.exit_code == 2 and "neither registry:BASE nor a file" in result.stderr
     bad = invoke("seeds", "registry:http://registry.test", "--db", str(tmp_path / "c.db"))
     assert bad.exit_code == 2 and "Traceback" not in bad.output
+    since = invoke("seeds", REGISTRY, "--since", "last week", "--db", str(tmp_path / "c.db"))
+    assert since.exit_code == 2 and "not an RFC 3339 date-time" in since.stderr
+    assert not (tmp_path / "c.db").exists()  # nothing was created for a refused command
