@@ -39,6 +39,8 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version, 
     """A local, SQLite-first catalogue of agent apps."""
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+VALIDATE_CHOICES = (*formats.FORMAT_NAMES, "server_json", "a2a_card", "server_card", "api_catalog",
+                    "x402_discovery", "ai_catalog")  # agentdex.validate.CHOICES, without importing jsonschema
 
 
 def echo_json(data: Any) -> None:
@@ -61,11 +63,12 @@ def render_result(path: str, result: ParseResult) -> None:
 
 @app.command()
 def validate(
-    path: Annotated[Path, typer.Argument(help="A manifest file, an .adapp package or a repository folder.")],
-    format: Annotated[str, typer.Option("--format", "-f", help=f"auto, {formats.choices()}.")] = "auto",
+    path: Annotated[Path, typer.Argument(help="A manifest or discovery document, an .adapp package or a repository folder.")],
+    format: Annotated[str, typer.Option("--format", "-f", help=f"auto, {formats.choices(VALIDATE_CHOICES)}.")] = "auto",
     as_json: JsonOpt = False,
 ) -> None:
-    """Validate a manifest to the letter of its spec. Exit 0 valid, 1 invalid, 2 unusable input."""
+    """Validate a manifest or discovery document to the letter of its spec. Exit 0 valid, 1 invalid,
+    2 unusable input (no manifest or discovery document of any kind)."""
     from agentdex.validate import validate_path
 
     try:
@@ -296,6 +299,55 @@ def verify(
         typer.echo(origin)
         for c in list_checks(catalogue, origin):
             typer.echo(f"  {check_line(c)}")
+
+
+@app.command()
+def seeds(
+    sources: Annotated[list[str], typer.Argument(help="registry:BASE (an MCP registry API), or a file: saved registry pages (JSON or NDJSON), an A2A registry listing, a CSV rank,domain list, or plain text.")],
+    since: Annotated[Optional[str], typer.Option("--since", help="Ask registries only for servers updated after this RFC 3339 time (default: where the last run stopped).")] = None,
+    db: DbOpt = None, connect_to: ConnectToOpt = None, ca_bundle: CaOpt = None, dns_server: DnsOpt = None,
+    concurrency: ConcOpt = CONCURRENCY, allow_private: PrivOpt = False, registry: RegOpt = None,
+    timeout: DeadlineOpt = 15.0, as_json: JsonOpt = False,
+) -> None:
+    """Origins to crawl, one a line (ready for crawl --seeds), from MCP registries and lists;
+    records which source named each origin in the catalogue. Refused entries go to stderr."""
+    import asyncio
+
+    from agentdex.db.seeds import load_cursors, save_run
+    from agentdex.seeds import as_rows, check_since, collect, parse_source
+
+    net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout)
+    try:
+        since = check_since(since)
+        for source in sources:
+            parse_source(source)  # refuse a bad source before the catalogue is created
+        catalogue = open_catalogue(db, readonly=False)
+        run = asyncio.run(collect(sources, net, since=since, cursors=load_cursors(catalogue)))
+    except InputError as exc:
+        fail(str(exc), 2)
+    save_run(catalogue, as_rows(run), run.cursors, run.servers_seen)
+    if as_json:
+        echo_json(run.to_list())
+        return
+    if run.seeds:
+        typer.echo("\n".join(s.origin for s in run.seeds))
+    for r in run.refused:
+        typer.echo(f"refused {plain(r.named.url or r.named.name, 200)!r} ({plain(r.named.source, 80)} "
+                   f"{plain(r.named.name, 80)}): {plain(r.reason, 200)}", err=True)
+
+
+@app.command()
+def census(db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """The probe state of every MCP endpoint the catalogue knows, with counts and shares."""
+    from agentdex.db.seeds import census as count
+
+    data = count(open_catalogue(db, readonly=True))
+    if as_json:
+        echo_json(data)
+    else:
+        from agentdex.render import census_lines
+
+        typer.echo("\n".join(census_lines(data)))
 
 
 @app.command("list")

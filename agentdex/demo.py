@@ -4,10 +4,13 @@ TUI (or, with ``--no-tui``, a printed summary).
     run_demo(db=None, tui=False, serve=False, port=8001, echo=typer.echo, load_tui=None) -> exit code
 
 Steps: start :class:`~agentdex.sampleweb.SampleWeb` (HTTPS with a throwaway CA, local DNS,
-MCP servers, x402, a registry) on loopback; crawl and verify every demo origin into a new
+MCP servers, x402, a registry) on loopback; seed from the sample MCP registry (what
+``agentdex seeds registry:https://registry.test`` does: its servers' origins recorded with
+their source, the entries it refuses with why); crawl and verify every demo origin into a new
 catalogue; switch the origins that have a ``v2`` variant (and their sibling hosts such as
 ``mcp.pantry.test``) and crawl again, so History has entries; then open the TUI on the file
-or print what is worth seeing in it. ``serve`` also publishes the file with Datasette (a
+or print what is worth seeing in it, ending with the census of every MCP endpoint the
+catalogue knows. ``serve`` also publishes the file with Datasette (a
 child process running ``agentdex serve``). Every server the demo starts stops when it ends,
 however it ends.
 
@@ -216,6 +219,7 @@ def crawl_twice(web, path: Path, net, echo: Echo) -> None:
 
     catalogue = open_db(path)
     try:
+        seed(catalogue, net, echo)
         echo(f"Crawl 1 of 2: discovering, validating and verifying {len(DEMO_ORIGINS)} origins into {path}")
         first = _crawl(catalogue, net, _first_progress(echo))
         echo(render.crawl_line(first.to_dict()))
@@ -228,6 +232,22 @@ def crawl_twice(web, path: Path, net, echo: Echo) -> None:
         echo(render.crawl_line(second.to_dict()))
     finally:
         catalogue.conn.close()
+
+
+def seed(catalogue, net, echo: Echo) -> None:
+    """Read the sample MCP registry as ``agentdex seeds`` does and record its sources."""
+    from agentdex.db.seeds import save_run
+    from agentdex.seeds import as_rows, collect
+
+    run = asyncio.run(collect([f"registry:{REGISTRY}"], net))
+    save_run(catalogue, as_rows(run), run.cursors, run.servers_seen)
+    servers = sum(run.servers_seen.values())
+    ours = [s.origin for s in run.seeds if s.origin in DEMO_ORIGINS]
+    echo(f"Seeds: the sample MCP registry ({REGISTRY}, {len(run.asked)} page(s)) lists {servers} servers naming "
+         f"{len(run.seeds)} origins ({len(ours)} of them demo origins, the rest their MCP hosts); "
+         f"{len(run.refused)} refused:")
+    for refused in run.refused:
+        echo(f"  {plain(refused.named.name, 60)}: {plain(refused.named.url, 80)} — {plain(refused.reason, 120)}")
 
 
 def _crawl(catalogue, net, progress):
@@ -260,6 +280,7 @@ def summary_lines(path: Path) -> list[str]:
     History, names, broken cases, and the commands to explore further. Every crawled
     string goes through :func:`plain`."""
     from agentdex.db import list_checks, list_events, list_listings, open_db, stats
+    from agentdex.db.seeds import census
 
     catalogue = open_db(path, readonly=True)
     try:
@@ -267,6 +288,7 @@ def summary_lines(path: Path) -> list[str]:
         checks = {r["origin"]: list_checks(catalogue, r["origin"]) for r in rows}
         events = list(reversed(list_events(catalogue, limit=10_000)))
         counts = stats(catalogue)
+        endpoints = census(catalogue)
     finally:
         catalogue.conn.close()
     listed = {r["origin"] for r in rows if r["status"] == "listed"}
@@ -277,7 +299,9 @@ def summary_lines(path: Path) -> list[str]:
             + section("History (what changed between the two crawls):", history_lines(events))
             + section("Names:", name_lines(rows))
             + section("Not listed (broken on purpose, or gone):", broken_lines(rows))
-            + section("Explore it:", command_lines(path)))
+            + section("Explore it:", command_lines(path))
+            + section(f"MCP endpoints the catalogue knows ({endpoints['total']}), by state (agentdex census):",
+                      render.census_lines(endpoints)))
 
 
 def count_lines(counts: dict[str, Any], events: list[dict]) -> list[str]:
@@ -341,7 +365,7 @@ def command_lines(path: Path) -> list[str]:
     db = shlex.quote(str(path))
     return [f"agentdex tui --db {db}", f"agentdex show pantry.test --db {db}",
             f"agentdex events --db {db}", f"agentdex list --failing-checks --db {db}",
-            f"agentdex serve --db {db}"]
+            f"agentdex serve --db {db}", f"agentdex census --db {db}"]
 
 
 # --- the TUI and Datasette ----------------------------------------------------------------------

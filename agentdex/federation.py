@@ -6,8 +6,10 @@ modelcontextprotocol/registry ``docs/reference/api/openapi.yaml``) can ingest ag
 
 - ``GET /v0.1/servers`` — ``{"servers": [ServerResponse…], "metadata": {"nextCursor",
   "count"}}``; query parameters ``cursor`` (opaque, from ``metadata.nextCursor``), ``limit``
-  (1–100, default 30), ``search`` (case-insensitive substring of the server name or title),
-  ``updated_since`` (RFC 3339; also returns deleted servers, as the spec says),
+  (any integer, as the OpenAPI document allows: below 1 reads as 1, above 100 as 100;
+  default 30), ``search`` (case-insensitive substring of the server name, title or
+  description), ``updated_since`` (RFC 3339; also returns deleted servers, as the spec says;
+  a time before year 1 or after 9999 in UTC reads as the start or end of time),
   ``version`` (``latest`` or an exact version), ``include_deleted``.
 - ``GET /v0.1/servers/{serverName}/versions`` and ``…/versions/{version}`` (``latest`` or
   the exact version); the name URL-encoded (``test.pantry%2Fpantry``) or not.
@@ -21,16 +23,19 @@ Each listing (status listed, invalid or delisted) is one server, with one versio
 - ``description`` (one-liner, else description, cut to the schema's 100 characters),
   ``title``, ``websiteUrl``, and ``remotes`` when the listing has a streamable-http or SSE
   MCP endpoint;
-- ``_meta["io.modelcontextprotocol.registry/official"]``: ``status`` (``active``; ``deleted``
-  for a delisted origin), ``publishedAt`` (first listed), ``updatedAt`` (last change),
-  ``isLatest``;
+- ``_meta["io.modelcontextprotocol.registry/official"]``: ``status`` (``active`` only for a
+  valid listing; ``deprecated`` for an invalid one, ``statusMessage`` saying why;
+  ``deleted`` for a delisted origin), ``statusChangedAt``, ``publishedAt`` (first listed),
+  ``updatedAt`` (last change), ``isLatest``;
 - ``_meta["agentdex/catalogue"]``: agentdex's own facts: origin, manifest format, catalogue
   status, findings and check counts, MCP auth, API base, categories, pricing, publisher and
   the crawl times. ``agentdex/`` is a ``_meta`` prefix of its own (MCP's ``_meta`` key rules).
 
 Everything runs on Datasette's read-only connections (``file:…?mode=ro``), with its SQL time
 limit. Paging is keyset paging on the origin (the primary key), so each page costs an index
-seek however deep it is. Bad parameters answer 400 ``{"error": …}``; an unknown server 404.
+seek however deep it is. Bad parameters answer 400 ``{"error": …}`` (a cursor this API did not
+give out, a time that is no RFC 3339 date-time, a limit that is no integer, a boolean that is
+neither ``true`` nor ``false``), never a 5xx; an unknown server 404.
 """
 
 from __future__ import annotations
@@ -50,12 +55,14 @@ OFFICIAL = "io.modelcontextprotocol.registry/official"
 AGENTDEX_META = "agentdex/catalogue"
 SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 DEFAULT_LIMIT, MAX_LIMIT = 30, 100
-STATUSES = {"listed": "active", "invalid": "active", "delisted": "deleted"}
+STATUSES = {"listed": "active", "invalid": "deprecated", "delisted": "deleted"}
+STATUS_MESSAGE_MAX = 500
 REMOTE_TRANSPORTS = ("streamable-http", "sse")
 DESCRIPTION_MAX, TITLE_MAX, NAME_MAX = 100, 100, 200
 _SLUG_DROP = re.compile(r"[^a-z0-9._-]+")
 _NAMESPACE_DROP = re.compile(r"[^a-zA-Z0-9.-]+")
 _REMOTE_URL = re.compile(r"https?://[^\s]+")
+_INTEGER = re.compile(r"[+-]?[0-9]{1,30}")  # ASCII digits only: int() also takes "²" and "٣"
 COLUMNS = ("origin", "format", "status", "name", "one_liner", "description", "homepage", "mcp_url",
            "mcp_transport", "mcp_auth", "http_base", "categories", "pricing", "publisher_name", "publisher_url",
            "error_count", "warning_count", "checks_passed", "checks_failed", "first_seen_at", "first_listed_at",
@@ -123,8 +130,23 @@ def server_response(row: dict[str, Any]) -> dict[str, Any]:
 
 def _official(row: dict[str, Any]) -> dict[str, Any]:
     published = row["first_listed_at"] or row["first_seen_at"]
-    return {"status": STATUSES.get(row["status"], "active"), "publishedAt": published,
-            "updatedAt": row["last_changed_at"] or published, "isLatest": True}
+    updated = row["last_changed_at"] or published
+    meta = {"status": STATUSES.get(row["status"], "active"), "statusChangedAt": updated,
+            "publishedAt": published, "updatedAt": updated, "isLatest": True}
+    message = _status_message(row)
+    if message:
+        meta["statusMessage"] = message[:STATUS_MESSAGE_MAX]
+    return meta
+
+
+def _status_message(row: dict[str, Any]) -> str | None:
+    """Why a listing is not ``active``, in the registry's ``statusMessage``."""
+    if row["status"] == "invalid":
+        return (f"agentdex found {row['error_count']} error(s) in this origin's manifest; "
+                "it is served, but not as active, until they are fixed")
+    if row["status"] == "delisted":
+        return "the origin no longer publishes a manifest"
+    return None
 
 
 def _facts(row: dict[str, Any]) -> dict[str, Any]:
@@ -148,9 +170,10 @@ def decode_cursor(cursor: str) -> str:
         data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except (binascii.Error, ValueError, UnicodeDecodeError) as exc:
         raise BadRequest("cursor is not a cursor this registry gave out") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("after"), str):
-        raise BadRequest("cursor is not a cursor this registry gave out")
-    return data["after"]
+    after = data.get("after") if isinstance(data, dict) else None
+    if not isinstance(after, str) or not after.isprintable() or not after.isascii():
+        raise BadRequest("cursor is not a cursor this registry gave out")  # origins are ASCII (IDNA)
+    return after
 
 
 def parse_since(value: str) -> str:
@@ -161,16 +184,22 @@ def parse_since(value: str) -> str:
         raise BadRequest(f"updated_since is not an RFC 3339 date-time: {value[:40]!r}") from exc
     if moment.tzinfo is None:
         raise BadRequest("updated_since needs a time zone (Z or ±hh:mm)")
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    try:
+        moment = moment.astimezone(timezone.utc)
+    except OverflowError:  # 0001-01-01T00:00+01:00 or 9999-12-31T23:59-01:00: beyond datetime's range in UTC
+        return "0000-00-00T00:00:00.000Z" if moment.year == 1 else "9999-12-31T23:59:59.999Z"
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def parse_limit(value: str | None) -> int:
-    """``limit`` as an integer from 1 to :data:`MAX_LIMIT` (default :data:`DEFAULT_LIMIT`)."""
+    """``limit`` as an integer from 1 to :data:`MAX_LIMIT` (default :data:`DEFAULT_LIMIT`).
+    The OpenAPI document allows any integer, so one out of range is clamped, not refused;
+    only a value that is no integer is (:class:`BadRequest`)."""
     if value is None or value == "":
         return DEFAULT_LIMIT
-    if not value.isdigit() or not 1 <= int(value) <= MAX_LIMIT:
-        raise BadRequest(f"limit must be an integer from 1 to {MAX_LIMIT}")
-    return int(value)
+    if not _INTEGER.fullmatch(value.strip()):
+        raise BadRequest(f"limit must be an integer (1 to {MAX_LIMIT} are served), not {value[:20]!r}")
+    return min(max(int(value.strip()), 1), MAX_LIMIT)
 
 
 def parse_bool(value: str | None, name: str) -> bool:
@@ -202,7 +231,9 @@ def list_query(params: dict[str, str]) -> tuple[str, dict[str, Any], int]:
         args["after"] = decode_cursor(params["cursor"])
     if params.get("search"):
         where.append("(instr(lower(agentdex_server_name(origin, name)), lower(:search)) > 0"
-                     " OR instr(lower(coalesce(name, '')), lower(:search)) > 0)")
+                     " OR instr(lower(coalesce(name, '')), lower(:search)) > 0"
+                     " OR instr(lower(coalesce(one_liner, '')), lower(:search)) > 0"
+                     " OR instr(lower(coalesce(description, '')), lower(:search)) > 0)")
         args["search"] = params["search"]
     version = params.get("version")
     if version and version != "latest":

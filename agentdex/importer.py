@@ -24,7 +24,7 @@ def import_path(db, path: str | Path, origin: str | None = None) -> tuple[ParseR
     the host of its MCP endpoint, API base or homepage). Returns the result, the origin and
     the change events."""
     path = Path(path)
-    result = validate_path(path)
+    result = validate_path(path, discovery=False)  # a discovery document describes an origin, it is no listing
     if not result.valid or result.listing is None:
         return result, origin or "", []
     # The same identity rules as a crawl: ``--origin https://Reports.Example/`` is reports.example.

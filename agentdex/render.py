@@ -142,9 +142,26 @@ def show_lines(data: dict[str, Any]) -> list[str]:
                                           for t in data.get("tools", []) if t.get("fingerprint")])
     out += section("Endpoint health:", [health_line(e) for e in data.get("endpoints", [])])
     out += section("History:", [event_line(e) for e in data.get("events", [])])
+    out += section("Seed sources:", [seed_source_line(s) for s in data.get("seed_sources", [])])
     out += schedule_lines(data)
     out.append("")
     out.append(f"Install plans: agentdex plan {data['origin']} --host HOST  ({', '.join(sorted(data.get('plans', {})))})")
+    return out
+
+
+def seed_source_line(s: Mapping[str, Any]) -> str:
+    """One seed source of an origin: where, which entry, the registry's status (and why)."""
+    status = "" if s.get("status") in ("active", "listed") else f"  {plain(s['status'], 20)}"
+    message = f" ({plain(s['status_message'], 120, single_line=True)})" if s.get("status_message") else ""
+    return (f"{plain(s['source'], 60)}  {plain(s.get('name'), 80, single_line=True)}"
+            f"  [{plain(s.get('via'), 12)}]{status}{message}")
+
+
+def census_lines(census: Mapping[str, Any]) -> list[str]:
+    """The census of MCP endpoints as a table: state, count, share."""
+    out = [f"{'state':<22} {'count':>6} {'share':>7}"]
+    out += [f"{row['state']:<22} {row['count']:>6} {row['share']:>6.1f}%" for row in census["states"]]
+    out.append(f"{'total':<22} {census['total']:>6}")
     return out
 
 

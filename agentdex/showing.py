@@ -9,6 +9,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from agentdex.db import get_document_text, get_listing, load_listing
+from agentdex.db.seeds import sources_of
 from agentdex.errors import DatabaseError
 from agentdex.plans import plans_for
 
@@ -25,6 +26,7 @@ def load_show(catalogue: Database, origin: str) -> dict[str, Any]:
     listing = load_listing(catalogue, origin)
     guide = get_document_text(catalogue, origin, "guide")
     row["plans"] = {h: p.to_dict() for h, p in plans_for(listing, guide).items()} if listing else {}
+    row["seed_sources"] = sources_of(catalogue, origin)  # which registry or list named it
     return row
 
 

@@ -1,12 +1,20 @@
 """``agentdex validate``: read a local file, .adapp package or repository folder and
-validate it. This module does the file IO; the formats stay pure."""
+validate it. This module does the file IO; the formats stay pure.
+
+Besides the manifests (:data:`agentdex.formats.FORMAT_NAMES`) it validates every discovery
+document a crawl reads (:data:`DISCOVERY_FORMATS`: the MCP registry's server.json, A2A agent
+cards of both the 0.3 and the 1.0 shape, MCP server cards, RFC 9727 API catalogs, x402
+discovery documents and AI catalogs). ``auto`` tells them apart by ``$schema`` first, then by
+the keys only one of them uses (:func:`detect`). A file that is none of them is unusable
+input (:class:`InputError`, exit 2) whose message names the closest guess.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from agentdex import formats
-from agentdex.formats import adapp, agent_app, anchor, findagent
+from agentdex.formats import adapp, agent_app, anchor, findagent, server_json
 from agentdex.errors import InputError, PackageError
 from agentdex.models import Finding, ParseResult
 
@@ -23,11 +31,24 @@ def read_capped(path: Path, cap: int = MAX_FILE_BYTES) -> bytes:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
-def validate_path(path: str | Path, fmt: str = "auto") -> ParseResult:
-    """Validate whatever is at ``path``; raises :class:`InputError` when it cannot be read."""
+# The discovery documents ``validate`` reads besides the manifests, in the order ``auto`` tries
+# them (the loosest test, an A2A card's, last).
+DISCOVERY_FORMATS = ("server_json", "ai_catalog", "api_catalog", "x402_discovery", "server_card", "a2a_card")
+CHOICES = (*formats.FORMAT_NAMES, *DISCOVERY_FORMATS)
+# ``$schema`` URLs that name a format outright (a substring of the URL, lower case).
+SCHEMA_MARKS = (("server.schema.json", "server_json"), ("/a2a", "a2a_card"), ("server-card", "server_card"),
+                ("ai-catalog", "ai_catalog"))
+BOOTSTRAP_NAMES = ("agent.md", "skill.md", "llms.txt")
+SERVER_CARD_KEYS = {"serverInfo", "transport", "transports", "endpoint"}  # what only an MCP server card has
+
+
+def validate_path(path: str | Path, fmt: str = "auto", *, discovery: bool = True) -> ParseResult:
+    """Validate whatever is at ``path`` as format ``fmt`` (``auto``: the one it is meant as;
+    with ``discovery=False`` only a manifest is looked for). Raises :class:`InputError` when
+    it cannot be read or is no manifest or discovery document of any kind."""
     path = Path(path)
-    if fmt not in ("auto", *formats.FORMAT_NAMES):
-        raise InputError(f"unknown format {fmt!r}; choose auto, {', '.join(formats.FORMAT_NAMES)}")
+    if fmt not in ("auto", *CHOICES):
+        raise InputError(f"unknown format {fmt!r}; choose auto, {', '.join(CHOICES)}")
     if not path.exists():
         raise InputError(f"no such file or folder: {path}")
     if path.is_dir():
@@ -39,12 +60,53 @@ def validate_path(path: str | Path, fmt: str = "auto") -> ParseResult:
     if fmt == "adapp" or (fmt == "auto" and (data.startswith(ZIP_MAGIC) or path.suffix == ".adapp")):
         return formats.get("adapp").parse_package(data)
     if fmt == "inferred" or (fmt == "auto" and (path.suffix.lower() == ".md" or path.name == "llms.txt")):
+        if fmt == "auto" and not _is_bootstrap(path.name, data):
+            raise InputError(f"{path.name} is no manifest or discovery document: it looks closest to a guide "
+                             "(agent.md, llms.txt) or a skill (SKILL.md) but is named neither and has no skill "
+                             "front matter; to read it as one anyway, force --format inferred")
         return formats.get("inferred").infer({_bootstrap_name(path.name): data}, origin=None)
+    if fmt in DISCOVERY_FORMATS:
+        return formats.get(fmt).parse(data)
+    return _validate_json(path, data, fmt, discovery)
+
+
+def _validate_json(path: Path, data: bytes, fmt: str, discovery: bool) -> ParseResult:
+    """A JSON file: a manifest (``fmt``, or detected), else a discovery document it is meant as."""
     result = formats.parse_json(data, fmt)
-    if result.format == "unknown" and isinstance(result.document, dict):
-        result.findings = [Finding("error", "", "unknown_format", diagnose(result.document, path.name))
-                           if f.code == "unknown_format" else f for f in result.findings]
-    return result
+    if result.format != "unknown" or not isinstance(result.document, dict):
+        return result
+    found = detect(result.document) if discovery else None
+    if found is None:
+        raise InputError(f"{path.name}: {diagnose(result.document, path.name)}")
+    return formats.get(found).parse(data)
+
+
+def detect(doc: dict) -> str | None:
+    """The discovery format a decoded document (no manifest) is meant as, or ``None``: the
+    one its ``$schema`` names, else the first whose telling keys it has, else a server.json
+    whose keys are all the registry schema's and hold two of its three required fields."""
+    schema = str(doc.get("$schema", "")).lower()
+    named = next((fmt for mark, fmt in SCHEMA_MARKS if mark in schema), None)
+    if named:
+        return named
+    if not {"skills", "supportedInterfaces"} & set(doc) and SERVER_CARD_KEYS & set(doc):
+        return "server_card"  # a draft card ({"url", "transport"}) would pass for an A2A card's url
+    found = next((fmt for fmt in DISCOVERY_FORMATS if formats.get(fmt).looks_like(doc)), None)
+    return found or ("server_json" if _bare_server_json(doc) else None)
+
+
+def _bare_server_json(doc: dict) -> bool:
+    # The registry's own invalid examples are as bare as {"description", "version"}: a document
+    # with nothing but the schema's keys is read as the server.json it can only be.
+    schema = server_json.validator().schema
+    known = set(schema["definitions"]["ServerDetail"]["properties"])
+    return bool(doc) and set(doc) <= known and len(set(doc) & {"name", "description", "version"}) >= 2
+
+
+def _is_bootstrap(filename: str, data: bytes) -> bool:
+    """A lone markdown file is a bootstrap file when named as one or when it opens with the
+    front matter a SKILL.md has (a README.md is neither)."""
+    return filename.lower() in BOOTSTRAP_NAMES or data.lstrip(b"\xef\xbb\xbf").startswith(b"---")
 
 
 def read_folder(path: Path) -> dict[str, bytes]:
@@ -112,21 +174,25 @@ LOOKALIKES: tuple[tuple[str, str, frozenset[str]], ...] = (
     ("anchor", "the Anchor format", frozenset(anchor.TOP_LEVEL)),
     ("findagent", "the FindAgent format", frozenset(findagent.TOP_LEVEL)),
     ("adapp", "the adapp package manifest", frozenset(adapp.TOP_LEVEL)),
-    ("a2a", "an A2A Agent Card", frozenset({
+    ("a2a_card", "an A2A Agent Card", frozenset({
         "protocolVersion", "url", "skills", "capabilities", "defaultInputModes", "defaultOutputModes",
         "supportedInterfaces", "preferredTransport", "securitySchemes", "security", "provider",
         "documentationUrl", "supportsExtendedAgentCard", "authentication"})),
     ("mcp_config", "an MCP client configuration (mcp.json)", frozenset({"mcpServers", "servers", "inputs"})),
-    ("mcp_server", "an MCP registry server.json", frozenset({"packages", "remotes", "repository", "websiteUrl",
+    ("server_json", "an MCP registry server.json", frozenset({"packages", "remotes", "repository", "websiteUrl",
                                                               "version_detail", "icons", "status"})),
-    ("mcp_server_card", "an MCP server card", frozenset({"serverInfo", "transport", "transports", "endpoint",
+    ("server_card", "an MCP server card", frozenset({"serverInfo", "transport", "transports", "endpoint",
                                                          "discovery", "authentication", "capabilities"})),
     ("agentweave", "an AgentWeave app manifest", frozenset({
         "schemaVersion", "appId", "package", "compatibility", "requires", "features", "policy", "branding",
         "appearance", "localization", "modelAccess", "identity", "entitlements"})),
+    ("x402_discovery", "an x402 discovery document", frozenset({"x402Version", "resources", "accepts",
+                                                                 "ownershipProofs", "items", "instructions"})),
+    ("api_catalog", "an RFC 9727 API catalog (a linkset)", frozenset({"linkset"})),
+    ("ai_catalog", "an AI catalog", frozenset({"specVersion", "entries", "host"})),
     ("openapi", "an OpenAPI document", frozenset({"openapi", "swagger", "paths", "info", "components", "servers"})),
 )
-OWN_FORMATS = ("agent_app", "anchor", "findagent", "adapp")
+OWN_FORMATS = ("agent_app", "anchor", "findagent", "adapp", *DISCOVERY_FORMATS)
 MARKERS = {"agent_app": "agent_app key", "anchor": "anchor key", "findagent": "name with system_prompt or tools"}
 NAMED_AS = {"agent-app.json": "agent_app", "anchor.json": "anchor", "findagent.json": "findagent"}
 
@@ -145,7 +211,7 @@ def diagnose(doc: dict, filename: str = "") -> str:
     """Why a JSON document is none of agentdex's formats, what it looks closest to (and the
     keys that decided) and how to validate it as one anyway (``--format``)."""
     named = next(((name, fmt) for name, fmt in NAMED_AS.items() if filename.lower().endswith(name)), None)
-    parts = ["not a manifest agentdex knows"]
+    parts = ["no manifest or discovery document agentdex knows"]
     if named:
         parts[0] = f"named {named[0]} but not that format (it has no {MARKERS[named[1]]})"
     closest = closest_format(doc)
@@ -159,5 +225,6 @@ def diagnose(doc: dict, filename: str = "") -> str:
                      f"(decided by the keys {shown})")
     meant = named[1] if named else (closest[0] if closest and closest[0] in OWN_FORMATS else None)
     parts.append("to validate it as one of agentdex's formats anyway, force one with "
-                 + (f"--format {meant}" if meant else "--format agent_app (or anchor, findagent, adapp)"))
+                 + (f"--format {meant}" if meant else "--format agent_app (or anchor, findagent, adapp, "
+                    + ", ".join(DISCOVERY_FORMATS) + ")"))
     return "; ".join(parts)

@@ -312,3 +312,56 @@ SELECT c.origin, r.key AS resource, json_extract(r.value, '$.method') AS method,
   json_extract(c.data, '$.document') AS document, c.status AS check_status, c.checked_at
 FROM checks c, json_each(c.data, '$.resources') r
 WHERE c.name = 'x402.live_price';
+CREATE TABLE seed_sources (
+    id INTEGER PRIMARY KEY,
+    origin TEXT,                                 -- the origin named; NULL when the entry was refused
+    source TEXT NOT NULL,                        -- registry:https://… or the file read
+    name TEXT NOT NULL DEFAULT '',               -- the registry server name, A2A agent, CSV rank or line
+    via TEXT NOT NULL DEFAULT '',                -- remote | websiteUrl | agent | domain | line
+    url TEXT NOT NULL DEFAULT '',                -- what the source said, verbatim
+    status TEXT NOT NULL DEFAULT 'active',       -- the registry's status: active | deprecated | deleted
+    status_message TEXT,
+    refused TEXT,                                -- why no origin was taken from url (NULL: taken)
+    first_seen_at TEXT NOT NULL,
+    last_seen_at TEXT NOT NULL,
+    status_changed_at TEXT,
+    UNIQUE (source, name, via, url)
+);
+CREATE INDEX seed_sources_origin ON seed_sources(origin);
+CREATE TABLE seed_cursors (
+    source TEXT PRIMARY KEY,                     -- registry:https://…
+    updated_since TEXT NOT NULL,                 -- the newest updatedAt the last run saw: the next run's updated_since
+    servers_seen INTEGER NOT NULL DEFAULT 0,
+    at TEXT NOT NULL
+);
+CREATE VIEW mcp_census AS
+WITH latest AS (  -- each MCP endpoint's latest probe: one pass over the (origin, role, url, id) index
+  SELECT p.origin, p.url, p.state, p.detail
+  FROM endpoint_probes p
+  JOIN (SELECT max(id) AS id FROM endpoint_probes WHERE role = 'mcp' GROUP BY origin, url) m ON m.id = p.id
+),
+probed AS (
+  SELECT url, origin, state, detail,
+    CASE
+      WHEN state = 'ok' AND detail LIKE '%notifications/initialized rejected%' THEN 'initialized_rejected'
+      WHEN state = 'ok' THEN 'open'
+      WHEN state = 'auth_required' THEN 'auth_gated'
+      WHEN state = 'payment_required' THEN 'payment_required'
+      WHEN state = 'wrong_transport' THEN 'wrong_transport'
+      WHEN state IN ('not_mcp', 'not_found', 'http_error') THEN 'not_mcp'
+      WHEN state = 'dead' AND (detail LIKE '%could not be resolved%' OR detail LIKE '%resolved to no address%')
+        THEN 'dns_gone'
+      ELSE 'unreachable'
+    END AS census
+  FROM latest
+),
+templated AS (
+  SELECT DISTINCT s.url, NULL AS origin, 'template' AS state, s.refused AS detail, 'template_not_expanded' AS census
+  FROM seed_sources s WHERE s.via = 'remote' AND s.refused LIKE 'an unexpanded URL template%'
+),
+unprobed AS (
+  SELECT DISTINCT s.url, s.origin, 'not_probed' AS state, '' AS detail, 'not_probed' AS census
+  FROM seed_sources s WHERE s.via = 'remote' AND s.refused IS NULL
+    AND s.url NOT IN (SELECT url FROM probed)
+)
+SELECT * FROM probed UNION ALL SELECT * FROM templated UNION ALL SELECT * FROM unprobed;

@@ -141,14 +141,11 @@ def test_fifty_megabytes_is_too_large(fifty_megabytes: Path, fmt: list[str], as_
         assert "(document)" in result.output and "[too_large]" in result.output
 
 
-# Real files named agent-app.json / agent-card.json that are another format: (file, closest, keys it must name)
+# Real files named agent-app.json that are another format: (file, closest, keys it must name)
 LOOKALIKES = [
     ("agent_app/dale0525__SecondLoop__app__agent-app.json", "an AgentWeave app manifest", ("appId", "branding")),
     ("agent_app/dale0525__agentweave__examples__minimal-agent__agent-app.json", "an AgentWeave app manifest",
      ("appId", "compatibility")),
-    ("agent_card/ANAMASGARD__Stitch__.well-known__agent-card.json", "an A2A Agent Card",
-     ("capabilities", "defaultInputModes")),
-    ("agent_card/0xdeeper__BaseAi8004__.well-known__agent-card.json", "an A2A Agent Card", ("skills", "capabilities")),
 ]
 
 
@@ -156,24 +153,27 @@ LOOKALIKES = [
 def test_a_file_of_another_format_is_told_what_it_looks_like_and_how_to_force_one(shared, name, closest, keys):
     path = shared / "realworld" / name
     result = run(str(path))
-    assert result.exit_code == 1
-    line = next(ln for ln in result.stdout.splitlines() if "[unknown_format]" in ln)
+    assert result.exit_code == 2  # no manifest or discovery document of any kind: unusable input
+    line = result.stderr
     assert f"it looks closest to {closest}, which agentdex does not validate" in line
     decided = line.split("decided by the keys ", 1)[1].split(")", 1)[0]
     assert all(key in decided for key in keys) and "name" not in decided.split(", ")
-    if name.endswith("agent-app.json"):
-        assert "named agent-app.json but not that format (it has no agent_app key)" in line
-        assert line.rstrip(" [unknown_format]").endswith("--format agent_app")
-    else:
-        assert "--format agent_app (or anchor, findagent, adapp)" in line
+    assert "named agent-app.json but not that format (it has no agent_app key)" in line
+    assert line.rstrip().endswith("--format agent_app")
     forced = run(str(path), "--format", "agent_app", "--json")  # what the message says to do works
     assert forced.exit_code == 1 and json.loads(forced.stdout)["format"] == "agent_app"
+
+
+@pytest.mark.parametrize("name", ["ANAMASGARD__Stitch__.well-known__agent-card.json",
+                                  "0xdeeper__BaseAi8004__.well-known__agent-card.json"])
+def test_a_real_agent_card_is_validated_as_one(shared, name):
+    result = run(str(shared / "realworld" / "agent_card" / name), "--json")
+    assert json.loads(result.stdout)["format"] == "a2a_card" and result.exit_code in (0, 1)
 
 
 def test_a_document_like_no_format_says_so(tmp_path: Path) -> None:
     path = tmp_path / "notes.json"
     path.write_text('{"colour": "blue", "count": 3}')
     result = run(str(path), "--json")
-    (finding,) = json.loads(result.stdout)["findings"]
-    assert finding["code"] == "unknown_format"
-    assert "shares no telling key with any format" in finding["message"] and "--format agent_app" in finding["message"]
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "shares no telling key with any format" in result.stderr and "--format agent_app" in result.stderr

@@ -131,7 +131,8 @@ def test_the_queries_an_analyst_reaches_for_first_are_all_there():
     assert set(QUERIES) == {
         "newest_changes", "working_mcp", "failing_check", "read_only_variants_with_writes", "declared_vs_live_prices",
         "destructive_tools", "same_name_several_origins", "lost_ownership_proofs", "listings_per_format_and_category",
-        "inconsistent_listings", "tool_changes", "flapping_endpoints"}
+        "inconsistent_listings", "tool_changes", "flapping_endpoints",
+        "mcp_census", "registry_servers_without_manifest", "registry_servers_with_dead_endpoint"}
 
 
 # --- the views flatten JSON columns -----------------------------------------------------------------------

@@ -344,3 +344,23 @@ def test_an_unusable_db_path_is_a_message_and_exit_2_not_a_traceback(tmp_path):
     assert "is a folder; give the path of a file to write" in folder.output
     assert missing.exception is None or isinstance(missing.exception, SystemExit)
     assert "Traceback" not in missing.output + folder.output
+
+
+def test_the_demo_seeds_from_the_sample_registry_and_ends_with_the_census(sub_run):
+    proc, path = sub_run
+    out = proc.stdout
+    seeding, _, crawled = out.partition("Crawl 1 of 2")
+    assert "Seeds: the sample MCP registry (https://registry.test, 3 page(s)) lists 11 servers naming 8 origins" in seeding
+    assert "test.templated/tenant: https://{tenant}.templated.test/mcp — an unexpanded URL template" in seeding
+    summary = crawled.partition(f"Catalogue: {path}")[2]
+    census = summary.partition("by state (agentdex census):")[2].splitlines()
+    assert census[1].split() == ["state", "count", "share"] and census[12].split()[0] == "total"
+    counts = {line.split()[0]: int(line.split()[1]) for line in census[2:12]}
+    assert counts["template_not_expanded"] == 1 and counts["open"] >= 5 and counts["wrong_transport"] == 1
+    assert sum(counts.values()) == int(census[12].split()[1]) and len(counts) == 10
+    db = open_db(path, readonly=True)
+    try:
+        sources = {row[0] for row in db.execute("SELECT origin FROM seed_sources WHERE origin IS NOT NULL")}
+    finally:
+        db.conn.close()
+    assert {"pantry.test", "tidewater.test", "castaway.test"} <= sources

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -85,6 +86,7 @@ def test_a_row_becomes_a_server_response_the_schema_accepts():
     assert len(server["description"]) == 100 and server["description"].endswith("…")
     assert server["remotes"] == [{"type": "streamable-http", "url": "https://pantry.test/mcp"}]
     assert answer["_meta"][OFFICIAL] == {"status": "active", "publishedAt": "2026-01-02T03:04:05.000Z",
+                                         "statusChangedAt": "2026-03-04T05:06:07.089Z",
                                          "updatedAt": "2026-03-04T05:06:07.089Z", "isLatest": True}
     facts = answer["_meta"][AGENTDEX_META]
     assert (facts["origin"], facts["mcpAuth"], facts["categories"], facts["valid"]) == (
@@ -92,6 +94,9 @@ def test_a_row_becomes_a_server_response_the_schema_accepts():
     stdio = server_response(row(mcp_url="https://pantry.test/mcp", mcp_transport="stdio", homepage="http://pantry.test/"))
     assert "remotes" not in stdio["server"] and "websiteUrl" not in stdio["server"]
     assert server_response(row(status="delisted"))["_meta"][OFFICIAL]["status"] == "deleted"
+    invalid = server_response(row(status="invalid", error_count=3))["_meta"][OFFICIAL]
+    assert invalid["status"] == "deprecated" and "3 error(s)" in invalid["statusMessage"]  # only valid ones are active
+    validate(server_response(row(status="invalid", error_count=3)), ONE)
 
 
 def test_parameters_are_checked():
@@ -104,9 +109,15 @@ def test_parameters_are_checked():
         with pytest.raises(BadRequest):
             parse_since(bad)
     assert (parse_limit(None), parse_limit("100")) == (30, 100)
-    for bad in ("0", "101", "-1", "ten"):
+    # The OpenAPI document allows any integer: out of range is clamped, only a non-integer refused.
+    assert [parse_limit(v) for v in ("0", "-1", "101", "99999999999999999999")] == [1, 1, 100, 100]
+    for bad in ("ten", "1.5", "²", "1e3"):
         with pytest.raises(BadRequest):
             parse_limit(bad)
+    assert parse_since("0001-01-01T00:00:00+01:00") < parse_since("1970-01-01T00:00:00Z")
+    assert parse_since("9999-12-31T23:59:00-01:00") > parse_since("9999-01-01T00:00:00Z")
+    with pytest.raises(BadRequest):
+        decode_cursor(encode_cursor("\ud800"))
 
 
 # -- over HTTP ------------------------------------------------------------------------------------
@@ -134,6 +145,13 @@ def catalogue(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def base(catalogue: Path) -> Iterator[str]:
     """``agentdex serve`` on the catalogue, a real process on 127.0.0.1."""
+    with served(catalogue) as url:
+        yield url
+
+
+@contextmanager
+def served(catalogue: Path) -> Iterator[str]:
+    """``agentdex serve`` on ``catalogue`` as a real process on 127.0.0.1: its base URL."""
     port, log = free_port(), catalogue.parent / "serve.log"
     with log.open("wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "agentdex", "serve", "--db", str(catalogue), "--port", str(port)],
@@ -247,7 +265,7 @@ def test_unknown_servers_versions_and_deleted_ones(base):
 
 
 def test_bad_parameters_answer_400_and_writes_405(base):
-    for params in ({"limit": "0"}, {"limit": "1000"}, {"cursor": "garbage!"}, {"updated_since": "last week"},
+    for params in ({"limit": "ten"}, {"limit": "1.5"}, {"cursor": "garbage!"}, {"updated_since": "last week"},
                    {"include_deleted": "maybe"}):
         answer = httpx.get(base + "/v0.1/servers", params=params, timeout=30)
         assert answer.status_code == 400 and answer.json()["error"], params

@@ -63,8 +63,8 @@ def test_v10_cards_name_their_interfaces(shared):
 
 def test_a_scaffolded_card_with_text_modes_and_a_localhost_url(shared):
     result = read(shared, a2a_card, "agent_card", "0xdeeper__BaseAi8004__.well-known__agent-card.json")
-    assert result.valid
-    assert found(result) == {("warning", "protocolVersion", "recommended"), ("warning", "url", "https"),
+    assert not result.valid  # a v0.3-shaped card (url) without protocolVersion, which v0.3's schema requires
+    assert found(result) == {("error", "protocolVersion", "required"), ("warning", "url", "https"),
                              ("warning", "defaultInputModes[0]", "media_type"),
                              ("warning", "defaultOutputModes[0]", "media_type")}
     assert result.listing.auth_methods == ["x402"]  # the pre-0.2 authentication.schemes list

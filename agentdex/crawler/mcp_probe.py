@@ -197,8 +197,10 @@ def _streamable_ask(url: str, post: Post, session: str | None, version: str | No
 
 async def _list_after_initialize(ask: Ask, found: Probe) -> None:
     """``notifications/initialized``, then every page of ``tools/list``."""
-    await ask(rpc("notifications/initialized"), None)
+    _, status = await ask(rpc("notifications/initialized"), None)
     await _list_tools(ask, found)
+    if status.isdigit() and int(status) >= 400:  # the census counts these apart: a client stops here
+        found.detail = f"initialize accepted but notifications/initialized rejected (HTTP {status}); {found.detail}"
 
 
 def _initialized(message: dict | None, record: FetchRecord, transport: str = STREAMABLE) -> Probe:

@@ -8,8 +8,9 @@ and the v1.0 shape generated from ``a2a.proto``). Both versions are read:
   ``url`` and ``supportedInterfaces`` is required (``one_of_required``).
 * Required as in v0.3: ``name``, ``description``, ``version``, ``capabilities`` (an object),
   ``defaultInputModes``/``defaultOutputModes`` (arrays of media types) and ``skills`` (each
-  with ``id``, ``name``, ``description`` and ``tags``). A missing ``protocolVersion`` is a
-  ``recommended`` warning: v1.0 cards state it per interface.
+  with ``id``, ``name``, ``description`` and ``tags``). A missing ``protocolVersion`` is
+  ``required`` in the v0.3 shape (``url``, no ``supportedInterfaces``), as its schema says, and
+  a ``recommended`` warning in the v1.0 shape: v1.0 cards state it per interface.
 * Security schemes in either spelling (v0.3 ``{"type": "http", "scheme": "bearer"}``, v1.0
   ``{"httpAuthSecurityScheme": {...}}``) and the pre-0.2 ``authentication.schemes`` list
   become agentdex's auth words. A mode that is not a media type (``"text"``) and an ``http://``
@@ -75,6 +76,8 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
     version = c.string(doc, "version", "", required=True)
     if "protocolVersion" in doc:
         c.string(doc, "protocolVersion", "")
+    elif "url" in doc and "supportedInterfaces" not in doc:  # the v0.3 shape: its schema requires it
+        c.error("protocolVersion", "required", "protocolVersion is required in an A2A 0.3 card (one with url)")
     else:
         c.warn("protocolVersion", "recommended", "protocolVersion is missing; clients cannot tell which A2A version the card follows")
     c.obj(doc, "capabilities", "", required=True)

@@ -107,6 +107,8 @@ def _resources(c: Checker, doc: dict, base: str | None, out: list, prices: dict,
             c.error(where, "type", f"{where} must be a string (\"GET /path\") or an object")
             continue
         absolute = resolve(url, base, templates=True)
+        if absolute is None and base is None and isinstance(url, str) and url.startswith("/"):
+            continue  # a path read with no origin (``agentdex validate`` on a file): fine, nothing to resolve
         if absolute is None:
             c.error(where, "url", f"{where} names no path or URL agentdex can read: {str(url)[:80]!r}")
             continue

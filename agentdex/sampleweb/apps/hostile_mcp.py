@@ -11,6 +11,7 @@ protocol in ways the SDK never would. Option ``mode``:
     garbage          200 application/json that is not JSON
     endless_sse      initialize answered by an event stream that never ends
     poisoned         a well-behaved server whose tool descriptions carry instructions
+    rejects_initialized  answers initialize, then refuses notifications/initialized with 400
 
 Anything the client POSTs is kept in ``state.received`` (decoded JSON-RPC messages), so a
 test can prove the client never answered a server request and never called a tool.
@@ -89,6 +90,8 @@ async def _answer(mode: str, method: str, message: Any, send: Send) -> None:
         await send_bytes(send, 200, {"content-type": "application/json"}, b"\x00\xff{{{not json" * 100)
     elif method != "POST" or not isinstance(message, dict):
         await send_json(send, 405, {"error": "POST JSON-RPC only"})
+    elif "id" not in message and mode == "rejects_initialized":
+        await send_json(send, 400, {"error": "unexpected notification"})
     elif "id" not in message:
         await send_bytes(send, 202, {}, b"")  # a notification (or a reply to us)
     elif message.get("method") == "initialize":

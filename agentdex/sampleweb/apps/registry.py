@@ -15,11 +15,17 @@ Options: ``data`` — the host file holding the servers (default ``_servers.json
 of server.json documents or of entries, or ``{"servers": [...]}``; ``page_size`` — list at
 most this many servers an answer, in name order, with ``metadata.nextCursor`` for the next
 page (``?cursor=``), as the official registry pages (default: every match on one page).
+
+The list answers the official API's query parameters as the registry does: ``limit``
+(a page is the smaller of it and ``page_size``), ``include_deleted`` (an entry whose
+``_meta`` status is ``deleted`` is left out without it), ``updated_since`` (only entries
+whose ``updatedAt`` is later; deleted ones included) and ``version=latest``.
 """
 
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
@@ -66,9 +72,35 @@ def route(entries: list[dict[str, Any]], segments: list[str], query: str,
     return 404, {"error": "Server not found"}
 
 
+def _official(entry: dict[str, Any]) -> dict[str, Any]:
+    meta = entry.get("_meta") if isinstance(entry.get("_meta"), dict) else {}
+    return meta.get(OFFICIAL) if isinstance(meta.get(OFFICIAL), dict) else {}
+
+
+def _wanted(entry: dict[str, Any], query: dict[str, list[str]]) -> bool:
+    """Whether an entry answers the query's filters (besides ``search``)."""
+    official = _official(entry)
+    since = (query.get("updated_since") or [""])[0]
+    if since:
+        return _instant(official.get("updatedAt", PUBLISHED)) > _instant(since)
+    if (query.get("version") or [""])[0] == "latest" and official.get("isLatest") is False:
+        return False
+    return official.get("status") != "deleted" or (query.get("include_deleted") or [""])[0] == "true"
+
+
+def _instant(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+    except ValueError:
+        return datetime.fromisoformat("1970-01-01T00:00:00+00:00")  # a sample: no 400s to model
+
+
 def _search(entries: list[dict[str, Any]], query: dict[str, list[str]], page_size: int | None) -> dict[str, Any]:
     search = (query.get("search") or [""])[0]
-    hits = [e for e in entries if search in e["server"].get("name", "")]
+    hits = [e for e in entries if search in e["server"].get("name", "") and _wanted(e, query)]
+    limit = (query.get("limit") or [""])[0]
+    if limit.isdigit():
+        page_size = min(max(int(limit), 1), 100, page_size or 100)
     if not page_size:
         return {"servers": hits, "metadata": {"count": len(hits)}}
     hits.sort(key=lambda e: e["server"].get("name", ""))

@@ -1,0 +1,443 @@
+"""``agentdex seeds``: the origins to crawl, read from the real registries.
+
+A source is one of:
+
+- ``registry:BASE`` — an MCP registry API (the official one's ``GET /v0.1/servers``, spec:
+  modelcontextprotocol/registry ``docs/reference/api/openapi.yaml``), read page by page with
+  ``limit=100`` and the ``metadata.nextCursor`` it gives, with ``include_deleted=true`` so a
+  server the registry marks ``deleted`` or ``deprecated`` is seen (and becomes an event on its
+  origin), never silently dropped. A run remembers the newest ``updatedAt`` it saw
+  (:func:`agentdex.db.seeds.save_cursor`); the next run asks with ``updated_since`` for only
+  what changed since (``--since`` overrides it);
+- a file: saved registry pages (one JSON page, a JSON list of pages or of entries, or NDJSON
+  with one page or entry a line); an A2A registry's listing (agent cards, or
+  ``{"agents": [...]}`` entries with a card ``url``); a CSV domain list (``rank,domain``, as
+  Tranco publishes it); or plain text, one host or URL a line (``#`` starts a comment).
+
+Origins come from each server's remote URLs and its ``websiteUrl`` (from a card's endpoint
+URLs, from each domain or line). What is no public https origin is refused with the reason:
+a URL template not filled in (``https://{tenant}.example.com/mcp``), plain http,
+``localhost``, an IP address, a string that is no host. The same origin named by several
+entries is one seed that keeps every source.
+
+The registry pages are read through pydantic models in the registry's own spelling
+(:class:`RegistryPage`); an entry they cannot read is refused, the page is not.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import ipaddress
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agentdex.crawler.origins import normalise_origin
+from agentdex.errors import InputError
+
+REGISTRY_PREFIX = "registry:"
+OFFICIAL = "io.modelcontextprotocol.registry/official"
+PAGE_LIMIT = 100  # the most the official registry gives a page
+MAX_PAGES = 2_000  # 200,000 servers: far above the official registry; stops a cursor loop
+PAGE_BYTES = 4 * 1024 * 1024
+FILE_BYTES = 256 * 1024 * 1024
+
+
+# -- the registry's pages, in its spelling ---------------------------------------------------------
+class _Lenient(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class Remote(_Lenient):
+    """One ``remotes[]`` transport of a server.json."""
+
+    type: str = ""
+    url: str = ""
+
+
+class Server(_Lenient):
+    """The parts of a server.json that name origins."""
+
+    name: str
+    websiteUrl: str | None = None  # noqa: N815 - the registry's spelling
+    remotes: list[Remote] = Field(default_factory=list)
+
+
+class Official(_Lenient):
+    """``_meta["io.modelcontextprotocol.registry/official"]``: what the registry says of it."""
+
+    status: str = "active"
+    statusMessage: str | None = None  # noqa: N815
+    updatedAt: str | None = None  # noqa: N815
+    isLatest: bool = True  # noqa: N815
+
+
+class Entry(_Lenient):
+    """One ``ServerResponse``: the server and the registry's metadata."""
+
+    server: Server
+    meta: dict[str, Any] = Field(default_factory=dict, alias="_meta")
+
+    def official(self) -> Official:
+        """The registry's metadata (defaults when it gives none)."""
+        found = self.meta.get(OFFICIAL)
+        return Official.model_validate(found) if isinstance(found, dict) else Official()
+
+
+class Metadata(_Lenient):
+    """A page's ``metadata``."""
+
+    nextCursor: str | None = None  # noqa: N815
+    count: int | None = None
+
+
+class RegistryPage(_Lenient):
+    """One ``ServerList`` page; its entries are read one by one (a bad one is refused alone)."""
+
+    servers: list[Any]
+    metadata: Metadata = Field(default_factory=Metadata)
+
+
+# -- results ---------------------------------------------------------------------------------------
+@dataclass
+class Named:
+    """One source's naming of a URL or host: which source, which entry, what it said."""
+
+    source: str
+    name: str
+    status: str = "active"
+    via: str = ""
+    url: str = ""
+    status_message: str | None = None
+    updated_at: str | None = None
+
+
+@dataclass
+class Seed:
+    """An origin to crawl and every source that named it."""
+
+    origin: str
+    sources: list[Named] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{origin, sources: [{source, name, status}]}``."""
+        return {"origin": self.origin, "sources": [_short(n) for n in self.sources]}
+
+
+@dataclass
+class Refused:
+    """A URL or line no origin was taken from, and why."""
+
+    named: Named
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{origin: null, refused, reason, sources: [{source, name, status}]}``."""
+        return {"origin": None, "refused": self.named.url, "reason": self.reason, "sources": [_short(self.named)]}
+
+
+@dataclass
+class SeedRun:
+    """What a run of ``seeds`` found: the seeds by origin, what it refused, the registry
+    URLs it asked, and for each registry the newest ``updatedAt`` seen (the next run's
+    ``updated_since``)."""
+
+    seeds: list[Seed] = field(default_factory=list)
+    refused: list[Refused] = field(default_factory=list)
+    asked: list[str] = field(default_factory=list)
+    cursors: dict[str, str] = field(default_factory=dict)
+    servers_seen: dict[str, int] = field(default_factory=dict)
+
+    def to_list(self) -> list[dict[str, Any]]:
+        """The ``--json`` answer: every seed, then every refused entry."""
+        return [s.to_dict() for s in self.seeds] + [r.to_dict() for r in self.refused]
+
+
+def _short(named: Named) -> dict[str, Any]:
+    return {"source": named.source, "name": named.name, "status": named.status}
+
+
+# -- origins ---------------------------------------------------------------------------------------
+def origin_or_reason(text: str) -> tuple[str | None, str | None]:
+    """The public https origin a URL or host names, or ``(None, why not)``."""
+    text = text.strip()
+    if "{" in text or "}" in text:
+        return None, "an unexpanded URL template: a client fills in {…} first, so it names no one origin"
+    if text.lower().startswith("http://"):
+        return None, "plain http: agentdex only crawls https origins"
+    try:
+        origin = normalise_origin(text)
+    except InputError as exc:
+        return None, str(exc)
+    return _public(origin)
+
+
+def _public(origin: str) -> tuple[str | None, str | None]:
+    host = urlsplit(f"https://{origin}").hostname or ""
+    try:
+        ipaddress.ip_address(host)
+        return None, "an IP address is no origin: agentdex lists named hosts"
+    except ValueError:
+        pass
+    if host == "localhost" or host.endswith(".localhost"):
+        return None, "localhost is no public origin"
+    if "." not in host.strip("."):
+        return None, f"{host!r} is no public host name (it has a single label)"
+    return origin, None
+
+
+class Collector:
+    """Gathers the named URLs of every source into seeds (by origin) and refusals."""
+
+    def __init__(self) -> None:
+        self.by_origin: dict[str, Seed] = {}
+        self.run = SeedRun()
+
+    def add(self, named: Named) -> None:
+        """Take ``named.url``'s origin, or refuse it with the reason."""
+        origin, reason = origin_or_reason(named.url)
+        if origin is None:
+            self.run.refused.append(Refused(named, reason or "no origin"))
+            return
+        seed = self.by_origin.setdefault(origin, Seed(origin))
+        if named not in seed.sources:
+            seed.sources.append(named)
+
+    def finish(self) -> SeedRun:
+        """The run, seeds in origin order."""
+        self.run.seeds = [self.by_origin[o] for o in sorted(self.by_origin)]
+        return self.run
+
+
+# -- registry entries ------------------------------------------------------------------------------
+def entry_names(item: Any, source: str) -> Iterator[Named | tuple[Named, str]]:
+    """The URLs one registry entry names (a remote URL or its website), or the entry refused."""
+    try:
+        entry = Entry.model_validate(item)
+    except ValidationError as exc:
+        name = item.get("server", {}).get("name", "") if isinstance(item, dict) and isinstance(item.get("server"), dict) else ""
+        yield Named(source, str(name)[:200], url=""), f"not a registry entry: {exc.errors()[0]['msg']}"
+        return
+    official = entry.official()
+    common = {"source": source, "name": entry.server.name, "status": official.status,
+              "status_message": official.statusMessage, "updated_at": official.updatedAt}
+    for remote in entry.server.remotes:
+        yield Named(**common, via="remote", url=remote.url)
+    if entry.server.websiteUrl:
+        yield Named(**common, via="websiteUrl", url=entry.server.websiteUrl)
+
+
+def add_entries(collector: Collector, items: Iterable[Any], source: str) -> int:
+    """Add every entry of a page; returns how many entries there were."""
+    count = 0
+    for item in items:
+        count += 1
+        for found in entry_names(item, source):
+            if isinstance(found, tuple):
+                collector.run.refused.append(Refused(*found))
+            else:
+                collector.add(found)
+                _note_update(collector.run, source, found.updated_at)
+    return count
+
+
+def _note_update(run: SeedRun, source: str, updated: str | None) -> None:
+    if updated and updated > run.cursors.get(source, ""):
+        run.cursors[source] = updated
+
+
+def page_url(base: str, cursor: str | None, since: str | None) -> str:
+    """The URL of one page of ``GET /v0.1/servers``."""
+    params = {"limit": str(PAGE_LIMIT), "include_deleted": "true"}
+    if since:
+        params["updated_since"] = since
+    if cursor:
+        params["cursor"] = cursor
+    return f"{base.rstrip('/')}/v0.1/servers?{urlencode(params)}"
+
+
+def read_page(data: bytes, url: str) -> RegistryPage:
+    """One page of the registry's answer (:class:`InputError` when it is none)."""
+    try:
+        return RegistryPage.model_validate_json(data)
+    except ValidationError as exc:
+        raise InputError(f"{url} did not answer with a registry page: {exc.errors()[0]['msg']}") from exc
+
+
+async def read_registry(collector: Collector, base: str, fetcher, since: str | None) -> None:
+    """Every page of the registry at ``base`` (only what changed after ``since``, when given)."""
+    source = REGISTRY_PREFIX + base
+    cursor, seen = None, set()
+    for _ in range(MAX_PAGES):
+        url = page_url(base, cursor, since)
+        collector.run.asked.append(url)
+        record = await fetcher.fetch(url, kind="registry_page", max_bytes=PAGE_BYTES, accept="application/json")
+        if not record.ok or record.body is None:
+            raise InputError(f"the registry at {base} did not answer {url}: {record.error or record.status}")
+        page = read_page(record.body, url)
+        count = add_entries(collector, page.servers, source)
+        collector.run.servers_seen[source] = collector.run.servers_seen.get(source, 0) + count
+        cursor = page.metadata.nextCursor
+        if not cursor or cursor in seen:
+            return
+        seen.add(cursor)
+
+
+# -- files -----------------------------------------------------------------------------------------
+def read_file(collector: Collector, path: Path) -> None:
+    """Add what a seed file names (its kind told by its content, see the module docstring)."""
+    data = _read(path)
+    source = path.name
+    text = data.decode("utf-8-sig", errors="replace")
+    documents = _json_documents(text)
+    if documents is not None:
+        for doc in documents:
+            _add_document(collector, doc, source)
+    elif path.suffix.lower() == ".csv" or _looks_like_csv(text):
+        _add_csv(collector, text, source)
+    else:
+        _add_lines(collector, text, source)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(FILE_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if len(data) > FILE_BYTES:
+        raise InputError(f"{path} is over {FILE_BYTES:,} bytes")
+    return data
+
+
+def _json_documents(text: str) -> list[Any] | None:
+    """The JSON document, or the NDJSON lines; ``None`` when the text is neither."""
+    stripped = text.strip()
+    if not stripped.startswith(("{", "[")):
+        return None
+    try:
+        return [json.loads(stripped)]
+    except ValueError:
+        pass
+    try:
+        return [json.loads(line) for line in stripped.splitlines() if line.strip()]
+    except ValueError as exc:
+        raise InputError(f"the file looks like JSON but is neither JSON nor NDJSON: {exc}") from exc
+
+
+def _add_document(collector: Collector, doc: Any, source: str) -> None:
+    """A registry page, a list of pages or entries, an entry, or an A2A listing."""
+    if isinstance(doc, list):
+        for item in doc:
+            _add_document(collector, item, source)
+    elif isinstance(doc, dict) and isinstance(doc.get("servers"), list):
+        add_entries(collector, doc["servers"], source)
+    elif isinstance(doc, dict) and isinstance(doc.get("server"), dict):
+        add_entries(collector, [doc], source)
+    elif isinstance(doc, dict) and isinstance(doc.get("agents"), list):
+        for agent in doc["agents"]:
+            _add_agent(collector, agent, source)
+    else:
+        _add_agent(collector, doc, source)
+
+
+def _add_agent(collector: Collector, agent: Any, source: str) -> None:
+    """An A2A registry's entry: an agent card, or a record with the card's URL."""
+    if not isinstance(agent, dict):
+        collector.run.refused.append(Refused(Named(source, "", via="agent", url=str(agent)[:200]),
+                                             "not an agent card or registry entry"))
+        return
+    name = str(agent.get("name") or agent.get("id") or "")[:200]
+    urls = [agent.get(k) for k in ("url", "agentCardUrl", "wellKnownURI", "card_url")]
+    urls += [i.get("url") for i in agent.get("supportedInterfaces") or [] if isinstance(i, dict)]
+    urls = [u for u in dict.fromkeys(urls) if isinstance(u, str) and u.strip()]
+    if not urls:
+        collector.run.refused.append(Refused(Named(source, name, via="agent"), "names no URL"))
+    for url in urls:
+        collector.add(Named(source, name, via="agent", url=url))
+
+
+def _looks_like_csv(text: str) -> bool:
+    first = next((ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")), "")
+    return "," in first and first.split(",", 1)[0].strip().isdigit()
+
+
+def _add_csv(collector: Collector, text: str, source: str) -> None:
+    """``rank,domain`` rows (a header row and other columns are ignored)."""
+    for row in csv.reader(io.StringIO(text)):
+        if len(row) < 2 or not row[0].strip().isdigit():
+            continue
+        collector.add(Named(source, row[0].strip(), status="listed", via="domain", url=row[1].strip()))
+
+
+def _add_lines(collector: Collector, text: str, source: str) -> None:
+    """One host or URL a line; ``#`` starts a comment."""
+    for number, line in enumerate(text.splitlines(), 1):
+        value = line.split("#", 1)[0].strip()
+        if value:
+            collector.add(Named(source, f"line {number}", status="listed", via="line", url=value))
+
+
+# -- the run ---------------------------------------------------------------------------------------
+def parse_source(text: str) -> tuple[str, str]:
+    """``("registry", base)`` or ``("file", path)`` (:class:`InputError` for neither)."""
+    if text.startswith(REGISTRY_PREFIX):
+        from agentdex.crawler.crawl import registry_base
+
+        return "registry", registry_base(text[len(REGISTRY_PREFIX):])
+    path = Path(text)
+    if not path.is_file():
+        raise InputError(f"{text!r} is neither registry:BASE nor a file")
+    return "file", text
+
+
+def check_since(text: str | None) -> str | None:
+    """``--since`` as given, once it is an RFC 3339 date-time with a zone (:class:`InputError`
+    otherwise: the registry would refuse it)."""
+    if text is None:
+        return None
+    from datetime import datetime
+
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("z", "Z"))
+    except ValueError as exc:
+        raise InputError(f"--since {text[:40]!r} is not an RFC 3339 date-time (2026-09-01T00:00:00Z)") from exc
+    if moment.tzinfo is None:
+        raise InputError(f"--since {text[:40]!r} needs a time zone (Z or ±hh:mm)")
+    return text.strip()
+
+
+async def collect(sources: list[str], net, *, since: str | None = None,
+                  cursors: dict[str, str] | None = None) -> SeedRun:
+    """Read every source into one :class:`SeedRun`. ``since`` asks every registry only for
+    what changed after it; else ``cursors`` (``{source: updated_since}``, from the last run)
+    does, per registry. Raises :class:`InputError` for an unusable source."""
+    parsed = [parse_source(s) for s in sources]
+    collector = Collector()
+    if any(kind == "registry" for kind, _ in parsed):
+        async with net.fetcher() as fetcher:
+            await _read_all(collector, parsed, fetcher, since, cursors or {})
+    else:
+        await _read_all(collector, parsed, None, since, cursors or {})
+    return collector.finish()
+
+
+async def _read_all(collector: Collector, parsed, fetcher, since, cursors) -> None:
+    for kind, where in parsed:
+        if kind == "registry":
+            await read_registry(collector, where, fetcher, since or cursors.get(REGISTRY_PREFIX + where))
+        else:
+            read_file(collector, Path(where))
+
+
+def as_rows(run: SeedRun) -> list[dict[str, Any]]:
+    """Every naming of the run, taken or refused, as a flat dict (for the catalogue)."""
+    rows = [{**asdict(n), "origin": s.origin, "refused": None} for s in run.seeds for n in s.sources]
+    rows += [{**asdict(r.named), "origin": None, "refused": r.reason} for r in run.refused]
+    return rows

@@ -1,0 +1,92 @@
+"""The census of MCP endpoints: a real crawl of sample origins whose MCP endpoints are open,
+OAuth-gated, paid, on the old SSE transport, not MCP and behind a private address, seeds from
+the sample registry (a URL template, an endpoint not crawled yet), read back by ``agentdex
+census`` (text and JSON) and the ``mcp_census`` canned query; a hostile server that accepts
+``initialize`` but refuses ``notifications/initialized``; and a host gone from DNS."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentdex.cli import app
+from agentdex.crawler import health
+from agentdex.crawler.verify import Verifier
+from agentdex.db import open_db
+from agentdex.db.seeds import CENSUS_STATES, census, census_endpoints
+from agentdex.sampleweb.server import HOSTILE_ROOT, SampleWeb
+
+ORIGINS = ["pantry.test", "notmcp.test", "t-oldsse.test", "t-paidmcp.test", "vault.test", "privateaddr.test"]
+EXPECTED = {"open": 1, "auth_gated": 1, "payment_required": 1, "wrong_transport": 1, "not_mcp": 1, "unreachable": 1,
+            "template_not_expanded": 1, "not_probed": 2}
+
+
+@pytest.fixture(scope="module")
+def catalogue(tmp_path_factory):
+    path = tmp_path_factory.mktemp("census") / "catalogue.db"
+    runner = CliRunner()
+    with SampleWeb() as web:
+        args = [*web.cli_args(), "--db", str(path), "--timeout", "5"]
+        assert runner.invoke(app, ["crawl", *ORIGINS, *args]).exit_code == 0
+        assert runner.invoke(app, ["seeds", "registry:https://registry.test", *args]).exit_code == 0
+    return path
+
+
+def test_every_state_is_counted_with_its_share(catalogue):
+    result = CliRunner().invoke(app, ["census", "--json", "--db", str(catalogue)])
+    data = json.loads(result.stdout)
+    counts = {s["state"]: s["count"] for s in data["states"]}
+    assert [s["state"] for s in data["states"]] == list(CENSUS_STATES)
+    assert {k: v for k, v in counts.items() if v} == EXPECTED
+    assert data["total"] == sum(EXPECTED.values()) == 9
+    assert {s["state"]: s["share"] for s in data["states"]}["not_probed"] == 22.2
+
+
+def test_the_registry_endpoints_are_counted_once_with_the_crawled_one(catalogue):
+    rows = census_endpoints(open_db(catalogue, readonly=True))
+    urls = [r["url"] for r in rows]
+    assert len(urls) == len(set(urls))
+    # The registry also names mcp.pantry.test (twice) and notmcp.test: the crawl probed those.
+    assert {r["url"] for r in rows if r["census"] == "not_probed"} == {
+        "https://mcp.tidewater.test/mcp", "https://mcp.driftwood.test/v0/mcp"}
+
+
+def test_the_text_table_and_the_canned_query_agree(catalogue):
+    text = CliRunner().invoke(app, ["census", "--db", str(catalogue)]).stdout.splitlines()
+    assert text[0].split() == ["state", "count", "share"]
+    assert "wrong_transport             1   11.1%" in text and text[-1].split() == ["total", "9"]
+    query = json.loads((Path(__file__).resolve().parent.parent
+                        / "datasette_metadata.json").read_text("utf-8"))["databases"]["agentdex"]["queries"]
+    with sqlite3.connect(catalogue) as conn:
+        canned = {row[0]: row[1] for row in conn.execute(query["mcp_census"]["sql"])}
+    assert canned == EXPECTED
+    with sqlite3.connect(catalogue) as conn:
+        no_manifest = conn.execute(query["registry_servers_without_manifest"]["sql"]).fetchall()
+    assert no_manifest == []  # every registry origin crawled here publishes a manifest
+
+
+async def test_initialize_accepted_but_initialized_rejected():
+    with SampleWeb(HOSTILE_ROOT) as web:
+        net = web.network_options(deadline=3.0)
+        async with net.fetcher() as fetcher:
+            found = await Verifier(fetcher, net).probe("https://mcp.hostile.test/rejects-initialized")
+    assert found.state == "ok" and "notifications/initialized rejected (HTTP 400)" in found.detail
+    assert health.from_probe("https://mcp.hostile.test/rejects-initialized", found).detail == found.detail
+
+
+def test_dns_gone_and_initialized_rejected_are_states_of_their_own(tmp_path):
+    db = open_db(tmp_path / "c.db")
+    with db.conn:
+        db.execute("INSERT INTO listings (origin, status, first_seen_at) VALUES ('a.test', 'listed', 'x'), "
+                   "('b.test', 'listed', 'x')")
+        db.execute("INSERT INTO endpoint_probes (origin, role, url, state, detail, at) VALUES "
+                   "('a.test', 'mcp', 'https://mcp.a.test/mcp', 'dead', "
+                   "'The host name mcp.a.test could not be resolved (Name or service not known).', 'x'), "
+                   "('b.test', 'mcp', 'https://b.test/mcp', 'ok', "
+                   "'initialize accepted but notifications/initialized rejected (HTTP 400)', 'x')")
+    counts = {s["state"]: s["count"] for s in census(db)["states"] if s["count"]}
+    assert counts == {"dns_gone": 1, "initialized_rejected": 1}

@@ -1,0 +1,151 @@
+"""``agentdex validate`` on the ecosystem's own reference files: the MCP registry's valid and
+invalid server.json examples (verdicts checked against the registry's published 2025-12-11
+schema run by jsonschema), A2A cards of the 0.3 and 1.0 shapes (0.3 ones against the
+A2A v0.3.0 JSON Schema) and documents that are no manifest of any kind (exit 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft7Validator
+from typer.testing import CliRunner
+
+from agentdex.cli import app
+
+HERE = Path(__file__).resolve().parent / "ecosystem"
+REGISTRY_EXAMPLES = sorted((HERE / "server_json").glob("*/*.json"))
+CARDS = sorted(p for p in (HERE / "a2a").glob("*.json") if "schema" not in p.name)
+
+
+def run(*args: str):
+    result = CliRunner().invoke(app, ["validate", *args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def official(path: Path) -> bool:
+    """The registry's own schema's verdict on a file."""
+    schema = json.loads((HERE / "server_json" / "server.schema.2025-12-11.json").read_text("utf-8"))
+    return Draft7Validator(schema).is_valid(json.loads(path.read_text("utf-8")))
+
+
+def test_there_are_eight_registry_examples_and_the_folders_agree_with_the_schema():
+    assert len(REGISTRY_EXAMPLES) == 8
+    assert all(official(p) == (p.parent.name == "valid") for p in REGISTRY_EXAMPLES)
+
+
+@pytest.mark.parametrize("path", REGISTRY_EXAMPLES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize("forced", [[], ["--format", "server_json"]], ids=["auto", "forced"])
+def test_every_registry_example_gets_the_official_verdict(path: Path, forced: list[str]):
+    result = run(str(path), "--json", *forced)
+    data = json.loads(result.stdout)
+    assert data["format"] == "server_json"
+    assert data["valid"] is official(path)
+    assert result.exit_code == (0 if official(path) else 1)
+    if not official(path):  # the error is located where the schema finds it
+        assert [f for f in data["findings"] if f["severity"] == "error"]
+
+
+def test_the_invalid_examples_are_invalid_for_the_reason_their_name_gives():
+    codes = {p.stem: {(f["path"], f["code"]) for f in json.loads(run(str(p), "--json").stdout)["findings"]}
+             for p in REGISTRY_EXAMPLES if p.parent.name == "invalid"}
+    assert ("name", "pattern") in codes["bad-name-pattern"]
+    assert ("description", "max_length") in codes["description-too-long"]
+    assert ("name", "required") in codes["missing-name"]
+    assert ("packages[0].version", "not_allowed") in codes["package-version-latest"]
+    assert any(p.startswith("packages[0].packageArguments[0]") for p, _ in codes["positional-argument-missing-value"])
+
+
+def a2a_v03(path: Path) -> bool:
+    """The A2A v0.3.0 schema's verdict on a card (its AgentCard definition)."""
+    schema = json.loads((HERE / "a2a" / "a2a-v0.3.0.schema.json").read_text("utf-8"))
+    card = {"$ref": "#/definitions/AgentCard", "definitions": schema["definitions"]}
+    return Draft7Validator(card).is_valid(json.loads(path.read_text("utf-8")))
+
+
+# Each real card: its shape and agentdex's verdict (exit code). For the v0.3 shape the verdict
+# must be the v0.3.0 schema's; v1.0 cards (supportedInterfaces) follow the A2A CLI's own
+# valid/invalid test data; two files at the legacy agent.json path are other protocols' (exit 2).
+CARD_VERDICTS = {
+    "ANAMASGARD__Stitch__.well-known__agent-card.json": ("0.3", 0),
+    "0xdeeper__BaseAi8004__.well-known__agent-card.json": ("0.3", 1),
+    "a2aproject__A2A__pr1323__cli__testdata__valid__full.json": ("1.0", 0),
+    "a2aproject__A2A__pr1323__cli__testdata__invalid__invalid-format.json": ("1.0", 1),
+    "1Mangesh1__1mangesh1.github.io__.well-known__agent-card.json": ("1.0", 0),
+    "a2aproject__A2A__pr1592__examples__aiar-identity__agent-card.signed.json": ("1.0", 0),
+    "Adewale-tech__telex-dictionary-agent__.well-known__agent.json": (None, 2),
+    "AHP-Organization__reference-implementation__.well-known__agent.json": (None, 2),
+}
+
+
+def test_every_card_has_a_verdict():
+    assert {p.name for p in CARDS} == set(CARD_VERDICTS)
+
+
+@pytest.mark.parametrize("path", CARDS, ids=lambda p: p.name[:40])
+def test_real_cards_get_their_verdict(path: Path):
+    shape, code = CARD_VERDICTS[path.name]
+    result = run(str(path), "--json")
+    assert result.exit_code == code, result.output
+    if shape == "0.3":
+        assert (code == 0) is a2a_v03(path)
+    if code != 2:
+        assert json.loads(result.stdout)["format"] == "a2a_card"
+    else:
+        assert "no manifest or discovery document" in result.stderr and "closest to" in result.stderr
+
+
+def test_forcing_a2a_card_on_a_lookalike_reads_it_as_a_card():
+    result = run(str(HERE / "a2a" / "Adewale-tech__telex-dictionary-agent__.well-known__agent.json"),
+                 "--format", "a2a_card", "--json")
+    assert result.exit_code == 1 and json.loads(result.stdout)["format"] == "a2a_card"
+
+
+@pytest.mark.parametrize(("folder", "name", "fmt", "code"), [
+    ("x402", "RipperMercs__tensorfeed__public__.well-known__x402", "x402_discovery", 0),
+    ("x402", "auor-io__auor.io__.well-known__x402", "x402_discovery", 0),
+    ("x402", "microsoft__playwright-mcp__PRref__.well-known__x402.json", "x402_discovery", 0),  # a placeholder: a warning
+    ("server_cards", "AgoraIO__docs-portal__public__.well-known__mcp__server-card.json", "server_card", None),
+    ("server_cards", "ashwingopalsamy__ashwingopalsamy.in__public__.well-known__mcp__server-cards.json", "server_card", None),
+])
+def test_real_discovery_documents_are_read_as_what_they_are(shared, folder, name, fmt, code):
+    result = run(str(shared / "realworld" / folder / name), "--json")
+    assert json.loads(result.stdout)["format"] == fmt
+    assert result.exit_code in ((0, 1) if code is None else (code,))
+
+
+def test_an_x402_file_is_no_longer_taken_for_an_agent_app(tmp_path):
+    path = tmp_path / "x402"
+    path.write_text(json.dumps({"x402Version": 2, "items": []}))
+    assert json.loads(run(str(path), "--json").stdout)["format"] == "x402_discovery"
+
+
+@pytest.mark.parametrize(("doc", "fmt"), [
+    ({"linkset": [{"anchor": "https://a.test/api", "service-desc": [{"href": "https://a.test/openapi.json"}]}]},
+     "api_catalog"),
+    ({"specVersion": "1.0", "host": {"displayName": "A"}, "entries": []}, "ai_catalog"),
+    ({"serverInfo": {"name": "a", "version": "1"}}, "server_card"),
+])
+def test_each_discovery_format_is_told_by_its_keys(tmp_path, doc, fmt):
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc))
+    assert json.loads(run(str(path), "--json").stdout)["format"] == fmt
+
+
+def test_a_readme_is_no_manifest_and_exits_2(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("# My project\n\nSome notes.\n")
+    result = run(str(readme))
+    assert result.exit_code == 2
+    assert "README.md is no manifest" in result.stderr and "--format inferred" in result.stderr
+    assert run(str(readme), "--format", "inferred").exit_code == 1  # forced, it is read as a skill
+
+
+def test_a_json_document_of_no_kind_exits_2_with_the_closest_guess(tmp_path):
+    path = tmp_path / "tool.json"
+    path.write_text(json.dumps({"openapi": "3.1.0", "paths": {}, "info": {}}))
+    result = run(str(path))
+    assert result.exit_code == 2
+    assert "closest to an OpenAPI document, which agentdex does not validate" in result.stderr
