@@ -197,10 +197,18 @@ def _streamable_ask(url: str, post: Post, session: str | None, version: str | No
 
 async def _list_after_initialize(ask: Ask, found: Probe) -> None:
     """``notifications/initialized``, then every page of ``tools/list``."""
-    _, status = await ask(rpc("notifications/initialized"), None)
+    _, said = await ask(rpc("notifications/initialized"), None)
     await _list_tools(ask, found)
-    if status.isdigit() and int(status) >= 400:  # the census counts these apart: a client stops here
+    status = _rejected_status(said)
+    if status is not None:  # the census counts these apart: a client stops here
         found.detail = f"initialize accepted but notifications/initialized rejected (HTTP {status}); {found.detail}"
+
+
+def _rejected_status(said: str) -> int | None:
+    """The 4xx or 5xx status in what an ask said (a bare status, or the fetcher's
+    "URL answered 400 Bad Request." sentence); None for a success or no answer."""
+    found = re.fullmatch(r"(\d{3})", said) or re.search(r" answered (\d{3})\b", said)
+    return int(found.group(1)) if found and int(found.group(1)) >= 400 else None
 
 
 def _initialized(message: dict | None, record: FetchRecord, transport: str = STREAMABLE) -> Probe:
