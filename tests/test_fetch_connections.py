@@ -51,7 +51,7 @@ class KeepAliveServer:
                 if first:
                     self.hosts.append(headers.get("host", ""))
                     first = False
-                answer = _answer(path, headers)
+                answer = self._whoami() if path == "/whoami" else _answer(path, headers)
                 writer.write(answer.partition(b"\r\n\r\n")[0] + b"\r\n\r\n" if method == "HEAD" else answer)
                 await writer.drain()
                 drop_next = path == "/drop-next"
@@ -63,6 +63,10 @@ class KeepAliveServer:
             pass
         finally:
             writer.close()
+
+    def _whoami(self) -> bytes:
+        body = str(self.port).encode()
+        return b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
 
 
 CLOSING = ("/bye", "/closing", "/cut", "/stall", "/old")
@@ -97,12 +101,19 @@ def _answer(path: str, headers: dict[str, str]) -> bytes:
 
 
 @pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[tuple[KeepAliveServer, Path]]:
+def tls(tmp_path: Path) -> tuple[ssl.SSLContext, Path]:
+    """A server context for ``*.sample.test`` and the PEM of the CA that signed it."""
     ca = trustme.CA()
     ca_path = tmp_path / "ca.pem"
     ca.cert_pem.write_to_path(str(ca_path))
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ca.issue_cert("*.sample.test").configure_cert(context)
+    return context, ca_path
+
+
+@pytest.fixture
+async def server(tls) -> AsyncIterator[tuple[KeepAliveServer, Path]]:
+    context, ca_path = tls
     keep_alive = KeepAliveServer(context)
     await keep_alive.start()
     yield keep_alive, ca_path
@@ -148,6 +159,29 @@ async def test_hosts_never_share_a_connection(server) -> None:
             await get(fetcher, host)
     assert keep_alive.connections == 2
     assert sorted(keep_alive.hosts) == ["a.sample.test", "b.sample.test"]
+
+
+async def test_two_ports_of_one_host_never_share_a_connection(tls) -> None:
+    # Two servers on two ports of one host name (the resolver sends the name to 127.0.0.1,
+    # the URL's port picks the server). An idle connection to one port must never carry a
+    # request for the other: its answer would be stored under the wrong origin.
+    context, ca_path = tls
+    first, second = KeepAliveServer(context), KeepAliveServer(context)
+    await first.start()
+    await second.start()
+
+    async def loopback(host: str, port: int) -> list[str]:
+        return ["127.0.0.1"]
+
+    try:
+        async with Fetcher(ca_bundle=ca_path, allow_private=True, resolver=loopback, retries=0) as fetcher:
+            for server in (first, second, first, second, first):
+                record = await get(fetcher, f"a.sample.test:{server.port}", "/whoami")
+                assert record.body == str(server.port).encode()
+    finally:
+        await first.stop()
+        await second.stop()
+    assert (first.connections, second.connections) == (1, 1)  # each port's connection was kept and reused
 
 
 async def test_the_pools_of_hosts_not_used_lately_are_closed(server) -> None:
