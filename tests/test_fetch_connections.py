@@ -9,14 +9,19 @@ has not used for a while.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ssl
-from collections.abc import AsyncIterator
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 import trustme
 
 from agentdex.crawler.fetch import Fetcher
+from conftest import cli_env
 
 ETAG = '"v1"'
 
@@ -102,13 +107,45 @@ def _answer(path: str, headers: dict[str, str]) -> bytes:
 
 @pytest.fixture
 def tls(tmp_path: Path) -> tuple[ssl.SSLContext, Path]:
-    """A server context for ``*.sample.test`` and the PEM of the CA that signed it."""
+    """A server context for ``*.sample.test`` and the PEM of the CA that signed it (the
+    server's key and certificate chain are also in ``server.pem`` beside it)."""
     ca = trustme.CA()
     ca_path = tmp_path / "ca.pem"
     ca.cert_pem.write_to_path(str(ca_path))
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    ca.issue_cert("*.sample.test").configure_cert(context)
+    leaf = ca.issue_cert("*.sample.test")
+    leaf.configure_cert(context)
+    leaf.private_key_and_cert_chain_pem.write_to_path(str(tmp_path / "server.pem"))
     return context, ca_path
+
+
+# A raw-socket server (agentdex/sampleweb/rawsock.py) in a process of its own: in a thread of
+# this one it would share the GIL with the client, and could never keep its socket full.
+_RAW_SERVER = """
+import ssl, sys
+from agentdex.sampleweb.rawsock import RawServer
+context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+context.load_cert_chain(sys.argv[2])
+with RawServer(sys.argv[1], tls=context) as server:
+    print(server.port, flush=True)
+    sys.stdin.read()  # until the test closes our stdin
+"""
+
+
+@contextlib.contextmanager
+def raw_server_process(behaviour: str, server_pem: Path) -> Iterator[int]:
+    """The port of a :class:`RawServer` with ``behaviour`` running in a child process."""
+    child = subprocess.Popen([sys.executable, "-c", _RAW_SERVER, behaviour, str(server_pem)], env=cli_env(),
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        yield int(child.stdout.readline())
+    finally:
+        child.stdin.close()
+        try:
+            child.wait(10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
 
 
 @pytest.fixture
@@ -292,3 +329,21 @@ async def test_a_request_a_reused_connection_ends_unanswered_is_sent_again_unles
     else:
         assert record.error_code is None and record.status == 200
     assert keep_alive.connections == connections
+
+
+async def test_an_endless_stream_of_1xx_answers_is_cut_at_the_deadline(tls) -> None:
+    # "100 Continue" as fast as the client reads, from a process of its own: every read finds
+    # bytes waiting and every 1xx is a whole head, so neither the read's wait nor the head cap
+    # stops it. The fetch's deadline must: the crawl goes on to its next origin.
+    _, ca_path = tls
+    deadline = 0.5
+    with raw_server_process("endless_continue", ca_path.with_name("server.pem")) as port:
+        async with Fetcher(connect_to=[("*", "127.0.0.1", port)], ca_bundle=ca_path, retries=0,
+                           deadline=deadline) as fetcher:
+            started = time.monotonic()
+            record = await fetcher.fetch("https://a.sample.test/doc", kind="guide", max_bytes=1024,
+                                         honour_robots=False)
+            took = time.monotonic() - started
+    assert record.error_code == "timeout" and "0.5 s deadline" in record.error, record.error
+    assert record.status is None and record.body is None
+    assert took < deadline + 1.0

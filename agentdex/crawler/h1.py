@@ -26,6 +26,7 @@ Errors are httpx's, as its own transport raises them.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 import ssl
@@ -202,6 +203,9 @@ class _Connection:
                 return event.status_code, event.headers.raw_items(), event.reason
             if not isinstance(event, h11.InformationalResponse):
                 raise h11.RemoteProtocolError("the server sent no answer")
+            # One read can hold thousands of 1xx heads, each parsed without a read: pass
+            # through the event loop, so a due deadline cancels an endless 1xx stream.
+            await asyncio.sleep(0)
 
     async def next_event(self, timeout: float | None) -> h11.Event | type[h11.PAUSED]:
         """The next event of the answer, reading from the socket as needed."""
