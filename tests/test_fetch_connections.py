@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import ssl
 import subprocess
 import sys
@@ -33,6 +34,7 @@ class KeepAliveServer:
         self.context = context
         self.connections = 0
         self.hosts: list[str] = []  # the Host of each connection's first request
+        self.requests: list[tuple[int, str]] = []  # (connection number, path) of every request read
         self.port = 0
 
     async def start(self) -> None:
@@ -45,6 +47,7 @@ class KeepAliveServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
+        number = self.connections
         first, drop_next = True, False
         try:
             while True:
@@ -52,6 +55,7 @@ class KeepAliveServer:
                 if drop_next:
                     break  # closed as the request arrived: the race of a server ending an idle keep-alive
                 method, path = head[0].split(" ")[:2]
+                self.requests.append((number, path))
                 headers = {k.strip().lower(): v.strip() for k, _, v in (h.partition(":") for h in head[1:] if h)}
                 if first:
                     self.hosts.append(headers.get("host", ""))
@@ -62,6 +66,10 @@ class KeepAliveServer:
                 drop_next = path == "/drop-next"
                 if path == "/stall":
                     await reader.read()  # the rest of the body never comes: until the client hangs up
+                if path == "/half-close":
+                    # TCP FIN on our side only: we would still read a request, never answer it
+                    await asyncio.sleep(0.01)
+                    writer.get_extra_info("socket").shutdown(socket.SHUT_WR)
                 if path in CLOSING:
                     break  # "/bye" closes without saying so: as a server ending an idle keep-alive does
         except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError):
@@ -87,6 +95,15 @@ SPECIAL = {
     # 40 KB of headers: large, and still well under the 100 KB httpcore read before
     "/bighead": b"HTTP/1.1 200 OK\r\nX-Padding: " + b"p" * 40_000 + b"\r\nContent-Length: 3\r\n\r\nbig",
     "/drop-next": b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ndrop",
+    "/half-close": b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nhalf",
+    # heads of 99 KB (under the 100 KB the transport reads) and 200 KB (over it)
+    "/head-99k": b"HTTP/1.1 200 OK\r\nX-Padding: " + b"p" * 99_000 + b"\r\nContent-Length: 3\r\n\r\nbig",
+    "/head-200k": b"HTTP/1.1 200 OK\r\nX-Padding: " + b"p" * 200_000 + b"\r\nContent-Length: 3\r\n\r\nbig",
+    # no body whatever the headers say (RFC 9112 6.3): a 304 or 204 with a Content-Length, and
+    # the answer to HEAD below with chunked framing
+    "/304-length": b"HTTP/1.1 304 Not Modified\r\nETag: \"v1\"\r\nContent-Length: 5\r\n\r\n",
+    "/204-length": b"HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n",
+    "/head-chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nchu\r\n0\r\n\r\n",
     # a body longer than announced: the extra bytes are a second answer nobody asked for
     "/extra": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfake!",
 }
@@ -312,6 +329,48 @@ async def test_bytes_after_the_end_of_an_answer_are_never_read_as_the_next_answe
     assert keep_alive.connections == 2
 
 
+
+@pytest.mark.parametrize(("method", "path", "status"), [
+    ("GET", "/304-length", 304), ("GET", "/204-length", 204), ("HEAD", "/head-chunked", 200)])
+async def test_an_answer_without_a_body_is_not_read_past_its_head_whatever_its_headers_announce(
+        server, method: str, path: str, status: int) -> None:
+    # A 304 or 204 may carry the Content-Length of the representation; an answer to HEAD, the
+    # framing a GET would have had. Waiting for those bytes would stall the fetch; taking the
+    # next answer's bytes for them would hand the next request the wrong answer.
+    keep_alive, ca_path = server
+    async with fetcher_for(keep_alive, ca_path) as fetcher:
+        record = await fetcher.fetch(f"https://a.sample.test{path}", kind="guide", max_bytes=1024, method=method,
+                                     honour_robots=False)
+        assert record.status == status and not record.body and record.error_code != "timeout"
+        assert (await get(fetcher, "a.sample.test")).body == b"hello"
+    assert keep_alive.connections == 1  # the connection was kept, its framing intact
+
+
+async def test_a_half_closed_idle_connection_is_never_sent_a_request(server) -> None:
+    # The server shut down its sending side after answering (TCP FIN) and keeps the rest of
+    # the connection open. The idle connection reads as ended, so the next request goes on a
+    # new one. A POST shows it: one sent on the half-closed connection would end unanswered,
+    # and a POST is never sent twice (it may have changed something), so it would fail.
+    keep_alive, ca_path = server
+    async with fetcher_for(keep_alive, ca_path) as fetcher:
+        assert (await get(fetcher, "a.sample.test", "/half-close")).body == b"half"
+        await asyncio.sleep(0.1)  # the FIN reaches the idle socket
+        record = await fetcher.fetch("https://a.sample.test/doc", kind="mcp", max_bytes=1024, method="POST",
+                                     content=b"{}", honour_robots=False)
+        assert record.error_code is None and record.body == b"hello", record.error
+    assert keep_alive.connections == 2
+
+
+@pytest.mark.parametrize(("path", "error_code"), [("/head-99k", None), ("/head-200k", "protocol")])
+async def test_an_answer_head_is_read_up_to_100_kb_and_refused_beyond(server, path: str, error_code) -> None:
+    # Real answers carry long CSP, Link and Set-Cookie headers (h11's own 16 KB default refused
+    # some); a head far beyond 100 KB is a hostile one, refused before it is all buffered.
+    keep_alive, ca_path = server
+    async with fetcher_for(keep_alive, ca_path) as fetcher:
+        record = await fetcher.fetch(f"https://a.sample.test{path}", kind="guide", max_bytes=1024,
+                                     honour_robots=False)
+    assert record.error_code == error_code, record.error
+    assert record.body == (b"big" if error_code is None else None)
 
 @pytest.mark.parametrize(("method", "connections"), [("GET", 2), ("HEAD", 2), ("POST", 1)])
 async def test_a_request_a_reused_connection_ends_unanswered_is_sent_again_unless_a_post(
