@@ -12,7 +12,10 @@ requests at once (:class:`agentdex.crawler.fetch.Fetcher`) and keeps a pool per 
 connection or open one, and to speak HTTP/1.1 on it. httpcore does that with a pool
 scan, several locks and cancel scopes per request; a crawl is mostly tiny answers (the
 404s of the discovery paths), and that bookkeeping cost more CPU than the HTTP. Here a
-request is one write and as many reads as the answer needs.
+request is one write and as many reads as the answer needs. Measured with
+``benchmarks/bench_fetch.py`` (both over the same socket backend, a pool per origin each;
+figures in docs/benchmarks.md, "HTTP transport"): httpcore's pool costs ~40% more CPU a
+request. Only h11's public API is used (h11 checks every request head itself).
 
 A connection is reused only after its answer was read to the end, both sides may go on
 (h11 says so) and the server sent nothing after that end; one that is cut, cancelled or

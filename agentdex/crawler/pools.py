@@ -7,7 +7,7 @@ Public API::
         hold a pool. ``async with pools.use(url) as transport``; ``await pools.aclose()``.
     origin_key(url) -> (scheme, host, port)    the pool a URL's request goes to.
     guarded_transport(context, backend, connections) -> HostTransport
-        one host's transport (:mod:`agentdex.crawler.h1`) through the address guard.
+        one origin's transport (:mod:`agentdex.crawler.h1`) through the address guard.
     release(response, method)   close an answer, keeping its connection when it has no body.
 
 A :class:`~agentdex.crawler.fetch.Fetcher` takes any ``transport_factory``
@@ -99,7 +99,7 @@ async def _close(transport: httpx.AsyncBaseTransport) -> None:
 
 
 def guarded_transport(context: ssl.SSLContext, backend: GuardedBackend, connections: int) -> HostTransport:
-    """An HTTP/1.1 transport for one host whose every connection goes through ``backend``
+    """An HTTP/1.1 transport for one origin whose every connection goes through ``backend``
     (the address guard and ``--connect-to``), verifying TLS with ``context``; no
     environment, no proxies; at most ``connections`` kept alive."""
     return HostTransport(context, backend, connections)  # ALPN http/1.1 is set where the context is built
