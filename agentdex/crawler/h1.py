@@ -14,7 +14,7 @@ scan, several locks and cancel scopes per request; a crawl is mostly tiny answer
 404s of the discovery paths), and that bookkeeping cost more CPU than the HTTP. Here a
 request is one write and as many reads as the answer needs. Measured with
 ``benchmarks/bench_fetch.py`` (both over the same socket backend, a pool per origin each;
-figures in docs/benchmarks.md, "HTTP transport"): httpcore's pool costs ~40% more CPU a
+figures in docs/benchmarks.md, "HTTP transport"): httpcore's pool costs 40-50% more CPU a
 request. Only h11's public API is used (h11 checks every request head itself).
 
 A connection is reused only after its answer was read to the end, both sides may go on
