@@ -1,9 +1,11 @@
-"""Fetch benchmark: the CPU one request costs in agentdex's fetcher, nothing else.
+"""Fetch benchmark: the CPU one request costs in agentdex's fetcher, nothing else, with the
+crawler's own HTTP/1.1 transport and with httpcore's connection pool in its place.
 
 Run from the repository root (needs nginx, like ``bench_crawl.py``, whose synthetic tree,
 certificates and nginx it reuses):
 
     .venv/bin/python benchmarks/bench_fetch.py [--n 2000] [--concurrency 32] [--repeat 3]
+        [--transport own httpcore]
 
 One nginx serves the synthetic tree of N origins over TLS. The fetcher
 (:class:`agentdex.crawler.fetch.Fetcher`, as a crawl configures it) asks every origin, one
@@ -11,17 +13,32 @@ request at a time over its kept-alive connection, each path a crawl asks an orig
 publishes an agent-app manifest and its guide: the two manifests, every discovery path
 (404s at the synthetic origins) and the guide; robots.txt is fetched by the fetch policy
 before the first path it governs. No parsing, no database: the figure is the HTTP client's
-and the fetch policy's own cost. Printed for each repeat: requests, wall seconds, CPU ms per
-request (``time.process_time``, this process only; nginx runs in its own), and how many
-fetches failed (0, or the figure is not of answered requests).
+and the fetch policy's own cost.
+
+The transports (``--transport``), each a pool per origin under the same fetch policy, the
+same address guard and the same socket backend (:mod:`agentdex.crawler.netstream`):
+
+    own        agentdex.crawler.h1.HostTransport: h11 on the socket, no pool bookkeeping
+    httpcore   httpcore.AsyncConnectionPool over that backend (what httpx's own transport
+               runs), behind the few lines of adapter httpx's AsyncHTTPTransport has
+
+Repeats alternate the transports (own, httpcore, own, ...) so that a shared machine's load
+falls on both alike. Printed for each run: requests, wall seconds, CPU ms per request
+(``time.process_time``, this process only; nginx runs in its own), failed fetches, and what
+the web answered (status counts). Every answer is checked against the tree on disk (200
+where the file exists, 404 where it does not): the script exits 1 when one differs or a
+fetch failed, since its figure would then not be the cost of the answers it meant to measure.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import statistics
 import sys
 import time
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -29,12 +46,58 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import httpcore  # noqa: E402
+import httpx  # noqa: E402
 from bench_crawl import DOMAIN, Nginx, ensure_certs, ensure_tree  # noqa: E402
 
 from agentdex import formats  # noqa: E402
 from agentdex.crawler.fetch import Fetcher  # noqa: E402
+from agentdex.crawler.h1 import httpx_errors  # noqa: E402
+from agentdex.crawler.netpolicy import build_ssl_context  # noqa: E402
+from agentdex.crawler.pools import guarded_transport  # noqa: E402
 
 GUIDE = "/agent.md"
+PER_HOST = 2  # the Fetcher's default: at most 2 requests (and connections) an origin
+
+
+class HttpcorePool(httpx.AsyncBaseTransport):
+    """Option (a): httpcore's pool over the crawler's socket backend (the address guard).
+
+    What ``httpx.AsyncHTTPTransport`` does around its pool, without the parts a crawler
+    refuses (proxies from the environment); it takes no network backend of its own.
+    """
+
+    def __init__(self, context, backend: httpcore.AsyncNetworkBackend, keep: int) -> None:
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=context, network_backend=backend, max_connections=keep,
+            max_keepalive_connections=keep, keepalive_expiry=5.0)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        core = httpcore.Request(
+            method=request.method,
+            url=httpcore.URL(scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path),
+            headers=request.headers.raw, content=request.stream, extensions=request.extensions)
+        with httpx_errors():
+            response = await self._pool.handle_async_request(core)
+        return httpx.Response(status_code=response.status, headers=response.headers,
+                              stream=_CoreBody(response), extensions=response.extensions)
+
+    async def aclose(self) -> None:
+        await self._pool.aclose()
+
+
+class _CoreBody(httpx.AsyncByteStream):
+    def __init__(self, response: httpcore.Response) -> None:
+        self._response = response
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        with httpx_errors():
+            async for part in self._response.aiter_stream():
+                yield part
+
+    async def aclose(self) -> None:
+        await self._response.aclose()
 
 
 def paths() -> list[str]:
@@ -43,23 +106,54 @@ def paths() -> list[str]:
     return [*formats.MANIFEST_PATHS.values(), *discovery, GUIDE]
 
 
-async def fetch_all(port: int, ca: Path, hosts: list[str], concurrency: int) -> tuple[int, int, float, float]:
-    """Every path of every host; (requests, failed fetches, wall s, CPU s)."""
+def factory(name: str, fetcher_box: list[Fetcher], ca: Path) -> Callable[[], httpx.AsyncBaseTransport]:
+    """The ``transport_factory`` of transport ``name`` (the Fetcher's backend once it exists)."""
+    context = build_ssl_context(ca)
+    if name == "own":
+        return lambda: guarded_transport(context, fetcher_box[0].backend, PER_HOST)
+    return lambda: HttpcorePool(context, fetcher_box[0].backend, PER_HOST)
+
+
+async def fetch_all(port: int, ca: Path, hosts: list[str], concurrency: int,
+                    transport: str) -> tuple[int, int, float, float, Counter]:
+    """Every path of every host; (requests, failed fetches, wall s, CPU s, answers), where
+    answers counts (path, status) pairs."""
     queue: asyncio.Queue[str] = asyncio.Queue()
     for host in hosts:
         queue.put_nowait(host)
-    wanted = paths()
-    async with Fetcher(connect_to=[(f"*.{DOMAIN}", "127.0.0.1", port)], ca_bundle=ca,
-                       concurrency=concurrency) as fetcher:
+    wanted, answers, box = paths(), Counter(), []
+    async with Fetcher(connect_to=[(f"*.{DOMAIN}", "127.0.0.1", port)], ca_bundle=ca, per_host=PER_HOST,
+                       concurrency=concurrency, transport_factory=factory(transport, box, ca)) as fetcher:
+        box.append(fetcher)
+
         async def worker() -> None:
             while not queue.empty():
                 host = queue.get_nowait()
                 for path in wanted:
-                    await fetcher.fetch(f"https://{host}{path}", kind="bench", max_bytes=512 * 1024,
-                                        same_origin=True, absent_ok=True)
+                    record = await fetcher.fetch(f"https://{host}{path}", kind="bench", max_bytes=512 * 1024,
+                                                 same_origin=True, absent_ok=True)
+                    answers[host, path, record.status] += 1
         cpu, wall = time.process_time(), time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
-        return fetcher.stats.requests, fetcher.stats.errors, time.perf_counter() - wall, time.process_time() - cpu
+        return fetcher.stats.requests, fetcher.stats.errors, time.perf_counter() - wall, time.process_time() - cpu, answers
+
+
+def unexpected(answers: Counter, tree: Path) -> list[str]:
+    """The answers that are not what nginx must give for the tree: 200 where the file is."""
+    wrong = []
+    for (host, path, status), _count in answers.items():
+        expected = 200 if (tree / host / path.lstrip("/")).is_file() else 404
+        if status != expected:
+            wrong.append(f"https://{host}{path}: {status}, expected {expected}")
+    return wrong
+
+
+def summary(answers: Counter) -> str:
+    """Status counts of the answers, e.g. ``200 x 6000, 404 x 18000``."""
+    statuses = Counter()
+    for (_host, _path, status), count in answers.items():
+        statuses[status] += count
+    return ", ".join(f"{status} x {count:,}" for status, count in sorted(statuses.items(), key=str))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,17 +162,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--transport", nargs="+", choices=("own", "httpcore"), default=["own", "httpcore"])
     args = parser.parse_args(argv)
     tree, certs = ensure_tree(args.n), ensure_certs()
     hosts = [urlsplit(seed).hostname or "" for seed in (tree / "seeds.txt").read_text("utf-8").split()]
     print(f"{len(paths())} paths an origin: {', '.join(paths())}")
+    figures: dict[str, list[float]] = {name: [] for name in args.transport}
+    failed = False
     with Nginx(tree, certs, workers=1) as nginx:
-        for _ in range(args.repeat):
-            requests, errors, wall, cpu = asyncio.run(fetch_all(nginx.port, certs[0], hosts, args.concurrency))
-            # errors: fetches that failed (the discovery 404s are not): a figure from failed
-            # fetches would measure failing, so it must read 0
-            print(f"{requests:,} requests  {errors} errors  wall {wall:.1f} s  CPU {cpu * 1000 / requests:.3f} ms/request")
-    return 0
+        for round_ in range(args.repeat):
+            for name in args.transport:
+                requests, errors, wall, cpu, answers = asyncio.run(
+                    fetch_all(nginx.port, certs[0], hosts, args.concurrency, name))
+                wrong = unexpected(answers, tree)
+                figures[name].append(cpu * 1000 / requests)
+                print(f"round {round_ + 1} {name:8}  {requests:,} requests  {errors} errors  wall {wall:.1f} s  "
+                      f"CPU {cpu * 1000 / requests:.3f} ms/request  answers: {summary(answers)}")
+                for line in wrong[:5]:
+                    print(f"  unexpected answer {line}")
+                # errors: fetches that failed (the discovery 404s are not); a figure from failed
+                # fetches or wrong answers would measure failing, so both must read 0
+                failed = failed or bool(errors or wrong)
+    for name, values in figures.items():
+        print(f"{name:8}  CPU ms/request: min {min(values):.3f}  median {statistics.median(values):.3f}  "
+              f"runs {', '.join(f'{v:.3f}' for v in values)}")
+    if failed:
+        print("FAILED: some fetches failed or answered other than the tree says; the figures are void")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

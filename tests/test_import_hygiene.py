@@ -1,7 +1,12 @@
-"""Imports point one way: the library never pulls in the UI toolkits."""
+"""Imports point one way: the library never pulls in the UI toolkits; and every package
+agentdex imports is one it declares (none arrives only because another package needs it)."""
 
+import ast
+import importlib.metadata
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,12 +38,44 @@ IMPORT_NAMES = {"pyyaml": "yaml", "dnspython": "dns", "sqlite-utils": "sqlite_ut
 IMPORTED_BY_DEPENDENCIES = {"sniffio"}
 
 
-def test_every_declared_dependency_is_imported_by_agentdex():
-    import re
-    import tomllib
-
+def declared_distributions() -> set[str]:
+    """The normalised names (PEP 503) of the distributions pyproject.toml depends on."""
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["dependencies"]
-    names = {re.split(r"[<>=!~ ;\[]", d, maxsplit=1)[0].lower() for d in declared} - IMPORTED_BY_DEPENDENCIES
+    return {_normalise(re.split(r"[<>=!~ ;\[]", d, maxsplit=1)[0]) for d in declared}
+
+
+def _normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def imported_top_level_modules(package: Path) -> set[str]:
+    """Every top-level module name ``package``'s source imports, at any depth (imports
+    inside functions and ``try`` blocks included), relative imports left out."""
+    names = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+    return names
+
+
+def test_every_package_agentdex_imports_is_declared():
+    # A package that arrives only as another one's dependency goes the day that one drops it
+    # (or is uninstalled): agentdex then fails at import time on a user's machine.
+    third_party = sorted(name for name in imported_top_level_modules(ROOT / "agentdex")
+                         if name not in sys.stdlib_module_names and name != "agentdex")
+    providers = importlib.metadata.packages_distributions()
+    unknown = [name for name in third_party if name not in providers]
+    assert unknown == [], f"imported by agentdex/ but not installed at all: {unknown}"
+    missing = sorted({_normalise(dist) for name in third_party for dist in providers[name]} - declared_distributions())
+    assert missing == [], f"imported by agentdex/ but not declared in pyproject.toml: {missing}"
+    assert {"httpx", "h11", "httpcore", "anyio"} <= {_normalise(d) for n in third_party for d in providers[n]}
+
+
+def test_every_declared_dependency_is_imported_by_agentdex():
+    names = declared_distributions() - IMPORTED_BY_DEPENDENCIES
     source = "\n".join(p.read_text("utf-8") for p in (ROOT / "agentdex").rglob("*.py"))
     unused = sorted(n for n in names if not re.search(
         rf"^\s*(import|from) {re.escape(IMPORT_NAMES.get(n, n))}\b", source, re.M))

@@ -322,7 +322,7 @@ class Fetcher:
         current, method, content, seen = url, options.method, options.content, {str(url)}
         headers = options.headers
         while True:
-            async with self._slot(current.host), self._pools.use(current.host) as transport:
+            async with self._slot(current.host), self._pools.use(current) as transport:
                 response = await self._send(transport, method, current, headers, content)
                 try:
                     _note_response(record, response, current)

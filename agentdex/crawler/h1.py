@@ -1,18 +1,21 @@
-"""HTTP/1.1 to one host: the crawler's transport, on h11 and :mod:`agentdex.crawler.netstream`.
+"""HTTP/1.1 to one origin: the crawler's transport, on h11 and :mod:`agentdex.crawler.netstream`.
 
 Public API::
 
-    HostTransport(context, backend, keep)     an httpx.AsyncBaseTransport for one host name
+    HostTransport(context, backend, keep)     an httpx.AsyncBaseTransport for one origin
         await transport.handle_async_request(request) -> httpx.Response (body streamed)
         await transport.aclose()
 
 Why not httpcore's pool: the fetch policy already limits each host to ``per_host``
-requests at once (:class:`agentdex.crawler.fetch.Fetcher`) and keeps a pool per host
+requests at once (:class:`agentdex.crawler.fetch.Fetcher`) and keeps a pool per origin
 (:mod:`agentdex.crawler.pools`), so what is left for a transport is to reuse an idle
 connection or open one, and to speak HTTP/1.1 on it. httpcore does that with a pool
 scan, several locks and cancel scopes per request; a crawl is mostly tiny answers (the
 404s of the discovery paths), and that bookkeeping cost more CPU than the HTTP. Here a
-request is one write and as many reads as the answer needs.
+request is one write and as many reads as the answer needs. Measured with
+``benchmarks/bench_fetch.py`` (both over the same socket backend, a pool per origin each;
+figures in docs/benchmarks.md, "HTTP transport"): httpcore's pool costs 40-50% more CPU a
+request. Only h11's public API is used (h11 checks every request head itself).
 
 A connection is reused only after its answer was read to the end, both sides may go on
 (h11 says so) and the server sent nothing after that end; one that is cut, cancelled or
@@ -26,8 +29,8 @@ Errors are httpx's, as its own transport raises them.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-import re
 import ssl
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -41,10 +44,6 @@ READ_SIZE = 64 * 1024
 # The largest answer head read (status line and headers): httpcore's own limit; h11's
 # default (16 KB) refused real answers with long CSP, Link or Set-Cookie headers.
 MAX_HEAD_BYTES = 100 * 1024
-_TOKEN = re.compile(rb"[-!#$%&'*+.^_`|~0-9A-Za-z]+")
-_FIELD_VALUE = re.compile(rb"(?:[\x21-\x7e\x80-\xff]+(?:[ \t]+[\x21-\x7e\x80-\xff]+)*)?")
-_CHECKED: dict[tuple[bytes, bytes], None] = {}
-_CHECKED_MAX = 4096
 
 # httpcore's errors (raised by the network backend and streams) as httpx's.
 _ERRORS: tuple[tuple[type[Exception], type[Exception]], ...] = (
@@ -57,24 +56,6 @@ _ERRORS: tuple[tuple[type[Exception], type[Exception]], ...] = (
     (h11.RemoteProtocolError, httpx.RemoteProtocolError),
     (h11.LocalProtocolError, httpx.LocalProtocolError),
 )
-
-
-def checked_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
-    """``headers`` when every name is a token and every value a field value (RFC 9110
-    5.1 and 5.5: no CR, LF or NUL), else h11's LocalProtocolError.
-
-    h11 runs the same checks on every request it sends unless told the headers are
-    checked already; the crawler's own headers repeat on every request, so each distinct
-    pair is checked once (the cache is bounded) and h11 is told.
-    """
-    for pair in headers:
-        if pair not in _CHECKED:
-            name, value = pair
-            if not _TOKEN.fullmatch(name) or not _FIELD_VALUE.fullmatch(value):
-                raise h11.LocalProtocolError(f"illegal request header {name!r}")
-            if len(_CHECKED) < _CHECKED_MAX:
-                _CHECKED[pair] = None
-    return headers
 
 
 @contextlib.contextmanager
@@ -90,7 +71,7 @@ def httpx_errors() -> Iterator[None]:
 
 
 class HostTransport(httpx.AsyncBaseTransport):
-    """HTTP/1.1 connections to one host; see the module docstring."""
+    """HTTP/1.1 connections to one origin (scheme, host, port); see the module docstring."""
 
     def __init__(self, context: ssl.SSLContext, backend: httpcore.AsyncNetworkBackend, keep: int) -> None:
         self._context, self._backend, self._keep = context, backend, max(1, keep)
@@ -100,13 +81,13 @@ class HostTransport(httpx.AsyncBaseTransport):
         """Send ``request`` and read the answer's head; the body streams as it is read."""
         timeouts = request.extensions.get("timeout") or {}
         with httpx_errors():
-            checked_headers(request.headers.raw)  # before any connection: nothing unchecked is sent
-            connection, head = await self._send(request, timeouts)
-        status, headers, reason = head
+            head = request_head(request)  # checked before any connection: nothing unchecked is sent
+            connection, answer = await self._send(request, head, timeouts)
+        status, headers, reason = answer
         return httpx.Response(status, headers=headers, stream=_Body(connection, self, timeouts.get("read")),
                               extensions={"http_version": b"HTTP/1.1", "reason_phrase": reason})
 
-    async def _send(self, request: httpx.Request, timeouts: dict) -> tuple[_Connection, _Head]:
+    async def _send(self, request: httpx.Request, head: h11.Request, timeouts: dict) -> tuple[_Connection, _Head]:
         """The connection ``request`` was answered on, and the answer's head.
 
         A server may close an idle connection just as a request goes out on it (its
@@ -117,12 +98,12 @@ class HostTransport(httpx.AsyncBaseTransport):
         connection = self._idle_connection()
         if connection is not None:
             try:
-                return connection, await _exchange(connection, request, timeouts)
+                return connection, await _exchange(connection, head, request.content, timeouts)
             except _UNANSWERED:
                 if connection.heard or request.method not in ("GET", "HEAD"):
                     raise
         connection = await self._connect(request.url, timeouts.get("connect"))
-        return connection, await _exchange(connection, request, timeouts)
+        return connection, await _exchange(connection, head, request.content, timeouts)
 
     def _idle_connection(self) -> _Connection | None:
         """The most recently used idle connection the server has not closed."""
@@ -160,10 +141,21 @@ _Head = tuple[int, list[tuple[bytes, bytes]], bytes]  # status, headers, reason
 _UNANSWERED = (h11.RemoteProtocolError, httpcore.ReadError, httpcore.WriteError)
 
 
-async def _exchange(connection: _Connection, request: httpx.Request, timeouts: dict) -> _Head:
+def request_head(request: httpx.Request) -> h11.Request:
+    """``request``'s method, target and headers as h11's event, which checks them (RFC 9110:
+    header names are tokens, no CR, LF or NUL in a value); an h11 LocalProtocolError naming
+    the offending header when one is illegal."""
+    try:
+        return h11.Request(method=request.method.encode("ascii"), target=request.url.raw_path,
+                           headers=request.headers.raw)
+    except h11.LocalProtocolError as exc:
+        raise h11.LocalProtocolError(f"illegal request header or target ({exc})") from exc
+
+
+async def _exchange(connection: _Connection, head: h11.Request, content: bytes, timeouts: dict) -> _Head:
     """``connection.exchange``; a connection that failed or was cancelled on the way is closed."""
     try:
-        return await connection.exchange(request, timeouts.get("read"), timeouts.get("write"))
+        return await connection.exchange(head, content, timeouts.get("read"), timeouts.get("write"))
     except BaseException:
         connection.close()
         raise
@@ -184,14 +176,12 @@ class _Connection:
         fresh = time.monotonic() - self.idle_since < KEEPALIVE_EXPIRY
         return fresh and not self.stream.get_extra_info("is_readable")
 
-    async def exchange(self, request: httpx.Request, read_timeout: float | None,
+    async def exchange(self, head: h11.Request, content: bytes, read_timeout: float | None,
                        write_timeout: float | None) -> _Head:
-        """Write ``request`` whole; read until the answer's head (1xx answers skipped)."""
+        """Write the request (``head``, then ``content``) whole; read until the answer's
+        head (1xx answers skipped)."""
         self.heard = False
-        head = h11.Request(method=request.method.encode("ascii"), target=request.url.raw_path,
-                           headers=request.headers.raw, _parsed=True)  # checked by the transport
         data = self.h11.send(head)
-        content = request.content
         if content:
             data += self.h11.send(h11.Data(data=content))
         data += self.h11.send(h11.EndOfMessage())
@@ -202,6 +192,9 @@ class _Connection:
                 return event.status_code, event.headers.raw_items(), event.reason
             if not isinstance(event, h11.InformationalResponse):
                 raise h11.RemoteProtocolError("the server sent no answer")
+            # One read can hold thousands of 1xx heads, each parsed without a read: pass
+            # through the event loop, so a due deadline cancels an endless 1xx stream.
+            await asyncio.sleep(0)
 
     async def next_event(self, timeout: float | None) -> h11.Event | type[h11.PAUSED]:
         """The next event of the answer, reading from the socket as needed."""

@@ -6,7 +6,10 @@ cancel scope for every read and write. A crawl is a great many small answers (mo
 404s of discovery documents), so that bookkeeping was the largest share of its CPU. Here
 TLS runs in OpenSSL on the socket itself (``SSLContext.wrap_socket``, non-blocking) and the
 event loop is asked only when the socket would block: a read that finds its bytes already
-there costs one ``recv``.
+there costs one ``recv``. A peer that keeps the socket full would then never let the event
+loop run, and no deadline (a timer on that loop) could fire: after
+:data:`READS_BETWEEN_YIELDS` reads in a row that found their bytes waiting, a read passes
+through the event loop once.
 
 Public API::
 
@@ -27,14 +30,17 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import select
 import socket
 import ssl
 import typing
 from collections.abc import Iterable
 
 import httpcore
-from httpcore._utils import is_socket_readable
 
+# A few reads in a row are common (a body larger than one read); dozens only come from a
+# peer that never lets the socket run dry.
+READS_BETWEEN_YIELDS = 16
 _WOULD_BLOCK_READ = (BlockingIOError, InterruptedError, ssl.SSLWantReadError)
 _WOULD_BLOCK_WRITE = (BlockingIOError, InterruptedError, ssl.SSLWantWriteError)
 
@@ -90,9 +96,14 @@ class SocketStream(httpcore.AsyncNetworkStream):
     def __init__(self, sock: socket.socket) -> None:
         self._sock = sock
         self._loop = asyncio.get_running_loop()
+        self._unwaited = 0  # reads in a row that did not wait for the event loop
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         """Up to ``max_bytes``; ``b""`` at the end of the stream."""
+        self._unwaited += 1
+        if self._unwaited > READS_BETWEEN_YIELDS:
+            self._unwaited = 0
+            await asyncio.sleep(0)  # the loop runs: a deadline that is due cancels this read
         while True:
             try:
                 return self._sock.recv(max_bytes)
@@ -159,7 +170,7 @@ class SocketStream(httpcore.AsyncNetworkStream):
         if info == "ssl_object":
             return sock if isinstance(sock, ssl.SSLSocket) else None
         if info == "is_readable":
-            return is_socket_readable(sock)
+            return _readable(sock)
         if info == "socket":
             return sock
         if info in ("client_addr", "server_addr"):
@@ -172,6 +183,7 @@ class SocketStream(httpcore.AsyncNetworkStream):
     async def _wait(self, readable: bool, timeout: float | None, timeout_error: type[Exception]) -> None:
         """Until the socket is readable (or writable), at most ``timeout`` seconds."""
         loop, fd = self._loop, self._sock.fileno()
+        self._unwaited = 0
         if fd < 0:
             raise (httpcore.ReadError if readable else httpcore.WriteError)("the connection is closed")
         waiter = loop.create_future()
@@ -185,6 +197,19 @@ class SocketStream(httpcore.AsyncNetworkStream):
             (loop.remove_reader if readable else loop.remove_writer)(fd)
             if timer is not None:
                 timer.cancel()
+
+
+def _readable(sock: socket.socket) -> bool:
+    """Whether ``sock`` has something to read (for an idle connection: the peer closed it
+    or sent what it should not have) or is closed; poll(), not select(), which fails on
+    descriptors above FD_SETSIZE (1024), and a crawl may hold that many."""
+    if sock.fileno() < 0:
+        return True
+    if not hasattr(select, "poll"):  # Windows
+        return bool(select.select([sock], [], [], 0)[0])
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(0))
 
 
 def _wake(waiter: asyncio.Future[None]) -> None:

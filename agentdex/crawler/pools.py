@@ -1,12 +1,13 @@
-"""Connection pools for the crawler: one small pool per host name.
+"""Connection pools for the crawler: one small pool per origin (scheme, host, port).
 
 Public API::
 
     HostPools(make_transport, keep)
-        ``make_transport()`` builds one host's transport; ``keep`` is how many hosts may
-        hold a pool. ``async with pools.use(host) as transport``; ``await pools.aclose()``.
+        ``make_transport()`` builds one origin's transport; ``keep`` is how many origins may
+        hold a pool. ``async with pools.use(url) as transport``; ``await pools.aclose()``.
+    origin_key(url) -> (scheme, host, port)    the pool a URL's request goes to.
     guarded_transport(context, backend, connections) -> HostTransport
-        one host's transport (:mod:`agentdex.crawler.h1`) through the address guard.
+        one origin's transport (:mod:`agentdex.crawler.h1`) through the address guard.
     release(response, method)   close an answer, keeping its connection when it has no body.
 
 A :class:`~agentdex.crawler.fetch.Fetcher` takes any ``transport_factory``
@@ -28,28 +29,42 @@ from agentdex.crawler.h1 import HostTransport
 from agentdex.crawler.netpolicy import GuardedBackend
 
 TransportFactory = Callable[[], httpx.AsyncBaseTransport]
+Origin = tuple[str, str, int]
+_DEFAULT_PORTS = {"https": 443, "http": 80}
+
+
+def origin_key(url: httpx.URL) -> Origin:
+    """``(scheme, host, port)`` of ``url``, the port spelled out when the URL leaves it
+    implied: ``https://h/`` and ``https://h:443/`` are one origin, ``https://h:8443/``
+    another (a connection to one must never carry a request for the other).
+    """
+    scheme = url.scheme.lower()
+    return scheme, url.host.lower(), url.port or _DEFAULT_PORTS.get(scheme, 443)
 
 
 class HostPools:
-    """One small connection pool per host name, for the hosts used most recently.
+    """One small connection pool per origin, for the origins used most recently.
 
-    A host is never sent more than ``per_host`` requests at once, so a pool per host
-    needs no queue of its own and reuses each of its few connections (one pool holding
+    Keyed by :func:`origin_key`, not by host name alone: two ports of one host are two
+    servers, and an idle connection to one must not take the other's request. A host is
+    never sent more than ``per_host`` requests at once, so a pool per origin needs no
+    queue of its own and reuses each of its few connections (one pool holding
     the ~2 × concurrency connections of a whole crawl would search them all on every
     request).
-    Once more than ``keep`` hosts hold a pool, the least recently used pools of hosts with
+    Once more than ``keep`` origins hold a pool, the least recently used pools of origins with
     no request in flight are closed; an idle connection also expires after 5 s.
     """
 
     def __init__(self, make_transport: TransportFactory, keep: int) -> None:
         self._make, self._keep = make_transport, max(1, keep)
-        self._pools: OrderedDict[str, httpx.AsyncBaseTransport] = OrderedDict()  # least recent first
-        self._active: dict[str, int] = {}
+        self._pools: OrderedDict[Origin, httpx.AsyncBaseTransport] = OrderedDict()  # least recent first
+        self._active: dict[Origin, int] = {}
 
     @asynccontextmanager
-    async def use(self, host: str) -> AsyncIterator[httpx.AsyncBaseTransport]:
-        """The transport of ``host``'s pool, marked busy (never closed) until the block ends."""
-        key = host.lower()
+    async def use(self, url: httpx.URL) -> AsyncIterator[httpx.AsyncBaseTransport]:
+        """The transport of the pool of ``url``'s origin, marked busy (never closed) until
+        the block ends."""
+        key = origin_key(url)
         transport = self._pools.get(key)
         if transport is None:
             transport = self._pools[key] = self._make()
@@ -84,7 +99,7 @@ async def _close(transport: httpx.AsyncBaseTransport) -> None:
 
 
 def guarded_transport(context: ssl.SSLContext, backend: GuardedBackend, connections: int) -> HostTransport:
-    """An HTTP/1.1 transport for one host whose every connection goes through ``backend``
+    """An HTTP/1.1 transport for one origin whose every connection goes through ``backend``
     (the address guard and ``--connect-to``), verifying TLS with ``context``; no
     environment, no proxies; at most ``connections`` kept alive."""
     return HostTransport(context, backend, connections)  # ALPN http/1.1 is set where the context is built

@@ -22,6 +22,7 @@ Behaviours (see :data:`BEHAVIOURS`):
     truncated_chunked a chunk announced as 4 KB, 10 bytes of it, then close
     garbage           bytes that are not HTTP at all
     endless_sse       200 text/event-stream, an event every 10 ms, forever (also to POST)
+    endless_continue  HTTP/1.1 100 Continue, as fast as the client reads, forever
 """
 
 from __future__ import annotations
@@ -134,9 +135,17 @@ async def endless_sse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
         await asyncio.sleep(0.01)
 
 
+async def endless_continue(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    # Each 1xx is a whole answer head of its own, so no head-size cap ever trips.
+    await _request(reader)
+    batch = b"HTTP/1.1 100 Continue\r\n\r\n" * 2048
+    while not reader.at_eof():  # the client hung up: a TLS stream does not always say so on write
+        await _write(writer, batch)
+
+
 BEHAVIOURS: dict[str, Behaviour] = {f.__name__: f for f in (
     silent, stall_handshake, header_drip, body_drip, endless_chunked, no_length, many_headers,
-    huge_header, truncated_chunked, garbage, endless_sse)}
+    huge_header, truncated_chunked, garbage, endless_sse, endless_continue)}
 
 
 class RawServer:
