@@ -8,7 +8,6 @@ non-zero exit; nothing here parses manifests or writes SQL.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -403,21 +402,14 @@ def show(origin: Annotated[str, typer.Argument(help="The origin (host).")], db: 
         typer.echo("\n".join(show_lines(data)))
 
 
-HOST_RE = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.?(?::\d+)?")
-
-
 def origin_argument(text: str) -> str:
     """The origin a user typed as an argument, or a message (exit 2) when it cannot be one."""
     from agentdex.crawler.origins import normalise_origin
 
     try:
-        origin = normalise_origin(text)
+        return normalise_origin(text)
     except InputError as exc:
         fail(str(exc), 2)
-    if not HOST_RE.fullmatch(origin) and not origin.startswith("["):
-        fail(f"{plain(text, 80, single_line=True)!r} cannot be a host: a host name is letters, digits, hyphens "
-             "and dots (example.com), or an https URL", 2)
-    return origin
 
 
 def load_show(path: Path | None, origin: str) -> dict:

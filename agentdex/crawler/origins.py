@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import idna
+
 from agentdex.errors import InputError
+
+# A last label of digits (or 0x…) makes a host an IPv4 address to a browser (WHATWG URL):
+# such a host must then be a plain dotted quad, never "1.2.3" or "0x7f.1".
+_NUMERIC_LABEL = re.compile(r"(?:[0-9]+|0x[0-9a-f]*)")
 
 
 def normalise_origin(text: str) -> str:
     """The listing identity for what a user typed: the lower-case host (with a port only
-    when it is not 443). ``https://Pantry.example.com/x`` -> ``pantry.example.com``."""
+    when it is not 443). ``https://Pantry.example.com/x`` -> ``pantry.example.com``.
+
+    This is the one test of "can be a host": names are mapped and checked by IDNA 2008 with
+    UTS 46 (``faß.de`` -> ``xn--fa-hia.de``, as browsers and httpx do), IP addresses must
+    be literal (IPv6 in brackets). Nothing is looked up.
+
+    :raises InputError: the text cannot be an https origin (the message says why)
+    """
     raw = text.strip()
     if not raw:
         raise InputError("an empty origin")
@@ -18,18 +33,58 @@ def normalise_origin(text: str) -> str:
         raw = "https://" + raw
     try:
         parts = urlsplit(raw)
-        host, port = parts.hostname, parts.port
+        port = parts.port
     except ValueError as exc:
         raise InputError(f"not an origin: {text!r} ({exc})") from exc
-    if parts.scheme != "https":
+    if parts.scheme.lower() != "https":
         raise InputError(f"not an https origin: {text!r}; agentdex only crawls https")
-    if not host or any(c.isspace() for c in host):
-        raise InputError(f"not an origin: {text!r}")
-    try:
-        host = host.encode("idna").decode("ascii").lower()
-    except UnicodeError as exc:
-        raise InputError(f"not a valid host name: {text!r}") from exc
+    if parts.username is not None or parts.password is not None:
+        raise InputError(f"not an origin: {text!r} carries a user name; give the host alone")
+    if port == 0:
+        raise InputError(f"not an origin: {text!r}; port 0 cannot be connected to")
+    host = host_name(_typed_host(parts.netloc), bracketed="[" in parts.netloc, typed=text)
     return host if port in (None, 443) else f"{host}:{port}"
+
+
+def _typed_host(netloc: str) -> str:
+    """The host as typed (``urlsplit``'s ``hostname`` lower-cases it the Python way, which
+    turns a final capital sigma into ``ς`` where UTS 46 maps every ``Σ`` to ``σ``)."""
+    hostport = netloc.rpartition("@")[2]
+    if hostport.startswith("["):
+        return hostport[1:hostport.find("]")]
+    return hostport.rpartition(":")[0] if ":" in hostport else hostport
+
+
+def host_name(host: str, *, bracketed: bool = False, typed: str | None = None) -> str:
+    """``host`` as the ASCII form agentdex stores: an IDNA 2008 name in lower case (no
+    trailing dot), a dotted-quad IPv4 address, or a bracketed IPv6 address.
+
+    :raises InputError: it cannot be a host (named as ``typed``, the user's text)
+    """
+    shown = repr(typed if typed is not None else host)
+    if bracketed:
+        try:
+            return f"[{ipaddress.IPv6Address(host).compressed}]"
+        except ValueError as exc:
+            raise InputError(f"not an origin: {shown} has no IPv6 address in its brackets") from exc
+    name = host[:-1] if host.endswith(".") else host  # the root's dot names the same host
+    if not name:
+        raise InputError(f"not an origin: {shown} names no host")
+    try:
+        ascii_name = idna.encode(name, uts46=True, std3_rules=True, transitional=False).decode("ascii").lower()
+    except (idna.IDNAError, UnicodeError) as exc:
+        raise InputError(f"not an origin: {shown} cannot be a host name ({exc})") from exc
+    if _NUMERIC_LABEL.fullmatch(ascii_name.rstrip(".").rsplit(".", 1)[-1]):
+        return _ipv4(ascii_name.rstrip("."), shown)
+    return ascii_name.rstrip(".")
+
+
+def _ipv4(name: str, shown: str) -> str:
+    try:
+        return str(ipaddress.IPv4Address(name))
+    except ValueError as exc:
+        raise InputError(f"not an origin: {shown} ends in a number but is no IPv4 address "
+                         "(write the four decimal parts, e.g. 192.0.2.1)") from exc
 
 
 def origin_url(origin: str, path: str = "/") -> str:
