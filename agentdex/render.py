@@ -8,11 +8,13 @@ can reach the terminal as an escape sequence.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from agentdex.models import ParseResult, sorted_findings
-from agentdex.text import plain
+from agentdex.text import plain, terminal_safe_json
 
 STATUS_MARK = {"pass": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip"}
 NONE = "∅"  # no value: an event's old side when something first appears, and so on
@@ -37,6 +39,52 @@ def listing_rows(rows: Iterable[dict[str, Any]]) -> list[str]:
         lines.append(f"{plain(r.get('origin'), 40):<40} {plain(r.get('format') or '-', 10):<10} "
                      f"{plain(r.get('status'), 12):<12} {plain(r.get('name') or '', 40)}{due}")
     return lines
+
+
+# The fields ``agentdex list`` can print (--fields), and the ones it prints by default.
+LIST_FIELDS = ("origin", "name", "format", "status", "one_liner", "categories", "tags", "pricing", "auth_methods",
+               "has_mcp", "mcp_url", "http_base", "checks_passed", "checks_failed", "error_count", "warning_count",
+               "status_detail", "first_seen_at", "last_crawled_at", "last_changed_at", "next_due_at")
+BRIEF_FIELDS = ("origin", "name", "format", "status", "one_liner", "categories", "pricing", "mcp_url", "http_base",
+                "checks_passed", "checks_failed", "error_count", "warning_count", "last_changed_at",
+                "last_crawled_at", "next_due_at")  # --json without --fields (its contract)
+TABLE_FIELDS = ("origin", "format", "status", "name", "next_due_at")  # a table or TSV without --fields
+
+
+def pick_fields(rows: Iterable[Mapping[str, Any]], fields: Sequence[str]) -> list[dict[str, Any]]:
+    """Each row cut down to ``fields``, in that order."""
+    return [{f: r.get(f) for f in fields} for r in rows]
+
+
+def cell(value: Any, limit: int | None = 200) -> str:
+    """A value in one table, TSV or CSV cell: one line, lists joined with commas, nothing
+    a terminal would act on."""
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        value = ", ".join(str(v) for v in value)
+    elif isinstance(value, dict):
+        value = json.dumps(value, ensure_ascii=False)
+    return plain(value, limit, single_line=True)
+
+
+def tsv_lines(records: Iterable[Mapping[str, Any]]) -> list[str]:
+    """One tab-separated line per record, no header (for a pipe, as ``gh`` does)."""
+    return ["\t".join(cell(v, None) for v in r.values()) for r in records]
+
+
+def csv_text(records: list[dict[str, Any]], fields: Sequence[str]) -> str:
+    """RFC 4180 CSV with a header row."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(fields)
+    writer.writerows([cell(r.get(f), None) for f in fields] for r in records)
+    return out.getvalue()
+
+
+def nl_json_lines(records: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Newline-delimited JSON: one object per line."""
+    return [terminal_safe_json(json.dumps(r, ensure_ascii=False, default=str)) for r in records]
 
 
 def check_line(c: Mapping[str, Any]) -> str:
@@ -125,6 +173,10 @@ def show_lines(data: dict[str, Any]) -> list[str]:
            f"format {data.get('format') or '-'}, status {data.get('status')}"]
     if data.get("status_detail"):
         out.append(f"  {plain(data['status_detail'], 200)}")
+    if data.get("last_error"):
+        e = data["last_error"]
+        out.append(f"  last fetch error ({plain(e.get('fetched_at'), 30)}): {plain(e.get('url'), 120)}: "
+                   f"{plain(e.get('error') or e.get('error_code'), 200, single_line=True)}")
     listing = data.get("listing") or {}
     for label, key in (("one-liner", "one_liner"), ("homepage", "homepage"), ("guide", "guide_url"),
                        ("MCP", "mcp_url"), ("HTTP API", "http_base"), ("pricing", "pricing"),

@@ -33,6 +33,7 @@ is used.
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import socket
 import subprocess
@@ -173,6 +174,28 @@ def free_port(port: int) -> int:
         except OSError:
             raise ServeError(f"port {port} on 127.0.0.1 is in use; choose another with --port", 2) from None
         return sock.getsockname()[1]
+
+
+def port_free_on(host: str, port: int) -> None:
+    """Nothing listens on ``host:port`` (checked by binding it, as the server will), so
+    ``serve`` can say so in one sentence instead of uvicorn's log.
+
+    :raises ServeError: the port is in use (code 2) or the address cannot be listened on
+    """
+    try:
+        family, kind, proto, _name, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as exc:
+        raise ServeError(f"cannot listen on {host}: {exc.strerror}; give an address with --host", 2) from None
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except PermissionError:
+            raise ServeError(f"port {port} on {host} needs privileges; choose another with --port", 2) from None
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise ServeError(f"port {port} on {host} is in use; choose another with --port", 2) from None
+            raise ServeError(f"cannot listen on {host} port {port}: {exc.strerror}", 2) from None
 
 
 @contextmanager

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from agentdex.db import get_document_text, get_listing, load_listing
+from agentdex.db import get_document_text, get_listing, last_fetch_error, load_listing
 from agentdex.db.seeds import sources_of
 from agentdex.errors import DatabaseError
 from agentdex.plans import plans_for
@@ -27,7 +27,21 @@ def load_show(catalogue: Database, origin: str) -> dict[str, Any]:
     guide = get_document_text(catalogue, origin, "guide")
     row["plans"] = {h: p.to_dict() for h, p in plans_for(listing, guide).items()} if listing else {}
     row["seed_sources"] = sources_of(catalogue, origin)  # which registry or list named it
+    # Why an origin is not listed: the last request of its own that failed (not a 404 of
+    # an optional document).
+    row["last_error"] = last_fetch_error(catalogue, origin) if row["status"] != "listed" else None
     return row
+
+
+def plan_warning(row: dict[str, Any]) -> str | None:
+    """Why the plans of a listing shown by :func:`load_show` may be wrong, or ``None``."""
+    if row.get("status") == "listed":
+        return None
+    errors = sum(f.get("severity") == "error" for f in row.get("findings", []))
+    if row.get("status") == "invalid":
+        return (f"the manifest of {row['origin']} is invalid ({errors} error(s)); these plans use what could be "
+                "read from it and may not work")
+    return f"{row['origin']} is {row.get('status')}; these plans come from its last stored manifest"
 
 
 def _crawl_hint(origin: str) -> str:

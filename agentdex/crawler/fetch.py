@@ -21,7 +21,7 @@ Public API::
 in order (a refused one included); ``final_url`` is the last URL that answered.
 Requests, retries and robots.txt fetches all count in ``stats.requests``; ``stats.errors``
 counts ``fetch`` calls that failed (robots.txt fetches, absences asked with ``absent_ok``
-fetches with ``count_errors=False`` and ``expected`` statuses are not counted there).
+or at a ``same_origin`` path, fetches with ``count_errors=False`` and ``expected`` statuses are not counted there).
 
 ``fetch`` never raises (cancellation aside): every failure becomes ``record.error_code``
 plus a readable ``record.error`` sentence. Codes:
@@ -224,7 +224,10 @@ class Fetcher:
         options = _Options(kind, max_bytes, same_origin, method.upper(), request_headers, content, etag, last_modified,
                            absent_ok=absent_ok)
         record = await self._run(url, options, honour_robots)
-        absent = absent_ok and record.status in (404, 410)
+        # A 404/410 asked with absent_ok, or at a path of the origin's own that agentdex
+        # probes on its own initiative (same_origin: its manifest and discovery paths), is the
+        # origin saying it publishes nothing there: a definite absence, not an error.
+        absent = (absent_ok or same_origin) and record.status in (404, 410)
         if count_errors and record.error_code and not absent and record.status not in expected:
             self.stats.errors += 1
         return record

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
 import socket
 import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -262,29 +265,87 @@ class SampleWeb:
         return self.app.mounted_app(host.lower(), path).state
 
 
+HELPER_PREFIXES = ("mcp.", "api.", "pay.")  # hosts that serve an origin's endpoints, not origins
+HELPER_HOSTS = frozenset({REGISTRY_HOST, "elsewhere.test"})
+
+
 def run_forever(synthetic: int = 0, port: int = 0, print_fn: Callable[[str], Any] = print,
-                root: Path | str | None = None) -> None:
-    """Serve the sample web until Ctrl-C, printing what agentdex needs to reach it."""
-    with SampleWeb(root, synthetic=synthetic, port=port) as web:
-        try:  # Ctrl-C may come while the lines are being printed
-            for line in describe(web):
-                print_fn(line)
-            threading.Event().wait()
-        except KeyboardInterrupt:
-            print_fn("Stopping the sample web.")
+                root: Path | str | None = None, seeds_out: Path | str | None = None) -> None:
+    """Serve the sample web until Ctrl-C or SIGTERM (both remove its folder, CA key
+    included), printing what agentdex needs to reach it. With ``synthetic`` only the
+    generated origins are served (unless ``root`` names a folder to serve beside them);
+    ``seeds_out`` gets the origins to crawl, one a line."""
+    with tempfile.TemporaryDirectory(prefix="agentdex-nosites-") as empty, _sigterm_as_interrupt():
+        chosen = root if root is not None else (empty if synthetic else None)
+        with SampleWeb(chosen, synthetic=synthetic, port=port) as web:
+            try:  # Ctrl-C may come while the lines are being printed
+                if seeds_out is not None:
+                    Path(seeds_out).write_text("".join(f"{o}\n" for o in served_origins(web)), "utf-8")
+                for line in describe(web, seeds_out):
+                    print_fn(line)
+                threading.Event().wait()
+            except KeyboardInterrupt:
+                print_fn("Stopping the sample web.")
 
 
-def describe(web: SampleWeb) -> list[str]:
-    """Human lines: port, CA, hosts and the agentdex arguments."""
-    args = " ".join(_quote(a) for a in web.cli_args())
-    lines = [
-        f"Sample web on https://{web.address}:{web.port} serving {len(web.hosts)} hosts.",
-        f"CA certificate: {web.ca_pem}",
-    ]
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt, so a terminated server cleans up as on Ctrl-C."""
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def served_origins(web: SampleWeb) -> list[str]:
+    """The origins to crawl on ``web``: its hosts but the helpers that serve their endpoints."""
+    return [h for h in web.hosts if not h.startswith(HELPER_PREFIXES) and h not in HELPER_HOSTS]
+
+
+def covering_pattern(hosts: list[str]) -> str:
+    """The narrowest ``--connect-to`` wildcard covering every host: ``*.`` and their common
+    parent domain (``*.test``), or ``*``."""
+    parents = [host.split(".")[1:][::-1] for host in hosts]  # each parent domain, top label first
+    common = os.path.commonprefix(parents) if parents else []
+    return "*." + ".".join(reversed(common)) if common else "*"
+
+
+def describe(web: SampleWeb, seeds_out: Path | str | None = None) -> list[str]:
+    """Human lines: port, CA, DNS, the origins served, and the agentdex arguments (one
+    wildcard ``--connect-to`` for the whole web)."""
+    origins = served_origins(web)
+    lines = [f"Sample web on https://{web.address}:{web.port} serving {len(web.hosts)} hosts.",
+             f"CA certificate: {web.ca_pem}"]
     if web.dns_address:
         lines.append(f"DNS server: {web.dns_address} (UDP and TCP)")
-    lines += ["Pass these to agentdex crawl / verify:", f"  {args}", "Press Ctrl-C to stop."]
+    lines.append(f"Origins to crawl ({len(origins)}): {_span(origins)}")
+    if seeds_out is not None:
+        lines.append(f"Seeds file: {seeds_out} (agentdex crawl --seeds {_quote(str(seeds_out))})")
+    lines += ["Pass these to agentdex crawl / verify:", "  " + " ".join(_quote(a) for a in cli_args_wildcard(web)),
+              "Press Ctrl-C to stop."]
     return lines
+
+
+def _span(origins: list[str]) -> str:
+    # Many generated origins are named by their first and last (they are numbered).
+    return ", ".join(origins) if len(origins) <= 60 else f"{origins[0]} … {origins[-1]}"
+
+
+def cli_args_wildcard(web: SampleWeb) -> list[str]:
+    """:meth:`SampleWeb.cli_args` with its ``--connect-to`` rules as one wildcard."""
+    args = ["--connect-to", f"{covering_pattern(web.hosts)}:{web.address}:{web.port}"]
+    rest = web.cli_args()
+    for i, arg in enumerate(rest):
+        if arg != "--connect-to" and (i == 0 or rest[i - 1] != "--connect-to"):
+            args.append(arg)
+    return args
 
 
 def _quote(arg: str) -> str:

@@ -1,0 +1,246 @@
+"""The commands that read or trim the catalogue: ``list``, ``show``, ``events``, ``plan``,
+``stats`` and ``forget``. Registered on :data:`agentdex.cli.app`; each parses its options,
+calls the library and hands the result to a reporter."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Literal, Optional
+
+import typer
+
+from agentdex.cli_support import DbOpt, JsonOpt, echo_json, fail, load_show, open_catalogue, origin_argument
+from agentdex.db.queries import SORTS
+from agentdex.errors import InputError
+from agentdex.formats import FORMAT_NAMES
+from agentdex.formats.agent_app import PRICING
+from agentdex.models import STATUSES
+from agentdex.render import BRIEF_FIELDS, LIST_FIELDS, TABLE_FIELDS
+
+commands = typer.Typer()
+
+
+# Literal types become click choices: a value outside them is refused (exit 2) with the
+# choices named, and --help lists them.
+FormatChoice = Literal[FORMAT_NAMES]  # type: ignore[valid-type]
+StatusChoice = Literal[STATUSES]  # type: ignore[valid-type]
+PricingChoice = Literal[PRICING]  # type: ignore[valid-type]
+SortChoice = Literal[tuple(SORTS)]  # type: ignore[valid-type]
+
+
+@commands.command("list")
+def list_cmd(
+    search: Annotated[Optional[str], typer.Option("--search", "-s", metavar="WORDS", help="Full-text search over names, one-liners, descriptions, tags.")] = None,
+    format: Annotated[Optional[FormatChoice], typer.Option("--format", help="Only listings of this manifest format.")] = None,
+    status: Annotated[Optional[StatusChoice], typer.Option("--status", help="Only listings with this status.")] = None,
+    category: Annotated[Optional[str], typer.Option("--category", metavar="NAME", help="Only listings in this category (e.g. productivity).")] = None,
+    pricing: Annotated[Optional[PricingChoice], typer.Option("--pricing", help="Only listings with this pricing.")] = None,
+    has_mcp: Annotated[Optional[bool], typer.Option("--has-mcp/--no-mcp", help="Only listings with (or without) an MCP endpoint.")] = None,
+    failing: Annotated[bool, typer.Option("--failing-checks", help="Only listings with a failing check.")] = False,
+    sort: Annotated[SortChoice, typer.Option("--sort", help="The order (relevance needs --search).")] = "name",
+    limit: Annotated[int, typer.Option("--limit", min=1, max=100000, metavar="N", help="Print at most N listings.")] = 200,
+    fields: Annotated[Optional[str], typer.Option("--fields", metavar="F1,F2…", help=f"The columns to print, comma-separated, from: {', '.join(LIST_FIELDS)}.")] = None,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV with a header row.")] = False,
+    as_nl: Annotated[bool, typer.Option("--nl", help="Print newline-delimited JSON, one listing a line.")] = False,
+    table: Annotated[bool, typer.Option("--table", help="Print a table with headers even on a pipe (the default on a terminal; a pipe gets tab-separated lines).")] = False,
+    db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """List the catalogue's listings, filtered and sorted."""
+    from agentdex.db import count_listings, list_listings
+
+    output = _one_output(as_json=as_json, csv=as_csv, nl=as_nl, table=table)
+    chosen = _fields(fields, BRIEF_FIELDS if output == "json" else TABLE_FIELDS)
+    catalogue = open_catalogue(db, readonly=True)
+    filters = dict(search=search, format=format, status=status, category=category, pricing=pricing,
+                   has_mcp=has_mcp, failing_checks=failing or None)
+    try:
+        rows = list_listings(catalogue, sort=sort, limit=limit, **filters)
+        total = count_listings(catalogue, **filters)
+    except InputError as exc:
+        fail(str(exc), 2)
+    _print_listings(output, rows, chosen, total)
+
+
+def _one_output(**flags: bool) -> str:
+    given = [name for name, on in flags.items() if on]
+    if len(given) > 1:
+        fail(f"choose one output: {' or '.join('--' + g.replace('as_', '') for g in given)}", 2)
+    if given:
+        return given[0]
+    return "table" if sys.stdout.isatty() else "tsv"
+
+
+def _fields(text: str | None, default: tuple[str, ...]) -> tuple[str, ...]:
+    if text is None:
+        return default
+    chosen = tuple(f.strip() for f in text.split(",") if f.strip())
+    unknown = [f for f in chosen if f not in LIST_FIELDS]
+    if unknown or not chosen:
+        fail(f"unknown field {unknown[0] if unknown else text!r}; choose from: {', '.join(LIST_FIELDS)}", 2)
+    return chosen
+
+
+def _print_listings(output: str, rows: list[dict], fields: tuple[str, ...], total: int) -> None:
+    from agentdex.render import csv_text, nl_json_lines, pick_fields, tsv_lines
+
+    records = pick_fields(rows, fields)
+    if output == "json":
+        echo_json({"total": total, "listings": records})
+    elif output == "csv":
+        typer.echo(csv_text(records, fields), nl=False)
+    elif output == "nl":
+        typer.echo("\n".join(nl_json_lines(records)), nl=bool(records))
+    elif output == "table":
+        _print_table(records, fields)
+        typer.echo(f"{len(rows)} of {total} shown")
+    else:
+        typer.echo("\n".join(tsv_lines(records)), nl=bool(records))
+        typer.echo(f"{len(rows)} of {total} shown", err=True)  # not data: a pipe reads stdout only
+
+
+def _print_table(records: list[dict], fields: tuple[str, ...]) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from agentdex.render import cell
+
+    grid = Table(*fields, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for record in records:
+        grid.add_row(*(Text(cell(record[f], 80)) for f in fields))  # Text: crawled words are never markup
+    Console(soft_wrap=False, highlight=False, markup=False).print(grid)
+
+
+@commands.command()
+def show(origin: Annotated[str, typer.Argument(metavar="ORIGIN", help="The origin (host or https URL).")], db: DbOpt = None,
+         as_json: JsonOpt = False) -> None:
+    """Everything the catalogue knows about one origin: manifest, findings, checks, plans,
+    events, and for one that is not listed, the last fetch error."""
+    data = load_show(db, origin_argument(origin))
+    if as_json:
+        echo_json(data)
+    else:
+        from agentdex.render import show_lines
+
+        typer.echo("\n".join(show_lines(data)))
+
+
+@commands.command()
+def events(
+    origin: Annotated[Optional[str], typer.Option("--origin", metavar="ORIGIN", help="Only this origin's events (it must be in the catalogue).")] = None,
+    since: Annotated[Optional[str], typer.Option("--since", metavar="TIME", help="Only events at or after this ISO 8601 time (2026-12-01 or 2026-12-01T10:00:00Z; no zone: UTC).")] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, metavar="N", help="Print at most N events.")] = 200,
+    db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Change events, newest first."""
+    from agentdex.db import list_events, missing_origins
+    from agentdex.times import parse_time
+
+    try:
+        since = parse_time(since, "--since") if since is not None else None
+    except InputError as exc:
+        fail(str(exc), 2)
+    catalogue = open_catalogue(db, readonly=True)
+    if origin is not None and missing_origins(catalogue, [origin := origin_argument(origin)]):
+        fail(f"{origin} is not in the catalogue; `agentdex list` shows the origins it has", 2)
+    rows = list_events(catalogue, origin=origin, since=since, limit=limit)
+    if as_json:
+        echo_json(rows)
+        return
+    from agentdex.render import event_line
+
+    typer.echo("\n".join(event_line(e) for e in rows) if rows else "no events")
+
+
+@commands.command()
+def plan(
+    origin: Annotated[str, typer.Argument(metavar="ORIGIN", help="The origin (host or https URL).")],
+    host: Annotated[Optional[str], typer.Option("--host", metavar="HOST", help="One host, by id or name (claude_code, \"Claude Code\", vs-code, …).")] = None,
+    db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Exact install steps for each AI host (or one with --host). Plans of an invalid
+    manifest come with a warning; an origin with no usable manifest has none, and says why."""
+    from agentdex.plans import host_choices, host_id, similar_host
+    from agentdex.showing import plan_warning
+
+    if host is not None and (host := host_id(given := host)) is None:
+        guess = similar_host(given)
+        fail(f"unknown host {given!r}" + (f" (did you mean {guess}?)" if guess else "")
+             + f"; choose one of: {host_choices()}", 2)
+    data = load_show(db, origin_argument(origin))
+    if not data["plans"]:
+        fail(_no_plan_reason(data), 1)
+    warning = plan_warning(data)
+    plans = {h: {**p, "listing_status": data["status"], "warning": warning}
+             for h, p in data["plans"].items() if host in (None, h)}
+    if as_json:
+        echo_json(plans if host is None else plans[host])
+        return
+    _print_plans(plans, warning)
+
+
+def _no_plan_reason(data: dict) -> str:
+    detail = data.get("status_detail") or (data.get("last_error") or {}).get("error")
+    return (f"no install plan for {data['origin']}: its status is {data['status']}, so there is no manifest to "
+            f"plan from" + (f" ({detail})" if detail else ""))
+
+
+def _print_plans(plans: dict, warning: str | None) -> None:
+    from agentdex.render import plan_lines
+
+    if warning:
+        typer.echo(f"warning: {warning}", err=True)
+    for p in plans.values():
+        typer.echo("\n".join(plan_lines(p)) + "\n")
+
+
+@commands.command()
+def stats(db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """A catalogue's summary, as the demo prints it: listings by status and format, failing
+    checks, what changed, duplicate and hostile names, origins not listed."""
+    from agentdex.cli_support import db_path
+
+    path = db_path(db)
+    catalogue = open_catalogue(path, readonly=True)
+    if as_json:
+        from agentdex.summary import catalogue_summary
+
+        echo_json(catalogue_summary(catalogue))
+        return
+    from agentdex.demo import summary_lines
+
+    typer.echo("\n".join(summary_lines(path)[1:]))
+
+
+@commands.command()
+def forget(
+    origins: Annotated[list[str], typer.Argument(metavar="ORIGIN", help="Origins in the catalogue (hosts or https URLs).")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask; required without a terminal.")] = False,
+    db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Remove origins from the catalogue with their events, snapshots, documents, findings,
+    checks and tools (asks first unless --yes)."""
+    from agentdex.crawler.origins import unique
+    from agentdex.db import forget_origins, missing_origins
+
+    wanted = unique([origin_argument(o) for o in origins])
+    catalogue = open_catalogue(db, readonly=False)
+    if missing := missing_origins(catalogue, wanted):
+        fail(f"not in the catalogue: {', '.join(missing)}; nothing was removed", 2)
+    if not yes:
+        _confirm_forget(wanted)
+    removed = forget_origins(catalogue, wanted)
+    if as_json:
+        echo_json({"forgotten": wanted, "rows_removed": removed})
+    else:
+        rows = ", ".join(f"{n} {table}" for table, n in sorted(removed.items()))
+        typer.echo(f"forgot {len(wanted)} origin(s): {', '.join(wanted)} ({rows})")
+
+
+def _confirm_forget(origins: list[str]) -> None:
+    if not sys.stdin.isatty():
+        fail("forget asks before removing anything and there is no terminal to ask on; pass --yes", 2)
+    if not typer.confirm(f"Forget {', '.join(origins)} and all their history?", default=False):
+        fail("nothing was removed", 1)
