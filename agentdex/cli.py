@@ -495,7 +495,7 @@ plain_help(app)  # last: every command registered above (and in cli_catalogue) g
 def main() -> None:
     """Console-script entry point: library errors never become tracebacks."""
     try:
-        app()
+        app(prog_name="agentdex")  # the name users type, under python -m too (usage, completion)
     except AgentdexError as exc:
         typer.echo(f"agentdex: {plain(exc)}", err=True)
         sys.exit(1)

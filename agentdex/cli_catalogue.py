@@ -49,7 +49,7 @@ def list_cmd(
     """List the catalogue's listings, filtered and sorted."""
     from agentdex.db import count_listings, list_listings
 
-    output = _one_output(as_json=as_json, csv=as_csv, nl=as_nl, table=table)
+    output = _one_output(json=as_json, csv=as_csv, nl=as_nl, table=table)
     chosen = _fields(fields, BRIEF_FIELDS if output == "json" else TABLE_FIELDS)
     catalogue = open_catalogue(db, readonly=True)
     filters = dict(search=search, format=format, status=status, category=category, pricing=pricing,
@@ -65,7 +65,7 @@ def list_cmd(
 def _one_output(**flags: bool) -> str:
     given = [name for name, on in flags.items() if on]
     if len(given) > 1:
-        fail(f"choose one output: {' or '.join('--' + g.replace('as_', '') for g in given)}", 2)
+        fail(f"choose one output: {' or '.join('--' + g for g in given)}", 2)
     if given:
         return given[0]
     return "table" if sys.stdout.isatty() else "tsv"

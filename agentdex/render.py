@@ -61,6 +61,8 @@ def cell(value: Any, limit: int | None = 200) -> str:
     a terminal would act on."""
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"  # as JSON spells them, not Python
     if isinstance(value, (list, tuple)):
         value = ", ".join(str(v) for v in value)
     elif isinstance(value, dict):
