@@ -110,7 +110,8 @@ def _print_table(records: list[dict], fields: tuple[str, ...]) -> None:
     grid = Table(*fields, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for record in records:
         grid.add_row(*(Text(cell(record[f], 80)) for f in fields))  # Text: crawled words are never markup
-    Console(soft_wrap=False, highlight=False, markup=False).print(grid)
+    # No colour system: not even the header's bold (a terminal gets no escape sequence at all).
+    Console(soft_wrap=False, highlight=False, markup=False, color_system=None).print(grid)
 
 
 @commands.command()

@@ -218,8 +218,8 @@ def test_list_fields_csv_and_nl(catalogue):
 def test_list_on_a_terminal_is_a_table_with_headers(catalogue, tmp_path):
     code, shown = run_in_terminal(["list", "--sort", "origin", "--db", str(catalogue.path)], tmp_path)
     assert code == 0
-    assert "\x1b[31m" not in shown  # the crawled name's colour never reaches the terminal
-    lines = re.sub(r"\x1b\[[0-9;]*m", "", shown).splitlines()  # the header's own bold aside
+    assert "\x1b" not in shown  # the crawled name's colour never reaches the terminal
+    lines = shown.splitlines()
     assert re.match(r"\s*origin\s+format\s+status\s+name\s+next_due_at", lines[0]), shown
     assert any(re.match(r"\s*tidewater\.test\s+anchor\s+listed\s+Tidewater Data", line) for line in lines)
     assert lines[-1] == f"{len(ORIGINS)} of {len(ORIGINS)} shown"

@@ -71,8 +71,8 @@ def test_a_full_disk_stops_the_crawl_with_a_sentence_and_the_catalogue_still_ope
     assert "the disk holding the catalogue is full" in crawl.stderr and "Traceback" not in crawl.stderr
     listed = subprocess.run([sys.executable, "-m", "agentdex", "list", "--db", str(db)],
                             capture_output=True, text=True, env=cli_env(), timeout=60)
-    assert listed.returncode == 0 and "shown" in listed.stdout  # the catalogue opens, full disk and all
+    assert listed.returncode == 0 and "shown" in listed.stderr  # the catalogue opens, full disk and all (the count: stderr on a pipe)
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         saved = conn.execute("SELECT origins_done FROM crawls").fetchone()[0]
-    assert 0 < saved < len(origins) and f"{saved} of" in listed.stdout
+    assert 0 < saved < len(origins) and f"{saved} of" in listed.stderr
