@@ -71,6 +71,13 @@ def config_model() -> type:
         def _split(cls, value: Any) -> Any:
             return split_list(value) if isinstance(value, str) else value
 
+        @field_validator("dns_server")
+        @classmethod
+        def _addr_port(cls, value: str | None) -> str | None:
+            if value is not None and not re.fullmatch(r".+:\d{1,5}", value):
+                raise ValueError("expected ADDR:PORT, e.g. 127.0.0.1:5353")
+            return value
+
     return NetworkConfig
 
 

@@ -439,3 +439,11 @@ def test_sampleweb_bundled_is_one_wildcard_too(tmp_path):
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=30)
+
+
+def test_tui_reads_the_same_config_file(tmp_path):
+    # A bad file stops `agentdex tui` before the app starts, with the same sentence as crawl.
+    config = tmp_path / "config.toml"
+    config.write_text('dns_server = "nowhere"\n', "utf-8")
+    result = cli("tui", "--db", tmp_path / "c.db", env={"AGENTDEX_CONFIG": str(config)})
+    assert result.exit_code == 2 and f"config file {config}, key 'dns_server': Value error, expected ADDR:PORT" in result.stderr

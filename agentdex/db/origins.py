@@ -32,11 +32,11 @@ def last_fetch_error(db: Database, origin: str) -> dict[str, Any] | None:
 
 
 def _origin_tables(db: Database) -> list[str]:
-    """Every table with an ``origin`` column but ``listings`` (tables later migrations add
-    are found too, so forgetting never leaves rows behind)."""
+    """Every table with an ``origin`` column but ``listings`` and its full-text index
+    (tables later migrations add are found too, so forgetting never leaves rows behind)."""
     names = [row[0] for row in db.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'listings%' "
-        "AND name NOT LIKE 'sqlite_%'")]
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'listings' "
+        "AND name NOT LIKE 'listings\\_fts%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")]
     return [n for n in names if any(col[1] == "origin" for col in db.execute(f"PRAGMA table_info([{n}])"))]
 
 

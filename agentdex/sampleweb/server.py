@@ -201,10 +201,13 @@ class SampleWeb:
         """The same rules as ``PATTERN:ADDR:PORT`` strings for ``--connect-to``."""
         return [f"{p}:{a}:{port}" for p, a, port in self.connect_to()]
 
-    def cli_args(self) -> list[str]:
-        """Every network option agentdex needs to crawl this web."""
+    def cli_args(self, *, one_wildcard: bool = False) -> list[str]:
+        """Every network option agentdex needs to crawl this web; with ``one_wildcard`` a
+        single ``--connect-to`` for the narrowest wildcard covering every host (what a
+        person types) instead of one rule per served name."""
         args: list[str] = []
-        for spec in self.connect_to_args():
+        specs = [f"{covering_pattern(self.hosts)}:{self.address}:{self.port}"] if one_wildcard else self.connect_to_args()
+        for spec in specs:
             args += ["--connect-to", spec]
         args += ["--ca-bundle", str(self.ca_pem)]
         if self.dns_address:
@@ -328,7 +331,7 @@ def describe(web: SampleWeb, seeds_out: Path | str | None = None) -> list[str]:
     lines.append(f"Origins to crawl ({len(origins)}): {_span(origins)}")
     if seeds_out is not None:
         lines.append(f"Seeds file: {seeds_out} (agentdex crawl --seeds {_quote(str(seeds_out))})")
-    lines += ["Pass these to agentdex crawl / verify:", "  " + " ".join(_quote(a) for a in cli_args_wildcard(web)),
+    lines += ["Pass these to agentdex crawl / verify:", "  " + " ".join(_quote(a) for a in web.cli_args(one_wildcard=True)),
               "Press Ctrl-C to stop."]
     return lines
 
@@ -336,16 +339,6 @@ def describe(web: SampleWeb, seeds_out: Path | str | None = None) -> list[str]:
 def _span(origins: list[str]) -> str:
     # Many generated origins are named by their first and last (they are numbered).
     return ", ".join(origins) if len(origins) <= 60 else f"{origins[0]} … {origins[-1]}"
-
-
-def cli_args_wildcard(web: SampleWeb) -> list[str]:
-    """:meth:`SampleWeb.cli_args` with its ``--connect-to`` rules as one wildcard."""
-    args = ["--connect-to", f"{covering_pattern(web.hosts)}:{web.address}:{web.port}"]
-    rest = web.cli_args()
-    for i, arg in enumerate(rest):
-        if arg != "--connect-to" and (i == 0 or rest[i - 1] != "--connect-to"):
-            args.append(arg)
-    return args
 
 
 def _quote(arg: str) -> str:
