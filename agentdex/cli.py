@@ -222,7 +222,7 @@ class _RichProgress:
         self.bar.stop()
 
 
-@app.command()
+@app.command(epilog=CONFIG_HELP)
 def crawl(
     origins: Annotated[Optional[list[str]], typer.Argument(metavar="ORIGIN", help="Hosts or https URLs. None: recrawl every known origin.")] = None,
     seeds: Annotated[Optional[Path], typer.Option("--seeds", metavar="FILE", help="A file with one origin per line (# comments).")] = None,
@@ -242,10 +242,7 @@ def crawl(
 
     A document whose stored answer is still fresh (its Cache-Control max-age or Expires)
     is not asked again; the snapshot says so. No MCP registry is asked what it lists for an
-    origin unless --registry-lookup says so.
-
-    Network options not given as flags are read from AGENTDEX_* environment variables,
-    then from the TOML file $AGENTDEX_CONFIG (default ~/.config/agentdex/config.toml)."""
+    origin unless --registry-lookup says so."""
     from agentdex.crawler.freshness import Policy
     from agentdex.crawler.origins import normalise_origin, read_seeds, unique
 
@@ -293,7 +290,7 @@ def _nothing_due(db, as_json: bool) -> None:
         typer.echo(f"no origin is due; the next is due at {when}" if when else "no origin is scheduled")
 
 
-@app.command()
+@app.command(epilog=CONFIG_HELP)
 def verify(
     origins: Annotated[list[str], typer.Argument(metavar="ORIGIN", help="Origins already in the catalogue (or new ones).")],
     db: DbOpt = None, connect_to: ConnectToOpt = None, ca_bundle: CaOpt = None, dns_server: DnsOpt = None,
@@ -373,7 +370,7 @@ def census(db: DbOpt = None, as_json: JsonOpt = False) -> None:
 
 # -- apps on top of the catalogue ---------------------------------------------------------------
 
-@app.command()
+@app.command(epilog=CONFIG_HELP)
 def tui(
     db: DbOpt = None, connect_to: ConnectToOpt = None, ca_bundle: CaOpt = None, dns_server: DnsOpt = None,
     concurrency: ConcOpt = None, allow_private: PrivOpt = None, registry: RegOpt = None,
