@@ -12,7 +12,6 @@ import json
 import os
 import pty
 import re
-import select
 import shutil
 import sqlite3
 import subprocess
@@ -28,6 +27,7 @@ from agentdex.crawler.crawl import DEFAULT_REGISTRY, NetworkOptions
 from agentdex.errors import InputError
 from agentdex.plans import HOST_IDS
 from agentdex.sampleweb.server import WEB_ROOT, SampleWeb
+from ptyread import read_until_closed
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "tests" / "examples"
@@ -136,20 +136,8 @@ def test_crawl_on_a_terminal_shows_a_progress_bar_and_ends_with_a_summary(catalo
         [sys.executable, "-m", "agentdex", "crawl", "pantry.test", "loop.test", "--db", str(tmp_path / "t.db"),
          *catalogue.net_args()], stdout=subprocess.PIPE, stderr=terminal, env=env, cwd=tmp_path)
     os.close(terminal)
-    shown = b""
-    while True:
-        ready, _, _ = select.select([controller], [], [], 60)
-        assert ready, "the crawl printed nothing for a minute"
-        try:
-            chunk = os.read(controller, 65536)
-        except OSError:  # the process closed the terminal
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(controller)
+    text = read_until_closed(controller)
     stdout, _ = process.communicate(timeout=60)
-    text = shown.decode("utf-8", "replace")
     assert process.returncode == 0
     assert "crawling" in text and re.search(r"\d+ requests, \d+ errors", text) and "2/2" in text
     assert "[1/2]" not in text  # not the plain lines

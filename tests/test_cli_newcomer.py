@@ -13,7 +13,6 @@ import json
 import os
 import pty
 import re
-import select
 import signal
 import socket
 import sqlite3
@@ -31,6 +30,7 @@ from agentdex.demo import summary_lines
 from agentdex.render import LIST_FIELDS
 from agentdex.sampleweb.server import SampleWeb
 from conftest import cli_env
+from ptyread import read_until_closed
 
 ORIGINS = ["pantry.test", "tidewater.test", "badmanifest.test", "loop.test", "freeprizes.test", "closed.test"]
 
@@ -86,19 +86,8 @@ def run_in_terminal(args: list[str], cwd: Path, answer: bytes = b"") -> tuple[in
     os.close(terminal)
     if answer:
         os.write(controller, answer)
-    shown = b""
-    while True:
-        ready, _, _ = select.select([controller], [], [], 60)
-        assert ready, "nothing printed for a minute"
-        try:
-            chunk = os.read(controller, 65536)
-        except OSError:  # the process closed the terminal
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(controller)
-    return process.wait(timeout=60), shown.decode("utf-8", "replace").replace("\r\n", "\n")
+    shown = read_until_closed(controller)
+    return process.wait(timeout=60), shown.replace("\r\n", "\n")
 
 
 # --- values that are not choices are refused -------------------------------------------------
