@@ -14,7 +14,7 @@ from agentdex.cli_support import DbOpt, JsonOpt, echo_json, fail, load_show, ope
 from agentdex.db.queries import SORTS
 from agentdex.errors import InputError
 from agentdex.formats import FORMAT_NAMES
-from agentdex.formats.agent_app import PRICING
+from agentdex.formats.agent_app import CATEGORIES, PRICING
 from agentdex.models import STATUSES
 from agentdex.render import BRIEF_FIELDS, LIST_FIELDS, TABLE_FIELDS
 
@@ -34,7 +34,7 @@ def list_cmd(
     search: Annotated[Optional[str], typer.Option("--search", "-s", metavar="WORDS", help="Full-text search over names, one-liners, descriptions, tags.")] = None,
     format: Annotated[Optional[FormatChoice], typer.Option("--format", help="Only listings of this manifest format.")] = None,
     status: Annotated[Optional[StatusChoice], typer.Option("--status", help="Only listings with this status.")] = None,
-    category: Annotated[Optional[str], typer.Option("--category", metavar="NAME", help="Only listings in this category (e.g. productivity).")] = None,
+    category: Annotated[Optional[str], typer.Option("--category", metavar="NAME", help="Only listings in this category (e.g. productivity); one no listing names is refused.")] = None,
     pricing: Annotated[Optional[PricingChoice], typer.Option("--pricing", help="Only listings with this pricing.")] = None,
     has_mcp: Annotated[Optional[bool], typer.Option("--has-mcp/--no-mcp", help="Only listings with (or without) an MCP endpoint.")] = None,
     failing: Annotated[bool, typer.Option("--failing-checks", help="Only listings with a failing check.")] = False,
@@ -52,6 +52,7 @@ def list_cmd(
     output = _one_output(json=as_json, csv=as_csv, nl=as_nl, table=table)
     chosen = _fields(fields, BRIEF_FIELDS if output == "json" else TABLE_FIELDS)
     catalogue = open_catalogue(db, readonly=True)
+    _known_category(catalogue, category)
     filters = dict(search=search, format=format, status=status, category=category, pricing=pricing,
                    has_mcp=has_mcp, failing_checks=failing or None)
     try:
@@ -60,6 +61,15 @@ def list_cmd(
     except InputError as exc:
         fail(str(exc), 2)
     _print_listings(output, rows, chosen, total)
+
+
+def _known_category(catalogue, category: str | None) -> None:
+    """A category no listing names and the agent-app spec does not define is a typo."""
+    from agentdex.db import known_categories
+
+    known = sorted(set(known_categories(catalogue)) | set(CATEGORIES))
+    if category is not None and category not in known:
+        fail(f"no listing has category {category!r}; choose one of: {', '.join(known)}", 2)
 
 
 def _one_output(**flags: bool) -> str:

@@ -98,6 +98,7 @@ def run_in_terminal(args: list[str], cwd: Path, answer: bytes = b"") -> tuple[in
     (["list", "--format", "bogus"], "'findagent'"),
     (["list", "--pricing", "bogus"], "'freemium'"),
     (["list", "--sort", "bogus"], "'last_changed_at'"),
+    (["list", "--category", "bogus"], "no listing has category 'bogus'; choose one of: "),
     (["events", "--since", "zzz"], "2026-12-01T10:00:00Z"),
     (["events", "--since", "2026-13-45"], "month must be in 1..12"),
     (["events", "--origin", "nosuch.test"], "nosuch.test is not in the catalogue"),
@@ -110,6 +111,13 @@ def test_a_value_that_is_not_a_choice_is_refused_with_the_choices(catalogue, arg
     assert result.exit_code == 2, result.output
     assert named in result.stderr and "Traceback" not in result.output
     assert "0 of 0 shown" not in result.output and "no events" not in result.output
+
+
+def test_a_category_of_the_spec_or_of_a_listing_is_taken(catalogue):
+    pantry = as_json("show", "pantry.test", "--db", catalogue.path)["categories"]
+    assert [r["origin"] for r in as_json("list", "--category", pantry[0], "--db", catalogue.path)["listings"]] == [
+        "pantry.test"]
+    assert as_json("list", "--category", "education", "--db", catalogue.path)["total"] == 0  # in the spec
 
 
 def test_since_takes_a_time_zone_and_a_date(catalogue):

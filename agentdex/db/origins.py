@@ -1,5 +1,5 @@
-"""Whole origins: which of some are in the catalogue, the last fetch error of one, and
-forgetting origins with every row that depends on them."""
+"""Whole origins: which of some are in the catalogue, the categories they use, the last
+fetch error of one, and forgetting origins with every row that depends on them."""
 
 from __future__ import annotations
 
@@ -18,6 +18,13 @@ def missing_origins(db: Database, origins: Iterable[str]) -> list[str]:
     marks = ", ".join("?" for _ in wanted)
     present = {row[0] for row in db.execute(f"SELECT origin FROM listings WHERE origin IN ({marks})", wanted)}
     return [o for o in wanted if o not in present]
+
+
+def known_categories(db: Database) -> list[str]:
+    """Every category some listing of the catalogue names, sorted."""
+    return [row[0] for row in db.execute(
+        "SELECT DISTINCT value FROM listings, json_each(listings.categories) "
+        "WHERE json_valid(listings.categories) ORDER BY value")]
 
 
 def last_fetch_error(db: Database, origin: str) -> dict[str, Any] | None:
