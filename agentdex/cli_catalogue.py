@@ -5,7 +5,6 @@ calls the library and hands the result to a reporter."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated, Literal, Optional
 
 import typer
@@ -17,6 +16,7 @@ from agentdex.formats import FORMAT_NAMES
 from agentdex.formats.agent_app import CATEGORIES, PRICING
 from agentdex.models import STATUSES
 from agentdex.render import BRIEF_FIELDS, LIST_FIELDS, TABLE_FIELDS
+from agentdex.text import plain
 
 commands = typer.Typer()
 
@@ -178,7 +178,7 @@ def plan(
 
     if host is not None and (host := host_id(given := host)) is None:
         guess = similar_host(given)
-        fail(f"unknown host {given!r}" + (f" (did you mean {guess}?)" if guess else "")
+        fail(f"unknown host {plain(given, 60, single_line=True)!r}" + (f" (did you mean {guess}?)" if guess else "")
              + f"; choose one of: {host_choices()}", 2)
     data = load_show(db, origin_argument(origin))
     if not data["plans"]:

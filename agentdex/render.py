@@ -31,16 +31,6 @@ def result_lines(path: str, result: ParseResult) -> list[str]:
     return out
 
 
-def listing_rows(rows: Iterable[dict[str, Any]]) -> list[str]:
-    """One line per listing: origin, format, status, name, and when it is next due."""
-    lines = []
-    for r in rows:
-        due = f"  (due {plain(r['next_due_at'], 30)[:16].replace('T', ' ')})" if r.get("next_due_at") else ""
-        lines.append(f"{plain(r.get('origin'), 40):<40} {plain(r.get('format') or '-', 10):<10} "
-                     f"{plain(r.get('status'), 12):<12} {plain(r.get('name') or '', 40)}{due}")
-    return lines
-
-
 # The fields ``agentdex list`` can print (--fields), and the ones it prints by default.
 LIST_FIELDS = ("origin", "name", "format", "status", "one_liner", "categories", "tags", "pricing", "auth_methods",
                "has_mcp", "mcp_url", "http_base", "checks_passed", "checks_failed", "error_count", "warning_count",
