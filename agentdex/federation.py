@@ -44,7 +44,7 @@ import base64
 import binascii
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import unquote
 
@@ -185,7 +185,7 @@ def parse_since(value: str) -> str:
     if moment.tzinfo is None:
         raise BadRequest("updated_since needs a time zone (Z or ±hh:mm)")
     try:
-        moment = moment.astimezone(timezone.utc)
+        moment = moment.astimezone(UTC)
     except OverflowError:  # 0001-01-01T00:00+01:00 or 9999-12-31T23:59-01:00: beyond datetime's range in UTC
         return "0000-00-00T00:00:00.000Z" if moment.year == 1 else "9999-12-31T23:59:59.999Z"
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
@@ -276,7 +276,7 @@ def _error(status: int, message: str) -> Response:
 
 async def _rows(datasette, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
     results = await datasette.get_database().execute(sql, params)
-    return [dict(zip(COLUMNS, row)) for row in results.rows]
+    return [dict(zip(COLUMNS, row, strict=True)) for row in results.rows]
 
 
 async def list_servers(request, datasette) -> Response:

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from agentdex.headers import retry_after_seconds
 from agentdex.errors import AgentdexError
 from agentdex.formats._load import load_json
 from agentdex.formats.agent_app import FEEDBACK_MAX_MESSAGE, feedback_problems
+from agentdex.headers import retry_after_seconds
 from agentdex.models import FetchRecord
 from agentdex.text import plain
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from agentdex import db as catalogue
 from agentdex.crawler.origins import normalise_origin

@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_datasette import build, median_ms, start  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from agentdex.federation import encode_cursor, server_name  # noqa: E402
 from agentdex.db import open_db  # noqa: E402
+from agentdex.federation import encode_cursor, server_name  # noqa: E402
 
 
 def _deep_origin(path: Path) -> tuple[str, str | None]:

@@ -38,11 +38,12 @@ OUT = ROOT / "benchmarks" / "out"
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 sys.path.insert(0, str(ROOT / "tests"))  # the tmux driver the real-terminal tests use
 
+from tmux import TMUX, Terminal  # noqa: E402
+
 from agentdex.db import count_listings, list_listings, open_db  # noqa: E402
 from agentdex.db.synthetic import fill_synthetic  # noqa: E402
 from agentdex.formats import FORMAT_NAMES as FORMATS  # noqa: E402
 from agentdex.models import STATUSES  # noqa: E402
-from tmux import TMUX, Terminal  # noqa: E402
 
 WORDS = ("pantry", "swift lantern", "invoices", "kitchen", "golden forge", "podcasts")
 TYPING_PAUSE = 0.12  # seconds between keys: a fast typist
@@ -99,9 +100,9 @@ def searching(term: Terminal) -> dict[str, list[float]]:
                 continue
             sent = time.perf_counter()
             term.send(word[index], literal=True)
-            term.wait_for(lambda t: status(t).endswith(f"search: {text}") or f"search: {text} ·" in status(t))
+            term.wait_for(lambda t, text=text: status(t).endswith(f"search: {text}") or f"search: {text} ·" in status(t))
             out["table"].append(time.perf_counter() - sent)
-            term.wait_for(lambda t: f"search: {text}" in status(t) and " shown" in status(t))
+            term.wait_for(lambda t, text=text: f"search: {text}" in status(t) and " shown" in status(t))
             out["counts"].append(time.perf_counter() - sent)
         term.send("C-u")  # empty the box
         term.wait_for(lambda t: "search:" not in status(t) and " shown" in status(t))

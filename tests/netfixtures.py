@@ -42,7 +42,7 @@ import socket
 import ssl
 import threading
 import zlib
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -593,7 +593,7 @@ def test_the_registry_api_answers_for_the_crawled_catalogue(served, catalogue):
     servers = answer.json()["servers"]
     expected = rows(catalogue, "SELECT origin, mcp_url, name FROM listings WHERE status IN ('listed', 'invalid') ORDER BY origin")
     assert [s["_meta"][AGENTDEX_META]["origin"] for s in servers] == [r["origin"] for r in expected]
-    for item, row in zip(servers, expected):
+    for item, row in zip(servers, expected, strict=True):
         assert not list(server_json.validator().iter_errors(item["server"])), row["origin"]
         remotes = [r["url"] for r in item["server"].get("remotes", [])]
         assert remotes == ([row["mcp_url"]] if row["mcp_url"] else []), row["origin"]

@@ -22,9 +22,20 @@ from jsonschema import Draft7Validator
 from agentdex import federation
 from agentdex.db import open_db
 from agentdex.db.synthetic import fill_synthetic
+from agentdex.federation import (
+    AGENTDEX_META,
+    OFFICIAL,
+    BadRequest,
+    decode_cursor,
+    encode_cursor,
+    origin_of,
+    parse_limit,
+    parse_since,
+    server_name,
+    server_response,
+    version_of,
+)
 from agentdex.formats import server_json
-from agentdex.federation import (AGENTDEX_META, OFFICIAL, BadRequest, decode_cursor, encode_cursor, origin_of,
-                                 parse_limit, parse_since, server_name, server_response, version_of)
 
 N = 10_000
 START_TIMEOUT = 30.0

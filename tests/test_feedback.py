@@ -12,12 +12,13 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import pytest
-from netfixtures import Reply, Request, TLSServer, closed_port, json_reply, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 from agentdex import feedback
 from agentdex.crawler.fetch import Fetcher
 from agentdex.errors import AgentdexError
 from agentdex.feedback import FeedbackError, Outcome, check_message, new_draft, receipt_row, request_body, send
+
+from netfixtures import Reply, Request, TLSServer, closed_port, json_reply, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 URL = "https://a.test/v1/feedback"
 DESCRIPTOR = {"url": URL, "method": "POST", "authentication": "none", "operation": "feedback.submit",

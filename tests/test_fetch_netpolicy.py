@@ -6,10 +6,11 @@ import ipaddress
 
 import httpcore
 import pytest
-from netfixtures import TLSServer, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 from agentdex.crawler.netpolicy import ConnectTo, GuardedBackend, build_ssl_context, is_blocked_ip, parse_connect_to
 from agentdex.errors import BlockedAddress, FetchError, InputError
+
+from netfixtures import TLSServer, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 BLOCKED = [
     "127.0.0.1", "127.8.9.10", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254",

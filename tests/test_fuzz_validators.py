@@ -12,8 +12,9 @@ import importlib
 import io
 import json
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import yaml

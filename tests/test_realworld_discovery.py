@@ -169,8 +169,8 @@ def test_server_json_problems_are_located(shared):
 
 
 def test_the_shipped_schema_is_the_registry_file_byte_for_byte(shared):
-    from importlib import resources
     import hashlib
+    from importlib import resources
 
     from agentdex.formats.schemas import VENDORED
     filename, digest = VENDORED["server_json"]

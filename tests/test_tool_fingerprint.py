@@ -8,8 +8,14 @@ import json
 
 from agentdex.formats._discovery import tool_from_mcp
 from agentdex.formats.codes import CODES
-from agentdex.formats.tool_fingerprint import (canonical_json, diff, fingerprint, is_write_tool,
-                                               read_only_contradiction, write_reason)
+from agentdex.formats.tool_fingerprint import (
+    canonical_json,
+    diff,
+    fingerprint,
+    is_write_tool,
+    read_only_contradiction,
+    write_reason,
+)
 from agentdex.models import Tool
 
 SEARCH = {"name": "search_recipes", "description": "Find recipes by ingredient.",

@@ -10,7 +10,7 @@ documents are read again (:func:`reread`) and compared with this crawl's answers
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from agentdex import formats
 from agentdex.crawler import verify_x402

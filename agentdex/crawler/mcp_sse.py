@@ -22,8 +22,9 @@ length), and nothing is decoded but UTF-8 text.
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import httpx

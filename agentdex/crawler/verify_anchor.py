@@ -169,7 +169,7 @@ async def read_only_variant(verifier, listing: Listing) -> Check:
         return Check("anchor.read_only_variant", "skip", "no read-only variant declared")
     probes = await asyncio.gather(*(verifier.probe(t["readOnlyVariant"], t.get("transport")) for t in tools))
     lies, unknown, data = [], [], {}
-    for tool, found in zip(tools, probes):
+    for tool, found in zip(tools, probes, strict=True):
         writers = [t.name for t in found.tools if not t.read_only]
         data[tool.get("id", "")] = {"url": tool["readOnlyVariant"], "state": found.state, "write_tools": writers}
         if found.state != "ok":

@@ -101,7 +101,7 @@ async def x402_checks(verifier, crawl: OriginCrawl) -> list[Check]:
     records = await asyncio.gather(*(verifier.get(url, ROLE, MAX_BYTES, method=method, expected=(402,))
                                      for method, url in asked))
     offers = listing.extra.get("offers") or {}
-    outcomes = [outcome(m, u, r, offers.get(normalise_url(u)) or []) for (m, u), r in zip(asked, records)]
+    outcomes = [outcome(m, u, r, offers.get(normalise_url(u)) or []) for (m, u), r in zip(asked, records, strict=True)]
     return [summary(outcomes, skipped, where)]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -13,7 +13,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def utc_now() -> str:
     """The current time as the catalogue writes it: ISO 8601, UTC, milliseconds, ``Z``."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def dumps(value: Any) -> str | None:

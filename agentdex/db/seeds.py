@@ -86,7 +86,7 @@ def sources_of(db: Database, origin: str) -> list[dict[str, Any]]:
     cursor = db.execute("SELECT source, name, via, url, status, status_message, first_seen_at, last_seen_at "
                         "FROM seed_sources WHERE origin = ? ORDER BY first_seen_at, id", [origin])
     columns = [c[0] for c in cursor.description]
-    return [dict(zip(columns, row)) for row in cursor.fetchall()]
+    return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 
 
 def census(db: Database) -> dict[str, Any]:
@@ -104,4 +104,4 @@ def census_endpoints(db: Database, state: str | None = None) -> list[dict[str, A
     sql = "SELECT url, origin, state, detail, census FROM mcp_census"
     cursor = db.execute(sql + (" WHERE census = ?" if state else "") + " ORDER BY census, url", [state] if state else [])
     columns = [c[0] for c in cursor.description]
-    return [dict(zip(columns, row)) for row in cursor.fetchall()]
+    return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]

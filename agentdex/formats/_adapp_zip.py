@@ -16,7 +16,8 @@ import io
 import json
 import zipfile
 import zlib
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from agentdex.errors import PackageError
 from agentdex.formats._load import load_json

@@ -8,7 +8,8 @@ recorded why. Paths follow the contract: ``a.b``, ``a[3].b``.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 from agentdex.models import Finding

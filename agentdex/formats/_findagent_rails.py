@@ -7,7 +7,8 @@ function records findings on the caller's :class:`Checker` and returns normalise
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 from agentdex.formats._check import Checker, join

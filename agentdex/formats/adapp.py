@@ -15,13 +15,25 @@ from __future__ import annotations
 import copy
 import json
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from agentdex.formats._adapp_openapi import API_KEY_IN, OPENAPI, derive_openapi_tools
-# The package API (pack, checksum, read) lives in _adapp_zip and is offered here too.
-from agentdex.formats._adapp_zip import (MANIFEST, MAX_ENTRIES, MAX_FILE_BYTES, MAX_PACKAGE_BYTES,
-                                         MAX_TOTAL_BYTES, canonical_manifest, compute_checksum, pack,
-                                         read_package, unsafe_path_reason)
+from agentdex.formats._adapp_zip import (
+    MANIFEST,
+    MAX_FILE_BYTES,
+    MAX_PACKAGE_BYTES,
+    compute_checksum,
+    read_package,
+    unsafe_path_reason,
+)
+
+# The package API (pack, checksum, read) lives in _adapp_zip and is offered here too (`X as X`
+# marks a re-export for linters and type checkers).
+from agentdex.formats._adapp_zip import MAX_ENTRIES as MAX_ENTRIES
+from agentdex.formats._adapp_zip import MAX_TOTAL_BYTES as MAX_TOTAL_BYTES
+from agentdex.formats._adapp_zip import canonical_manifest as canonical_manifest
+from agentdex.formats._adapp_zip import pack as pack
 from agentdex.formats._adapp_zip import package_error as _error
 from agentdex.formats._adapp_zip import show as _show
 from agentdex.formats._check import Checker, join, type_name

@@ -40,9 +40,10 @@ A disagreement with a live answer names the document's URL when it is known
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 from agentdex.formats._discovery import auth_words, normalise_url

@@ -13,12 +13,12 @@ that also declares actions is refused, never merged (:func:`parse_repo`).
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from agentdex.formats import _findagent_bundles as bundles
 from agentdex.formats._check import EMAIL_RE, Checker, join
-from agentdex.formats._findagent_rails import (credential_slots, guardrails, host_covered,
-                                               json_schema, strings, url_host)
+from agentdex.formats._findagent_rails import credential_slots, guardrails, host_covered, json_schema, strings, url_host
 from agentdex.formats._load import load_json
 from agentdex.formats._spec import FormatSpec
 from agentdex.models import Finding, Listing, ParseResult, Tool

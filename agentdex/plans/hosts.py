@@ -12,8 +12,8 @@ from __future__ import annotations
 import base64
 import json
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from agentdex.plans.model import Context, Step
 

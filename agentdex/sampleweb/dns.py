@@ -109,7 +109,7 @@ class SampleDNS:
                     raise
         else:
             raise OSError("could not find a port free for both UDP and TCP")
-        for server, proto in zip(self._servers, ("udp", "tcp")):
+        for server, proto in zip(self._servers, ("udp", "tcp"), strict=True):
             server.thread = threading.Thread(target=server.server.serve_forever, kwargs={"poll_interval": POLL},
                                              daemon=True, name=f"agentdex-dns-{self.port}-{proto}")
             server.thread.start()

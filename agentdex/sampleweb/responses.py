@@ -198,7 +198,7 @@ class DisconnectWatch:
         """Sleep ``seconds``; True when the client disconnected meanwhile."""
         try:
             await asyncio.wait_for(self.event.wait(), timeout=seconds)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return False
         return True
 

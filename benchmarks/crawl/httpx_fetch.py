@@ -38,9 +38,8 @@ from urllib.parse import urlsplit
 
 import httpcore
 import httpx
-from httpcore._backends.auto import AutoBackend  # httpcore's default backend
-
 from fetch_args import fetcher_parser, peak_rss_mb  # beside this script (its folder is on sys.path)
+from httpcore._backends.auto import AutoBackend  # httpcore's default backend
 
 
 class LoopbackBackend(httpcore.AsyncNetworkBackend):

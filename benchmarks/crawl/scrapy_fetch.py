@@ -30,13 +30,13 @@ from collections import Counter
 from urllib.parse import urlsplit, urlunsplit
 
 import scrapy
+from fetch_args import fetcher_parser, peak_rss_mb  # beside this script (its folder is on sys.path)
 from scrapy import signals
 from scrapy.core.downloader.contextfactory import BrowserLikeContextFactory
 from scrapy.crawler import CrawlerProcess
 from scrapy.resolver import CachingThreadedResolver
-from twisted.internet import defer, ssl as tssl
-
-from fetch_args import fetcher_parser, peak_rss_mb  # beside this script (its folder is on sys.path)
+from twisted.internet import defer
+from twisted.internet import ssl as tssl
 
 CA_PEM: bytes = b""  # set by main() before the crawler starts
 
