@@ -219,7 +219,8 @@ def list_query(params: dict[str, str]) -> tuple[str, dict[str, Any], int]:
     limit = parse_limit(params.get("limit"))
     # "+status": no index on status may serve the query, so SQLite walks the primary key in
     # origin order and stops after one page (with the status index it would sort every row).
-    where, args = ["+status IN ('listed', 'invalid', 'delisted')"], {"limit": limit + 1}
+    where = ["+status IN ('listed', 'invalid', 'delisted')"]
+    args: dict[str, Any] = {"limit": limit + 1}
     since = params.get("updated_since")
     if since:
         where.append("coalesce(last_changed_at, first_seen_at) > :since")

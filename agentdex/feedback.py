@@ -282,7 +282,8 @@ def _body_hint(where: Any) -> float | None:
         return None
     for name in ("retry_after", "retry_after_seconds"):
         value = where.get(name)
-        if type(value) in (int, float) and 0 <= value < 10**7:
+        # Parsed JSON: a number is an int or a float; true and false are bools and no hint.
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 10**7:
             return float(value)
     return None
 

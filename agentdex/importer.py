@@ -14,7 +14,7 @@ from pathlib import Path
 from agentdex import db as catalogue
 from agentdex.crawler.origins import normalise_origin
 from agentdex.errors import InputError
-from agentdex.models import Event, FetchRecord, OriginCrawl, ParseResult
+from agentdex.models import Event, FetchRecord, Listing, OriginCrawl, ParseResult
 from agentdex.validate import validate_path
 
 
@@ -27,7 +27,7 @@ def import_path(db, path: str | Path, origin: str | None = None) -> tuple[ParseR
     if not result.valid or result.listing is None:
         return result, origin or "", []
     # The same identity rules as a crawl: ``--origin https://Reports.Example/`` is reports.example.
-    origin = normalise_origin(origin) if origin else _origin_of(result)
+    origin = normalise_origin(origin) if origin else _origin_of(result.listing)
     if not origin:
         raise InputError(f"cannot tell which origin {path.name} belongs to: pass --origin HOST")
     result.listing.origin = origin
@@ -43,8 +43,7 @@ def import_path(db, path: str | Path, origin: str | None = None) -> tuple[ParseR
     return result, origin, events
 
 
-def _origin_of(result: ParseResult) -> str | None:
-    listing = result.listing
+def _origin_of(listing: Listing) -> str | None:
     for url in (listing.mcp_url, listing.http_base, listing.homepage):
         if url:
             try:

@@ -225,7 +225,7 @@ def entry_names(item: Any, source: str) -> Iterator[Named | tuple[Named, str]]:
         yield Named(source, str(name)[:200], url=""), f"not a registry entry: {exc.errors()[0]['msg']}"
         return
     official = entry.official()
-    common = {"source": source, "name": entry.server.name, "status": official.status,
+    common: dict[str, Any] = {"source": source, "name": entry.server.name, "status": official.status,
               "status_message": official.statusMessage, "updated_at": official.updatedAt}
     for remote in entry.server.remotes:
         yield Named(**common, via="remote", url=remote.url)
@@ -354,9 +354,9 @@ def _add_agent(collector: Collector, agent: Any, source: str) -> None:
                                              "not an agent card or registry entry"))
         return
     name = str(agent.get("name") or agent.get("id") or "")[:200]
-    urls = [agent.get(k) for k in ("url", "agentCardUrl", "wellKnownURI", "card_url")]
-    urls += [i.get("url") for i in agent.get("supportedInterfaces") or [] if isinstance(i, dict)]
-    urls = [u for u in dict.fromkeys(urls) if isinstance(u, str) and u.strip()]
+    named = [agent.get(k) for k in ("url", "agentCardUrl", "wellKnownURI", "card_url")]
+    named += [i.get("url") for i in agent.get("supportedInterfaces") or [] if isinstance(i, dict)]
+    urls = [u for u in dict.fromkeys(named) if isinstance(u, str) and u.strip()]
     if not urls:
         collector.run.refused.append(Refused(Named(source, name, via="agent"), "names no URL"))
     for url in urls:

@@ -11,6 +11,7 @@ documents are read again (:func:`reread`) and compared with this crawl's answers
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from agentdex import formats
 from agentdex.crawler import verify_x402
@@ -64,7 +65,7 @@ def live_prices(crawl: OriginCrawl) -> dict[str, float]:
     listing = anchor.listing if anchor is not None else None
     if check is None or listing is None:
         return {}
-    endpoints = {t.get("id"): t.get("endpoint") for t in (listing.extra or {}).get("anchor_tools") or []
+    endpoints: dict[Any, Any] = {t.get("id"): t.get("endpoint") for t in (listing.extra or {}).get("anchor_tools") or []
                  if isinstance(t, dict)}
     return {endpoints[tid]: float(data["live_usd"]) for tid, data in (check.data or {}).items()
             if isinstance(data, dict) and isinstance(data.get("live_usd"), (int, float))

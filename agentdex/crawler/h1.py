@@ -34,6 +34,7 @@ import contextlib
 import ssl
 import time
 from collections.abc import AsyncIterator, Iterator
+from typing import cast
 
 import h11
 import httpcore
@@ -201,7 +202,8 @@ class _Connection:
         while True:
             event = self.h11.next_event()
             if event is not h11.NEED_DATA:
-                return event
+                # h11's sentinels are classes: mypy cannot narrow NEED_DATA out by identity.
+                return cast("h11.Event | type[h11.PAUSED]", event)
             data = await self.stream.read(READ_SIZE, timeout)
             if not data and self.h11.their_state is h11.SEND_RESPONSE:
                 # h11 would say "can't handle event type ConnectionClosed ..."

@@ -238,7 +238,9 @@ async def probe_sse(url: str, post: Post, stream: Stream, deadline: float = DEAD
 
 
 async def _sse_session(url: str, post: Post, record: FetchRecord, response: httpx.Response | None) -> Probe:
-    problem = mcp_sse.stream_problem(record) if response is not None else record.error
+    if response is None:  # no answer: the record holds the failure (the Stream's contract)
+        return await _no_stream(url, post, record, record.error or "no answer")
+    problem = mcp_sse.stream_problem(record)
     if problem:
         return await _no_stream(url, post, record, problem)
     session = await mcp_sse.open_session(url, response)

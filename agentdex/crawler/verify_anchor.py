@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote, urlsplit
 
 from agentdex.crawler import x402
@@ -196,7 +196,8 @@ async def payments_check(verifier, listing: Listing) -> Check:
         return Check("anchor.payments", "skip", "no x402 payments declared")
     results = await asyncio.gather(*(_payment_one(verifier, t) for t in priced))
     statuses = [r[0] for r in results]
-    status = next((s for s in ("fail", "warn", "pass") if s in statuses), "skip")
+    worst_first: tuple[Literal["fail", "warn", "pass"], ...] = ("fail", "warn", "pass")
+    status: Literal["fail", "warn", "pass", "skip"] = next((s for s in worst_first if s in statuses), "skip")
     return Check("anchor.payments", status, "; ".join(r[1] for r in results), {r[2]: r[3] for r in results})
 
 

@@ -50,7 +50,7 @@ def document_of(crawl: OriginCrawl) -> tuple[Listing, str] | None:
     result = crawl.results.get(x402_discovery.NAME)
     if result is None or result.listing is None:
         return None
-    return result.listing, crawl.read_at(x402_discovery.NAME) or origin_url(crawl.origin, x402_discovery.SPEC.well_known)
+    return result.listing, crawl.read_at(x402_discovery.NAME) or origin_url(crawl.origin, x402_discovery.WELL_KNOWN_PATHS[0])
 
 
 def plan(listing: Listing, origin: str) -> tuple[list[tuple[str, str]], list[dict[str, str]]]:

@@ -64,7 +64,8 @@ def _decode_header(value: str) -> tuple[dict | None, str | None]:
 
 
 def _offers(doc: dict) -> list[Offer]:
-    version = doc.get("x402Version") if isinstance(doc.get("x402Version"), int) else 1
+    declared = doc.get("x402Version")
+    version = declared if isinstance(declared, int) else 1
     offers = []
     for item in doc.get("accepts") or []:
         if isinstance(item, dict):

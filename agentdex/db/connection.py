@@ -70,7 +70,7 @@ def _connect_writer(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA foreign_keys = ON")
         # WAL + NORMAL survives a killed process; only a power cut may lose the last commit.
         conn.execute("PRAGMA synchronous = NORMAL")
-        conn.isolation_level = ""
+        conn.isolation_level = "DEFERRED"  # sqlite3's default: BEGIN before the first write
     except sqlite3.DatabaseError as exc:
         raise DatabaseError(f"cannot open {path} as an SQLite database: {exc}") from exc
     return conn

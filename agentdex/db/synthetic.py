@@ -97,7 +97,7 @@ def _row(rng: random.Random, i: int, seed: int) -> tuple[dict[str, Any], list[tu
                seen) for name in rng.sample(CHECK_NAMES, 3)]
     row["checks_passed"] = sum(c[2] == "pass" for c in checks)
     row["checks_failed"] = sum(c[2] == "fail" for c in checks)
-    events = [(host, "listed", seen, None, '"listed"', "")]
+    events: list[tuple] = [(host, "listed", seen, None, '"listed"', "")]
     if rng.random() < 0.1:
         events.append((host, "name_changed", row["last_crawled_at"], dumps(f"Old {noun}"), dumps(listing.name), ""))
     return row, checks, events

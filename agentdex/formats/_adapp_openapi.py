@@ -89,7 +89,8 @@ def _operation_inputs(c: Checker, spec: dict, path: str, method: str, op: dict, 
             if loc == "cookie":
                 c.warn(where, "openapi", f"{where}: cookie parameter {_show(str(name), 40)} cannot be bound; it is left out")
             continue
-        schema = p.get("schema") if isinstance(p.get("schema"), dict) else {}
+        schema = p.get("schema")
+        schema = schema if isinstance(schema, dict) else {}
         if isinstance(p.get("description"), str):
             schema = {**schema, "description": p["description"]}
         _add_input(props, required, params, name, schema, loc, bool(p.get("required")) or loc == "path")
@@ -119,7 +120,8 @@ def _body_inputs(spec: dict, op: dict, props: dict, required: list, params: dict
     body_required = bool(body.get("required"))
     fields = schema.get("properties")
     if schema.get("type", "object") == "object" and isinstance(fields, dict) and fields:
-        wanted = schema.get("required") if isinstance(schema.get("required"), list) else []
+        wanted = schema.get("required")
+        wanted = wanted if isinstance(wanted, list) else []
         for name, field in fields.items():
             _add_input(props, required, params, name, field, "body", body_required and name in wanted)
     else:
@@ -226,8 +228,8 @@ def _secret_for(scheme_name: str, secrets: list[dict[str, Any] | None]) -> int |
     the only usable secret."""
     def squash(text: str) -> str:
         return re.sub(r"[^a-z0-9]", "", text.lower())
-    usable = [i for i, s in enumerate(secrets) if s is not None]
-    for i in usable:
-        if squash(secrets[i]["key"]) == squash(scheme_name):
+    usable = [(i, s) for i, s in enumerate(secrets) if s is not None]
+    for i, secret in usable:
+        if squash(secret["key"]) == squash(scheme_name):
             return i
-    return usable[0] if len(usable) == 1 else None
+    return usable[0][0] if len(usable) == 1 else None

@@ -17,7 +17,7 @@ import json
 import zipfile
 import zlib
 from collections.abc import Mapping
-from typing import Any
+from typing import IO, Any
 
 from agentdex.errors import PackageError
 from agentdex.formats._load import load_json
@@ -207,7 +207,10 @@ def _raw_bytes(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> bytes:
     """The entry's stored bytes, still compressed: zipfile checks the local header (and
     refuses encryption), we do the inflating, so no declared size decides how much we read."""
     probe = copy.copy(info)
-    probe.compress_type, probe.file_size, probe.CRC = zipfile.ZIP_STORED, info.compress_size, None
+    probe.compress_type, probe.file_size = zipfile.ZIP_STORED, info.compress_size
+    # No CRC: zipfile then skips its check of these still-compressed bytes (ZipExtFile reads
+    # None as "unknown"); typeshed declares the field int only.
+    probe.CRC = None  # type: ignore[assignment]
     try:
         with zf.open(probe) as stream:
             return _read_counted(stream, MAX_PACKAGE_BYTES, name)
@@ -217,7 +220,7 @@ def _raw_bytes(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> bytes:
         raise _Refused("zip_entry", f"entry {name} cannot be read: {_reason(exc)}") from exc
 
 
-def _read_counted(stream: io.BufferedIOBase, limit: int, name: str) -> bytes:
+def _read_counted(stream: IO[bytes], limit: int, name: str) -> bytes:
     chunks, total = [], 0
     while chunk := stream.read(_CHUNK):
         total += len(chunk)

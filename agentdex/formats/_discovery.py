@@ -128,7 +128,8 @@ def tool_from_mcp(item: dict, *, source: str = "manifest") -> Tool:
     """An MCP ``Tool`` object (as ``tools/list`` or a server card gives it) as a
     :class:`Tool`: read-only only when it says so and ``destructiveHint`` does not
     contradict it."""
-    annotations = item.get("annotations") if isinstance(item.get("annotations"), dict) else {}
+    annotations = item.get("annotations")
+    annotations = annotations if isinstance(annotations, dict) else {}
     read_only = annotations.get("readOnlyHint") is True and annotations.get("destructiveHint") is not True
     schema = item.get("inputSchema") if isinstance(item.get("inputSchema"), dict) else None
     return Tool(name=str(item.get("name", "")), description=str(item.get("description") or ""),

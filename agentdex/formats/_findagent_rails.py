@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from agentdex.formats._check import Checker, join
+
+if TYPE_CHECKING:  # jsonschema is imported lazily (see _schema_problem)
+    from jsonschema.protocols import Validator
 
 SLOT_TYPES = ("string", "secret", "json")
 AUTH_SCHEMES = ("bearer", "basic", "raw", "header")
@@ -37,9 +40,10 @@ _META_VALIDATORS: dict[type, Any] = {}  # one meta-schema validator per draft, b
 
 
 # -- shared value checks ------------------------------------------------------------------
-def strings(c: Checker, obj: dict, key: str, path: str, **limits: int) -> list[str] | None:
+def strings(c: Checker, obj: dict, key: str, path: str, *,
+            max_items: int | None = None, min_items: int | None = None) -> list[str] | None:
     """An array whose items must all be strings (returns the strings, ``None`` when absent)."""
-    items = c.array(obj, key, path, **limits)
+    items = c.array(obj, key, path, max_items=max_items, min_items=min_items)
     if items is None:
         return None
     out, where = [], join(path, key)
@@ -122,7 +126,7 @@ def _schema_problem(schema: dict) -> tuple[str, str] | None:
     from jsonschema.validators import validator_for
 
     try:
-        draft = Draft202012Validator
+        draft: type[Validator] = Draft202012Validator
         if isinstance(schema.get("$schema"), str):
             draft = validator_for(schema, default=Draft202012Validator)
         if draft not in _META_VALIDATORS:

@@ -51,6 +51,7 @@ def load_json(data: bytes, *, max_bytes: int | None = None, what: str = "documen
     text, problem = decode_text(data, what=what)
     if problem:
         return None, [problem]
+    assert text is not None  # decode_text gives the text or a problem
     repeated: list[str] = []
     value, problem = parse_json_text(text, what=what, repeated=repeated)
     if problem:

@@ -110,7 +110,7 @@ def _modes(c: Checker, obj: dict, key: str, path: str, required: bool = False) -
 
 
 def _endpoints(c: Checker, doc: dict, base: str | None) -> list[str]:
-    urls: list[str] = []
+    urls: list[str | None] = []
     if "url" not in doc and "supportedInterfaces" not in doc:
         c.error("url", "one_of_required", "an agent card needs url (A2A 0.3) or supportedInterfaces (A2A 1.0)")
     if doc.get("url") is not None:
@@ -188,7 +188,8 @@ def _skills(c: Checker, doc: dict) -> list[Tool]:
         c.array(skill, "tags", where, required=True)
         for key in ("inputModes", "outputModes"):
             _modes(c, skill, key, where)
-        if skill_id or name:
-            tools.append(Tool(name=skill_id or name, description=description or "",
+        tool_name = skill_id or name
+        if tool_name:
+            tools.append(Tool(name=tool_name, description=description or "",
                               detail={"kind": "a2a_skill", "title": name}))
     return tools

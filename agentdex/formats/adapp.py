@@ -345,7 +345,7 @@ def _binding(c: Checker, tdoc: dict, schema: dict | None,
         c.error("http_binding.version", "unsupported_version", f"http_binding.version {_show(version)} is not supported; agentdex reads v1")
     else:
         c.enum(b, "version", "http_binding", ("v1",), True)
-    out = {"version": "v1",
+    out: dict[str, Any] = {"version": "v1",
            "method": c.enum(b, "method", "http_binding", METHODS, True),
            "path": _binding_path(c, b),
            "server": _binding_server(c, b),

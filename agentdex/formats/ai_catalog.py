@@ -67,9 +67,9 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
         return ParseResult(NAME, None, c.findings, doc)
     host = _host(c, doc)
     listing = Listing(format=NAME, origin=origin, name=host, publisher_name=host)
-    entries = [_entry(c, entry, join("entries", i), origin)
-               for i, entry in enumerate(c.array(doc, "entries", "", required=True) or [])]
-    entries = [e for e in entries if e]
+    read = [_entry(c, entry, join("entries", i), origin)
+            for i, entry in enumerate(c.array(doc, "entries", "", required=True) or [])]
+    entries = [e for e in read if e]
     mcp_urls = unique([u for e in entries for u in e.get("mcp_urls", [])])
     tools = [t for e in entries for t in e.get("tools", [])]
     listing.mcp_url = mcp_urls[0] if mcp_urls else None

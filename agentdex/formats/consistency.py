@@ -40,7 +40,7 @@ A disagreement with a live answer names the document's URL when it is known
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -182,7 +182,8 @@ def _urls(values: Iterable[Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(normalise_url(v) for v in values if isinstance(v, str) and v))
 
 
-def _anchor_endpoints(extra: dict, *kinds: str) -> list[str]:
+def _anchor_endpoints(extra: dict, *kinds: str) -> list[Any]:
+    """The declared endpoints, unchecked: :func:`_urls` keeps the strings."""
     return [t.get("endpoint") for t in extra.get("anchor_tools") or []
             if isinstance(t, dict) and t.get("kind") in kinds and t.get("transport") != "stdio"]
 
@@ -193,7 +194,9 @@ def _prices(extra: dict) -> dict[str, float]:
     # ``discovery`` is where x402 discovery data lives, not the resource (Anchor v0.1).
     for tool in extra.get("anchor_tools") or []:
         endpoint = tool.get("endpoint") if isinstance(tool, dict) else None
-        for payment in (tool.get("payments") or []) if isinstance(endpoint, str) else []:
+        if not isinstance(endpoint, str):
+            continue
+        for payment in tool.get("payments") or []:
             if isinstance(payment, dict) and payment.get("protocol") == "x402" \
                     and isinstance(payment.get("priceUsd"), (int, float)):
                 prices.setdefault(normalise_url(endpoint), float(payment["priceUsd"]))
@@ -226,7 +229,7 @@ def compare(documents: Iterable[Facts], *, live_tools: Iterable[str] | None = No
 
 
 def _pair(a: Facts, b: Facts) -> list[Disagreement]:
-    checks = [
+    checks: list[tuple[str, Any, Any, Callable[[Any, Any], bool]]] = [
         ("name", a.name, b.name, _same_text),
         ("mcp_endpoint", a.mcp_urls, b.mcp_urls, _overlap),
         ("api_base", a.api_bases, b.api_bases, _overlap),

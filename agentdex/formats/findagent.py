@@ -324,8 +324,8 @@ def _read_only(c: Checker, entry: dict, annotations: dict[str, Any], where: str)
     if annotations.get("readOnlyHint") is not True:
         return False
     at = join(join(where, "annotations"), "readOnlyHint")
-    action = entry.get("action") if isinstance(entry.get("action"), dict) else {}
-    method = action.get("method")
+    action = entry.get("action")
+    method = action.get("method") if isinstance(action, dict) else None
     if isinstance(method, str) and method.upper() in MUTATING:
         c.warn(at, "security_floor", f"a {method.upper()} action mutates; readOnlyHint true is overridden")
         return False
@@ -492,7 +492,7 @@ def _capped_tags(c: Checker, tags: list[str] | None) -> list[str] | None:
 
 def _listing_fields(c: Checker, doc: dict, listing: Listing) -> dict[str, Any]:
     listing.one_liner = _text(c, doc, "tagline")
-    out = {"version": c.string(doc, "version", ""), "changelog": _text(c, doc, "changelog"),
+    out: dict[str, Any] = {"version": c.string(doc, "version", ""), "changelog": _text(c, doc, "changelog"),
            "category": _text(c, doc, "category"),
            "additional_category_slugs": _texts(c, doc, "additional_category_slugs"),
            "tags": _capped_tags(c, _texts(c, doc, "tags")), "example_prompts": _texts(c, doc, "example_prompts"),

@@ -54,7 +54,7 @@ from agentdex.formats._check import Checker
 from agentdex.formats._load import decode_text, load_json
 from agentdex.formats._spec import FormatSpec, OriginFile
 from agentdex.formats._yaml import YamlLimits, load_yaml
-from agentdex.models import Finding, Listing, ParseResult
+from agentdex.models import Finding, Listing, ParseResult, Severity
 
 NAME = "inferred"
 SKILL, AGENT_MD, LLMS_TXT, MCP_JSON = "SKILL.md", "agent.md", "llms.txt", "mcp.json"
@@ -214,7 +214,7 @@ def _at(base: str | None, name: str) -> str | None:
     return f"{base}/{name}" if base else None
 
 
-def _text(data: bytes, name: str, severity: str = "error") -> tuple[str | None, list[Finding]]:
+def _text(data: bytes, name: str, severity: Severity = "error") -> tuple[str | None, list[Finding]]:
     """Decode a markdown/text file (a UTF-8 BOM is allowed there); findings are prefixed."""
     if len(data) > MAX_TEXT_BYTES:
         return None, [Finding(severity, f"{name}:", "too_large",
@@ -354,7 +354,9 @@ def is_https_url(value: str) -> bool:
         urlsplit(value).port  # noqa: B018 -- raises ValueError for a malformed port
     except ValueError:
         return False
-    return bool(host) and bool(_HOST_RE.fullmatch(host)) and "." in host
+    if not host:
+        return False
+    return bool(_HOST_RE.fullmatch(host)) and "." in host
 
 
 def mcp_url_from_text(text: str) -> str | None:

@@ -149,7 +149,8 @@ def summary(pages: Iterable[bytes], origin: str | None) -> dict[str, dict[str, A
     what a ``registry_changed`` event compares between two crawls."""
     out = {}
     for name, server in in_namespace(merged(pages)[0], namespace(origin)).items():
-        remotes = server.get("remotes") if isinstance(server.get("remotes"), list) else []
+        remotes = server.get("remotes")
+        remotes = remotes if isinstance(remotes, list) else []
         out[name] = {"version": server.get("version"),
                      "remotes": sorted(str(r.get("url")) for r in remotes if isinstance(r, dict) and r.get("url"))}
     return out
@@ -163,7 +164,9 @@ def in_namespace(doc: Any, space: str | None) -> dict[str, dict]:
     found: dict[str, dict] = {}
     for entry in doc["servers"]:
         server = entry.get("server") if isinstance(entry, dict) else None
-        name = server.get("name") if isinstance(server, dict) else None
+        if not isinstance(server, dict):
+            continue
+        name = server.get("name")
         if isinstance(name, str) and name.startswith(space + "/") and not _skipped(entry):
             found.setdefault(name, server)
     return dict(sorted(found.items()))

@@ -112,7 +112,8 @@ def _record(c: Checker, error: ValidationError) -> None:
 
 def _templates(c: Checker, doc: dict) -> None:
     places = [("name", doc.get("name")), ("version", doc.get("version"))]
-    for i, package in enumerate(doc.get("packages") if isinstance(doc.get("packages"), list) else []):
+    packages = doc.get("packages")
+    for i, package in enumerate(packages if isinstance(packages, list) else []):
         if isinstance(package, dict):
             places.append((f"packages[{i}].version", package.get("version")))
     for where, value in places:
