@@ -8,7 +8,8 @@ The endpoint is the MCP SDK's reference server, ``server-everything`` in its ``s
 (express runs the GET handler for a HEAD, which opens an event stream and never sends a
 status line), behind a TLS proxy on loopback; the Anchor manifest declaring it
 (``"transport": "sse"``) comes from the suite's fault server, and DNS TXT questions get an
-immediate NXDOMAIN (the sample web's DNS server with no records), so the time measured is the HTTP proof's and the MCP probe's. Printed:
+immediate NXDOMAIN (the sample web's DNS server with no records), so the time measured is
+the HTTP proof's and the MCP probe's. Printed:
 the median wall seconds of one crawl with verification, and the ``anchor.verify.http`` and
 ``mcp.initialize`` checks it stored. Run it with another checkout's ``agentdex`` on
 ``PYTHONPATH`` (``PYTHONPATH=../other-checkout``) to compare two versions.

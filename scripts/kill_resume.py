@@ -118,7 +118,8 @@ def trial(web: SampleWeb, db: Path, delay: float, outcome: Outcome) -> str:
     found = problems_in(db)
     outcome.problems += found
     outcome.origins_seen.append(origins_saved(db))
-    return f"{what} {delay:.2f}s into the crawl: {outcome.origins_seen[-1]} origin(s) saved, {'ok' if not found else found}"
+    verdict = "ok" if not found else found
+    return f"{what} {delay:.2f}s into the crawl: {outcome.origins_seen[-1]} origin(s) saved, {verdict}"
 
 
 def counts(db: Path) -> dict[str, int]:

@@ -5,9 +5,12 @@ collect without xdist keep working)."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,3 +32,41 @@ def test_the_suite_collects_without_xdist():
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert re.search(r"\d+ tests? collected", done.stdout)
+
+
+# -- scripts/lint ---------------------------------------------------------------------------
+def lint_project(tmp_path: Path, source: str) -> Path:
+    """A small project with this checkout's lint configuration and script, one module of
+    ``source`` and the running interpreter's environment as its .venv (ruff and mypy come
+    with the test extra)."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy2(ROOT / "scripts" / "lint", tmp_path / "scripts" / "lint")
+    shutil.copy2(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "agentdex").mkdir()
+    (tmp_path / "agentdex" / "__init__.py").write_text(source, "utf-8")
+    (tmp_path / ".venv").symlink_to(Path(sys.prefix))
+    return tmp_path
+
+
+def run_lint(project: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", str(project / "scripts" / "lint")], capture_output=True, text=True, timeout=300)
+
+
+CLEAN = '"""A module every check accepts."""\n\n\ndef double(n: int) -> int:\n    return n * 2\n'
+
+
+def test_lint_passes_a_clean_project(tmp_path):
+    done = run_lint(lint_project(tmp_path, CLEAN))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "all checks passed" in done.stdout
+
+
+@pytest.mark.parametrize(("source", "failing"), [
+    (CLEAN.replace('"""\n', '"""\n\nimport os\n', 1), "ruff check"),  # F401: an unused import
+    (CLEAN.replace("return n * 2", "return n*2"), "ruff format"),  # formatted otherwise
+    (CLEAN + '\n\nTOTAL: int = double("two")\n', "mypy"),  # a str where an int is wanted
+])
+def test_lint_fails_when_any_check_fails_and_names_it(tmp_path, source, failing):
+    done = run_lint(lint_project(tmp_path, source))
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    assert f"lint: failed: {failing}\n" in done.stderr, "the failing check is named, and only it"

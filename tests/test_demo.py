@@ -113,10 +113,12 @@ def test_the_subprocess_demo_prints_counts_findings_history_and_commands(sub_run
     assert "fernpost.test: delisted" in out
     # names: two apps called Beacon, and the hostile one shown as text
     assert '"Beacon" is the name of 2 apps: beacon.test (education), beaconops.test (developer, productivity)' in out
-    assert f'freeprizes.test: its listing carries markup and terminal escape sequences (stored verbatim, shown only as text): "{HOSTILE_SHOWN}"' in out
+    assert ("freeprizes.test: its listing carries markup and terminal escape sequences "
+            f'(stored verbatim, shown only as text): "{HOSTILE_SHOWN}"') in out
     # broken on purpose
     assert "badmanifest.test: invalid — agent_app manifest with 12 error(s)" in out
-    assert "hopper.test: no_manifest — agent_app: https://hopper.test/.well-known/agent-app.json redirects to another origin" in out
+    assert ("hopper.test: no_manifest — agent_app: https://hopper.test/.well-known/agent-app.json "
+            "redirects to another origin") in out
     # the commands to go further
     for command in ("tui", "show pantry.test", "events", "serve"):
         assert f"agentdex {command} --db {path}" in out

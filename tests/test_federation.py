@@ -234,7 +234,8 @@ def test_search_matches_the_server_name_or_title(base, catalogue):
     with httpx.Client(base_url=base, timeout=30) as client:
         found = [o for body in pages(client, search="COM.AMBER", limit=100) for o in origins(body)]
         by_title = [o for body in pages(client, search="old <sse>") for o in origins(body)]
-    expected = rows(catalogue, "SELECT origin FROM listings WHERE status IN ('listed', 'invalid') AND origin LIKE 'amber-%.com' ORDER BY origin")
+    expected = rows(catalogue, "SELECT origin FROM listings WHERE status IN ('listed', 'invalid') "
+                               "AND origin LIKE 'amber-%.com' ORDER BY origin")
     assert found == expected and len(found) > 10
     assert by_title == ["old-sse.test"]
 

@@ -191,8 +191,7 @@ def test_yaml_that_would_build_objects_is_refused():
 
 def test_alias_expansion_is_bounded():
     lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
-    lines += [f"a{i}: &a{i} [*a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}]"
-              for i in range(1, 9)]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]
     value, findings = inferred.parse_frontmatter("---\n" + "\n".join(lines) + "\n---\n")
     assert value is None and "expands" in findings[0].message
     value, findings = inferred.parse_frontmatter("---\nname: x\nloop: &a [*a]\n---\n")  # refers to itself

@@ -193,7 +193,8 @@ def _read_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int) -> byte
     if info.file_size > limit:
         raise _Refused("zip_bomb", f"entry {name} expands to {info.file_size:,} bytes; at most {limit:,} more may be read")
     if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
-        raise _Refused("zip_bomb", f"entry {name} compresses {info.file_size // max(info.compress_size, 1):,} to 1; the limit is {MAX_RATIO} to 1")
+        ratio = info.file_size // max(info.compress_size, 1)
+        raise _Refused("zip_bomb", f"entry {name} compresses {ratio:,} to 1; the limit is {MAX_RATIO} to 1")
     if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
         raise _Refused("zip_entry", f"entry {name} uses compression method {info.compress_type}; a package uses deflate or store")
     raw = _raw_bytes(zf, info, name)

@@ -105,7 +105,8 @@ def _code_skill(c: Checker, entry: dict, where: str) -> dict[str, Any]:
     description = skill["description"]
     if description is not None and len(description) > TOOL_DESCRIPTION_MAX:
         c.warn(join(where, "description"), "max_length",
-               f"{join(where, 'description')} is {len(description)} characters; the served tool list cuts at {TOOL_DESCRIPTION_MAX}")
+               f"{join(where, 'description')} is {len(description)} characters; "
+               f"the served tool list cuts at {TOOL_DESCRIPTION_MAX}")
     c.unknown_keys(entry, where, CODE_SKILL_KEYS)
     return {k: v for k, v in skill.items() if v is not None}
 

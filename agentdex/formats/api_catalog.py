@@ -68,7 +68,8 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
         descriptions += links.get("service-desc", [])
     apis = unique(apis)
     if not apis and not c.has_errors:
-        c.warn("linkset", "empty_catalog", "the catalog names no API (no item link and no anchor with a service-desc, service-doc, service-meta or status link)")
+        c.warn("linkset", "empty_catalog", "the catalog names no API (no item link and no anchor "
+               "with a service-desc, service-doc, service-meta or status link)")
     listing = Listing(format=NAME, origin=origin, http_base=apis[0] if apis else None,
                       http_openapi=descriptions[0] if descriptions else None)
     listing.extra = {"api_bases": apis, "service_descs": unique(descriptions), "catalogs": unique(catalogs)}

@@ -111,7 +111,8 @@ class Disagreement:
     @property
     def message(self) -> str:
         """One sentence naming both sources and both values."""
-        said = f"{self.fact}: {self.first} says {_show(self.first_value)} but {self.second} says {_show(self.second_value)}"
+        said = (f"{self.fact}: {self.first} says {_show(self.first_value)} "
+                f"but {self.second} says {_show(self.second_value)}")
         return f"{said} ({self.detail})" if self.detail else said
 
     def finding(self) -> Finding:

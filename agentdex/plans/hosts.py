@@ -113,7 +113,8 @@ def vscode(ctx: Context) -> tuple[list[Step], bool, list[str]]:
         config = {"inputs": [{"type": "promptString", "id": f"{key}-token", "description": f"{key} token", "password": True}],
                   "servers": {key: {"type": "http", "url": ctx.url,
                                     "headers": {"Authorization": f"Bearer ${{input:{key}-token}}"}}}}
-        notes = ["VS Code asks for the token once and stores it as a secret (${env:…} is not reliably substituted in headers)."]
+        notes = ["VS Code asks for the token once and stores it as a secret "
+                 "(${env:…} is not reliably substituted in headers)."]
         return [Step("config", "Add the server to .vscode/mcp.json", _json(config), ".vscode/mcp.json", "json")], True, notes
     arg = json.dumps({"name": key, "type": "http", "url": ctx.url}, separators=(",", ":"))
     steps = [Step("command", "Add the server", f"code --add-mcp {shlex.quote(arg)}", language="sh")]
