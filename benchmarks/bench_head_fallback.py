@@ -32,13 +32,11 @@ sys.path.append(str(ROOT / "tests"))  # the suite's fault server and TLS proxy
 if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))  # run from a checkout without installing (PYTHONPATH wins)
 
-from reference_servers import TLSProxy, everything, node_skip_reason  # noqa: E402
-
 from agentdex.crawler.crawl import NetworkOptions, crawl  # noqa: E402
 from agentdex.db import list_checks, open_db  # noqa: E402
 from agentdex.sampleweb.dns import SampleDNS  # noqa: E402
-
 from netfixtures import CERT_NAMES, TLSServer, json_reply  # noqa: E402
+from reference_servers import TLSProxy, everything, node_skip_reason  # noqa: E402
 
 ORIGIN, MCP_HOST = "everything.sample.test", "sse.sample.test"
 MANIFEST = {"anchor": "0.1", "updated": "2026-12-01",

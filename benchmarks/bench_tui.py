@@ -38,12 +38,11 @@ OUT = ROOT / "benchmarks" / "out"
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 sys.path.insert(0, str(ROOT / "tests"))  # the tmux driver the real-terminal tests use
 
-from tmux import TMUX, Terminal  # noqa: E402
-
 from agentdex.db import count_listings, list_listings, open_db  # noqa: E402
 from agentdex.db.synthetic import fill_synthetic  # noqa: E402
 from agentdex.formats import FORMAT_NAMES as FORMATS  # noqa: E402
 from agentdex.models import STATUSES  # noqa: E402
+from tmux import TMUX, Terminal  # noqa: E402
 
 WORDS = ("pantry", "swift lantern", "invoices", "kitchen", "golden forge", "podcasts")
 TYPING_PAUSE = 0.12  # seconds between keys: a fast typist

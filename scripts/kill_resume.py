@@ -33,9 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from test_datasette_live import HALF_WRITTEN  # noqa: E402
-
 from agentdex.sampleweb.server import SampleWeb  # noqa: E402
+from test_datasette_live import HALF_WRITTEN  # noqa: E402
 
 ORIGINS = ["pantry.test", "tidewater.test", "quillnotes.test", "badmanifest.test", "castaway.test",
            "vault.test", "wayfarer.test", "ledgerline.test"]

@@ -20,10 +20,9 @@ from urllib.parse import urlsplit
 import trustme
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reference_servers import TLSProxy  # noqa: E402
-
 from agentdex.crawler.fetch import Fetcher  # noqa: E402
 from agentdex.crawler.verify import Verifier  # noqa: E402
+from reference_servers import TLSProxy  # noqa: E402
 
 HOST = "conformance.test"
 

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from browser import Browser
 from datasette.utils import tilde_encode
-from test_datasette_live import CHROMIUM, CHROMIUM_FLAGS, QUERIES, TABLES, server
 
 from agentdex.db import list_listings, open_db
 from agentdex.db.synthetic import fill_synthetic
+from browser import Browser
+from test_datasette_live import CHROMIUM, CHROMIUM_FLAGS, QUERIES, TABLES, server
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install chromium; .ci/run does it)")

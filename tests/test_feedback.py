@@ -17,7 +17,6 @@ from agentdex import feedback
 from agentdex.crawler.fetch import Fetcher
 from agentdex.errors import AgentdexError
 from agentdex.feedback import FeedbackError, Outcome, check_message, new_draft, receipt_row, request_body, send
-
 from netfixtures import Reply, Request, TLSServer, closed_port, json_reply, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 URL = "https://a.test/v1/feedback"

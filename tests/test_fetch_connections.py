@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 import trustme
-from conftest import cli_env
 
 from agentdex.crawler.fetch import Fetcher
+from conftest import cli_env
 
 ETAG = '"v1"'
 

@@ -9,7 +9,6 @@ import pytest
 
 from agentdex.crawler.netpolicy import ConnectTo, GuardedBackend, build_ssl_context, is_blocked_ip, parse_connect_to
 from agentdex.errors import BlockedAddress, FetchError, InputError
-
 from netfixtures import TLSServer, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 BLOCKED = [

@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator
 import pytest
 
 from agentdex.crawler.fetch import Fetcher, retry_after_seconds, retry_delay
-
 from netfixtures import TLSServer, closed_port, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 CAP = 64 * 1024

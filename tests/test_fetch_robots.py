@@ -5,13 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from freshweb import manifest
 
 from agentdex.crawler.crawl import NetworkOptions, crawl
 from agentdex.crawler.fetch import Fetcher
 from agentdex.crawler.robots import ROBOTS_MAX_BYTES, robots_exempt
 from agentdex.db import open_db
-
+from freshweb import manifest
 from netfixtures import Reply, Request, TLSServer, json_reply, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 CAP = 64 * 1024

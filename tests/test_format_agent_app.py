@@ -16,11 +16,11 @@ import re
 from pathlib import Path
 
 import pytest
-from example_corpus import EXAMPLES, EXPECT_SUFFIX, assert_findings, example_files, expect_path, load_expect
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentdex.formats import agent_app, codes
+from example_corpus import EXAMPLES, EXPECT_SUFFIX, assert_findings, example_files, expect_path, load_expect
 
 VALID_DIR = EXAMPLES / "valid" / "agent_app"
 INVALID_DIR = EXAMPLES / "invalid" / "agent_app"

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from example_corpus import EXAMPLES, EXPECT_SUFFIX, assert_findings, example_files, load_expect
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentdex import formats
 from agentdex.formats import _findagent_bundles, _findagent_rails, codes, findagent
 from agentdex.models import ParseResult
+from example_corpus import EXAMPLES, EXPECT_SUFFIX, assert_findings, example_files, load_expect
 
 VALID_DIR = EXAMPLES / "valid" / "findagent"
 INVALID_DIR = EXAMPLES / "invalid" / "findagent"

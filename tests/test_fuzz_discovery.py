@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_fuzz_validators import FUZZ, JSON_VALUES, check_result, mutated
 
 from agentdex.formats import a2a_card, ai_catalog, api_catalog, server_card, server_json, x402_discovery
+from test_fuzz_validators import FUZZ, JSON_VALUES, check_result, mutated
 
 MODULES = {m.NAME: m for m in (a2a_card, server_card, server_json, api_catalog, x402_discovery, ai_catalog)}
 SEEDS = {"a2a_card": ["agent_card"], "server_card": ["server_cards"], "server_json": ["server_json"],

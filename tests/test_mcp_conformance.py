@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from reference_servers import CONFORMANCE, NPM_DIR, node_skip_reason
 
 pytestmark = pytest.mark.skipif(node_skip_reason() is not None, reason=node_skip_reason() or "")

@@ -17,15 +17,14 @@ import pytest
 from mcp import Client
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
-from reference_servers import TLSProxy, everything, node_skip_reason
 
 from agentdex.crawler import mcp_probe
 from agentdex.crawler.crawl import NetworkOptions, crawl
 from agentdex.crawler.fetch import Fetcher
 from agentdex.crawler.verify import Verifier
 from agentdex.db import list_checks, open_db
-
 from netfixtures import TLSServer, json_reply, tls_ca, tls_server, tls_server_session  # noqa: F401
+from reference_servers import TLSProxy, everything, node_skip_reason
 
 pytestmark = pytest.mark.skipif(node_skip_reason() is not None, reason=node_skip_reason() or "")
 

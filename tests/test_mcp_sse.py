@@ -17,13 +17,12 @@ from mcp.client.sse import sse_client
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import ToolAnnotations
-from reference_servers import TLSProxy, free_port, wait_for_port
 
 from agentdex.crawler import mcp_probe, mcp_sse
 from agentdex.crawler.fetch import Fetcher
 from agentdex.crawler.verify import Verifier
-
 from netfixtures import Reply, Request, TLSServer, tls_ca, tls_server, tls_server_session  # noqa: F401
+from reference_servers import TLSProxy, free_port, wait_for_port
 
 PY_HOST = "py.sample.test"
 

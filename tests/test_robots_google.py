@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from robots_google_cases import CASES, Case
 
 from agentdex.crawler.robots import ROBOTS_MAX_BYTES, RobotsRules
+from robots_google_cases import CASES, Case
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "robots.md"
 

@@ -20,7 +20,6 @@ from agentdex.crawler.fetch import Fetcher
 from agentdex.crawler.verify import HEAD_WAIT, Verifier
 from agentdex.db import list_checks, list_events, open_db
 from agentdex.sampleweb.server import UNSERVED_HOST, SampleWeb
-
 from netfixtures import Reply, Request, TLSServer, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 

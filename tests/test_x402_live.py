@@ -166,7 +166,6 @@ def test_each_resource_has_a_health_row_a_crawl_and_a_402_counts_as_up(crawled):
 async def test_the_tui_checks_tab_shows_the_live_price_check(crawled):
     from agentdex.tui.app import make_app
     from agentdex.tui.widgets.safe_table import SafeTable
-
     from test_tui_support import SIZE, open_listing
 
     app_ = make_app(crawled[0])

@@ -8,14 +8,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from freshweb import manifest
 
 from agentdex.crawler.crawl import NetworkOptions, crawl
 from agentdex.crawler.verify import OPENAPI_LIMITS, openapi_document
 from agentdex.db import get_listing, open_db
 from agentdex.formats._yaml import YamlLimits, load_yaml
 from agentdex.formats.inferred import parse_frontmatter
-
+from freshweb import manifest
 from netfixtures import Reply, Request, TLSServer, json_reply, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 PETSTORE = "OAI__OpenAPI-Specification__examples__v3.0__petstore.yaml"
