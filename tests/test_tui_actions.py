@@ -4,12 +4,14 @@ command palette, the help screen and the keys in the footer."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
 from textual.widgets import Input, Log, TabbedContent
 
 from agentdex.db import count_listings, list_crawls, list_events, open_db
+from agentdex.eventtext import event_text
 from agentdex.tui.app import make_app
 from agentdex.tui.messages import JobFinished, JobProgress
 from agentdex.tui.screens.catalogue import CatalogueScreen
@@ -73,9 +75,14 @@ async def test_recrawl_shows_what_changed_in_the_history(app, db_path, pantry_v2
         new = [e for e in list_events(open_db(db_path, readonly=True), origin="pantry.test") if e["id"] not in before]
         assert new, "v2 changes the one-liner, instructions, tags and guide"
         await pilot.press("6")
-        kinds = [row[1].plain for row in map(screen.query_one("#history-table", SafeTable).table.get_row_at,
-                                                range(len(new)))]
-        assert sorted(kinds) == sorted(e["kind"] for e in new)
+        rows = [[c.plain for c in row] for row in map(screen.query_one("#history-table", SafeTable).table.get_row_at,
+                                                       range(len(new)))]
+        assert sorted(r[1] for r in rows) == sorted(e["kind"] for e in new)
+        # Each change in words, as `agentdex events` says it: no stored JSON, no text hash.
+        changes = {r[1]: r[2] for r in rows}
+        assert changes["guide_changed"] == "the guide's text changed"
+        assert sorted(changes.values()) == sorted(event_text(e) for e in new)
+        assert not any(re.search(r"[0-9a-f]{32}|\{\"", c) for c in changes.values()), changes
 
 
 async def test_the_user_crawls_origins_into_an_empty_catalogue(tmp_path, net):

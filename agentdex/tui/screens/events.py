@@ -19,8 +19,7 @@ from agentdex.tui.widgets.job_line import JobLine
 from agentdex.tui.widgets.listing_parts import event_rows
 from agentdex.tui.widgets.safe_table import SafeTable
 
-COLUMNS = (("at", "When", 16), ("origin", "Origin", 26), ("kind", "Kind", 20), ("subject", "Subject", 16),
-           ("change", "Change", None))
+COLUMNS = (("at", "When", 16), ("origin", "Origin", 24), ("kind", "Kind", 16), ("change", "Change", None))
 
 
 class EventsScreen(Screen):

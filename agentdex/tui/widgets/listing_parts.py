@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
+from agentdex.eventtext import event_text
 from agentdex.render import plan_lines, sparkline
 from agentdex.text import plain
 from agentdex.tui.display import (CHECK_STYLE, LINE_LIMIT, SEVERITY_STYLE, block, cell, compact_json, flatten,
@@ -23,7 +24,7 @@ TOOL_COLUMNS = (("source", "Source", 8), ("name", "Tool", 22), ("access", "Acces
 CROSSCHECK_COLUMNS = (("kind", "Kind", 12), ("what", "Fact / tool", 22), ("code", "Code", 20), ("detail", "Detail", None))
 HEALTH_COLUMNS = (("role", "Role", 10), ("state", "State", 14), ("history", "Last probes", 10),
                   ("uptime", "Up", 10), ("last_ok", "Last ok", 16), ("url", "Endpoint", None))
-EVENT_COLUMNS = (("at", "When", 16), ("kind", "Kind", 20), ("subject", "Subject", 16), ("change", "Change", None))
+EVENT_COLUMNS = (("at", "When", 16), ("kind", "Kind", 20), ("change", "Change", None))
 
 
 def _line(value: Any, limit: int = LINE_LIMIT) -> Text:
@@ -214,11 +215,11 @@ def health_rows(view: dict[str, Any]) -> list[list[Text]]:
 
 
 def event_rows(events: list[dict[str, Any]], *, with_origin: bool = False) -> list[list[Text]]:
-    """Change events as rows (newest first as given): when, [origin,] kind, subject, old → new."""
+    """Change events as rows (newest first as given): when, [origin,] kind, and what changed
+    in words, as the CLI says it (:func:`agentdex.eventtext.event_text`)."""
     rows = []
     for e in events:
-        change = f"{compact_json(e.get('old'), 80) or '∅'} → {compact_json(e.get('new'), 80) or '∅'}"
-        row = [cell(when(e.get("at"))), cell(e.get("kind"), 40), cell(e.get("subject"), 80), cell(change, 200)]
+        row = [cell(when(e.get("at"))), cell(e.get("kind"), 40), cell(event_text(e), 300)]
         if with_origin:
             row.insert(1, cell(e.get("origin"), 80))
         rows.append(row)
