@@ -160,3 +160,14 @@ async def test_the_footer_shows_the_keys_of_each_screen_and_help_explains_them(a
             assert key in footer
         await open_listing(app, pilot, "quillnotes.test")  # no feedback route: no feedback key
         assert "f Feedback" not in screen_text(app).splitlines()[-1]
+
+
+async def test_the_help_names_every_tab_of_a_listing_and_how_to_reach_the_filters(app):
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_listing(app, pilot, "pantry.test")
+        titles = [str(tab.label) for tab in screen.query("ContentTab")]
+        await pilot.press("question_mark")
+        await settle(pilot)
+        text = app.screen.query_one("Markdown").source  # what the help shows, scrolled or not
+        assert f"1`…`{len(titles)}" in text and ", ".join(titles) in text, titles
+        assert "tab / shift+tab" in text and "the filters (format, status" in text

@@ -16,7 +16,7 @@ from textual import events
 from textual.command import CommandPalette
 from textual.widgets import Input, Select
 
-from agentdex.db import list_listings, open_db
+from agentdex.db import count_listings, list_listings, open_db
 from agentdex.tui.keys import EscapeThenKeyParser
 from agentdex.tui.screens.catalogue import CatalogueScreen
 from agentdex.tui.screens.crawl import CrawlScreen
@@ -214,3 +214,53 @@ async def test_keys_typed_right_after_the_crawl_dialog_opens_go_to_its_box(app, 
         await type_at_once(pilot, "ctrl+n", *"pantry.test", "left", "left", "x")
         assert isinstance(app.screen, CrawlScreen) and not app.jobs
         assert app.screen.query_one("#origins", Input).value == "pantry.texst"  # in typing order
+
+
+# --- focus traps: what the screen tells the user to press works where the focus is ----------------
+
+async def test_the_no_match_note_names_keys_that_clear_the_search_from_the_search_box(app, db_path):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"zzzz")
+        await settle(pilot)
+        assert isinstance(app.focused, Input)
+        note = screen_text(app)
+        assert "No listing matches. Press escape, then x," in note
+        await type_at_once(pilot, "escape", "x")  # what the note says, from where the focus is
+        await settle(pilot)
+        assert search_box(app) == "" and "No listing matches" not in screen_text(app)
+        assert app.screen.matching == count_listings(open_db(db_path, readonly=True))
+
+
+async def test_back_from_a_listing_opened_from_the_search_the_keys_sort_the_table(app, db_path):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"kitchen", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ListingScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        await type_at_once(pilot, "s", "s", "S")
+        await settle(pilot)
+        assert search_box(app) == "kitchen", "s s S went to the table, not into the search box"
+        screen = app.screen
+        assert (screen.query_state.sort, screen.query_state.descending) == ("format", True)
+        assert isinstance(app.focused, CatalogueTable)
+
+
+async def test_digits_switch_tabs_while_the_host_list_has_the_focus(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_listing("pantry.test")
+        await settle(pilot)
+        await pilot.press("5")
+        await settle(pilot)
+        screen = app.screen
+        screen.set_focus(screen.query_one("#host", Select))
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+        assert screen.query_one("TabbedContent").active == "checks"
+        await pilot.press("9")
+        await settle(pilot)
+        assert screen.query_one("TabbedContent").active == "health"

@@ -176,7 +176,9 @@ class CatalogueScreen(Screen):
                 "Press ctrl+n to crawl origins into it (e.g. example.com), or quit (q) and run "
                 "`agentdex demo` to crawl the bundled sample web.", justify="center"))
         elif nothing_matches:
-            note.update(Text("No listing matches. Press x to clear the search and filters.", justify="center"))
+            # Escape first: with the focus in the search box, an x would only be typed there.
+            note.update(Text("No listing matches. Press escape, then x, to clear the search and filters.",
+                             justify="center"))
 
     @on(DataTable.RowSelected, "#table")
     @on(CatalogueTable.Chosen)
@@ -188,9 +190,12 @@ class CatalogueScreen(Screen):
         if self._shown_seq != self._seq:
             self._open_when_shown = True
             return
-        origin = self.query_one(CatalogueTable).cursor_origin
-        if origin:
-            self.app.open_listing(origin)
+        table = self.query_one(CatalogueTable)
+        if table.cursor_origin:
+            # Back from the listing, the keys (s, S, x, arrows) are for the table, not for
+            # the search box that opened it: it keeps the focus it had when the listing left.
+            self.set_focus(table)
+            self.app.open_listing(table.cursor_origin)
 
     @on(DataTable.HeaderSelected, "#table")
     def _sort_by_header(self, event: DataTable.HeaderSelected) -> None:

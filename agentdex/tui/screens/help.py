@@ -8,7 +8,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-HELP = """\
+from agentdex.tui.screens.listing import TAB_TITLES, TABS
+
+HELP = f"""\
 # agentdex
 
 A local catalogue of agent apps. Everything shown comes from the catalogue file; crawled
@@ -28,8 +30,9 @@ text is shown as plain text, never as markup.
 
 | key | does |
 | --- | --- |
-| `/` | search names, one-liners, descriptions and tags as you type (pasting onto the table searches too) |
-| `escape` | back from the search box to the table |
+| `/` | search names, one-liners, descriptions, tags and origins as you type (pasting onto the table searches too) |
+| `tab` / `shift+tab` | move between the search box, the filters (format, status, category, pricing, auth, MCP, failing checks) and the table |
+| `escape` | back from the search box or a filter to the table |
 | `enter` | open the listing under the cursor (in the search box: the highlighted match) |
 | `s` / `S` | sort by the next column / reverse the order (or click a header) |
 | `x` | clear the search and every filter |
@@ -39,7 +42,7 @@ text is shown as plain text, never as markup.
 
 | key | does |
 | --- | --- |
-| `1`…`7` | Overview, Findings, Checks, Tools, Install, History, Raw |
+| `1`…`{len(TABS)}` | {", ".join(TAB_TITLES.get(tab, tab.title()) for tab in TABS)} |
 | `ctrl+t` | re-verify now (checks every claim; the screen reloads when done) |
 | `ctrl+r` | re-crawl now |
 | `y` | copy the chosen host's install plan to the clipboard |

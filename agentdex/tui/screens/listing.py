@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Header, OptionList, Select, Static, TabbedContent, TabPane, TextArea
+from textual.widgets import Button, Footer, Header, OptionList, Select, Static, TabbedContent, TabPane, Tabs, TextArea
 
 from agentdex.tui import reader as reads
 from agentdex.tui.display import RAW_LIMIT
@@ -52,7 +52,10 @@ class ListingScreen(Screen):
         Binding("ctrl+r", "recrawl", "Re-crawl"),
         Binding("y", "copy_plan", "Copy plan"),
         Binding("f", "feedback", "Feedback"),
-        *[Binding(str(i), f"tab('{tab}')", TAB_TITLES.get(tab, tab.title()), show=False) for i, tab in enumerate(TABS, 1)],
+        # Digits switch tabs wherever the focus is (priority), but in an open list, where
+        # they search it (Textual gives a widget that consumes printable keys first say).
+        *[Binding(str(i), f"tab('{tab}')", TAB_TITLES.get(tab, tab.title()), show=False, priority=True)
+          for i, tab in enumerate(TABS, 1)],
     ]
 
     def __init__(self, origin: str) -> None:
@@ -163,7 +166,12 @@ class ListingScreen(Screen):
             self.query_one("#crosscheck-table", SafeTable).fill(parts.crosscheck_rows(view))
 
     def action_tab(self, tab: str) -> None:
-        self.query_one(TabbedContent).active = tab
+        tabs = self.query_one(TabbedContent)
+        if self.focused is not None and any(isinstance(node, TabPane) for node in self.focused.ancestors):
+            # A focused widget in the pane being hidden would hand the focus to the next one
+            # in order, and TabbedContent shows whichever pane holds the focus: the old one.
+            self.set_focus(tabs.query_one(Tabs))
+        tabs.active = tab
 
     # --- install ---------------------------------------------------------------------
 
