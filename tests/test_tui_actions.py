@@ -170,4 +170,4 @@ async def test_the_help_names_every_tab_of_a_listing_and_how_to_reach_the_filter
         await settle(pilot)
         text = app.screen.query_one("Markdown").source  # what the help shows, scrolled or not
         assert f"1`…`{len(titles)}" in text and ", ".join(titles) in text, titles
-        assert "tab / shift+tab" in text and "the filters (format, status" in text
+        assert "`tab` / `shift+tab`" in text and "the filters (format, status" in text
