@@ -3,6 +3,7 @@ holds, and the Install tab copies exactly the plan it shows."""
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Select, TabbedContent, TextArea
 
 from agentdex.db import get_document_text, get_listing, load_listing, open_db
@@ -138,3 +139,17 @@ async def test_an_origin_not_in_the_catalogue_says_how_to_get_it(app):
         await settle(pilot)
         assert "nowhere.test is not in the catalogue: press ctrl+r to crawl it." in rendered(
             app.screen.query_one("#overview-body"))
+
+
+# pantry.test's feedback route is POST-only: a safe GET gets 405, which proves it is there;
+# t-brokenlinks.test's answers 404.
+@pytest.mark.parametrize(("origin", "check", "state"), [("pantry.test", "pass", "ok"),
+                                                        ("t-brokenlinks.test", "fail", "not_found")])
+async def test_the_health_tab_and_the_checks_tab_give_one_verdict_on_the_feedback_route(app, origin, check, state):
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_listing(app, pilot, origin, "3")
+        checks = {r[1]: r[0] for r in table_rows(screen, "#checks-table")}
+        await pilot.press("9")
+        await settle(pilot)
+        health = {r[0]: r for r in table_rows(screen, "#health-table")}
+        assert (checks["feedback.descriptor"].strip(), health["feedback"][1]) == (check, state)

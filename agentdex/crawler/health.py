@@ -32,6 +32,7 @@ _PROBE_STATES = {"ok": OK, "auth_required": "auth_required", "payment_required":
 _BLOCKED = {"blocked_address", "robots", "invalid_url", "scheme", "cross_origin"}
 # Declared documents (fetched by discovery) and the verifier's own fetches, by role.
 DOCUMENT_ROLES = ("guide", "llms_txt", "skill")
+SAFE_GET_ROLES = ("feedback",)  # routes meant for another method, asked with a GET only
 
 
 def state_of(record: FetchRecord) -> str:
@@ -74,7 +75,13 @@ def probe_state(found: mcp_probe.Probe) -> str:
 def from_record(role: str, url: str, record: FetchRecord) -> EndpointProbe:
     """The row of one fetched URL."""
     detail = record.error or (f"HTTP {record.status}" if record.status is not None else "")
-    return EndpointProbe(role, url, state_of(record), record.status, detail)
+    state = state_of(record)
+    if role in SAFE_GET_ROLES and state == "http_error":
+        # The feedback route is asked with a safe GET, never submitted: a POST-only route
+        # answers 405 (or another 4xx), which shows it is there. The feedback.descriptor
+        # check passes that answer; health says the same, not "http_error".
+        state, detail = OK, f"HTTP {record.status} to a safe GET: the route is there (never submitted)"
+    return EndpointProbe(role, url, state, record.status, detail)
 
 
 def from_probe(url: str, found: mcp_probe.Probe) -> EndpointProbe:
