@@ -4,11 +4,13 @@ holds, and the Install tab copies exactly the plan it shows."""
 from __future__ import annotations
 
 import pytest
+from textual.notifications import Notify
 from textual.widgets import Select, TabbedContent, TextArea
 
 from agentdex.db import get_document_text, get_listing, load_listing, open_db
 from agentdex.plans import plans_for
 from agentdex.render import plan_lines
+from agentdex.tui.app import make_app
 from agentdex.tui.display import flatten
 from agentdex.tui.widgets.safe_table import SafeTable
 from test_tui_support import SIZE, app, db_path, net, no_cursor_blink, open_listing, rendered, settle, web  # noqa: F401
@@ -153,3 +155,25 @@ async def test_the_health_tab_and_the_checks_tab_give_one_verdict_on_the_feedbac
         await settle(pilot)
         health = {r[0]: r for r in table_rows(screen, "#health-table")}
         assert (checks["feedback.descriptor"].strip(), health["feedback"][1]) == (check, state)
+
+
+async def test_y_says_how_the_plan_was_copied_and_w_writes_it_to_a_file(db_path, net, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "no-tools"))  # no clipboard tool on this PATH
+    monkeypatch.delenv("DISPLAY", raising=False)
+    notes: list[str] = []
+    app = make_app(db_path, net)
+    async with app.run_test(size=SIZE, message_hook=lambda m: notes.append(m.notification.message)
+                            if isinstance(m, Notify) else None) as pilot:
+        screen = await open_listing(app, pilot, "pantry.test", "5")
+        want = rendered(screen.query_one("#plan-body")).rstrip()
+        await pilot.press("y")
+        await settle(pilot)
+        note = notes[-1]
+        assert "Copied" not in note and "terminal's clipboard (OSC 52), which some terminals ignore" in note
+        assert "system clipboard" not in note and "press w to write it to a file" in note
+        await pilot.press("w")
+        await settle(pilot)
+        written = tmp_path / "pantry.test-claude_code-plan.txt"
+        assert written.read_text(encoding="utf-8") == want + "\n"
+        assert f"Wrote the claude_code plan to {written}" in notes[-1]

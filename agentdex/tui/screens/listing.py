@@ -2,7 +2,8 @@
 Health.
 
 From here the user re-verifies or re-crawls the origin (a job on the app: the screen stays
-responsive and reloads when it ends), copies an install plan to the clipboard (OSC 52) and,
+responsive and reloads when it ends), copies an install plan to the clipboard or writes it to a file
+(:mod:`agentdex.tui.clipboard`) and,
 when the listing declares a feedback route, writes to its developer.
 
 Only the Overview is built when the screen opens; every other tab is built the first time
@@ -11,6 +12,7 @@ it is shown (that halves the time to open a listing), and filled from the loaded
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from rich.text import Text
@@ -22,6 +24,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Header, OptionList, Select, Static, TabbedContent, TabPane, Tabs, TextArea
 
+from agentdex.tui import clipboard
 from agentdex.tui import reader as reads
 from agentdex.tui.display import RAW_LIMIT
 from agentdex.tui.messages import JobFinished, ListingLoaded
@@ -51,6 +54,7 @@ class ListingScreen(Screen):
         Binding("ctrl+t", "verify", "Re-verify"),
         Binding("ctrl+r", "recrawl", "Re-crawl"),
         Binding("y", "copy_plan", "Copy plan"),
+        Binding("w", "write_plan", "Write plan"),
         Binding("f", "feedback", "Feedback"),
         # Digits switch tabs wherever the focus is (priority), but in an open list, where
         # they search it (Textual gives a widget that consumes printable keys first say).
@@ -129,6 +133,7 @@ class ListingScreen(Screen):
     def _widgets(self, tab: str) -> list[Widget]:
         if tab == "install":
             return [Horizontal(Select([], prompt="host", id="host"), Button("Copy plan (y)", id="copy-plan"),
+                               Button("Write to a file (w)", id="write-plan"),
                                classes="toolbar"),
                     VerticalScroll(Static(id="plan-body"))]
         if tab == "raw":
@@ -202,13 +207,28 @@ class ListingScreen(Screen):
         return parts.plan_text(plan) if plan is not None else None
 
     @on(Button.Pressed, "#copy-plan")
-    def action_copy_plan(self) -> None:
+    async def action_copy_plan(self) -> None:
         text = self.plan_text()
         if text is None:
             self.notify("There is no plan to copy.", severity="warning")
             return
-        self.app.copy_to_clipboard(text)
-        self.notify(f"Copied the {self.host} plan ({len(text.splitlines())} lines) to the clipboard.", markup=False)
+        self.app.copy_to_clipboard(text)  # OSC 52: the terminal never says whether it took it
+        tool = await asyncio.to_thread(clipboard.copy_with_tool, text)
+        what = f"The {self.host} plan ({len(text.splitlines())} lines)"
+        self.notify(clipboard.copied_note(what, tool), markup=False, timeout=8)
+
+    @on(Button.Pressed, "#write-plan")
+    def action_write_plan(self) -> None:
+        text = self.plan_text()
+        if text is None or self.host is None:
+            self.notify("There is no plan to write.", severity="warning")
+            return
+        try:
+            path = clipboard.write_plan(text, self.origin, self.host)
+        except OSError as exc:
+            self.notify(f"The plan could not be written: {exc}", severity="error", markup=False)
+            return
+        self.notify(f"Wrote the {self.host} plan to {path}", markup=False, timeout=8)
 
     # --- raw -------------------------------------------------------------------------
 
@@ -238,7 +258,7 @@ class ListingScreen(Screen):
         if action == "feedback":
             listing = (self.view or {}).get("listing_obj")
             return bool(listing is not None and listing.feedback)
-        if action == "copy_plan":
+        if action in ("copy_plan", "write_plan"):
             return self.plan_text() is not None
         if action == "back":
             return not isinstance(self.focused, OptionList)  # escape closes an open list first
