@@ -123,7 +123,7 @@ async def test_history_and_raw_show_the_origin_events_and_its_stored_documents(a
         await settle(pilot)
         rows = table_rows(screen, "#history-table")
         assert [r[1] for r in rows] == [e["kind"] for e in reversed(data["events"])]  # newest first
-        assert "listed" in rows[-1][3]
+        assert rows[-1][2] == '∅ → "listed"'  # in words, as `agentdex events` says it
         await pilot.press("7")
         await settle(pilot)
         select = screen.query_one("#document", Select)

@@ -82,3 +82,21 @@ def test_a_search_typed_with_enter_in_one_write_opens_its_first_match(terminal, 
     terminal.send(*"/kitchen", "Enter")
     text = terminal.wait_for(lambda t: "Overview" in t and "Findings" in t)
     assert first(catalogue, search="kitchen")["origin"] in text
+
+
+def test_at_80x24_every_filter_the_status_column_and_the_footer_keys_are_on_screen(catalogue, request):
+    term = Terminal(request.node.name[:40], 80, 24).start()
+    try:
+        term.run_tui(catalogue)
+        text = term.wait_for(lambda t: shown(t) == LISTINGS and "? Help" in t.splitlines()[-1])
+        lines = text.splitlines()
+        assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
+        filters = next(line for line in lines if "format" in line and "failing checks" in line)
+        for prompt in ("status", "categor", "pricing", "auth", "MCP"):
+            assert prompt in filters, filters
+        header = next(line for line in lines if "Name" in line and "Origin" in line)
+        assert "Status" in header and "Checks" in header
+        assert first(catalogue)["origin"] in text
+        assert "? Help" in lines[-1] and "^p palette" in lines[-1]
+    finally:
+        term.close()

@@ -23,12 +23,13 @@ WIDTH, HEIGHT = 120, 40
 
 
 class Terminal:
-    """One tmux session of ``WIDTH``×``HEIGHT`` whose pane runs a command."""
+    """One tmux session (``WIDTH``×``HEIGHT`` unless told) whose pane runs a command."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, width: int = WIDTH, height: int = HEIGHT) -> None:
         if TMUX is None:
             raise RuntimeError("tmux is not installed")
         self.socket = f"agentdex-{os.getpid()}-{next(_SERVERS)}-{name}"
+        self.width, self.height = width, height
 
     def tmux(self, *args: str) -> str:
         """Run a tmux command on this terminal's server; its output."""
@@ -37,7 +38,7 @@ class Terminal:
 
     def start(self) -> Terminal:
         """Start the server with an idle pane (kept when its command ends)."""
-        self.tmux("new-session", "-d", "-s", "t", "-x", str(WIDTH), "-y", str(HEIGHT), "sleep 3600")
+        self.tmux("new-session", "-d", "-s", "t", "-x", str(self.width), "-y", str(self.height), "sleep 3600")
         self.tmux("set-option", "-t", "t", "remain-on-exit", "on")
         return self
 
@@ -50,7 +51,10 @@ class Terminal:
     def run_tui(self, db: Path) -> float:
         """Start ``agentdex tui`` on ``db`` (this checkout's code); when it started."""
         root = Path(__file__).resolve().parent.parent
-        return self.run("env", f"PYTHONPATH={root}", sys.executable, "-m", "agentdex", "tui", "--db", str(db))
+        # Without COLUMNS and LINES: a size left in the environment (pytest's run has 80x24)
+        # overrides the pane's own in every program that asks Python for the terminal size.
+        return self.run("env", "-u", "COLUMNS", "-u", "LINES", f"PYTHONPATH={root}", sys.executable, "-m", "agentdex",
+                        "tui", "--db", str(db))
 
     def send(self, *keys: str, literal: bool = False) -> None:
         """One ``send-keys`` call: the keys reach the app in one write."""

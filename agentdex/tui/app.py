@@ -49,6 +49,9 @@ class AgentdexApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "agentdex"
     COMMANDS = App.COMMANDS | {OriginCommands}
+    # Classes on every screen for the terminal's size (app.tcss and the widgets' CSS use them).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
     # Keys that change which screen gets the next keys are priority bindings: they run as
     # the key arrives, before the keys typed after it are routed (a plain binding runs only
     # once the key has bubbled up, by which time a fast typist's next keys went elsewhere).

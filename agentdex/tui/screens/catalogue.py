@@ -15,12 +15,13 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, OptionList, Select, Static
+from textual.widgets import DataTable, Header, Input, OptionList, Select, Static
 
 from agentdex.errors import AgentdexError
 from agentdex.tui import reader as reads
 from agentdex.tui.messages import CountsLoaded, DbProblem, JobFinished, TableShown, WindowLoaded
 from agentdex.tui.reader import CatalogueQuery, Reader
+from agentdex.tui.widgets.footer import Footer
 from agentdex.tui.widgets.catalogue_table import COLUMNS, SORTABLE, WINDOW, CatalogueTable
 from agentdex.tui.widgets.filter_bar import FilterBar
 from agentdex.tui.widgets.job_line import JobLine

@@ -9,12 +9,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from agentdex.errors import AgentdexError
 from agentdex.tui import reader as reads
 from agentdex.tui.messages import EventsLoaded, JobFinished
 from agentdex.tui.reader import Reader
+from agentdex.tui.widgets.footer import Footer
 from agentdex.tui.widgets.job_line import JobLine
 from agentdex.tui.widgets.listing_parts import event_rows
 from agentdex.tui.widgets.safe_table import SafeTable

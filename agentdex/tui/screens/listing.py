@@ -22,13 +22,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Header, OptionList, Select, Static, TabbedContent, TabPane, Tabs, TextArea
+from textual.widgets import Button, Header, OptionList, Select, Static, TabbedContent, TabPane, Tabs, TextArea
 
 from agentdex.tui import clipboard
 from agentdex.tui import reader as reads
 from agentdex.tui.display import RAW_LIMIT
 from agentdex.tui.messages import JobFinished, ListingLoaded
 from agentdex.tui.reader import Reader
+from agentdex.tui.widgets.footer import Footer
 from agentdex.tui.widgets import listing_parts as parts
 from agentdex.tui.widgets.job_line import JobLine
 from agentdex.tui.widgets.safe_table import SafeTable
@@ -53,8 +54,8 @@ class ListingScreen(Screen):
         Binding("escape", "back", "Back", priority=True),
         Binding("ctrl+t", "verify", "Re-verify"),
         Binding("ctrl+r", "recrawl", "Re-crawl"),
-        Binding("y", "copy_plan", "Copy plan"),
-        Binding("w", "write_plan", "Write plan"),
+        Binding("y", "copy_plan", "Copy"),
+        Binding("w", "write_plan", "Save"),
         Binding("f", "feedback", "Feedback"),
         # Digits switch tabs wherever the focus is (priority), but in an open list, where
         # they search it (Textual gives a widget that consumes printable keys first say).
@@ -183,7 +184,9 @@ class ListingScreen(Screen):
     def _fill_install(self, view: dict[str, Any]) -> None:
         plans = view["plans"]
         select = self.query_one("#host", Select)
-        select.set_options([(f"{p.host_name} ({host})", host) for host, p in plans.items()])
+        # "5/14" on each host: a list cut by a short terminal shows that more hosts follow.
+        select.set_options([(f"{i}/{len(plans)} {p.host_name} ({host})", host)
+                            for i, (host, p) in enumerate(plans.items(), 1)])
         if self.host is None:
             self.query_one("#plan-body", Static).update(Text("No install plan: the listing has no usable manifest."))
             return
@@ -199,7 +202,7 @@ class ListingScreen(Screen):
     def _show_plan(self) -> None:
         text = self.plan_text()
         if text is not None:
-            self.query_one("#plan-body", Static).update(Text(text))
+            self.query_one("#plan-body", Static).update(parts.plan_view(text))
 
     def plan_text(self) -> str | None:
         """The chosen host's plan as plain text (shown, and what ``y`` copies)."""

@@ -15,12 +15,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from agentdex.errors import AgentdexError
 from agentdex.text import plain
 from agentdex.tui.jobs import open_for_writing
 from agentdex.tui.messages import JobFinished, UpgradeDone
+from agentdex.tui.widgets.footer import Footer
 from agentdex.tui.widgets.job_line import JobLine
 
 

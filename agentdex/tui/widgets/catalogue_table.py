@@ -44,10 +44,29 @@ COLUMNS = (
     ("last_changed_at", "Last changed", 16, "last_changed_at"),
 )
 SORTABLE = {key: sort for key, _, _, sort in COLUMNS if sort in SORTS}
+# Below the width every column needs, the table keeps what tells listings apart and narrows
+# it (an 80-column terminal showed four columns and cut the fifth): key -> width.
+NARROW = {"name": 15, "origin": 19, "format": 9, "status": 11, "has_mcp": 3, "checks": 8}  # 77 cells with padding
 
 
-def row_cells(row: dict[str, Any]) -> list[Text]:
-    """The cells of one listing row (every crawled value plain)."""
+NARROW_BELOW = 120  # table width: below it, all columns would leave two or more off screen
+
+
+def columns_for(width: int) -> list[tuple[str, str, int, str]]:
+    """The columns shown in a table ``width`` cells wide: all, or the narrow set."""
+    if width >= NARROW_BELOW:
+        return list(COLUMNS)
+    return [(key, label, NARROW[key], sort) for key, label, _, sort in COLUMNS if key in NARROW]
+
+
+def row_cells(row: dict[str, Any], keys: list[str] | None = None) -> list[Text]:
+    """The cells of one listing row (every crawled value plain): every column's, or those
+    of ``keys``."""
+    cells = dict(zip((key for key, _, _, _ in COLUMNS), _all_cells(row)))
+    return [cells[key] for key in (keys or cells)]
+
+
+def _all_cells(row: dict[str, Any]) -> list[Text]:
     return [
         cell(row.get("name") or "—", 80, "" if row.get("name") else "dim"),
         cell(row.get("origin"), 80),
@@ -86,10 +105,28 @@ class CatalogueTable(DataTable):
         self._cursor_target: int | None = None  # absolute row for the cursor once it arrives
         self._filling = False
         self._window_rows: list[dict[str, Any]] | None = None  # what show_window last drew
+        self.shown_keys: list[str] = []  # the columns shown (all, or the narrow set)
+        self._sort_marker = ("name", False)
 
     def on_mount(self) -> None:
-        for key, label, width, _ in COLUMNS:
+        self._set_columns(columns_for(self.app.size.width))
+
+    def _set_columns(self, columns: list[tuple[str, str, int, str]]) -> None:
+        self.shown_keys = [key for key, _, _, _ in columns]
+        for key, label, width, _ in columns:
             self.add_column(Text(label), width=width, key=key)
+
+    def on_resize(self) -> None:
+        columns = columns_for(self.size.width)
+        if [key for key, _, _, _ in columns] == self.shown_keys:
+            return
+        rows, self._window_rows = self._window_rows, None
+        cursor = self.cursor_index
+        self.clear(columns=True)
+        self._set_columns(columns)
+        self.set_sort_marker(*self._sort_marker)
+        if rows is not None:
+            self.show_window(self.start, rows, cursor)
 
     # --- the window ------------------------------------------------------------------
 
@@ -125,7 +162,7 @@ class CatalogueTable(DataTable):
             self.clear()
             self.start, self._wanted, self._cursor_target = start, None, None
             for row in rows:
-                self.add_row(*row_cells(row), key=row["origin"])
+                self.add_row(*row_cells(row, self.shown_keys), key=row["origin"])
             relative = min(max(target - start, 0), max(len(rows) - 1, 0))
             self.move_cursor(row=relative, scroll=False)
         finally:
@@ -182,7 +219,10 @@ class CatalogueTable(DataTable):
 
     def set_sort_marker(self, sort: str, descending: bool) -> None:
         """Mark the sorted column's header with ▲ or ▼."""
+        self._sort_marker = (sort, descending)
         for key, label, _, sort_key in COLUMNS:
+            if key not in self.columns:
+                continue
             marked = sort_key == sort and key in SORTABLE
             self.columns[key].label = Text(f"{label} {'▼' if descending else '▲'}" if marked else label)
         self._clear_caches()

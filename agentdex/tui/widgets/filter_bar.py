@@ -30,13 +30,14 @@ SELECTS: tuple[tuple[str, str, list[tuple[str, Any]]], ...] = (
 class FilterBar(Vertical):
     """The search box above a row of filters."""
 
+    # Fixed heights: typing, or focusing a filter, never re-lays out the screen. (On a small
+    # terminal app.tcss makes the search box one line and lets the filters share the width.)
     DEFAULT_CSS = """
     FilterBar { height: auto; }
-    FilterBar #search { height: 3; width: 1fr; }  /* a fixed height: typing never re-lays out the screen */
-    FilterBar #filters { height: auto; }
-    FilterBar Select { width: 1fr; min-width: 12; }
-    FilterBar Checkbox { width: auto; height: 1; border: none; padding: 0 1; }
-    FilterBar Select { margin-right: 1; }
+    FilterBar #search { height: 3; width: 1fr; }
+    FilterBar #filters { height: 1; }
+    FilterBar Select { width: 1fr; min-width: 12; margin-right: 1; }
+    FilterBar Checkbox, FilterBar Checkbox:focus { width: auto; height: 1; border: none; padding: 0 1; }
     """
 
     class Changed(Message):

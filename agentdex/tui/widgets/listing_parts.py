@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Group
+from rich.padding import Padding
 from rich.text import Text
 
 from agentdex.eventtext import event_text
@@ -229,6 +230,16 @@ def event_rows(events: list[dict[str, Any]], *, with_origin: bool = False) -> li
 def plan_text(plan: Any) -> str:
     """One install plan as plain lines: what is shown, and exactly what is copied."""
     return "\n".join(plain(line) for line in plan_lines(plan.to_dict()))
+
+
+def plan_view(text: str) -> Group:
+    """A plan's lines for the screen: a line too long for the terminal wraps under its own
+    start, not at the left edge (a wrapped command stays readable as one command)."""
+    lines = []
+    for line in text.splitlines():
+        body = line.lstrip(" ")
+        lines.append(Padding(Text(body, end="", overflow="fold"), (0, 0, 0, len(line) - len(body)), expand=False))
+    return Group(*lines)
 
 
 def raw_text(text: str | None, limit: int) -> str:
