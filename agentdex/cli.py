@@ -499,3 +499,5 @@ def main() -> None:
     except KeyboardInterrupt:
         typer.echo("agentdex: interrupted", err=True)
         sys.exit(130)
+
+from agentdex import cli_datasette  # noqa: E402,F401  (registers `agentdex metadata` on app)

@@ -17,8 +17,8 @@ metadata file:
   that may change; the setting says so again).
 - The metadata is keyed by database name, which Datasette takes from the file name:
   ``agentdex`` for ``agentdex.db``. ``serve`` keys it by the name of the file it serves, so
-  a catalogue under any file name gets its metadata; Datasette's own command needs the file
-  to be called ``agentdex.db``.
+  a catalogue under any file name gets its metadata; for Datasette's own command,
+  ``agentdex metadata DB -o FILE`` writes the metadata keyed for ``DB`` (:func:`metadata_for`).
 - ``serve`` answers every HTTP method but GET, HEAD and OPTIONS with 405 before Datasette
   sees it. Datasette's own command refuses those requests too (403 or 500), less clearly.
 
@@ -86,6 +86,17 @@ def load_metadata(database: str = DATABASE_KEY) -> dict[str, Any]:
     return metadata
 
 
+def metadata_for(db_path: Path) -> str:
+    """The shipped metadata as JSON text, keyed for the catalogue at ``db_path`` (Datasette
+    names a database after its file), for ``datasette DB --metadata FILE`` on a catalogue of
+    any file name.
+
+    :raises DatabaseError: ``db_path`` is missing, not a catalogue, or of another schema version
+    """
+    open_db(Path(db_path), readonly=True).close()
+    return json.dumps(load_metadata(database_name(Path(db_path))), indent=2, ensure_ascii=False) + "\n"
+
+
 def database_name(db_path: Path) -> str:
     """The name Datasette gives the database in ``db_path`` (its URL path): the file stem."""
     return Path(db_path).stem
@@ -124,13 +135,26 @@ def make_datasette(db_path: Path):
 
 def register_plugins() -> None:
     """Register the Datasette plugins shipped in the package (once per process): the
-    federation API in the MCP registry's shape (:mod:`agentdex.federation`)."""
+    federation API in the MCP registry's shape (:mod:`agentdex.federation`) and the
+    catalogue's pages and SQL functions (:func:`register_catalogue_plugin`)."""
     from datasette.plugins import pm
 
     from agentdex import federation
 
     if not pm.is_registered(federation):
         pm.register(federation, name="agentdex-federation")
+    register_catalogue_plugin()
+
+
+def register_catalogue_plugin() -> None:
+    """Register :mod:`agentdex.datasette_plugin` (SQL functions, templates) unless its
+    ``datasette`` entry point already did (an installed agentdex)."""
+    from datasette.plugins import pm
+
+    from agentdex import datasette_plugin
+
+    if not pm.is_registered(datasette_plugin):
+        pm.register(datasette_plugin, name="agentdex")
 
 
 def read_only(app):

@@ -43,8 +43,19 @@ class Browser:
         target = self.call("Target.createTarget", url="about:blank")["targetId"]
         self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
         self.call("Page.enable", session=True)
-        self.call("Emulation.setDeviceMetricsOverride", session=True, width=WIDTH, height=HEIGHT,
+        self.viewport(WIDTH, HEIGHT)
+
+    def viewport(self, width: int, height: int) -> None:
+        """Show pages in a window of ``width``×``height`` CSS pixels."""
+        self.width, self.height = width, height
+        self.call("Emulation.setDeviceMetricsOverride", session=True, width=width, height=height,
                   deviceScaleFactor=1, mobile=False)
+
+    def evaluate(self, expression: str) -> Any:
+        """The value of a JavaScript expression in the page (JSON-serialisable)."""
+        result = self.call("Runtime.evaluate", session=True, expression=expression, returnByValue=True,
+                           awaitPromise=True)
+        return result["result"].get("value")
 
     def __enter__(self) -> Browser:
         return self
@@ -98,12 +109,12 @@ class Browser:
         result = self.call("Runtime.evaluate", session=True, expression=script, returnByValue=True)
         return json.loads(result["result"]["value"])
 
-    def screenshot(self, path: Path) -> Path:
-        """The page (its first 2,400 pixels) as a PNG at ``path``."""
+    def screenshot(self, path: Path, first_screen: bool = False) -> Path:
+        """The page (its first 2,400 pixels, or only what the window shows) as a PNG at ``path``."""
         metrics = self.call("Page.getLayoutMetrics", session=True)
-        height = min(2400, int(metrics["cssContentSize"]["height"]))
-        shot = self.call("Page.captureScreenshot", session=True, format="png", captureBeyondViewport=True,
-                         clip={"x": 0, "y": 0, "width": WIDTH, "height": max(height, 200), "scale": 1})
+        height = self.height if first_screen else min(2400, int(metrics["cssContentSize"]["height"]))
+        shot = self.call("Page.captureScreenshot", session=True, format="png", captureBeyondViewport=not first_screen,
+                         clip={"x": 0, "y": 0, "width": self.width, "height": max(height, 200), "scale": 1})
         path.write_bytes(base64.b64decode(shot["data"]))
         return path
 

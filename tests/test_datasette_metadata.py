@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from sqlite_utils import Database
 
+from agentdex.datasette_plugin import prepare_connection
 from agentdex.db import open_db
 from agentdex.db.migrations import CHECK_COLUMNS, migrate
 from agentdex.errors import DatabaseError
@@ -42,6 +43,7 @@ UNITS = {"byte", "millisecond"}
 def schema_db() -> Database:
     db = Database(memory=True)
     migrate(db)
+    prepare_connection(db.conn)  # the SQL functions agentdex's plugin gives every Datasette connection
     return db
 
 

@@ -10,6 +10,7 @@ answers with Datasette's "SQL query took too long" error instead of its rows. Se
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -20,7 +21,7 @@ from datasette.utils import tilde_encode
 
 from agentdex.db import list_listings, open_db
 from agentdex.db.synthetic import fill_synthetic
-from browser import Browser
+from browser import HEIGHT, WIDTH, Browser
 from test_datasette_live import CHROMIUM, CHROMIUM_FLAGS, QUERIES, TABLES, server
 
 pytestmark = pytest.mark.skipif(
@@ -100,3 +101,29 @@ def test_the_listings_table_and_a_row_are_labelled(served, catalogue, browser):
     assert row["status"] == 200 and origin in row["h1"]
     search = browser.open(served + "/agentdex/listings?_search=lantern")
     assert search["status"] == 200 and "lantern" in search["text"]
+
+
+FIRST_SCREEN = """JSON.stringify({
+    search: document.querySelector('input[name=_search]').getBoundingClientRect().bottom,
+    rows: [...document.querySelectorAll('table.rows-and-columns tbody tr')].map(r => r.getBoundingClientRect().bottom),
+    columns: [...document.querySelectorAll('table.rows-and-columns thead th')].map(th => th.dataset.column),
+    descriptions: [...document.querySelectorAll('dl.column-descriptions')].some(d => d.checkVisibility())})"""
+
+
+def test_at_1400x1000_the_search_box_and_ten_listings_are_on_the_first_screen(served, browser, shots):
+    from agentdex.datasette_plugin import LISTING_COLUMNS
+
+    browser.viewport(1400, 1000)
+    try:
+        browser.open(served + "/agentdex/listings")
+        seen = json.loads(browser.evaluate(FIRST_SCREEN))
+        browser.screenshot(shots / "listings-first-screen.png", first_screen=True)
+        assert 0 < seen["search"] <= 1000
+        assert sum(0 < bottom <= 1000 for bottom in seen["rows"]) >= 10, seen["rows"][:12]
+        assert sorted(seen["columns"]) == sorted(LISTING_COLUMNS) and not seen["descriptions"]
+        # The full descriptions are one click away.
+        browser.evaluate("document.querySelector('details.agentdex-columns summary').click()")
+        assert json.loads(browser.evaluate(FIRST_SCREEN))["descriptions"]
+        browser.screenshot(shots / "listings-descriptions-open.png", first_screen=True)
+    finally:
+        browser.viewport(WIDTH, HEIGHT)

@@ -1,0 +1,43 @@
+"""``agentdex metadata``: the Datasette metadata for a catalogue of any file name.
+
+Datasette keys metadata by database name, which it takes from the file name, so the
+shipped ``datasette_metadata.json`` (keyed ``agentdex``) applies only to ``agentdex.db``.
+This command writes the same metadata keyed for the catalogue given. It registers on the
+app of :mod:`agentdex.cli` (imported at the end of that module).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from agentdex.cli import app, db_path, fail
+from agentdex.errors import DatabaseError
+
+
+@app.command()
+def metadata(
+    db: Annotated[Optional[Path], typer.Argument(help="The catalogue file (default $AGENTDEX_DB or ./agentdex.db).")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of printing.")] = None,
+) -> None:
+    """Print the Datasette metadata for the catalogue DB (then: datasette DB --metadata FILE)."""
+    from agentdex.serve import database_name, metadata_for
+
+    path = db_path(db)
+    if not path.is_file():
+        fail(f"no catalogue at {path}; give the file Datasette will serve", 2)
+    try:
+        text = metadata_for(path)
+    except DatabaseError as exc:
+        fail(str(exc), 2)
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror or exc}", 2)
+    typer.echo(f"wrote {output}: metadata for the database {database_name(path)!r}; "
+               f"run: datasette {path} --metadata {output}")
