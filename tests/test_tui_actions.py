@@ -156,7 +156,7 @@ async def test_the_footer_shows_the_keys_of_each_screen_and_help_explains_them(a
             assert key in footer
         await open_listing(app, pilot, "pantry.test")
         footer = screen_text(app).splitlines()[-1]
-        for key in ("esc Back", "^t Re-verify", "^r Re-crawl", "y Copy", "w Save", "f Feedback"):
+        for key in ("esc Back", "^t Re-verify", "^r Re-crawl", "y Copy", "^s Save", "f Feedback"):
             assert key in footer
         await open_listing(app, pilot, "quillnotes.test")  # no feedback route: no feedback key
         assert "f Feedback" not in screen_text(app).splitlines()[-1]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 
 import pytest
 from textual import events
@@ -148,7 +149,8 @@ async def test_enter_opens_the_listing_from_every_state_of_the_catalogue(app, db
         assert [type(s) for s in app.screen_stack[1:]] == [CatalogueScreen, ListingScreen]
 
 
-async def test_network_work_is_never_a_bare_letter(app):
+async def test_network_work_is_never_a_bare_letter(app, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press(*"abcdfghijklmnoprtuvwyz")  # every letter but e (events), q (quit), s and x
@@ -160,6 +162,7 @@ async def test_network_work_is_never_a_bare_letter(app):
         await pilot.press(*"abcdghijklmnoprstuvwxz")  # not e, q; f (feedback) asks first; y copies
         await settle(pilot)
         assert not app.jobs and not isinstance(app.screen, CrawlScreen)
+        assert not list(Path.cwd().glob("*-plan.txt")), "a letter wrote a plan file"
         bindings = {b.key: b.action for _, b, *_ in app.screen.active_bindings.values()}
         assert bindings["ctrl+t"] == "verify" and bindings["ctrl+r"] == "recrawl" and bindings["ctrl+n"] == "crawl"
 

@@ -157,7 +157,7 @@ async def test_the_health_tab_and_the_checks_tab_give_one_verdict_on_the_feedbac
         assert (checks["feedback.descriptor"].strip(), health["feedback"][1]) == (check, state)
 
 
-async def test_y_says_how_the_plan_was_copied_and_w_writes_it_to_a_file(db_path, net, tmp_path, monkeypatch):
+async def test_y_says_how_the_plan_was_copied_and_ctrl_s_writes_it_to_a_file(db_path, net, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PATH", str(tmp_path / "no-tools"))  # no clipboard tool on this PATH
     monkeypatch.delenv("DISPLAY", raising=False)
@@ -171,8 +171,8 @@ async def test_y_says_how_the_plan_was_copied_and_w_writes_it_to_a_file(db_path,
         await settle(pilot)
         note = notes[-1]
         assert "Copied" not in note and "terminal's clipboard (OSC 52), which some terminals ignore" in note
-        assert "system clipboard" not in note and "press w to write it to a file" in note
-        await pilot.press("w")
+        assert "system clipboard" not in note and "press ctrl+s to write it to a file" in note
+        await pilot.press("ctrl+s")
         await settle(pilot)
         written = tmp_path / "pantry.test-claude_code-plan.txt"
         assert written.read_text(encoding="utf-8") == want + "\n"

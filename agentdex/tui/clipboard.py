@@ -49,7 +49,7 @@ def copied_note(what: str, tool: str | None) -> str:
     """What the user is told after a copy: each way the text went, and the sure way."""
     how = f"{tool} put it on the system clipboard, and it was" if tool else "It was"
     return (f"{how} sent to the terminal's clipboard (OSC 52), which some terminals ignore. "
-            f"{what}: press w to write it to a file instead.")
+            f"{what}: press ctrl+s to write it to a file instead.")
 
 
 def plan_file_name(origin: str, host: str) -> str:

@@ -46,7 +46,7 @@ text is shown as plain text, never as markup.
 | `ctrl+t` | re-verify now (checks every claim; the screen reloads when done) |
 | `ctrl+r` | re-crawl now |
 | `y` | copy the chosen host's install plan: to the terminal's clipboard (OSC 52, which some terminals ignore) and to a system clipboard tool (wl-copy, xclip, xsel, pbcopy) when one is installed |
-| `w` | write that plan to a file in the working directory (`ORIGIN-HOST-plan.txt`) |
+| `ctrl+s` | write that plan to a file in the working directory (`ORIGIN-HOST-plan.txt`) |
 | `f` | send feedback to the app's developer (only when you confirm) |
 | `escape` | back |
 

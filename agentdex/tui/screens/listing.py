@@ -55,7 +55,7 @@ class ListingScreen(Screen):
         Binding("ctrl+t", "verify", "Re-verify"),
         Binding("ctrl+r", "recrawl", "Re-crawl"),
         Binding("y", "copy_plan", "Copy"),
-        Binding("w", "write_plan", "Save"),
+        Binding("ctrl+s", "write_plan", "Save"),  # writes a file: a control key, typing never does
         Binding("f", "feedback", "Feedback"),
         # Digits switch tabs wherever the focus is (priority), but in an open list, where
         # they search it (Textual gives a widget that consumes printable keys first say).
@@ -133,8 +133,8 @@ class ListingScreen(Screen):
 
     def _widgets(self, tab: str) -> list[Widget]:
         if tab == "install":
-            return [Horizontal(Select([], prompt="host", id="host"), Button("Copy plan (y)", id="copy-plan"),
-                               Button("Write to a file (w)", id="write-plan"),
+            return [Horizontal(Select([], prompt="host", id="host"), Button("Copy (y)", id="copy-plan"),
+                               Button("Save to file (ctrl+s)", id="write-plan"),
                                classes="toolbar"),
                     VerticalScroll(Static(id="plan-body"))]
         if tab == "raw":
