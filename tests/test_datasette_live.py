@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import html
 import json
+import re
 import shutil
 import socket
 import sqlite3
@@ -26,6 +27,8 @@ import pytest
 
 from agentdex.crawler.crawl import NetworkOptions, crawl
 from agentdex.db import open_db
+from agentdex.eventtext import stored_event_text
+from agentdex.datasette_plugin import CELL_CHARS
 from agentdex.sampleweb import SampleWeb
 from agentdex.sampleweb.server import WEB_ROOT
 from agentdex.serve import SETTINGS
@@ -203,6 +206,12 @@ def test_newest_changes_lists_the_latest_events_newest_first(base, catalogue):
     assert {("tidewater.test", "proof_lost", "anchor.verify.dns"), ("pantry.test", "tools_changed", "add_to_list"),
             ("pantry.test", "guide_changed", "")} <= latest
     assert result[0]["crawl_id"] == 2 and result[-1]["kind"] == "listed"
+    # Each event in words, the words of `agentdex events` and the TUI.
+    changes = {(r["origin"], r["kind"], r["subject"]): r["change"] for r in result}
+    assert changes[("pantry.test", "tools_changed", "add_to_list")] == "MCP tools +add_to_list"
+    assert changes[("pantry.test", "guide_changed", "")] == "the guide's text changed"
+    stored = rows(catalogue, "SELECT kind, subject, old, new FROM events ORDER BY at DESC, id DESC LIMIT 100")
+    assert [r["change"] for r in result] == [stored_event_text(**e) for e in stored]
 
 
 def test_working_mcp_endpoints_are_those_whose_initialize_passes(base, catalogue):
@@ -340,6 +349,38 @@ def test_crawled_text_is_shown_as_text_never_as_html(base):
         page = get(base, path).text
         assert html.escape(MARKUP_NAME, quote=False) in page, path
         assert "<img src=x" not in page and "<script>alert(" not in page and "<b>bold" not in page, path
+
+
+def test_the_listings_page_opens_on_its_telling_columns_with_descriptions_one_click_away(base):
+    from agentdex.datasette_plugin import LISTING_COLUMNS
+
+    page = text_of(get(base, "/agentdex/listings").text)
+    assert '<details class="agentdex-columns"><summary>What each of the' in page
+    head = page.split("<thead>")[1].split("</thead>")[0]
+    assert sorted(re.findall(r'data-column="([^"]+)"', head)) == sorted(LISTING_COLUMNS)
+    every = re.search(r'<a href="([^"]+)" rel="nofollow">Show every column</a>', page).group(1)
+    head = text_of(httpx.get(base + html.unescape(every), timeout=30).text).split("<thead>")[1].split("</thead>")[0]
+    assert len(re.findall(r'data-column="', head)) == len(TABLES["listings"]["columns"])
+    chosen = text_of(get(base, "/agentdex/listings", _col="description").text)
+    assert re.findall(r'<th [^>]*data-column="([^"]+)"', chosen) == ["origin", "description"]
+
+
+def test_a_long_cell_is_one_cut_line_on_the_table_page_and_whole_on_the_row_page(base, catalogue):
+    long = max(rows(catalogue, "SELECT origin, description FROM listings WHERE description IS NOT NULL"),
+               key=lambda r: len(r["description"]))
+    assert len(long["description"]) > CELL_CHARS
+    table = text_of(get(base, "/agentdex/listings", _col="description", origin=long["origin"]).text)
+    cut = long["description"][:CELL_CHARS - 1] + "…"
+    assert f">{cut}</td>" in table and f">{long['description']}</td>" not in table
+    row = text_of(get(base, f"/agentdex/listings/{long['origin'].replace('.', '~2E')}").text)
+    assert long["description"] in row and cut not in row
+
+
+def test_the_index_leads_with_the_listings(base):
+    page = text_of(get(base, "/").text)
+    start = page.index('class="agentdex-start"')
+    assert '<a href="/agentdex/listings">agentdex: listings</a>' in page[start:start + 300]
+    assert start < page.index("<h2")
 
 
 def test_no_installed_plugin_renders_cells(base):

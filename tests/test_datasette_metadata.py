@@ -259,3 +259,36 @@ def test_a_catalogue_under_another_file_name_gets_its_metadata(tmp_path):
     assert table["human_description_en"] == "sorted by last_changed_at descending"
     assert {"format", "status", "pricing"} <= set(table["facet_results"])
     assert query["ok"] is True and query["rows"] == []
+
+
+def _datasette_get(folder: Path, db: str, metadata: Path, path: str) -> dict:
+    script = Path(sys.executable).with_name("datasette")
+    exe = [str(script)] if script.exists() else [sys.executable, "-m", "datasette"]
+    result = subprocess.run([*exe, db, "--metadata", str(metadata), "--get", path], cwd=folder,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_agentdex_metadata_gives_datasettes_own_command_the_catalogue_under_any_file_name(tmp_path):
+    open_db(tmp_path / "demo catalogue.db").close()
+    # The shipped file is keyed for agentdex.db: on another name every canned query is gone.
+    shipped = _datasette_get(tmp_path, "demo catalogue.db", METADATA_FILE, "/demo~20catalogue.json")
+    assert shipped["queries"] == []
+    run = subprocess.run([sys.executable, "-m", "agentdex", "metadata", "demo catalogue.db", "-o", "meta.json"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "datasette demo catalogue.db --metadata meta.json" in run.stdout
+    data = _datasette_get(tmp_path, "demo catalogue.db", tmp_path / "meta.json", "/demo~20catalogue.json")
+    assert [q["name"] for q in data["queries"]] == list(QUERIES)
+    table = _datasette_get(tmp_path, "demo catalogue.db", tmp_path / "meta.json", "/demo~20catalogue/listings.json")
+    assert table["human_description_en"] == "sorted by last_changed_at descending"
+
+
+def test_agentdex_metadata_refuses_what_is_not_a_catalogue_in_one_sentence(tmp_path):
+    (tmp_path / "notes.db").write_text("not a database", encoding="utf-8")
+    for target in ("notes.db", "missing.db"):
+        run = subprocess.run([sys.executable, "-m", "agentdex", "metadata", target], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode == 2 and run.stdout == "", target
+        assert run.stderr.startswith("agentdex: ") and len(run.stderr.strip().splitlines()) == 1, run.stderr
