@@ -170,21 +170,6 @@ CREATE TABLE feedback_receipts (
     sent_at TEXT NOT NULL
 );
 CREATE INDEX feedback_receipts_origin ON feedback_receipts(origin, idempotency_key);
-CREATE VIRTUAL TABLE "listings_fts" USING FTS5 (
-    "name", "one_liner", "description", "tags",
-    tokenize='porter',
-    content="listings"
-);
-CREATE TABLE 'listings_fts_data'(id INTEGER PRIMARY KEY, block BLOB);
-CREATE TABLE 'listings_fts_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
-CREATE TABLE 'listings_fts_docsize'(id INTEGER PRIMARY KEY, sz BLOB);
-CREATE TABLE 'listings_fts_config'(k PRIMARY KEY, v) WITHOUT ROWID;
-CREATE TRIGGER "listings_ai" AFTER INSERT ON "listings" BEGIN
-  INSERT INTO "listings_fts" (rowid, "name", "one_liner", "description", "tags") VALUES (new.rowid, new."name", new."one_liner", new."description", new."tags");
-END;
-CREATE TRIGGER "listings_ad" AFTER DELETE ON "listings" BEGIN
-  INSERT INTO "listings_fts" ("listings_fts", rowid, "name", "one_liner", "description", "tags") VALUES('delete', old.rowid, old."name", old."one_liner", old."description", old."tags");
-END;
 CREATE INDEX listings_pricing ON listings(pricing);
 CREATE INDEX listings_status_name ON listings(status, name COLLATE NOCASE, origin);
 CREATE INDEX listings_status_format_categories ON listings(status, format, categories);
@@ -235,10 +220,6 @@ CREATE TABLE robots_txt (
     cache_control TEXT,
     fetched_at TEXT NOT NULL
 );
-CREATE TRIGGER listings_au AFTER UPDATE OF name, one_liner, description, tags ON listings BEGIN
-  INSERT INTO listings_fts (listings_fts, rowid, name, one_liner, description, tags) VALUES('delete', old.rowid, old.name, old.one_liner, old.description, old.tags);
-  INSERT INTO listings_fts (rowid, name, one_liner, description, tags) VALUES (new.rowid, new.name, new.one_liner, new.description, new.tags);
-END;
 CREATE INDEX listings_next_due_at ON listings(next_due_at) WHERE next_due_at IS NOT NULL;
 CREATE INDEX findings_format_origin ON findings(format, origin);
 CREATE VIEW consistency_disagreements AS
@@ -365,3 +346,22 @@ unprobed AS (
     AND s.url NOT IN (SELECT url FROM probed)
 )
 SELECT * FROM probed UNION ALL SELECT * FROM templated UNION ALL SELECT * FROM unprobed;
+CREATE VIRTUAL TABLE "listings_fts" USING FTS5 (
+    "name", "one_liner", "description", "tags", "origin",
+    tokenize='porter',
+    content="listings"
+);
+CREATE TABLE 'listings_fts_data'(id INTEGER PRIMARY KEY, block BLOB);
+CREATE TABLE 'listings_fts_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
+CREATE TABLE 'listings_fts_docsize'(id INTEGER PRIMARY KEY, sz BLOB);
+CREATE TABLE 'listings_fts_config'(k PRIMARY KEY, v) WITHOUT ROWID;
+CREATE TRIGGER "listings_ai" AFTER INSERT ON "listings" BEGIN
+  INSERT INTO "listings_fts" (rowid, "name", "one_liner", "description", "tags", "origin") VALUES (new.rowid, new."name", new."one_liner", new."description", new."tags", new."origin");
+END;
+CREATE TRIGGER "listings_ad" AFTER DELETE ON "listings" BEGIN
+  INSERT INTO "listings_fts" ("listings_fts", rowid, "name", "one_liner", "description", "tags", "origin") VALUES('delete', old.rowid, old."name", old."one_liner", old."description", old."tags", old."origin");
+END;
+CREATE TRIGGER listings_au AFTER UPDATE OF name, one_liner, description, tags ON listings BEGIN
+  INSERT INTO listings_fts (listings_fts, rowid, name, one_liner, description, tags, origin) VALUES('delete', old.rowid, old.name, old.one_liner, old.description, old.tags, old.origin);
+  INSERT INTO listings_fts (rowid, name, one_liner, description, tags, origin) VALUES (new.rowid, new.name, new.one_liner, new.description, new.tags, new.origin);
+END;

@@ -8,6 +8,7 @@ import re
 from dataclasses import replace
 
 import pytest
+from textual.coordinate import Coordinate
 from textual.widgets import Input, Log, TabbedContent
 
 from agentdex.db import count_listings, list_crawls, list_events, open_db
@@ -171,3 +172,30 @@ async def test_the_help_names_every_tab_of_a_listing_and_how_to_reach_the_filter
         text = app.screen.query_one("Markdown").source  # what the help shows, scrolled or not
         assert f"1`…`{len(titles)}" in text and ", ".join(titles) in text, titles
         assert "`tab` / `shift+tab`" in text and "the filters (format, status" in text
+
+
+async def test_the_command_palette_reaches_an_unnamed_listing_by_part_of_its_host(app, db_path):
+    assert stored_name(db_path, "hopper.test") is None  # no manifest: nothing but its host to find it by
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p", *"hopp")
+        await pilot.pause(0.5)  # the palette searches in the background
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ListingScreen) and app.screen.origin == "hopper.test"
+
+
+async def test_the_search_box_finds_listings_by_their_domain(app, db_path):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"brokenlinks")
+        await settle(pilot)
+        table = app.screen.query_one(CatalogueTable)
+        assert [table.coordinate_to_cell_key(Coordinate(i, 0)).row_key.value for i in range(table.row_count)] == [
+            "t-brokenlinks.test"]
+
+
+def stored_name(db_path, origin: str) -> str | None:
+    from agentdex.db import get_listing
+
+    return get_listing(open_db(db_path, readonly=True), origin)["name"]

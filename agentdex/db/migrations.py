@@ -550,6 +550,34 @@ def m011_seed_sources(db: Database) -> None:
     db.executescript(_SEEDS)
 
 
+# The origin joins the searched text: a domain or part of one ("kitchen-7a", "pantry.test")
+# finds its listing, and so does a listing that has no name or description to match.
+FTS_COLUMNS_016 = (*FTS_COLUMNS, "origin")
+
+
+@migrations()
+def m016_search_origins(db: Database) -> None:
+    """Full-text search over the origin (host name) too, beside the name, one-liner,
+    description and tags; the index is rebuilt from the rows the file holds."""
+    # By name: sqlite-utils' disable_fts leaves the triggers of an index it did not build here.
+    for trigger in ("listings_ai", "listings_ad", "listings_au"):
+        db.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    db.execute("DROP TABLE IF EXISTS listings_fts")
+    db["listings"].enable_fts(list(FTS_COLUMNS_016), create_triggers=True, tokenize="porter")
+    db.executescript(_SEARCHED_UPDATES_016)
+
+
+# As m005 made it: an update re-indexes a listing only when a searched column changes (a
+# recrawl rewrites every row; the origin, its key, never changes).
+_SEARCHED_UPDATES_016 = """
+DROP TRIGGER listings_au;
+CREATE TRIGGER listings_au AFTER UPDATE OF name, one_liner, description, tags ON listings BEGIN
+  INSERT INTO listings_fts (listings_fts, rowid, name, one_liner, description, tags, origin) VALUES('delete', old.rowid, old.name, old.one_liner, old.description, old.tags, old.origin);
+  INSERT INTO listings_fts (rowid, name, one_liner, description, tags, origin) VALUES (new.rowid, new.name, new.one_liner, new.description, new.tags, new.origin);
+END;
+"""
+
+
 def known_names() -> list[str]:
     """The names of every migration this code knows, in order."""
     return [m.name for m in migrations._migrations]

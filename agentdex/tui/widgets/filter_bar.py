@@ -48,7 +48,7 @@ class FilterBar(Vertical):
             self.query = query
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="Search names, one-liners, descriptions and tags…  (/ to focus)", id="search",
+        yield Input(placeholder="Search names, descriptions, tags and hosts…  (/ to focus)", id="search",
                     restrict=NO_CONTROLS)
         with Horizontal(id="filters"):
             for name, prompt, options in SELECTS:
