@@ -18,12 +18,14 @@ from agentdex.errors import AgentdexError, DatabaseError, InputError
 from agentdex.formats.schemas import SCHEMAS
 from agentdex.models import ParseResult
 from agentdex.cli_catalogue import commands as catalogue_commands
+from agentdex.cli_datasette import commands as datasette_commands
 from agentdex.cli_support import DbOpt, JsonOpt, db_path, echo_json, fail, open_catalogue, origin_argument, plain_help  # noqa: F401 (commands in other modules use them through here too)
 from agentdex.text import plain
 
 app = typer.Typer(help="A local, SQLite-first catalogue of agent apps.", no_args_is_help=True,
                   pretty_exceptions_enable=False, rich_markup_mode=None)
 app.registered_commands += catalogue_commands.registered_commands  # list, show, events, plan, stats, forget
+app.registered_commands += datasette_commands.registered_commands  # metadata
 
 
 def _version(value: bool) -> None:
@@ -499,5 +501,3 @@ def main() -> None:
     except KeyboardInterrupt:
         typer.echo("agentdex: interrupted", err=True)
         sys.exit(130)
-
-from agentdex import cli_datasette  # noqa: E402,F401  (registers `agentdex metadata` on app)

@@ -2,8 +2,8 @@
 
 Datasette keys metadata by database name, which it takes from the file name, so the
 shipped ``datasette_metadata.json`` (keyed ``agentdex``) applies only to ``agentdex.db``.
-This command writes the same metadata keyed for the catalogue given. It registers on the
-app of :mod:`agentdex.cli` (imported at the end of that module).
+This command writes the same metadata keyed for the catalogue given. Registered on
+:data:`agentdex.cli.app` as :mod:`agentdex.cli_catalogue`'s commands are.
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from agentdex.cli import app, db_path, fail
+from agentdex.cli_support import db_path, fail
 from agentdex.errors import DatabaseError
 
+commands = typer.Typer()
 
-@app.command()
+
+@commands.command()
 def metadata(
     db: Annotated[Optional[Path], typer.Argument(help="The catalogue file (default $AGENTDEX_DB or ./agentdex.db).")] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of printing.")] = None,
