@@ -9,7 +9,7 @@ This command writes the same metadata keyed for the catalogue given. Registered 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -21,8 +21,10 @@ commands = typer.Typer()
 
 @commands.command()
 def metadata(
-    db: Annotated[Optional[Path], typer.Argument(help="The catalogue file (default $AGENTDEX_DB or ./agentdex.db).")] = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of printing.")] = None,
+    db: Annotated[Path | None, typer.Argument(
+        help="The catalogue file (default $AGENTDEX_DB or ./agentdex.db).")] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="Write to this file instead of printing.")] = None,
 ) -> None:
     """Print the Datasette metadata for the catalogue DB (then: datasette DB --metadata FILE)."""
     from agentdex.serve import database_name, metadata_for

@@ -12,7 +12,8 @@ plain text out. Every crawled string goes through :func:`agentdex.text.plain`.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from agentdex.text import plain
 
@@ -28,7 +29,8 @@ def event_text(e: Mapping[str, Any]) -> str:
         return f"MCP tools {_tool_diff(old, new)}"
     if kind == "tool_changed":
         parts = sorted(k for k in (new or {}) if k != "fingerprint") if isinstance(new, dict) else []
-        return f"{subject}: its {', '.join(parts) or 'surface'} changed under the same name (fingerprint {_short(old)} → {_short(new)})"
+        return (f"{subject}: its {', '.join(parts) or 'surface'} changed under the same name "
+                f"(fingerprint {_short(old)} → {_short(new)})")
     if kind == "write_tool_added":
         reason = plain((new or {}).get("reason"), 80) if isinstance(new, dict) else ""
         return f"{subject}: a new tool that writes ({reason})"

@@ -26,9 +26,9 @@ import httpx
 import pytest
 
 from agentdex.crawler.crawl import NetworkOptions, crawl
+from agentdex.datasette_plugin import CELL_CHARS
 from agentdex.db import open_db
 from agentdex.eventtext import stored_event_text
-from agentdex.datasette_plugin import CELL_CHARS
 from agentdex.sampleweb import SampleWeb
 from agentdex.sampleweb.server import WEB_ROOT
 from agentdex.serve import SETTINGS

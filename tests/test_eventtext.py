@@ -19,7 +19,8 @@ def test_every_stored_event_reads_as_the_cli_reads_it(tmp_path):
     assert events and {"listed", "tools_changed"} & {e["kind"] for e in events}
     assert [event_text(e) for e in events] == [render.event_text(e) for e in events]
     conn = sqlite3.connect(path)
-    stored = {row[0]: stored_event_text(*row[1:]) for row in conn.execute("SELECT id, kind, subject, old, new FROM events")}
+    rows = conn.execute("SELECT id, kind, subject, old, new FROM events")
+    stored = {row[0]: stored_event_text(*row[1:]) for row in rows}
     conn.close()
     assert {e["id"]: event_text(e) for e in events} == stored
 

@@ -23,8 +23,19 @@ from agentdex.tui.screens.listing import ListingScreen
 from agentdex.tui.widgets.catalogue_table import CatalogueTable
 from agentdex.tui.widgets.job_line import JobLine
 from agentdex.tui.widgets.safe_table import SafeTable
-from test_tui_support import (SIZE, app, db_path, net, no_cursor_blink, open_listing, rendered,  # noqa: F401
-                              screen_text, settle, wait_for, web)
+from test_tui_support import (  # noqa: F401
+    SIZE,
+    app,
+    db_path,
+    net,
+    no_cursor_blink,
+    open_listing,
+    rendered,
+    screen_text,
+    settle,
+    wait_for,
+    web,
+)
 
 
 async def test_reverify_runs_in_the_background_and_the_listing_reloads_when_it_ends(db_path, net):

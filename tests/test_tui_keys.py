@@ -24,8 +24,7 @@ from agentdex.tui.screens.crawl import CrawlScreen
 from agentdex.tui.screens.events import EventsScreen
 from agentdex.tui.screens.listing import ListingScreen
 from agentdex.tui.widgets.catalogue_table import CatalogueTable
-from test_tui_support import (  # noqa: F401
-    SIZE, app, db_path, net, no_cursor_blink, screen_text, settle, wait_for, web)
+from test_tui_support import SIZE, app, db_path, net, no_cursor_blink, screen_text, settle, wait_for, web  # noqa: F401
 
 CHARACTERS = {"slash": "/", "question_mark": "?", "enter": "\r", "escape": "\x1b", "space": " ", "ctrl+n": "\x0e",
               "ctrl+p": "\x10", "ctrl+u": "\x15", "down": None, "left": None}

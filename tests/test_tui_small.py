@@ -24,7 +24,7 @@ async def test_every_filter_and_the_narrow_columns_fit_80_columns(db_path, net):
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
         screen = app.screen
-        for name, prompt, _ in SELECTS:
+        for name, _, _ in SELECTS:
             select = screen.query_one(f"#filter-{name}", Select)
             assert on_screen(select), name
         assert on_screen(screen.query_one("#filter-failing", Checkbox))

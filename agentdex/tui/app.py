@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import events, work
-from textual.worker import get_current_worker
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.message_pump import MessagePump
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
 from agentdex.errors import AgentdexError
 from agentdex.text import plain

@@ -21,9 +21,9 @@ from agentdex.errors import AgentdexError
 from agentdex.tui import reader as reads
 from agentdex.tui.messages import CountsLoaded, DbProblem, JobFinished, TableShown, WindowLoaded
 from agentdex.tui.reader import CatalogueQuery, Reader
-from agentdex.tui.widgets.footer import Footer
 from agentdex.tui.widgets.catalogue_table import COLUMNS, SORTABLE, WINDOW, CatalogueTable
 from agentdex.tui.widgets.filter_bar import FilterBar
+from agentdex.tui.widgets.footer import Footer
 from agentdex.tui.widgets.job_line import JobLine
 
 SORT_CYCLE = [sort for key, _, _, sort in COLUMNS if key in SORTABLE]

@@ -29,8 +29,8 @@ from agentdex.tui import reader as reads
 from agentdex.tui.display import RAW_LIMIT
 from agentdex.tui.messages import JobFinished, ListingLoaded
 from agentdex.tui.reader import Reader
-from agentdex.tui.widgets.footer import Footer
 from agentdex.tui.widgets import listing_parts as parts
+from agentdex.tui.widgets.footer import Footer
 from agentdex.tui.widgets.job_line import JobLine
 from agentdex.tui.widgets.safe_table import SafeTable
 

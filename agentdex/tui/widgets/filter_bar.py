@@ -10,8 +10,8 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Checkbox, Input, Select
 
-from agentdex.formats.agent_app import AUTH_METHODS, CATEGORIES, PRICING
 from agentdex.formats import FORMAT_NAMES as FORMATS
+from agentdex.formats.agent_app import AUTH_METHODS, CATEGORIES, PRICING
 from agentdex.models import STATUSES
 from agentdex.tui.reader import CatalogueQuery
 

@@ -13,8 +13,19 @@ from rich.text import Text
 from agentdex.eventtext import event_text
 from agentdex.render import plan_lines, sparkline
 from agentdex.text import plain
-from agentdex.tui.display import (CHECK_STYLE, LINE_LIMIT, SEVERITY_STYLE, block, cell, compact_json, flatten,
-                                  joined, kv_table, status_text, when)
+from agentdex.tui.display import (
+    CHECK_STYLE,
+    LINE_LIMIT,
+    SEVERITY_STYLE,
+    block,
+    cell,
+    compact_json,
+    flatten,
+    joined,
+    kv_table,
+    status_text,
+    when,
+)
 
 FINDING_COLUMNS = (("severity", "Severity", 8), ("path", "Path", 30), ("code", "Code", 16), ("message", "Message", None))
 CHECK_COLUMNS = (("status", "Status", 6), ("name", "Check", 24), ("detail", "Detail", 60),
