@@ -563,7 +563,7 @@ def m016_search_origins(db: Database) -> None:
     for trigger in ("listings_ai", "listings_ad", "listings_au"):
         db.execute(f"DROP TRIGGER IF EXISTS {trigger}")
     db.execute("DROP TABLE IF EXISTS listings_fts")
-    db["listings"].enable_fts(list(FTS_COLUMNS_016), create_triggers=True, tokenize="porter")
+    db.table("listings").enable_fts(list(FTS_COLUMNS_016), create_triggers=True, tokenize="porter")
     db.executescript(_SEARCHED_UPDATES_016)
 
 
