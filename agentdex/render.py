@@ -13,11 +13,11 @@ import io
 import json
 from typing import Any, Iterable, Mapping, Sequence
 
+from agentdex.eventtext import event_text
 from agentdex.models import ParseResult, sorted_findings
 from agentdex.text import plain, terminal_safe_json
 
 STATUS_MARK = {"pass": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip"}
-NONE = "∅"  # no value: an event's old side when something first appears, and so on
 
 
 def result_lines(path: str, result: ParseResult) -> list[str]:
@@ -94,69 +94,6 @@ def event_line(e: Mapping[str, Any]) -> str:
     """``at  origin  kind  what changed``."""
     return (f"{plain(e.get('at'), 25)}  {plain(e.get('origin', ''), 40)}  {plain(e.get('kind'), 22)}  "
             f"{event_text(e)}")
-
-
-def event_text(e: Mapping[str, Any]) -> str:
-    """A short human description of one change event (its subject included)."""
-    kind, old, new, subject = e.get("kind"), e.get("old"), e.get("new"), plain(e.get("subject") or "", 60)
-    if kind == "guide_changed":
-        return "the guide's text changed"
-    if kind == "tools_changed":
-        return f"MCP tools {_tool_diff(old, new)}"
-    if kind == "tool_changed":
-        parts = sorted(k for k in (new or {}) if k != "fingerprint") if isinstance(new, dict) else []
-        return f"{subject}: its {', '.join(parts) or 'surface'} changed under the same name (fingerprint {_short(old)} → {_short(new)})"
-    if kind == "write_tool_added":
-        reason = plain((new or {}).get("reason"), 80) if isinstance(new, dict) else ""
-        return f"{subject}: a new tool that writes ({reason})"
-    if kind == "price_changed":
-        return f"{subject}: ${_price(old)} → ${_price(new)} a call"
-    if kind == "registry_changed":
-        return "the MCP registry: " + _registry_diff(old, new)
-    if kind == "deprecation_declared":
-        what = new if isinstance(new, dict) else {}
-        return f"{subject}: {plain(what.get('what'), 60)} sunsets {plain(what.get('sunset'), 20)}"
-    return f"{value_text(old)} → {value_text(new)}" + (f" ({subject})" if subject else "")
-
-
-def _registry_diff(old: Any, new: Any) -> str:
-    old, new = (old if isinstance(old, dict) else {}), (new if isinstance(new, dict) else {})
-    parts = []
-    for name in sorted(set(old) | set(new)):
-        if name not in old or name not in new:
-            parts.append(f"{plain(name, 60)} {'added' if name not in old else 'removed'}")
-        else:
-            moved = [f"{key} {value_text(old[name].get(key), 60)} → {value_text(new[name].get(key), 60)}"
-                     for key in ("version", "remotes") if old[name].get(key) != new[name].get(key)]
-            parts.append(f"{plain(name, 60)}: {', '.join(moved)}")
-    return "; ".join(parts) or "changed"
-
-
-def _short(side: Any) -> str:
-    return plain((side or {}).get("fingerprint"), 64)[:12] if isinstance(side, dict) else NONE
-
-
-def value_text(value: Any, limit: int = 80) -> str:
-    """A stored value on one line: ``∅`` for none, a string quoted, anything else as JSON."""
-    if value is None:
-        return NONE
-    if isinstance(value, str):
-        return '"' + plain(value, limit, single_line=True) + '"'
-    return plain(json.dumps(value, ensure_ascii=False, default=str), limit, single_line=True)
-
-
-def _tool_diff(old: Any, new: Any) -> str:
-    before = set(old.get("names") or []) if isinstance(old, dict) else set()
-    after = set(new.get("names") or []) if isinstance(new, dict) else set()
-    parts = [f"+{n}" for n in sorted(after - before)] + [f"-{n}" for n in sorted(before - after)]
-    return plain(" ".join(parts) or "changed their descriptions or annotations", 120)
-
-
-def _price(payments: Any) -> str:
-    for p in payments if isinstance(payments, list) else []:
-        if isinstance(p, dict) and p.get("priceUsd") is not None:
-            return plain(f"{p['priceUsd']:g}" if isinstance(p["priceUsd"], (int, float)) else p["priceUsd"], 20)
-    return "?"
 
 
 def show_lines(data: dict[str, Any]) -> list[str]:
