@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentdex import federation
+from agentdex.headers import SAFE_METHODS
 from agentdex.formats import (
     a2a_card,
     ai_catalog,
@@ -54,7 +55,7 @@ def test_the_live_402_of_x402_resources_is_documented_with_its_limit_and_health_
     for word in (verify_x402.NAME, event.kind, "tollgate.test"):
         assert f"`{word}`" in text, word
     assert f"at most {verify_x402.MAX_RESOURCES} resources an origin" in text
-    assert all(f"`{method}`" in text for method in verify_x402.METHODS)
+    assert all(f"`{method}`" in text for method in SAFE_METHODS)
     assert f"`{verify_x402.ROLE}`" in page("endpoint-health.md")
 
 
