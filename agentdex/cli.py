@@ -41,8 +41,8 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version, 
                                                 help="Print the version and exit.")] = False) -> None:
     """A local, SQLite-first catalogue of agent apps."""
 
-VALIDATE_CHOICES = (*formats.FORMAT_NAMES, "server_json", "a2a_card", "server_card", "api_catalog",
-                    "x402_discovery", "ai_catalog")  # agentdex.validate.CHOICES, without importing jsonschema
+# agentdex.validate.CHOICES (without importing jsonschema): every format it reads.
+VALIDATE_CHOICES = (*formats.FORMAT_NAMES, *formats.VALIDATE_DISCOVERY)
 
 
 def render_result(path: str, result: ParseResult) -> None:

@@ -54,6 +54,9 @@ REGISTRY: dict[str, FormatSpec] = {name: m.SPEC for name, m in _MODULES.items()}
 # documents read beside them (never primary).
 FORMAT_NAMES = tuple(name for name, s in REGISTRY.items() if not s.discovery)
 DISCOVERY_NAMES = tuple(name for name, s in REGISTRY.items() if s.discovery)
+# The discovery documents ``agentdex validate`` reads on their own (a registry API answer is
+# only ever fetched by a crawl).
+VALIDATE_DISCOVERY = tuple(name for name in DISCOVERY_NAMES if REGISTRY[name].detect_rank is not None)
 JSON_FORMATS = tuple(name for name in FORMAT_NAMES if REGISTRY[name].json)
 # {format: path} of the manifests every crawl looks for first.
 MANIFEST_PATHS = {name: REGISTRY[name].well_known for name in FORMAT_NAMES if REGISTRY[name].well_known}
@@ -103,7 +106,6 @@ def parse_json(data: bytes, fmt: str = "auto", *, origin: str | None = None) -> 
         return ParseResult("unknown", None, findings)
     name = detect(doc)
     if name is None:
-        msg = ("not a manifest agentdex knows: expected an agent_app, anchor, format "
-               "(adapp/v1) or FindAgent (name + system_prompt/tools) document")
+        msg = f"not a manifest agentdex knows: it is in none of {choices(tuple(spec(n).title for n in JSON_FORMATS))}"
         return ParseResult("unknown", None, [Finding("error", "", "unknown_format", msg)], doc)
     return get(name).parse(data, origin=origin)
