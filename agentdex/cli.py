@@ -436,6 +436,10 @@ def sampleweb(
 ) -> None:
     """Serve the bundled sample web on loopback (HTTPS, throwaway CA, local DNS) until Ctrl-C
     or SIGTERM, which both remove its temporary folder (CA key included)."""
+    from agentdex.sampleweb import missing_extra
+
+    if (why := missing_extra()) is not None:
+        fail(why, 2)
     from agentdex.sampleweb.server import run_forever
 
     if seeds_out is not None and seeds_out.is_dir():
