@@ -77,8 +77,10 @@ def test_validate_reads_a_folder_by_the_registry(tmp_path):
 def test_cli_help_and_errors_name_the_registered_formats(tmp_path):
     runner = CliRunner()
     help_text = " ".join(runner.invoke(app, ["validate", "--help"]).output.split())
-    assert "auto, agent_app, anchor, findagent, adapp, inferred, a2a_card, server_card, server_json, " \
-           "api_catalog, x402_discovery or ai_catalog." in help_text
+    # In registry order: the manifests, then the discovery documents validate reads alone.
+    readable = (*formats.FORMAT_NAMES, *formats.VALIDATE_DISCOVERY)
+    assert f"auto, {formats.choices(readable)}." in help_text
+    assert {"agent_app", "server_json", "a2a_card", "ai_catalog"} <= set(readable)
     (tmp_path / "m.json").write_text(json.dumps({"agent_app": "1"}))
     result = runner.invoke(app, ["validate", str(tmp_path / "m.json"), "--format", "nope"])
     assert result.exit_code == 2 and "agent_app, anchor, findagent, adapp, inferred" in result.output
