@@ -19,7 +19,11 @@ by its priority; one with ``origin_files`` is built from those files only when a
 publishes no manifest, and its module also provides ``infer(files, origin=, base_url=)``.
 A format with ``discovery=True`` (A2A cards, MCP server cards, server.json, API catalogs,
 x402 and AI-catalog documents) is fetched at its paths after the manifests and stored,
-validated and cross-checked like them, but never chosen as an origin's primary format.
+validated and cross-checked like them, but never chosen as an origin's primary format;
+with a ``detect_rank`` (and its ``title``, telling ``keys`` and ``$schema`` marks) ``agentdex
+validate`` reads it alone too: ``--format`` offers it and ``auto`` detects it. The prose that
+lists formats (Datasette's column descriptions, the CLI's help) is generated from here:
+``python scripts/gen_formats_doc.py`` and ``python scripts/gen_cli_doc.py``.
 """
 
 from __future__ import annotations
