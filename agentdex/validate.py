@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentdex import formats
-from agentdex.formats import adapp, server_json
+from agentdex.formats import adapp, server_card, server_json
 from agentdex.errors import InputError, PackageError
 from agentdex.models import Finding, ParseResult
 
@@ -38,7 +38,8 @@ CHOICES = (*formats.FORMAT_NAMES, *DISCOVERY_FORMATS)
 # ``$schema`` URLs that name a format outright (a substring of the URL, lower case).
 SCHEMA_MARKS = tuple((mark, name) for name in DISCOVERY_FORMATS for mark in formats.spec(name).schema_marks)
 BOOTSTRAP_NAMES = ("agent.md", "skill.md", "llms.txt")
-SERVER_CARD_KEYS = {"serverInfo", "transport", "transports", "endpoint"}  # what only an MCP server card has
+# What only an MCP server card has: a draft card's keys but url, which an A2A card has too.
+SERVER_CARD_KEYS = set(server_card.DRAFT_KEYS) - {"url"}
 
 
 def validate_path(path: str | Path, fmt: str = "auto", *, discovery: bool = True) -> ParseResult:
