@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentdex import formats
-from agentdex.formats import adapp, server_card, server_json
 from agentdex.errors import InputError, PackageError
+from agentdex.formats import adapp, server_card, server_json
 from agentdex.models import Finding, ParseResult
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # read no more than this of any input
@@ -33,7 +33,7 @@ def read_capped(path: Path, cap: int = MAX_FILE_BYTES) -> bytes:
 
 # The discovery documents ``validate`` reads besides the manifests, in the order ``auto`` tries
 # them (each format's ``detect_rank``: the loosest test, an A2A card's, last).
-DISCOVERY_FORMATS = tuple(sorted(formats.VALIDATE_DISCOVERY, key=lambda n: formats.spec(n).detect_rank))
+DISCOVERY_FORMATS = tuple(sorted(formats.VALIDATE_DISCOVERY, key=lambda n: formats.spec(n).detect_rank or 0))
 CHOICES = (*formats.FORMAT_NAMES, *DISCOVERY_FORMATS)
 # ``$schema`` URLs that name a format outright (a substring of the URL, lower case).
 SCHEMA_MARKS = tuple((mark, name) for name in DISCOVERY_FORMATS for mark in formats.spec(name).schema_marks)

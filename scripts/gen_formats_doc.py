@@ -21,17 +21,20 @@ COMMAND = "python scripts/gen_formats_doc.py"
 def crawled_formats() -> tuple[str, ...]:
     """Every format a crawl reads from an origin, in registry order: the manifests at their
     well-known paths, the listing built from origin files, the discovery documents."""
-    return tuple(name for name, spec in formats.REGISTRY.items()
-                 if spec.well_known or spec.origin_files or name in formats.VALIDATE_DISCOVERY)
+    return tuple(
+        name
+        for name, spec in formats.REGISTRY.items()
+        if spec.well_known or spec.origin_files or name in formats.VALIDATE_DISCOVERY
+    )
 
 
 def column_texts() -> dict[str, str]:
     """The descriptions of the ``listings`` columns that list formats, by column."""
     return {
-        "format": f"The manifest format the listing comes from: {formats.choices()}; "
-                  "empty when no manifest was found.",
-        "consistency_sources": "The documents compared (format names: " + ", ".join(crawled_formats())
-                               + ") and the live answers (live MCP tools/list), as a JSON list.",
+        "format": f"The manifest format the listing comes from: {formats.choices()}; empty when no manifest was found.",
+        "consistency_sources": "The documents compared (format names: "
+        + ", ".join(crawled_formats())
+        + ") and the live answers (live MCP tools/list), as a JSON list.",
     }
 
 

@@ -19,13 +19,16 @@ EXAMPLE = Path(__file__).resolve().parent / "examples" / "valid" / "agent_app" /
 
 def run_without(missing: tuple[str, ...], *args: str, cwd: Path) -> subprocess.CompletedProcess:
     """``agentdex ARGS`` in a child process where the ``missing`` modules cannot be imported."""
-    code = ("import sys\n"
-            f"for name in {missing!r}: sys.modules[name] = None\n"
-            "from agentdex.cli import main\n"
-            f"sys.argv = ['agentdex', *{args!r}]\n"
-            "main()\n")
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          cwd=cwd, env=cli_env())
+    code = (
+        "import sys\n"
+        f"for name in {missing!r}: sys.modules[name] = None\n"
+        "from agentdex.cli import main\n"
+        f"sys.argv = ['agentdex', *{args!r}]\n"
+        "main()\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=cwd, env=cli_env()
+    )
 
 
 CASES = [(("demo", "--no-tui"), name) for name in EXTRA_MODULES] + [(("sampleweb",), "trustme")]

@@ -34,7 +34,7 @@ def test_every_registered_format_has_the_full_shape():
         assert not spec.also_at or spec.well_known, "further paths without a first one"
         assert spec.title, f"{name} has no title for messages"
         if spec.detect_rank is not None:  # validate reads it alone: it must be told apart
-            assert spec.discovery and spec.keys and getattr(module, "looks_like")({}) is False
+            assert spec.discovery and spec.keys and module.looks_like({}) is False
         for file in spec.origin_files:
             assert isinstance(file, OriginFile) and file.path.startswith("/") and file.max_bytes > 0
         if spec.origin_files:

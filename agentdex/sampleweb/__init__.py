@@ -37,7 +37,7 @@ def missing_extra() -> str | None:
         try:
             import_module(name)
         except ImportError:
-            return f"the sample web's packages are not installed ({name} is missing); install them with: {INSTALL_EXTRA}"
+            return f"the sample web's packages are not installed ({name} is missing): {INSTALL_EXTRA}"
     return None
 
 
