@@ -41,8 +41,8 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version, 
                                                 help="Print the version and exit.")] = False) -> None:
     """A local, SQLite-first catalogue of agent apps."""
 
-VALIDATE_CHOICES = (*formats.FORMAT_NAMES, "server_json", "a2a_card", "server_card", "api_catalog",
-                    "x402_discovery", "ai_catalog")  # agentdex.validate.CHOICES, without importing jsonschema
+# agentdex.validate.CHOICES (without importing jsonschema): every format it reads.
+VALIDATE_CHOICES = (*formats.FORMAT_NAMES, *formats.VALIDATE_DISCOVERY)
 
 
 def render_result(path: str, result: ParseResult) -> None:
@@ -436,6 +436,10 @@ def sampleweb(
 ) -> None:
     """Serve the bundled sample web on loopback (HTTPS, throwaway CA, local DNS) until Ctrl-C
     or SIGTERM, which both remove its temporary folder (CA key included)."""
+    from agentdex.sampleweb import missing_extra
+
+    if (why := missing_extra()) is not None:
+        fail(why, 2)
     from agentdex.sampleweb.server import run_forever
 
     if seeds_out is not None and seeds_out.is_dir():

@@ -100,7 +100,8 @@ def run_demo(*, db: Path | None, tui: bool, serve: bool, port: int, echo: Echo,
 
 
 def _run(db: Path | None, load_tui: Callable[[], Callable] | None, serve: bool, port: int, echo: Echo) -> int:
-    _check_bundle()  # everything that can refuse does so before anything starts
+    _check_extra()  # everything that can refuse does so before anything starts
+    _check_bundle()
     serve_port = free_port(port) if serve else None
     run_tui, why_not = _tui_or_reason(load_tui) if load_tui else (None, "")
     path = prepare_db(db)
@@ -183,6 +184,15 @@ def sample_hosts() -> set[str]:
     from agentdex.sampleweb.server import WEB_ROOT
 
     return {p.name for p in WEB_ROOT.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))}
+
+
+def _check_extra() -> None:
+    """The sample web's packages (the ``demo`` extra) are installed."""
+    from agentdex.sampleweb import missing_extra
+
+    why = missing_extra()
+    if why is not None:
+        raise DemoError(why, 2)
 
 
 def _check_bundle() -> None:

@@ -7,6 +7,11 @@ import email.utils
 import time
 from datetime import UTC
 
+# The methods agentdex ever sends to a crawled origin, and the only ones it repeats: safe
+# (RFC 9110 section 9.2.1), so a retry or a resend over a fresh connection changes nothing.
+# The sample web (agentdex.sampleweb) keeps its own: it is the server side, another program.
+SAFE_METHODS = ("GET", "HEAD")
+
 
 def retry_after_seconds(value: str) -> float | None:
     """Retry-After as seconds from now (delta-seconds or an HTTP date), None if unreadable."""

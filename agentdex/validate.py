@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentdex import formats
-from agentdex.formats import adapp, agent_app, anchor, findagent, server_json
 from agentdex.errors import InputError, PackageError
+from agentdex.formats import adapp, server_card, server_json
 from agentdex.models import Finding, ParseResult
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  # read no more than this of any input
@@ -32,14 +32,14 @@ def read_capped(path: Path, cap: int = MAX_FILE_BYTES) -> bytes:
 
 
 # The discovery documents ``validate`` reads besides the manifests, in the order ``auto`` tries
-# them (the loosest test, an A2A card's, last).
-DISCOVERY_FORMATS = ("server_json", "ai_catalog", "api_catalog", "x402_discovery", "server_card", "a2a_card")
+# them (each format's ``detect_rank``: the loosest test, an A2A card's, last).
+DISCOVERY_FORMATS = tuple(sorted(formats.VALIDATE_DISCOVERY, key=lambda n: formats.spec(n).detect_rank or 0))
 CHOICES = (*formats.FORMAT_NAMES, *DISCOVERY_FORMATS)
 # ``$schema`` URLs that name a format outright (a substring of the URL, lower case).
-SCHEMA_MARKS = (("server.schema.json", "server_json"), ("/a2a", "a2a_card"), ("server-card", "server_card"),
-                ("ai-catalog", "ai_catalog"))
+SCHEMA_MARKS = tuple((mark, name) for name in DISCOVERY_FORMATS for mark in formats.spec(name).schema_marks)
 BOOTSTRAP_NAMES = ("agent.md", "skill.md", "llms.txt")
-SERVER_CARD_KEYS = {"serverInfo", "transport", "transports", "endpoint"}  # what only an MCP server card has
+# What only an MCP server card has: a draft card's keys but url, which an A2A card has too.
+SERVER_CARD_KEYS = set(server_card.DRAFT_KEYS) - {"url"}
 
 
 def validate_path(path: str | Path, fmt: str = "auto", *, discovery: bool = True) -> ParseResult:
@@ -168,31 +168,26 @@ def _bootstrap_name(filename: str) -> str:
 
 # Keys every kind of document has: they tell no format apart.
 GENERIC_KEYS = {"name", "description", "version", "$schema", "id", "title", "tags", "category", "homepage"}
-# (format, in words, keys that mark it); agentdex's own formats first (they win a tie).
-LOOKALIKES: tuple[tuple[str, str, frozenset[str]], ...] = (
-    ("agent_app", "the agent-app v1 format", frozenset(agent_app.TOP_LEVEL)),
-    ("anchor", "the Anchor format", frozenset(anchor.TOP_LEVEL)),
-    ("findagent", "the FindAgent format", frozenset(findagent.TOP_LEVEL)),
-    ("adapp", "the adapp package manifest", frozenset(adapp.TOP_LEVEL)),
-    ("a2a_card", "an A2A Agent Card", frozenset({
-        "protocolVersion", "url", "skills", "capabilities", "defaultInputModes", "defaultOutputModes",
-        "supportedInterfaces", "preferredTransport", "securitySchemes", "security", "provider",
-        "documentationUrl", "supportsExtendedAgentCard", "authentication"})),
+# Formats agentdex does not read, named so an unknown document that is one of them is told so.
+FOREIGN: tuple[tuple[str, str, frozenset[str]], ...] = (
     ("mcp_config", "an MCP client configuration (mcp.json)", frozenset({"mcpServers", "servers", "inputs"})),
-    ("server_json", "an MCP registry server.json", frozenset({"packages", "remotes", "repository", "websiteUrl",
-                                                              "version_detail", "icons", "status"})),
-    ("server_card", "an MCP server card", frozenset({"serverInfo", "transport", "transports", "endpoint",
-                                                         "discovery", "authentication", "capabilities"})),
     ("agentweave", "an AgentWeave app manifest", frozenset({
         "schemaVersion", "appId", "package", "compatibility", "requires", "features", "policy", "branding",
         "appearance", "localization", "modelAccess", "identity", "entitlements"})),
-    ("x402_discovery", "an x402 discovery document", frozenset({"x402Version", "resources", "accepts",
-                                                                 "ownershipProofs", "items", "instructions"})),
-    ("api_catalog", "an RFC 9727 API catalog (a linkset)", frozenset({"linkset"})),
-    ("ai_catalog", "an AI catalog", frozenset({"specVersion", "entries", "host"})),
     ("openapi", "an OpenAPI document", frozenset({"openapi", "swagger", "paths", "info", "components", "servers"})),
 )
-OWN_FORMATS = ("agent_app", "anchor", "findagent", "adapp", *DISCOVERY_FORMATS)
+
+
+def _own(name: str) -> tuple[str, str, frozenset[str]]:
+    spec = formats.spec(name)
+    return name, spec.title, spec.keys or frozenset(formats.get(name).TOP_LEVEL)
+
+
+# The formats ``validate`` reads as a lone JSON document (a manifest, or a discovery document).
+OWN_FORMATS = (*(n for n in formats.JSON_FORMATS if n != "inferred"), *DISCOVERY_FORMATS)
+# (format, in words, keys that mark it); agentdex's own formats first (they win a tie).
+LOOKALIKES: tuple[tuple[str, str, frozenset[str]], ...] = (
+    *map(_own, (n for n in formats.REGISTRY if n in OWN_FORMATS)), *FOREIGN)
 MARKERS = {"agent_app": "agent_app key", "anchor": "anchor key", "findagent": "name with system_prompt or tools"}
 NAMED_AS = {"agent-app.json": "agent_app", "anchor.json": "anchor", "findagent.json": "findagent"}
 
@@ -225,6 +220,5 @@ def diagnose(doc: dict, filename: str = "") -> str:
                      f"(decided by the keys {shown})")
     meant = named[1] if named else (closest[0] if closest and closest[0] in OWN_FORMATS else None)
     parts.append("to validate it as one of agentdex's formats anyway, force one with "
-                 + (f"--format {meant}" if meant else "--format agent_app (or anchor, findagent, adapp, "
-                    + ", ".join(DISCOVERY_FORMATS) + ")"))
+                 + (f"--format {meant}" if meant else f"--format {OWN_FORMATS[0]} (or {', '.join(OWN_FORMATS[1:])})"))
     return "; ".join(parts)

@@ -11,13 +11,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from jsonschema import Draft202012Validator
-from typer.testing import CliRunner
 
 from agentdex import formats
 from agentdex.formats import anchor
 from agentdex.formats.codes import CODES
-from agentdex.formats.schemas import load_schema
 from agentdex.validate import validate_path
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
@@ -522,44 +519,6 @@ def test_the_bitcoin_ledger_named_anchor_json_is_not_an_anchor_manifest(shared):
     errors = {(f.path, f.code) for f in result.findings if f.severity == "error"}
     assert errors == {("anchor", "required"), ("publisher", "required"), ("tools", "required"), ("updated", "required")}
     assert {f.path for f in result.findings if f.code == "unknown_key"} == set(doc)
-
-
-# -- the JSON Schema ---------------------------------------------------------------------------
-SCHEMA_REJECTS = ["version-unsupported", "version-number", "version-missing", "top-level-missing",
-                  "publisher-missing-name-url", "publisher-bad-values", "tools-not-array", "tool-id-forms",
-                  "tool-kind", "tool-name-description", "tool-hosted-without-endpoint", "tool-mcp-transport",
-                  "tool-auth", "tool-packages", "tool-variants", "tool-payments", "tool-payments-missing-fields",
-                  "tool-booleans", "tool-schemas", "tool-links", "tool-deprecations", "verify-bad",
-                  "updated-not-a-date", "updated-impossible-date"]
-
-
-def validator() -> Draft202012Validator:
-    schema = load_schema("anchor")
-    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
-
-
-def test_schema_is_a_valid_draft_2020_12_schema():
-    schema = load_schema("anchor")
-    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-    Draft202012Validator.check_schema(schema)
-
-
-@pytest.mark.parametrize("path", examples(VALID_DIR), ids=lambda p: p.stem)
-def test_schema_accepts_valid_examples(path):
-    assert list(validator().iter_errors(json.loads(path.read_bytes()))) == []
-
-
-@pytest.mark.parametrize("name", SCHEMA_REJECTS)
-def test_schema_rejects_invalid_examples(name):
-    assert not validator().is_valid(json.loads((INVALID_DIR / f"{name}.json").read_bytes()))
-
-
-def test_schema_command_prints_the_schema():
-    from agentdex.cli import app
-
-    result = CliRunner().invoke(app, ["schema", "anchor"])
-    assert result.exit_code == 0
-    assert json.loads(result.output) == load_schema("anchor")
 
 
 def test_validate_command_reads_a_well_known_folder(tmp_path):

@@ -32,6 +32,9 @@ def test_every_registered_format_has_the_full_shape():
         assert spec.folder_files or spec.discovery, f"{name} declares no folder file for validate"
         assert all(path.startswith("/.well-known/") for path in spec.paths)
         assert not spec.also_at or spec.well_known, "further paths without a first one"
+        assert spec.title, f"{name} has no title for messages"
+        if spec.detect_rank is not None:  # validate reads it alone: it must be told apart
+            assert spec.discovery and spec.keys and module.looks_like({}) is False
         for file in spec.origin_files:
             assert isinstance(file, OriginFile) and file.path.startswith("/") and file.max_bytes > 0
         if spec.origin_files:
@@ -74,8 +77,10 @@ def test_validate_reads_a_folder_by_the_registry(tmp_path):
 def test_cli_help_and_errors_name_the_registered_formats(tmp_path):
     runner = CliRunner()
     help_text = " ".join(runner.invoke(app, ["validate", "--help"]).output.split())
-    assert "auto, agent_app, anchor, findagent, adapp, inferred, server_json, a2a_card, server_card, " \
-           "api_catalog, x402_discovery or ai_catalog." in help_text
+    # In registry order: the manifests, then the discovery documents validate reads alone.
+    readable = (*formats.FORMAT_NAMES, *formats.VALIDATE_DISCOVERY)
+    assert f"auto, {formats.choices(readable)}." in help_text
+    assert {"agent_app", "server_json", "a2a_card", "ai_catalog"} <= set(readable)
     (tmp_path / "m.json").write_text(json.dumps({"agent_app": "1"}))
     result = runner.invoke(app, ["validate", str(tmp_path / "m.json"), "--format", "nope"])
     assert result.exit_code == 2 and "agent_app, anchor, findagent, adapp, inferred" in result.output

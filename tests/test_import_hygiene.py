@@ -38,9 +38,11 @@ IMPORT_NAMES = {"pyyaml": "yaml", "dnspython": "dns", "sqlite-utils": "sqlite_ut
 IMPORTED_BY_DEPENDENCIES = {"sniffio"}
 
 
-def declared_distributions() -> set[str]:
-    """The normalised names (PEP 503) of the distributions pyproject.toml depends on."""
-    declared = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["dependencies"]
+def declared_distributions(extra: str | None = None) -> set[str]:
+    """The normalised names (PEP 503) of the distributions pyproject.toml depends on (with
+    ``extra``: those that extra adds)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    declared = project["optional-dependencies"][extra] if extra else project["dependencies"]
     return {_normalise(re.split(r"[<>=!~ ;\[]", d, maxsplit=1)[0]) for d in declared}
 
 
@@ -48,11 +50,14 @@ def _normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def imported_top_level_modules(package: Path) -> set[str]:
+def imported_top_level_modules(package: Path, *, skip: Path | None = None) -> set[str]:
     """Every top-level module name ``package``'s source imports, at any depth (imports
-    inside functions and ``try`` blocks included), relative imports left out."""
+    inside functions and ``try`` blocks included), relative imports and the files below
+    ``skip`` left out."""
     names = set()
     for path in package.rglob("*.py"):
+        if skip is not None and path.is_relative_to(skip):
+            continue
         for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
             if isinstance(node, ast.Import):
                 names.update(alias.name.split(".")[0] for alias in node.names)
@@ -61,21 +66,50 @@ def imported_top_level_modules(package: Path) -> set[str]:
     return names
 
 
-def test_every_package_agentdex_imports_is_declared():
-    # A package that arrives only as another one's dependency goes the day that one drops it
-    # (or is uninstalled): agentdex then fails at import time on a user's machine.
-    third_party = sorted(name for name in imported_top_level_modules(ROOT / "agentdex")
-                         if name not in sys.stdlib_module_names and name != "agentdex")
+SAMPLEWEB = ROOT / "agentdex" / "sampleweb"
+
+
+def _distributions(modules: set[str]) -> set[str]:
+    """The installed distributions providing the third-party ``modules`` (every one must be installed)."""
+    third_party = sorted(name for name in modules if name not in sys.stdlib_module_names and name != "agentdex")
     providers = importlib.metadata.packages_distributions()
     unknown = [name for name in third_party if name not in providers]
     assert unknown == [], f"imported by agentdex/ but not installed at all: {unknown}"
-    missing = sorted({_normalise(dist) for name in third_party for dist in providers[name]} - declared_distributions())
-    assert missing == [], f"imported by agentdex/ but not declared in pyproject.toml: {missing}"
-    assert {"httpx", "h11", "httpcore", "anyio"} <= {_normalise(d) for n in third_party for d in providers[n]}
+    return {_normalise(dist) for name in third_party for dist in providers[name]}
+
+
+def test_every_package_agentdex_imports_is_declared():
+    # A package that arrives only as another one's dependency goes the day that one drops it
+    # (or is uninstalled): agentdex then fails at import time on a user's machine.
+    library = _distributions(imported_top_level_modules(ROOT / "agentdex", skip=SAMPLEWEB))
+    missing = sorted(library - declared_distributions())
+    assert missing == [], f"imported by agentdex/ but not declared in pyproject.toml's dependencies: {missing}"
+    assert {"httpx", "h11", "httpcore", "anyio"} <= library
+
+
+def test_the_sample_web_imports_only_what_the_demo_extra_adds():
+    # agentdex/sampleweb (the demo and sampleweb commands) may use the demo extra too; nothing
+    # else may, or a base install would fail at import time.
+    sampleweb = _distributions(imported_top_level_modules(SAMPLEWEB))
+    missing = sorted(sampleweb - declared_distributions() - declared_distributions("demo"))
+    assert missing == [], f"imported by agentdex/sampleweb but declared neither as a dependency nor in demo: {missing}"
+    library = _distributions(imported_top_level_modules(ROOT / "agentdex", skip=SAMPLEWEB))
+    assert declared_distributions("demo") <= sampleweb - library, "the demo extra holds a package the library imports"
+    assert "agentdex[demo]" in tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"][
+        "optional-dependencies"]["test"], "the test extra must install the demo extra (the suite runs the sample web)"
+
+
+def test_the_sample_webs_refusal_names_every_module_of_the_demo_extra():
+    from agentdex.sampleweb import EXTRA_MODULES
+
+    modules = {name for name in imported_top_level_modules(SAMPLEWEB) if name not in sys.stdlib_module_names}
+    providers = importlib.metadata.packages_distributions()
+    demo = declared_distributions("demo")
+    assert set(EXTRA_MODULES) == {m for m in modules if {_normalise(d) for d in providers.get(m, ())} & demo}
 
 
 def test_every_declared_dependency_is_imported_by_agentdex():
-    names = declared_distributions() - IMPORTED_BY_DEPENDENCIES
+    names = (declared_distributions() | declared_distributions("demo")) - IMPORTED_BY_DEPENDENCIES
     source = "\n".join(p.read_text("utf-8") for p in (ROOT / "agentdex").rglob("*.py"))
     unused = sorted(n for n in names if not re.search(
         rf"^\s*(import|from) {re.escape(IMPORT_NAMES.get(n, n))}\b", source, re.M))

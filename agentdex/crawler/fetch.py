@@ -85,7 +85,7 @@ from agentdex.crawler.netpolicy import GuardedBackend, Resolver, build_ssl_conte
 from agentdex.crawler.pools import HostPools, TransportFactory, guarded_transport, release
 from agentdex.crawler.robots import PRODUCT_TOKEN, ROBOTS_MAX_BYTES, RobotsCache, product_token, robots_exempt
 from agentdex.errors import FetchError
-from agentdex.headers import retry_after_seconds
+from agentdex.headers import SAFE_METHODS, retry_after_seconds
 from agentdex.models import FetchRecord
 
 USER_AGENT = f"{PRODUCT_TOKEN}/{__version__} (+https://github.com/agentdex/agentdex)"
@@ -579,7 +579,7 @@ def retry_delay(response: httpx.Response, attempt: int, method: str = "GET") -> 
     progress); a Retry-After above 3 s means "not now": no retry.
     Only GET and HEAD are retried on an answer (a POST may have been acted on).
     """
-    if response.status_code not in TRANSIENT_STATUSES or method not in ("GET", "HEAD"):
+    if response.status_code not in TRANSIENT_STATUSES or method not in SAFE_METHODS:
         return None
     header = response.headers.get("retry-after")
     if header is None:

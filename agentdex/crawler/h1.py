@@ -40,6 +40,8 @@ import h11
 import httpcore
 import httpx
 
+from agentdex.headers import SAFE_METHODS
+
 KEEPALIVE_EXPIRY = 5.0
 READ_SIZE = 64 * 1024
 # The largest answer head read (status line and headers): httpcore's own limit; h11's
@@ -101,7 +103,7 @@ class HostTransport(httpx.AsyncBaseTransport):
             try:
                 return connection, await _exchange(connection, head, request.content, timeouts)
             except _UNANSWERED:
-                if connection.heard or request.method not in ("GET", "HEAD"):
+                if connection.heard or request.method not in SAFE_METHODS:
                     raise
         connection = await self._connect(request.url, timeouts.get("connect"))
         return connection, await _exchange(connection, head, request.content, timeouts)

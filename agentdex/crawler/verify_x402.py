@@ -28,6 +28,7 @@ from agentdex.crawler.origins import origin_url
 from agentdex.formats import x402_discovery
 from agentdex.formats._discovery import normalise_url
 from agentdex.formats.x402_offers import differences
+from agentdex.headers import SAFE_METHODS
 from agentdex.models import Check, FetchRecord, Listing, OriginCrawl
 
 NAME = "x402.live_price"
@@ -37,7 +38,6 @@ MAX_BYTES = 64 * 1024
 # An unpaid request to an x402 route is refused before it runs; to a route that is free after
 # all it would run, so agentdex sends only the safe methods (RFC 9110 9.2.1): a POST, common
 # as x402 routes are, may create or send something, and is named, not asked.
-METHODS = ("GET", "HEAD")
 _TEMPLATE = re.compile(r"\{[^}]*\}|/:[A-Za-z_]")
 _METHOD = re.compile(r"[A-Z]{1,16}")
 _BLOCKED = {"blocked_address", "robots", "invalid_url", "scheme", "cross_origin"}
@@ -82,7 +82,7 @@ def _not_asked(method: str, url: str, home: str, mcp: set[str]) -> str | None:
         return "a route template, not one URL"
     if normalise_url(url) in mcp:
         return "an MCP resource charges per tool call, which agentdex never makes"
-    if method not in METHODS:
+    if method not in SAFE_METHODS:
         return f"agentdex never sends {method}" if _METHOD.fullmatch(method) else "not an HTTP method"
     return None
 

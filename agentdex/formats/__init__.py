@@ -19,7 +19,11 @@ by its priority; one with ``origin_files`` is built from those files only when a
 publishes no manifest, and its module also provides ``infer(files, origin=, base_url=)``.
 A format with ``discovery=True`` (A2A cards, MCP server cards, server.json, API catalogs,
 x402 and AI-catalog documents) is fetched at its paths after the manifests and stored,
-validated and cross-checked like them, but never chosen as an origin's primary format.
+validated and cross-checked like them, but never chosen as an origin's primary format;
+with a ``detect_rank`` (and its ``title``, telling ``keys`` and ``$schema`` marks) ``agentdex
+validate`` reads it alone too: ``--format`` offers it and ``auto`` detects it. The prose that
+lists formats (Datasette's column descriptions, the CLI's help) is generated from here:
+``python scripts/gen_formats_doc.py`` and ``python scripts/gen_cli_doc.py``.
 """
 
 from __future__ import annotations
@@ -54,6 +58,9 @@ REGISTRY: dict[str, FormatSpec] = {name: m.SPEC for name, m in _MODULES.items()}
 # documents read beside them (never primary).
 FORMAT_NAMES = tuple(name for name, s in REGISTRY.items() if not s.discovery)
 DISCOVERY_NAMES = tuple(name for name, s in REGISTRY.items() if s.discovery)
+# The discovery documents ``agentdex validate`` reads on their own (a registry API answer is
+# only ever fetched by a crawl).
+VALIDATE_DISCOVERY = tuple(name for name in DISCOVERY_NAMES if REGISTRY[name].detect_rank is not None)
 JSON_FORMATS = tuple(name for name in FORMAT_NAMES if REGISTRY[name].json)
 # {format: path} of the manifests every crawl looks for first.
 MANIFEST_PATHS = {name: REGISTRY[name].well_known for name in FORMAT_NAMES if REGISTRY[name].well_known}
@@ -103,7 +110,6 @@ def parse_json(data: bytes, fmt: str = "auto", *, origin: str | None = None) -> 
         return ParseResult("unknown", None, findings)
     name = detect(doc)
     if name is None:
-        msg = ("not a manifest agentdex knows: expected an agent_app, anchor, format "
-               "(adapp/v1) or FindAgent (name + system_prompt/tools) document")
+        msg = f"not a manifest agentdex knows: it is in none of {choices(tuple(spec(n).title for n in JSON_FORMATS))}"
         return ParseResult("unknown", None, [Finding("error", "", "unknown_format", msg)], doc)
     return get(name).parse(data, origin=origin)

@@ -40,6 +40,13 @@ class FormatSpec:
     - ``discovery``: a discovery document (an A2A card, an MCP server card, an API catalog
       ...): fetched at every origin, stored as a snapshot and a document, validated and
       cross-checked, but never an origin's primary listing format.
+    - ``title``: the format in words, for messages (``"an AI catalog"``).
+    - ``keys``: top-level keys only this kind of document uses; ``validate`` names the format
+      whose keys an unknown document shares most (a manifest's are its ``TOP_LEVEL``).
+    - ``schema_marks``: substrings of a ``$schema`` URL that name this format outright.
+    - ``detect_rank``: a discovery document's place in ``validate --format auto``'s tries
+      (lower first, so a looser ``looks_like`` goes later); ``None``: ``validate`` does not
+      read it (it is only ever fetched by a crawl).
     """
 
     name: str
@@ -51,6 +58,10 @@ class FormatSpec:
     json: bool = True
     also_at: tuple[str, ...] = ()
     discovery: bool = False
+    title: str = ""
+    keys: frozenset[str] = frozenset()
+    schema_marks: tuple[str, ...] = ()
+    detect_rank: int | None = None
 
     @property
     def paths(self) -> tuple[str, ...]:

@@ -39,7 +39,12 @@ NAME = "a2a_card"
 WELL_KNOWN_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 MAX_BYTES = 256 * 1024  # A2A names no limit; a card with a hundred skills is ~60 KB
 SPEC = FormatSpec(NAME, priority=110, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATHS[0],
-                  also_at=WELL_KNOWN_PATHS[1:], discovery=True)
+                  also_at=WELL_KNOWN_PATHS[1:], discovery=True, title="an A2A Agent Card",
+                  keys=frozenset({"protocolVersion", "url", "skills", "capabilities", "defaultInputModes",
+                                  "defaultOutputModes", "supportedInterfaces", "preferredTransport",
+                                  "securitySchemes", "security", "provider", "documentationUrl",
+                                  "supportsExtendedAgentCard", "authentication"}),
+                  schema_marks=("/a2a",), detect_rank=90)  # any url or skills key passes: tried last
 CARD_KEYS = ("skills", "url", "supportedInterfaces", "protocolVersion", "preferredTransport")
 TOP_LEVEL = ("protocolVersion", "name", "description", "url", "preferredTransport", "additionalInterfaces",
              "supportedInterfaces", "iconUrl", "provider", "version", "documentationUrl", "capabilities",

@@ -46,7 +46,8 @@ FORMAT = "adapp/v1"
 REDACTED = "[redacted]"
 
 # An adapp source tree is a folder whose manifest.json declares "format": "adapp/v1".
-SPEC = FormatSpec(NAME, priority=40, max_bytes=MAX_PACKAGE_BYTES, folder_files=(MANIFEST,))
+SPEC = FormatSpec(NAME, priority=40, max_bytes=MAX_PACKAGE_BYTES, folder_files=(MANIFEST,),
+                  title="the adapp package manifest")
 
 CHECKSUM_RE = re.compile(r"^sha256:[a-f0-9]{64}$")
 SLUG_RE = re.compile(r"^[a-z0-9_-]{1,100}$")

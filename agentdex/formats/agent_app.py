@@ -28,7 +28,8 @@ NAME = "agent_app"
 MAX_BYTES = 32 * 1024
 WELL_KNOWN_PATH = "/.well-known/agent-app.json"
 SPEC = FormatSpec(NAME, priority=10, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATH,
-                  folder_files=(WELL_KNOWN_PATH.lstrip("/"), "agent-app.json"))
+                  folder_files=(WELL_KNOWN_PATH.lstrip("/"), "agent-app.json"),
+                  title="the agent-app v1 format")
 
 AUTH_METHODS = ("email_code", "magic_link", "oauth_provider", "mcp_oauth", "api_key", "none")
 EVENTS = ("mcp_events", "webhook", "slack", "discord", "email", "poll", "none")

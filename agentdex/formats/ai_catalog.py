@@ -36,7 +36,9 @@ NAME = "ai_catalog"
 WELL_KNOWN_PATHS = ("/.well-known/ai-catalog.json",)
 MAX_BYTES = 512 * 1024
 SPEC = FormatSpec(NAME, priority=160, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATHS[0],
-                  also_at=WELL_KNOWN_PATHS[1:], discovery=True)
+                  also_at=WELL_KNOWN_PATHS[1:], discovery=True,
+                  title="an AI catalog", keys=frozenset({"specVersion", "entries", "host"}),
+                  schema_marks=("ai-catalog",), detect_rank=20)
 SPEC_VERSIONS = ("1.0",)
 MCP_TYPES = ("application/mcp-server-card+json", "application/mcp-server+json")
 TOP_LEVEL = ("specVersion", "host", "entries")

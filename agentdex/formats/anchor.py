@@ -45,7 +45,8 @@ NAME = "anchor"
 MAX_BYTES = 256 * 1024
 WELL_KNOWN_PATH = "/.well-known/anchor.json"
 SPEC = FormatSpec(NAME, priority=20, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATH,
-                  folder_files=(WELL_KNOWN_PATH.lstrip("/"), "anchor.json"))
+                  folder_files=(WELL_KNOWN_PATH.lstrip("/"), "anchor.json"),
+                  title="the Anchor format")
 VERSION = "0.1"
 
 KINDS = ("mcp", "http", "openapi", "a2a", "sdk")

@@ -30,7 +30,8 @@ NAME = "api_catalog"
 WELL_KNOWN_PATHS = ("/.well-known/api-catalog",)
 MAX_BYTES = 512 * 1024
 SPEC = FormatSpec(NAME, priority=140, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATHS[0],
-                  also_at=WELL_KNOWN_PATHS[1:], discovery=True)
+                  also_at=WELL_KNOWN_PATHS[1:], discovery=True,
+                  title="an RFC 9727 API catalog (a linkset)", keys=frozenset({"linkset"}), detect_rank=30)
 API_RELATIONS = ("service-desc", "service-doc", "service-meta", "status")
 
 

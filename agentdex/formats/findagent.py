@@ -29,7 +29,8 @@ MAX_LISTED_TAGS = 100  # a listing keeps this many tags (the spec sets no limit)
 ROOT_FILE = "findagent.json"
 REPO_FILES = (ROOT_FILE, ".findagent/findagent.json")
 MANIFEST_JSON = "manifest.json"
-SPEC = FormatSpec(NAME, priority=30, max_bytes=MAX_BYTES, folder_files=(*REPO_FILES, MANIFEST_JSON))
+SPEC = FormatSpec(NAME, priority=30, max_bytes=MAX_BYTES, folder_files=(*REPO_FILES, MANIFEST_JSON),
+                  title="the FindAgent format")
 MANIFEST_JSON_VERSION = "1.1"  # the only version that makes a manifest.json a FindAgent manifest
 KNOWN_VERSIONS = ("1.0", "1.1", "1.2")
 

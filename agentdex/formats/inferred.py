@@ -69,7 +69,8 @@ ORIGIN_FILES = (OriginFile("agent_md", AGENT_MD, "/agent.md", 512 * 1024),
                 OriginFile("skill", SKILL, "/SKILL.md", 256 * 1024),
                 OriginFile("mcp_json", MCP_JSON, "/mcp.json", 64 * 1024))
 SPEC = FormatSpec(NAME, priority=90, max_bytes=MAX_TEXT_BYTES, origin_files=ORIGIN_FILES,
-                  folder_files=FILES, json=False)
+                  folder_files=FILES, json=False,
+                  title="a listing inferred from bootstrap files (SKILL.md, agent.md, llms.txt)")
 # The document kinds the crawler stores bootstrap files under, and the file each one is.
 BOOTSTRAP_NAMES = {f.kind: f.name for f in ORIGIN_FILES}
 FRONTMATTER_LIMITS = YamlLimits(chars=MAX_FRONTMATTER_CHARS, nodes=10_000, depth=64)

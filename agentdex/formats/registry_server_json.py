@@ -48,7 +48,8 @@ from agentdex.models import Finding, Listing, ParseResult
 NAME = "registry_server_json"
 MAX_BYTES = 512 * 1024  # one page of the registry's answer (at most 100 servers)
 # Never at a path of the origin: asked of the registry given to ``crawl --registry-lookup``.
-SPEC = FormatSpec(NAME, priority=135, max_bytes=MAX_BYTES, discovery=True)
+SPEC = FormatSpec(NAME, priority=135, max_bytes=MAX_BYTES, discovery=True,
+                  title="an MCP registry API answer")
 OFFICIAL = "io.modelcontextprotocol.registry/official"
 # One stored document a page of the answer: page 1 of kind NAME, the next ones NAME + "_page2"
 # …, at most PAGES pages (a namespace of more than a few pages of servers is no one origin's).

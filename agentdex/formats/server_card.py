@@ -42,7 +42,10 @@ WELL_KNOWN_PATHS = ("/.well-known/mcp/server-card.json", "/.well-known/mcp/serve
                     "/.well-known/mcp/server-cards.json")
 MAX_BYTES = 512 * 1024  # a card may carry every tool's input schema
 SPEC = FormatSpec(NAME, priority=120, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATHS[0],
-                  also_at=WELL_KNOWN_PATHS[1:], discovery=True)
+                  also_at=WELL_KNOWN_PATHS[1:], discovery=True, title="an MCP server card",
+                  keys=frozenset({"serverInfo", "transport", "transports", "endpoint", "discovery",
+                                  "authentication", "capabilities"}),
+                  schema_marks=("server-card",), detect_rank=50)
 REVERSE_DNS_RE = re.compile(r"[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+")
 DRAFT_KEYS = ("serverInfo", "transport", "transports", "endpoint", "url")
 REMOTE_TYPES = ("streamable-http", "sse")

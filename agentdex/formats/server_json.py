@@ -38,7 +38,10 @@ NAME = "server_json"
 FILE_NAMES = ("server.json",)
 MAX_BYTES = 256 * 1024
 # Never at a path of its own: read where an Anchor manifest links it (schemas.mcpServerJson).
-SPEC = FormatSpec(NAME, priority=130, max_bytes=MAX_BYTES, discovery=True)
+SPEC = FormatSpec(NAME, priority=130, max_bytes=MAX_BYTES, discovery=True, title="an MCP registry server.json",
+                  keys=frozenset({"packages", "remotes", "repository", "websiteUrl", "version_detail", "icons",
+                                  "status"}),
+                  schema_marks=("server.schema.json",), detect_rank=10)
 LEGACY_KEYS = ("registry_name", "version_detail")
 _CODES = {"required": "required", "type": "type", "maxLength": "max_length", "minLength": "min_length",
           "pattern": "pattern", "enum": "enum", "const": "const", "not": "not_allowed", "format": "url",

@@ -44,7 +44,11 @@ NAME = "x402_discovery"
 WELL_KNOWN_PATHS = ("/.well-known/x402", "/.well-known/x402.json")
 MAX_BYTES = 256 * 1024
 SPEC = FormatSpec(NAME, priority=150, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATHS[0],
-                  also_at=WELL_KNOWN_PATHS[1:], discovery=True)
+                  also_at=WELL_KNOWN_PATHS[1:], discovery=True,
+                  title="an x402 discovery document",
+                  keys=frozenset({"x402Version", "resources", "accepts", "ownershipProofs", "items",
+                                  "instructions"}),
+                  detect_rank=40)
 VERSIONS = {"version": 1, "x402Version": 2}
 _METHOD_RE = re.compile(r"(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(\S+)", re.I)
 
