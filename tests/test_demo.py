@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -37,21 +38,39 @@ def _ports(output: str) -> tuple[int, int]:
     return int(https.group(1)), int(dns.group(1))
 
 
-def _tcp_closed(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-    except OSError:
-        return True
+def _sockets_of(pid: int | str) -> set[str]:
+    """The inodes of the sockets process ``pid`` holds open."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue  # closed while we looked
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    return inodes
+
+
+def _holds_port(port: int, protocols: tuple[str, ...], pid: int | str = "self") -> bool:
+    """Whether process ``pid`` (this one by default) still holds a socket bound to ``port`` on loopback. Asked of the
+    process, not of the port: with two test workers, another test's server may bind the same
+    port once the demo has let it go (connecting to it would then find that server)."""
+    ours = _sockets_of(pid)
+    for protocol in protocols:
+        for table in (f"/proc/net/{protocol}", f"/proc/net/{protocol}6"):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[9] in ours:
+                    return True
     return False
 
 
+def _tcp_closed(port: int) -> bool:
+    return not _holds_port(port, ("tcp",))
+
+
 def _udp_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
+    return not _holds_port(port, ("udp",))
 
 
 @pytest.fixture(scope="module")
@@ -224,7 +243,7 @@ def test_mcp_tools_come_with_their_annotations(catalogue):
 def test_the_subprocess_demo_stopped_its_servers(sub_run):
     https, dns = _ports(sub_run[0].stdout)
     assert f"Stopped the sample web (127.0.0.1:{https}) and its DNS server (127.0.0.1:{dns})." in sub_run[0].stdout
-    assert _tcp_closed(https) and _tcp_closed(dns) and _udp_free(dns)
+    # The child has exited, so the kernel closed its sockets: the line above is the news.
 
 
 def test_the_cli_runner_demo_prints_the_same_and_leaves_no_server_behind(cli_run):
@@ -322,7 +341,7 @@ def test_datasette_publishes_the_demo_catalogue_and_stops_with_the_demo(sub_run)
     with serve.in_child(sub_run[1], port) as server:
         page = httpx.get(f"http://127.0.0.1:{port}/", timeout=10)
         assert page.status_code == 200 and server.poll() is None
-    assert server.poll() is not None and _tcp_closed(port)
+    assert server.poll() is not None  # the child exited: the kernel closed its port
 
 
 def test_a_datasette_that_cannot_start_is_a_message(tmp_path):
