@@ -120,12 +120,18 @@ def _was_listed(state: dict | None) -> bool:
 def _listed_changes(old: dict, new: dict) -> list[Event]:
     before = old.get("listing") or {}
     after = new.get("listing") or {}
-    events = [Event(kind, before.get(key), after.get(key))
-              for key, kind in FIELD_EVENTS[:2] if before.get(key) != after.get(key)]
+    events = [
+        Event(kind, before.get(key), after.get(key))
+        for key, kind in FIELD_EVENTS[:2]
+        if before.get(key) != after.get(key)
+    ]
     if old.get("guide_sha256") != new.get("guide_sha256"):
         events.append(Event("guide_changed", old.get("guide_sha256"), new.get("guide_sha256")))
-    events += [Event(kind, before.get(key), after.get(key))
-               for key, kind in FIELD_EVENTS[2:] if before.get(key) != after.get(key)]
+    events += [
+        Event(kind, before.get(key), after.get(key))
+        for key, kind in FIELD_EVENTS[2:]
+        if before.get(key) != after.get(key)
+    ]
     events += tool_changes(old.get("tools"), new.get("tools"))
     events += anchor_changes(_anchor_tools(before), _anchor_tools(after))
     events += proofs_lost(old.get("checks") or {}, new.get("checks") or {})
@@ -140,8 +146,14 @@ def registry_changes(old: dict | None, new: dict | None) -> list[Event]:
     if old is None or new is None or old == new:
         return []
     names = sorted(n for n in set(old) | set(new) if old.get(n) != new.get(n))
-    return [Event("registry_changed", {n: old[n] for n in names if n in old}, {n: new[n] for n in names if n in new},
-                  ", ".join(names))]
+    return [
+        Event(
+            "registry_changed",
+            {n: old[n] for n in names if n in old},
+            {n: new[n] for n in names if n in new},
+            ", ".join(names),
+        )
+    ]
 
 
 def tool_changes(old: dict | None, new: dict | None) -> list[Event]:
@@ -202,8 +214,14 @@ def _deprecations(tool_id: str, before: list, after: list) -> list[Event]:
     for entry in after:
         if entry in before:
             continue
-        earlier = next((b for b in before if isinstance(b, dict) and isinstance(entry, dict)
-                        and b.get("what") == entry.get("what")), None)
+        earlier = next(
+            (
+                b
+                for b in before
+                if isinstance(b, dict) and isinstance(entry, dict) and b.get("what") == entry.get("what")
+            ),
+            None,
+        )
         events.append(Event("deprecation_declared", earlier, entry, tool_id))
     return events
 
@@ -215,12 +233,17 @@ def _variants(entry: dict) -> dict:
 def live_price_changes(old: dict[str, float], new: dict[str, float]) -> list[Event]:
     """``live_price_changed`` for every resource whose live 402 asked another price than the
     last time it was asked (one that stops answering a price is the check's, not a change)."""
-    return [Event("live_price_changed", old[url], new[url], url)
-            for url in sorted(old.keys() & new.keys()) if abs(old[url] - new[url]) > 1e-9]
+    return [
+        Event("live_price_changed", old[url], new[url], url)
+        for url in sorted(old.keys() & new.keys())
+        if abs(old[url] - new[url]) > 1e-9
+    ]
 
 
 def proofs_lost(old: dict[str, str], new: dict[str, str]) -> list[Event]:
     """``proof_lost`` for every ``anchor.verify.*`` check that passed and now fails."""
-    return [Event("proof_lost", "pass", new[name], name)
-            for name in sorted(new)
-            if name.startswith(PROOF_PREFIX) and old.get(name) == "pass" and new[name] == "fail"]
+    return [
+        Event("proof_lost", "pass", new[name], name)
+        for name in sorted(new)
+        if name.startswith(PROOF_PREFIX) and old.get(name) == "pass" and new[name] == "fail"
+    ]

@@ -34,7 +34,7 @@ GROUPS: dict[str, str] = {
     "feedback": "The feedback route (read with a safe GET; nothing is ever submitted).",
     "anchor": "Anchor ownership proofs, read-only variants and live x402 prices (Anchor listings only).",
     "x402": "The paid resources an origin's /.well-known/x402 document declares on its own origin, each asked "
-            "once without paying (at most 5 an origin).",
+    "once without paying (at most 5 an origin).",
 }
 
 
@@ -52,33 +52,48 @@ class CheckInfo:
         return self.name.replace(".", "_")
 
 
-CHECKS: dict[str, CheckInfo] = {c.name: c for c in (
-    CheckInfo("manifest.location", "manifest", "The manifest is served at its well-known location, without redirects."),
-    CheckInfo("manifest.content_type", "manifest", "The manifest is served as application/json."),
-    CheckInfo("manifest.cors", "manifest", "The manifest carries Access-Control-Allow-Origin: *."),
-    CheckInfo("manifest.size", "manifest", "The manifest is within its size limit (32 KB for agent-app)."),
-    CheckInfo("guide.reachable", "documents", "The agent guide answers, as text."),
-    CheckInfo("llms_txt.reachable", "documents", "llms.txt answers, as text."),
-    CheckInfo("skill.reachable", "documents", "SKILL.md answers with its frontmatter."),
-    CheckInfo("homepage.reachable", "links", "The homepage answers."),
-    CheckInfo("policies.privacy", "links", "The privacy policy answers."),
-    CheckInfo("policies.terms", "links", "The terms answer."),
-    CheckInfo("mcp.initialize", "mcp", "The MCP endpoint answers initialize (or asks for the auth it declares)."),
-    CheckInfo("mcp.tools", "mcp", "The MCP server lists its tools."),
-    CheckInfo("http.base", "http", "The HTTP API base answers."),
-    CheckInfo("http.openapi", "http", "The OpenAPI document is OpenAPI 3.x."),
-    CheckInfo("http.capabilities", "http", "The capabilities document is JSON."),
-    CheckInfo("feedback.descriptor", "feedback", "The feedback descriptor is consistent and its endpoint exists."),
-    CheckInfo("anchor.verify.dns", "anchor", "Anchor ownership proof: the DNS TXT record carries anchor-verify."),
-    CheckInfo("anchor.verify.http", "anchor",
-              "Anchor ownership proof: endpoints share the origin's registrable domain and respond."),
-    CheckInfo("anchor.verify.registry", "anchor", "Anchor ownership proof: the MCP registry lists the same endpoint."),
-    CheckInfo("anchor.read_only_variant", "anchor", "Every declared read-only variant exposes only read-only tools."),
-    CheckInfo("anchor.payments", "anchor", "The live x402 price matches the declared one."),
-    CheckInfo("x402.live_price", "x402",
-              "Each paid resource of the x402 discovery document answers an unpaid request with 402, "
-              "offering the declared terms (network, asset, scheme, payee, price)."),
-)}
+CHECKS: dict[str, CheckInfo] = {
+    c.name: c
+    for c in (
+        CheckInfo(
+            "manifest.location", "manifest", "The manifest is served at its well-known location, without redirects."
+        ),
+        CheckInfo("manifest.content_type", "manifest", "The manifest is served as application/json."),
+        CheckInfo("manifest.cors", "manifest", "The manifest carries Access-Control-Allow-Origin: *."),
+        CheckInfo("manifest.size", "manifest", "The manifest is within its size limit (32 KB for agent-app)."),
+        CheckInfo("guide.reachable", "documents", "The agent guide answers, as text."),
+        CheckInfo("llms_txt.reachable", "documents", "llms.txt answers, as text."),
+        CheckInfo("skill.reachable", "documents", "SKILL.md answers with its frontmatter."),
+        CheckInfo("homepage.reachable", "links", "The homepage answers."),
+        CheckInfo("policies.privacy", "links", "The privacy policy answers."),
+        CheckInfo("policies.terms", "links", "The terms answer."),
+        CheckInfo("mcp.initialize", "mcp", "The MCP endpoint answers initialize (or asks for the auth it declares)."),
+        CheckInfo("mcp.tools", "mcp", "The MCP server lists its tools."),
+        CheckInfo("http.base", "http", "The HTTP API base answers."),
+        CheckInfo("http.openapi", "http", "The OpenAPI document is OpenAPI 3.x."),
+        CheckInfo("http.capabilities", "http", "The capabilities document is JSON."),
+        CheckInfo("feedback.descriptor", "feedback", "The feedback descriptor is consistent and its endpoint exists."),
+        CheckInfo("anchor.verify.dns", "anchor", "Anchor ownership proof: the DNS TXT record carries anchor-verify."),
+        CheckInfo(
+            "anchor.verify.http",
+            "anchor",
+            "Anchor ownership proof: endpoints share the origin's registrable domain and respond.",
+        ),
+        CheckInfo(
+            "anchor.verify.registry", "anchor", "Anchor ownership proof: the MCP registry lists the same endpoint."
+        ),
+        CheckInfo(
+            "anchor.read_only_variant", "anchor", "Every declared read-only variant exposes only read-only tools."
+        ),
+        CheckInfo("anchor.payments", "anchor", "The live x402 price matches the declared one."),
+        CheckInfo(
+            "x402.live_price",
+            "x402",
+            "Each paid resource of the x402 discovery document answers an unpaid request with 402, "
+            "offering the declared terms (network, asset, scheme, payee, price).",
+        ),
+    )
+}
 
 
 def in_group(group: str) -> tuple[str, ...]:

@@ -5,7 +5,7 @@ calls the library and hands the result to a reporter."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Literal
 
 import typer
 
@@ -31,20 +31,51 @@ SortChoice = Literal[tuple(SORTS)]  # type: ignore[valid-type]
 
 @commands.command("list")
 def list_cmd(
-    search: Annotated[Optional[str], typer.Option("--search", "-s", metavar="WORDS", help="Full-text search over names, one-liners, descriptions, tags.")] = None,
-    format: Annotated[Optional[FormatChoice], typer.Option("--format", help="Only listings of this manifest format.")] = None,
-    status: Annotated[Optional[StatusChoice], typer.Option("--status", help="Only listings with this status.")] = None,
-    category: Annotated[Optional[str], typer.Option("--category", metavar="NAME", help="Only listings in this category (e.g. productivity); one no listing names is refused.")] = None,
-    pricing: Annotated[Optional[PricingChoice], typer.Option("--pricing", help="Only listings with this pricing.")] = None,
-    has_mcp: Annotated[Optional[bool], typer.Option("--has-mcp/--no-mcp", help="Only listings with (or without) an MCP endpoint.")] = None,
+    search: Annotated[
+        str | None,
+        typer.Option(
+            "--search", "-s", metavar="WORDS", help="Full-text search over names, one-liners, descriptions, tags."
+        ),
+    ] = None,
+    format: Annotated[
+        FormatChoice | None, typer.Option("--format", help="Only listings of this manifest format.")
+    ] = None,
+    status: Annotated[StatusChoice | None, typer.Option("--status", help="Only listings with this status.")] = None,
+    category: Annotated[
+        str | None,
+        typer.Option(
+            "--category",
+            metavar="NAME",
+            help="Only listings in this category (e.g. productivity); one no listing names is refused.",
+        ),
+    ] = None,
+    pricing: Annotated[PricingChoice | None, typer.Option("--pricing", help="Only listings with this pricing.")] = None,
+    has_mcp: Annotated[
+        bool | None, typer.Option("--has-mcp/--no-mcp", help="Only listings with (or without) an MCP endpoint.")
+    ] = None,
     failing: Annotated[bool, typer.Option("--failing-checks", help="Only listings with a failing check.")] = False,
     sort: Annotated[SortChoice, typer.Option("--sort", help="The order (relevance needs --search).")] = "name",
-    limit: Annotated[int, typer.Option("--limit", min=1, max=100000, metavar="N", help="Print at most N listings.")] = 200,
-    fields: Annotated[Optional[str], typer.Option("--fields", metavar="F1,F2…", help=f"The columns to print, comma-separated, from: {', '.join(LIST_FIELDS)}.")] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", min=1, max=100000, metavar="N", help="Print at most N listings.")
+    ] = 200,
+    fields: Annotated[
+        str | None,
+        typer.Option(
+            "--fields", metavar="F1,F2…", help=f"The columns to print, comma-separated, from: {', '.join(LIST_FIELDS)}."
+        ),
+    ] = None,
     as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV with a header row.")] = False,
     as_nl: Annotated[bool, typer.Option("--nl", help="Print newline-delimited JSON, one listing a line.")] = False,
-    table: Annotated[bool, typer.Option("--table", help="Print a table with headers even on a pipe (the default on a terminal; a pipe gets tab-separated lines).")] = False,
-    db: DbOpt = None, as_json: JsonOpt = False,
+    table: Annotated[
+        bool,
+        typer.Option(
+            "--table",
+            help="Print a table with headers even on a pipe "
+            "(the default on a terminal; a pipe gets tab-separated lines).",
+        ),
+    ] = False,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """List the catalogue's listings, filtered and sorted."""
     from agentdex.db import count_listings, list_listings
@@ -53,8 +84,15 @@ def list_cmd(
     chosen = _fields(fields, BRIEF_FIELDS if output == "json" else TABLE_FIELDS)
     catalogue = open_catalogue(db, readonly=True)
     _known_category(catalogue, category)
-    filters = dict(search=search, format=format, status=status, category=category, pricing=pricing,
-                   has_mcp=has_mcp, failing_checks=failing or None)
+    filters = dict(
+        search=search,
+        format=format,
+        status=status,
+        category=category,
+        pricing=pricing,
+        has_mcp=has_mcp,
+        failing_checks=failing or None,
+    )
     try:
         rows = list_listings(catalogue, sort=sort, limit=limit, **filters)
         total = count_listings(catalogue, **filters)
@@ -125,8 +163,11 @@ def _print_table(records: list[dict], fields: tuple[str, ...]) -> None:
 
 
 @commands.command()
-def show(origin: Annotated[str, typer.Argument(metavar="ORIGIN", help="The origin (host or https URL).")], db: DbOpt = None,
-         as_json: JsonOpt = False) -> None:
+def show(
+    origin: Annotated[str, typer.Argument(metavar="ORIGIN", help="The origin (host or https URL).")],
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Everything the catalogue knows about one origin: manifest, findings, checks, plans,
     events, and for one that is not listed, the last fetch error."""
     data = load_show(db, origin_argument(origin))
@@ -140,10 +181,21 @@ def show(origin: Annotated[str, typer.Argument(metavar="ORIGIN", help="The origi
 
 @commands.command()
 def events(
-    origin: Annotated[Optional[str], typer.Option("--origin", metavar="ORIGIN", help="Only this origin's events (it must be in the catalogue).")] = None,
-    since: Annotated[Optional[str], typer.Option("--since", metavar="TIME", help="Only events at or after this ISO 8601 time (2026-12-01 or 2026-12-01T10:00:00Z; no zone: UTC).")] = None,
+    origin: Annotated[
+        str | None,
+        typer.Option("--origin", metavar="ORIGIN", help="Only this origin's events (it must be in the catalogue)."),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            metavar="TIME",
+            help="Only events at or after this ISO 8601 time (2026-12-01 or 2026-12-01T10:00:00Z; no zone: UTC).",
+        ),
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, metavar="N", help="Print at most N events.")] = 200,
-    db: DbOpt = None, as_json: JsonOpt = False,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Change events, newest first."""
     from agentdex.db import list_events, missing_origins
@@ -168,8 +220,14 @@ def events(
 @commands.command()
 def plan(
     origin: Annotated[str, typer.Argument(metavar="ORIGIN", help="The origin (host or https URL).")],
-    host: Annotated[Optional[str], typer.Option("--host", metavar="HOST", help="One host, by id or name (claude_code, \"Claude Code\", vs-code, …).")] = None,
-    db: DbOpt = None, as_json: JsonOpt = False,
+    host: Annotated[
+        str | None,
+        typer.Option(
+            "--host", metavar="HOST", help='One host, by id or name (claude_code, "Claude Code", vs-code, …).'
+        ),
+    ] = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Exact install steps for each AI host (or one with --host). Plans of an invalid
     manifest come with a warning; an origin with no usable manifest has none, and says why."""
@@ -178,14 +236,21 @@ def plan(
 
     if host is not None and (host := host_id(given := host)) is None:
         guess = similar_host(given)
-        fail(f"unknown host {plain(given, 60, single_line=True)!r}" + (f" (did you mean {guess}?)" if guess else "")
-             + f"; choose one of: {host_choices()}", 2)
+        fail(
+            f"unknown host {plain(given, 60, single_line=True)!r}"
+            + (f" (did you mean {guess}?)" if guess else "")
+            + f"; choose one of: {host_choices()}",
+            2,
+        )
     data = load_show(db, origin_argument(origin))
     if not data["plans"]:
         fail(_no_plan_reason(data), 1)
     warning = plan_warning(data)
-    plans = {h: {**p, "listing_status": data["status"], "warning": warning}
-             for h, p in data["plans"].items() if host in (None, h)}
+    plans = {
+        h: {**p, "listing_status": data["status"], "warning": warning}
+        for h, p in data["plans"].items()
+        if host in (None, h)
+    }
     if as_json:
         echo_json(plans if host is None else plans[host])
         return
@@ -194,8 +259,10 @@ def plan(
 
 def _no_plan_reason(data: dict) -> str:
     detail = data.get("status_detail") or (data.get("last_error") or {}).get("error")
-    return (f"no install plan for {data['origin']}: its status is {data['status']}, so there is no manifest to "
-            f"plan from" + (f" ({detail})" if detail else ""))
+    return (
+        f"no install plan for {data['origin']}: its status is {data['status']}, so there is no manifest to "
+        f"plan from" + (f" ({detail})" if detail else "")
+    )
 
 
 def _print_plans(plans: dict, warning: str | None) -> None:
@@ -227,9 +294,12 @@ def stats(db: DbOpt = None, as_json: JsonOpt = False) -> None:
 
 @commands.command()
 def forget(
-    origins: Annotated[list[str], typer.Argument(metavar="ORIGIN", help="Origins in the catalogue (hosts or https URLs).")],
+    origins: Annotated[
+        list[str], typer.Argument(metavar="ORIGIN", help="Origins in the catalogue (hosts or https URLs).")
+    ],
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask; required without a terminal.")] = False,
-    db: DbOpt = None, as_json: JsonOpt = False,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Remove origins from the catalogue with their events, snapshots, documents, findings,
     checks and tools (asks first unless --yes)."""

@@ -21,10 +21,12 @@ commands = typer.Typer()
 
 @commands.command()
 def metadata(
-    db: Annotated[Path | None, typer.Argument(
-        help="The catalogue file (default $AGENTDEX_DB or ./agentdex.db).")] = None,
-    output: Annotated[Path | None, typer.Option(
-        "--output", "-o", help="Write to this file instead of printing.")] = None,
+    db: Annotated[
+        Path | None, typer.Argument(metavar="DB", help="The catalogue file (default $AGENTDEX_DB or ./agentdex.db).")
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write to this file instead of printing.")
+    ] = None,
 ) -> None:
     """Print the Datasette metadata for the catalogue DB (then: datasette DB --metadata FILE)."""
     from agentdex.serve import database_name, metadata_for
@@ -43,5 +45,6 @@ def metadata(
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
         fail(f"cannot write {output}: {exc.strerror or exc}", 2)
-    typer.echo(f"wrote {output}: metadata for the database {database_name(path)!r}; "
-               f"run: datasette {path} --metadata {output}")
+    typer.echo(
+        f"wrote {output}: metadata for the database {database_name(path)!r}; run: datasette {path} --metadata {output}"
+    )

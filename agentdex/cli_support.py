@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, Optional
+from typing import Annotated, Any, NoReturn
 
 import click
 import typer
@@ -16,8 +16,10 @@ from agentdex.errors import DatabaseError, InputError
 from agentdex.text import plain, terminal_safe_json
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
-DbOpt = Annotated[Optional[Path], typer.Option("--db", metavar="FILE",
-                                               help="The catalogue file (default $AGENTDEX_DB or ./agentdex.db).")]
+DbOpt = Annotated[
+    Path | None,
+    typer.Option("--db", metavar="FILE", help="The catalogue file (default $AGENTDEX_DB or ./agentdex.db)."),
+]
 
 
 def echo_json(data: Any) -> None:

@@ -51,18 +51,37 @@ REGISTRY = "https://registry.test"
 # ones come first so that their wait overlaps everything else.
 DEMO_ORIGINS: tuple[str, ...] = (
     # slow on purpose: a manifest that drips, one that answers after 30 s
-    "slowdrip.test", "sleepy.test",
+    "slowdrip.test",
+    "sleepy.test",
     # complete agent-app v1 listings
-    "pantry.test", "wayfarer.test", "beacon.test", "beaconops.test", "castaway.test", "fernpost.test",
-    "vault.test", "keyring.test",
+    "pantry.test",
+    "wayfarer.test",
+    "beacon.test",
+    "beaconops.test",
+    "castaway.test",
+    "fernpost.test",
+    "vault.test",
+    "keyring.test",
     # an HTTP API only; an inferred listing (SKILL.md + agent.md, no manifest)
-    "ledgerline.test", "quillnotes.test",
+    "ledgerline.test",
+    "quillnotes.test",
     # Anchor publishers: honest, priced wrongly, lying
-    "tidewater.test", "meridian.test", "driftwood.test",
+    "tidewater.test",
+    "meridian.test",
+    "driftwood.test",
     # hostile and broken
-    "freeprizes.test", "notmcp.test", "deadlinks.test", "privateaddr.test", "wrongtype.test",
-    "badmanifest.test", "latin1.test", "bigmanifest.test", "hopper.test", "loop.test",
-    "broken.test", "bomb.test",
+    "freeprizes.test",
+    "notmcp.test",
+    "deadlinks.test",
+    "privateaddr.test",
+    "wrongtype.test",
+    "badmanifest.test",
+    "latin1.test",
+    "bigmanifest.test",
+    "hopper.test",
+    "loop.test",
+    "broken.test",
+    "bomb.test",
 )
 # Anchor checks worth showing when they pass (the failing ones are all shown).
 SHOWN_PASSES = ("anchor.verify.dns", "anchor.read_only_variant")
@@ -78,8 +97,9 @@ class DemoError(Exception):
         self.code = code
 
 
-def run_demo(*, db: Path | None, tui: bool, serve: bool, port: int, echo: Echo,
-             load_tui: Callable[[], Callable] | None = None) -> int:
+def run_demo(
+    *, db: Path | None, tui: bool, serve: bool, port: int, echo: Echo, load_tui: Callable[[], Callable] | None = None
+) -> int:
     """Run the demo; returns the exit code. ``echo(text, err=False)`` prints (typer.echo);
     ``load_tui()`` returns the TUI's ``run_tui(path, net)`` (the CLI passes it: the demo sits
     below the TUI and never imports it).
@@ -113,12 +133,14 @@ def _run(db: Path | None, load_tui: Callable[[], Callable] | None, serve: bool, 
         echo(f"Sample web: https://{addresses[0]} serving {len(web.hosts)} hosts; DNS on {addresses[1]}.")
         net = demo_network(web)
         crawl_twice(web, path, net, echo)
-        with (in_child(path, serve_port) if serve_port else nullcontext()) as server:
+        with in_child(path, serve_port) if serve_port else nullcontext() as server:
             if server is not None:
                 echo(f"Datasette: http://127.0.0.1:{serve_port}/ (read-only)")
             code = _present(path, net, run_tui, why_not, server, echo)
-    echo(f"Stopped the sample web ({addresses[0]}) and its DNS server ({addresses[1]})"
-         + (f" and Datasette (127.0.0.1:{serve_port})." if serve_port else "."))
+    echo(
+        f"Stopped the sample web ({addresses[0]}) and its DNS server ({addresses[1]})"
+        + (f" and Datasette (127.0.0.1:{serve_port})." if serve_port else ".")
+    )
     echo(f"The catalogue stays at {path}")
     return code
 
@@ -139,6 +161,7 @@ def _present(path: Path, net, run_tui, why_not: str, server: subprocess.Popen | 
 
 
 # --- the catalogue file ----------------------------------------------------------------------
+
 
 def prepare_db(db: Path | None) -> Path:
     """The path to write: a new temporary folder's file, or ``db`` once it is safe to replace."""
@@ -166,17 +189,23 @@ def _refuse_unless_demo(path: Path) -> None:
     try:
         catalogue = open_db(path, readonly=True)
     except DatabaseError:
-        raise DemoError(f"{path} exists and is not an agentdex catalogue; the demo never overwrites "
-                        "other files. Choose another --db or leave it out.", 2) from None
+        raise DemoError(
+            f"{path} exists and is not an agentdex catalogue; the demo never overwrites "
+            "other files. Choose another --db or leave it out.",
+            2,
+        ) from None
     try:
         every_origin = {row[0] for row in catalogue.execute("SELECT origin FROM listings")}
         foreign = sorted(every_origin - sample_hosts())
     finally:
         catalogue.conn.close()
     if foreign:
-        raise DemoError(f"{path} is a catalogue with {len(foreign)} origin(s) outside the sample web "
-                        f"(such as {plain(foreign[0], 80)}); the demo only replaces a catalogue it wrote. "
-                        "Choose another --db or leave it out.", 2)
+        raise DemoError(
+            f"{path} is a catalogue with {len(foreign)} origin(s) outside the sample web "
+            f"(such as {plain(foreign[0], 80)}); the demo only replaces a catalogue it wrote. "
+            "Choose another --db or leave it out.",
+            2,
+        )
 
 
 def sample_hosts() -> set[str]:
@@ -203,11 +232,14 @@ def _check_bundle() -> None:
     if not (WEB_ROOT / "pantry.test" / ".well-known" / "agent-app.json").is_file():
         missing.append("pantry.test/.well-known/agent-app.json")
     if missing:
-        raise DemoError(f"the bundled sample web is incomplete in this installation (missing {', '.join(missing[:3])}); "
-                        "reinstall agentdex")
+        raise DemoError(
+            f"the bundled sample web is incomplete in this installation (missing {', '.join(missing[:3])}); "
+            "reinstall agentdex"
+        )
 
 
 # --- crawling ----------------------------------------------------------------------------------
+
 
 def demo_network(web):
     """Network options that reach the sample web: connect-to, its CA, its DNS, its registry."""
@@ -217,6 +249,7 @@ def demo_network(web):
 def changing_hosts(web, origins: tuple[str, ...] = DEMO_ORIGINS) -> list[str]:
     """Hosts with a ``v2`` variant that belong to a demo origin (the origin itself or a
     sibling such as ``mcp.<origin>``)."""
+
     def belongs(host: str) -> bool:
         return host in origins or any(host.endswith("." + o) for o in origins)
 
@@ -236,8 +269,10 @@ def crawl_twice(web, path: Path, net, echo: Echo) -> None:
         switched = changing_hosts(web)
         for host in switched:
             web.set_variant(host, VARIANT)
-        echo(f"The sample web changed ({', '.join(switched)} now serve their {VARIANT}). "
-             "Crawl 2 of 2: the same origins again …")
+        echo(
+            f"The sample web changed ({', '.join(switched)} now serve their {VARIANT}). "
+            "Crawl 2 of 2: the same origins again …"
+        )
         second = _crawl(catalogue, net, _second_progress(echo))
         echo(render.crawl_line(second.to_dict()))
     finally:
@@ -253,9 +288,11 @@ def seed(catalogue, net, echo: Echo) -> None:
     save_run(catalogue, as_rows(run), run.cursors, run.servers_seen)
     servers = sum(run.servers_seen.values())
     ours = [s.origin for s in run.seeds if s.origin in DEMO_ORIGINS]
-    echo(f"Seeds: the sample MCP registry ({REGISTRY}, {len(run.asked)} page(s)) lists {servers} servers naming "
-         f"{len(run.seeds)} origins ({len(ours)} of them demo origins, the rest their MCP hosts); "
-         f"{len(run.refused)} refused:")
+    echo(
+        f"Seeds: the sample MCP registry ({REGISTRY}, {len(run.asked)} page(s)) lists {servers} servers naming "
+        f"{len(run.seeds)} origins ({len(ours)} of them demo origins, the rest their MCP hosts); "
+        f"{len(run.refused)} refused:"
+    )
     for refused in run.refused:
         echo(f"  {plain(refused.named.name, 60)}: {plain(refused.named.url, 80)} — {plain(refused.reason, 120)}")
 
@@ -269,6 +306,7 @@ def _crawl(catalogue, net, progress):
 def _first_progress(echo: Echo):
     def show(state) -> None:
         echo(render.progress_line(state))
+
     return show
 
 
@@ -280,10 +318,12 @@ def _second_progress(echo: Echo):
         seen["events"] = state.events
         if new:
             echo(render.progress_line(state, new))
+
     return show
 
 
 # --- what the demo shows -----------------------------------------------------------------------
+
 
 def summary_lines(path: Path) -> list[str]:
     """The printed summary of the demo catalogue at ``path``: counts, verification results,
@@ -303,31 +343,44 @@ def summary_lines(path: Path) -> list[str]:
         catalogue.conn.close()
     listed = {r["origin"] for r in rows if r["status"] == "listed"}
     section = render.section
-    return (["", f"Catalogue: {path}"] + count_lines(counts, events)
-            + section("Claims checked (agentdex verifies what each listing says):",
-                      check_lines({o: c for o, c in checks.items() if o in listed}))
-            + section("History (what changed between the two crawls):", history_lines(events))
-            + section("Names:", name_lines(rows))
-            + section("Not listed (broken on purpose, or gone):", broken_lines(rows))
-            + section("Explore it:", command_lines(path))
-            + section(f"MCP endpoints the catalogue knows ({endpoints['total']}), by state (agentdex census):",
-                      render.census_lines(endpoints)))
+    return (
+        ["", f"Catalogue: {path}"]
+        + count_lines(counts, events)
+        + section(
+            "Claims checked (agentdex verifies what each listing says):",
+            check_lines({o: c for o, c in checks.items() if o in listed}),
+        )
+        + section("History (what changed between the two crawls):", history_lines(events))
+        + section("Names:", name_lines(rows))
+        + section("Not listed (broken on purpose, or gone):", broken_lines(rows))
+        + section("Explore it:", command_lines(path))
+        + section(
+            f"MCP endpoints the catalogue knows ({endpoints['total']}), by state (agentdex census):",
+            render.census_lines(endpoints),
+        )
+    )
 
 
 def count_lines(counts: dict[str, Any], events: list[dict]) -> list[str]:
     """Listings by status and format, MCP and failing-check counts, events by kind."""
     kinds = Counter(e["kind"] for e in events)
-    return [f"  {counts['listings']} origins: {render.counts_text(counts['by_status'])}",
-            f"  formats: {render.counts_text(counts['by_format'])}",
-            f"  {counts['with_mcp']} with an MCP endpoint, {counts['failing_checks']} with a failing check",
-            f"  {counts['events']} change events: {render.counts_text(kinds)}"]
+    return [
+        f"  {counts['listings']} origins: {render.counts_text(counts['by_status'])}",
+        f"  formats: {render.counts_text(counts['by_format'])}",
+        f"  {counts['with_mcp']} with an MCP endpoint, {counts['failing_checks']} with a failing check",
+        f"  {counts['events']} change events: {render.counts_text(kinds)}",
+    ]
 
 
 def check_lines(checks: dict[str, list[dict]]) -> list[str]:
     """Every failing check, then the Anchor proofs and variants that hold."""
     fails = [render.check_sentence(o, c) for o, rows in sorted(checks.items()) for c in rows if c["status"] == "fail"]
-    passes = [render.check_sentence(o, c) for o, rows in sorted(checks.items()) for c in rows
-              if c["status"] == "pass" and c["name"] in SHOWN_PASSES]
+    passes = [
+        render.check_sentence(o, c)
+        for o, rows in sorted(checks.items())
+        for c in rows
+        if c["status"] == "pass" and c["name"] in SHOWN_PASSES
+    ]
     return fails + passes
 
 
@@ -345,10 +398,13 @@ def name_lines(rows: list[dict]) -> list[str]:
     out = []
     for group in by_name.values():
         if len(group) > 1:
-            where = ", ".join(f"{r['origin']} ({plain(', '.join(r.get('categories') or []) or '-', single_line=True)})"
-                              for r in group)
-            out.append(f'"{plain(group[0]["name"], 64)}" is the name of {len(group)} apps: {where}; '
-                       "the origin tells them apart")
+            where = ", ".join(
+                f"{r['origin']} ({plain(', '.join(r.get('categories') or []) or '-', single_line=True)})" for r in group
+            )
+            out.append(
+                f'"{plain(group[0]["name"], 64)}" is the name of {len(group)} apps: {where}; '
+                "the origin tells them apart"
+            )
     out += [_hostile_line(r) for r in rows if hostile(r.get("name")) or hostile(r.get("one_liner"))]
     return out
 
@@ -359,26 +415,37 @@ def hostile(text: str | None) -> bool:
 
 
 def _hostile_line(row: dict) -> str:
-    return (f"{row['origin']}: its listing carries markup and terminal escape sequences "
-            f"(stored verbatim, shown only as text): \"{plain(row['name'], 70, single_line=True)}\"")
+    return (
+        f"{row['origin']}: its listing carries markup and terminal escape sequences "
+        f'(stored verbatim, shown only as text): "{plain(row["name"], 70, single_line=True)}"'
+    )
 
 
 def broken_lines(rows: list[dict]) -> list[str]:
     """Origins that are not (or no longer) listed, with the reason."""
-    return [f"{r['origin']}: {r['status']}" + (f" — {plain(r['status_detail'], 150, single_line=True)}"
-                                                if r.get("status_detail") else "")
-            for r in rows if r["status"] != "listed"]
+    return [
+        f"{r['origin']}: {r['status']}"
+        + (f" — {plain(r['status_detail'], 150, single_line=True)}" if r.get("status_detail") else "")
+        for r in rows
+        if r["status"] != "listed"
+    ]
 
 
 def command_lines(path: Path) -> list[str]:
     """The commands that explore the demo catalogue."""
     db = shlex.quote(str(path))
-    return [f"agentdex tui --db {db}", f"agentdex show pantry.test --db {db}",
-            f"agentdex events --db {db}", f"agentdex list --failing-checks --db {db}",
-            f"agentdex serve --db {db}", f"agentdex census --db {db}"]
+    return [
+        f"agentdex tui --db {db}",
+        f"agentdex show pantry.test --db {db}",
+        f"agentdex events --db {db}",
+        f"agentdex list --failing-checks --db {db}",
+        f"agentdex serve --db {db}",
+        f"agentdex census --db {db}",
+    ]
 
 
 # --- the TUI and Datasette ----------------------------------------------------------------------
+
 
 def _tui_or_reason(load_tui: Callable[[], Callable]) -> tuple[Callable | None, str]:
     """``(run_tui, "")`` when the TUI can open here, else ``(None, why not)``."""

@@ -29,8 +29,10 @@ def event_text(e: Mapping[str, Any]) -> str:
         return f"MCP tools {_tool_diff(old, new)}"
     if kind == "tool_changed":
         parts = sorted(k for k in (new or {}) if k != "fingerprint") if isinstance(new, dict) else []
-        return (f"{subject}: its {', '.join(parts) or 'surface'} changed under the same name "
-                f"(fingerprint {_short(old)} → {_short(new)})")
+        return (
+            f"{subject}: its {', '.join(parts) or 'surface'} changed under the same name "
+            f"(fingerprint {_short(old)} → {_short(new)})"
+        )
     if kind == "write_tool_added":
         reason = plain((new or {}).get("reason"), 80) if isinstance(new, dict) else ""
         return f"{subject}: a new tool that writes ({reason})"
@@ -75,8 +77,11 @@ def _registry_diff(old: Any, new: Any) -> str:
         if name not in old or name not in new:
             parts.append(f"{plain(name, 60)} {'added' if name not in old else 'removed'}")
         else:
-            moved = [f"{key} {value_text(old[name].get(key), 60)} → {value_text(new[name].get(key), 60)}"
-                     for key in ("version", "remotes") if old[name].get(key) != new[name].get(key)]
+            moved = [
+                f"{key} {value_text(old[name].get(key), 60)} → {value_text(new[name].get(key), 60)}"
+                for key in ("version", "remotes")
+                if old[name].get(key) != new[name].get(key)
+            ]
             parts.append(f"{plain(name, 60)}: {', '.join(moved)}")
     return "; ".join(parts) or "changed"
 

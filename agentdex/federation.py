@@ -63,10 +63,31 @@ _SLUG_DROP = re.compile(r"[^a-z0-9._-]+")
 _NAMESPACE_DROP = re.compile(r"[^a-zA-Z0-9.-]+")
 _REMOTE_URL = re.compile(r"https?://[^\s]+")
 _INTEGER = re.compile(r"[+-]?[0-9]{1,30}")  # ASCII digits only: int() also takes "²" and "٣"
-COLUMNS = ("origin", "format", "status", "name", "one_liner", "description", "homepage", "mcp_url",
-           "mcp_transport", "mcp_auth", "http_base", "categories", "pricing", "publisher_name", "publisher_url",
-           "error_count", "warning_count", "checks_passed", "checks_failed", "first_seen_at", "first_listed_at",
-           "last_crawled_at", "last_changed_at")
+COLUMNS = (
+    "origin",
+    "format",
+    "status",
+    "name",
+    "one_liner",
+    "description",
+    "homepage",
+    "mcp_url",
+    "mcp_transport",
+    "mcp_auth",
+    "http_base",
+    "categories",
+    "pricing",
+    "publisher_name",
+    "publisher_url",
+    "error_count",
+    "warning_count",
+    "checks_passed",
+    "checks_failed",
+    "first_seen_at",
+    "first_listed_at",
+    "last_crawled_at",
+    "last_changed_at",
+)
 
 
 class BadRequest(ValueError):
@@ -112,9 +133,11 @@ def _json_list(value: Any) -> list:
 def server_response(row: dict[str, Any]) -> dict[str, Any]:
     """One catalogue row (:data:`COLUMNS`) as the registry's ``ServerResponse``."""
     server: dict[str, Any] = {
-        "$schema": SCHEMA_URL, "name": server_name(row["origin"], row["name"]),
+        "$schema": SCHEMA_URL,
+        "name": server_name(row["origin"], row["name"]),
         "description": _cut(row["one_liner"] or row["description"], DESCRIPTION_MAX)
-        or _cut(row["name"], DESCRIPTION_MAX) or row["origin"][:DESCRIPTION_MAX],
+        or _cut(row["name"], DESCRIPTION_MAX)
+        or row["origin"][:DESCRIPTION_MAX],
         "version": version_of(row["last_changed_at"], row["first_seen_at"]),
     }
     title = _cut(row["name"], TITLE_MAX)
@@ -131,8 +154,13 @@ def server_response(row: dict[str, Any]) -> dict[str, Any]:
 def _official(row: dict[str, Any]) -> dict[str, Any]:
     published = row["first_listed_at"] or row["first_seen_at"]
     updated = row["last_changed_at"] or published
-    meta = {"status": STATUSES.get(row["status"], "active"), "statusChangedAt": updated,
-            "publishedAt": published, "updatedAt": updated, "isLatest": True}
+    meta = {
+        "status": STATUSES.get(row["status"], "active"),
+        "statusChangedAt": updated,
+        "publishedAt": published,
+        "updatedAt": updated,
+        "isLatest": True,
+    }
     message = _status_message(row)
     if message:
         meta["statusMessage"] = message[:STATUS_MESSAGE_MAX]
@@ -142,21 +170,32 @@ def _official(row: dict[str, Any]) -> dict[str, Any]:
 def _status_message(row: dict[str, Any]) -> str | None:
     """Why a listing is not ``active``, in the registry's ``statusMessage``."""
     if row["status"] == "invalid":
-        return (f"agentdex found {row['error_count']} error(s) in this origin's manifest; "
-                "it is served, but not as active, until they are fixed")
+        return (
+            f"agentdex found {row['error_count']} error(s) in this origin's manifest; "
+            "it is served, but not as active, until they are fixed"
+        )
     if row["status"] == "delisted":
         return "the origin no longer publishes a manifest"
     return None
 
 
 def _facts(row: dict[str, Any]) -> dict[str, Any]:
-    return {"origin": row["origin"], "format": row["format"], "status": row["status"],
-            "valid": row["error_count"] == 0, "errors": row["error_count"], "warnings": row["warning_count"],
-            "checksPassed": row["checks_passed"], "checksFailed": row["checks_failed"],
-            "mcpAuth": _json_list(row["mcp_auth"]), "httpBase": row["http_base"],
-            "categories": _json_list(row["categories"]), "pricing": row["pricing"],
-            "publisher": {"name": row["publisher_name"], "url": row["publisher_url"]},
-            "lastCrawledAt": row["last_crawled_at"]}
+    return {
+        "origin": row["origin"],
+        "format": row["format"],
+        "status": row["status"],
+        "valid": row["error_count"] == 0,
+        "errors": row["error_count"],
+        "warnings": row["warning_count"],
+        "checksPassed": row["checks_passed"],
+        "checksFailed": row["checks_failed"],
+        "mcpAuth": _json_list(row["mcp_auth"]),
+        "httpBase": row["http_base"],
+        "categories": _json_list(row["categories"]),
+        "pricing": row["pricing"],
+        "publisher": {"name": row["publisher_name"], "url": row["publisher_url"]},
+        "lastCrawledAt": row["last_crawled_at"],
+    }
 
 
 def encode_cursor(origin: str) -> str:
@@ -231,10 +270,12 @@ def list_query(params: dict[str, str]) -> tuple[str, dict[str, Any], int]:
         where.append("origin > :after")
         args["after"] = decode_cursor(params["cursor"])
     if params.get("search"):
-        where.append("(instr(lower(agentdex_server_name(origin, name)), lower(:search)) > 0"
-                     " OR instr(lower(coalesce(name, '')), lower(:search)) > 0"
-                     " OR instr(lower(coalesce(one_liner, '')), lower(:search)) > 0"
-                     " OR instr(lower(coalesce(description, '')), lower(:search)) > 0)")
+        where.append(
+            "(instr(lower(agentdex_server_name(origin, name)), lower(:search)) > 0"
+            " OR instr(lower(coalesce(name, '')), lower(:search)) > 0"
+            " OR instr(lower(coalesce(one_liner, '')), lower(:search)) > 0"
+            " OR instr(lower(coalesce(description, '')), lower(:search)) > 0)"
+        )
         args["search"] = params["search"]
     version = params.get("version")
     if version and version != "latest":
@@ -244,7 +285,9 @@ def list_query(params: dict[str, str]) -> tuple[str, dict[str, Any], int]:
     return sql, args, limit
 
 
-ONE_SQL = f"SELECT {', '.join(COLUMNS)} FROM listings WHERE origin = :origin AND status IN ('listed', 'invalid', 'delisted')"
+ONE_SQL = (
+    f"SELECT {', '.join(COLUMNS)} FROM listings WHERE origin = :origin AND status IN ('listed', 'invalid', 'delisted')"
+)
 
 
 def page(rows: list[dict[str, Any]], limit: int) -> dict[str, Any]:
@@ -267,8 +310,10 @@ def prepare_connection(conn) -> None:
 @hookimpl
 def register_routes() -> list[tuple[str, Any]]:
     """The registry API's read routes."""
-    return [(r"^/v0\.1/servers$", list_servers),
-            (r"^/v0\.1/servers/(?P<name>.+?)/versions(?:/(?P<version>[^/]+))?$", server_versions)]
+    return [
+        (r"^/v0\.1/servers$", list_servers),
+        (r"^/v0\.1/servers/(?P<name>.+?)/versions(?:/(?P<version>[^/]+))?$", server_versions),
+    ]
 
 
 def _error(status: int, message: str) -> Response:

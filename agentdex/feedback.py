@@ -49,10 +49,13 @@ OUTCOMES = ("received", "conflict", "rate_limited", "failed")
 _FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 _ERROR_CODE = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
 
-RECEIVED_MEANS = ("Received means saved where the developer can read it; it does not mean "
-                  "emailed, read, accepted or acted upon.")
-CONFLICT = ("IDEMPOTENCY_CONFLICT: this key was already used with a different message; "
-            "nothing was changed — start a new submission.")
+RECEIVED_MEANS = (
+    "Received means saved where the developer can read it; it does not mean emailed, read, accepted or acted upon."
+)
+CONFLICT = (
+    "IDEMPOTENCY_CONFLICT: this key was already used with a different message; "
+    "nothing was changed — start a new submission."
+)
 SAME_KEY = "you may retry; the same key is reused so the developer gets it at most once."
 
 
@@ -99,8 +102,10 @@ def _forbidden_reason(char: str, index: int) -> str:
     code = ord(char)
     if 0xD800 <= code <= 0xDFFF:
         return f"character {index + 1} is a lone surrogate (U+{code:04X}), which is not valid text"
-    return (f"character {index + 1} is a control character (U+{code:04X}); only tab, newline "
-            "and carriage return are allowed")
+    return (
+        f"character {index + 1} is a control character (U+{code:04X}); only tab, newline "
+        "and carriage return are allowed"
+    )
 
 
 # -- the draft -------------------------------------------------------------------------------
@@ -132,11 +137,15 @@ def new_draft(listing_feedback: dict[str, Any] | None, origin: str, text: str) -
         raise FeedbackError(f"{where} declares no feedback route, so agentdex cannot send it feedback.")
     problems = feedback_problems(listing_feedback)
     if problems:
-        raise FeedbackError(f"The feedback route of {where} is inconsistent ({'; '.join(problems)}); "
-                            "agentdex does not send feedback there.")
+        raise FeedbackError(
+            f"The feedback route of {where} is inconsistent ({'; '.join(problems)}); "
+            "agentdex does not send feedback there."
+        )
     if listing_feedback["authentication"] == "existing_account":
-        raise FeedbackError(f"{where} accepts feedback only from signed-in users, and agentdex holds no "
-                            "account of yours; send it from the app itself.")
+        raise FeedbackError(
+            f"{where} accepts feedback only from signed-in users, and agentdex holds no "
+            "account of yours; send it from the app itself."
+        )
     limit = listing_feedback.get("max_message_length") or MAX_MESSAGE_CHARS
     message, reason = check_message(text, limit)
     if message is None:
@@ -189,9 +198,15 @@ async def send(draft: Draft, fetcher: Fetcher) -> Outcome:
     another origin is refused, so the message never goes where the descriptor did not say.
     """
     record = await fetcher.fetch(
-        draft.url, kind="feedback", max_bytes=RESPONSE_CAP, method="POST", content=request_body(draft),
-        headers={"Content-Type": "application/json"}, accept="application/json",
-        same_origin=True, honour_robots=False,
+        draft.url,
+        kind="feedback",
+        max_bytes=RESPONSE_CAP,
+        method="POST",
+        content=request_body(draft),
+        headers={"Content-Type": "application/json"},
+        accept="application/json",
+        same_origin=True,
+        honour_robots=False,
     )
     return interpret(record)
 
@@ -199,15 +214,25 @@ async def send(draft: Draft, fetcher: Fetcher) -> Outcome:
 def interpret(record: FetchRecord) -> Outcome:
     """The Outcome of one feedback POST's FetchRecord (see :func:`send`)."""
     if record.error_code == "cross_origin":
-        return Outcome("failed", "Not sent: the feedback route redirects to another origin, and agentdex "
-                       "sends your message only where the app's descriptor says.", sent_at=record.fetched_at)
+        return Outcome(
+            "failed",
+            "Not sent: the feedback route redirects to another origin, and agentdex "
+            "sends your message only where the app's descriptor says.",
+            sent_at=record.fetched_at,
+        )
     if record.status is None or record.error_code not in (None, "http_status"):
         reason = plain(record.error or "no answer", 300, single_line=True)
-        return Outcome("failed", f"Not sent / unknown ({reason}): {SAME_KEY}", http_status=record.status,
-                       retryable=True, sent_at=record.fetched_at)
+        return Outcome(
+            "failed",
+            f"Not sent / unknown ({reason}): {SAME_KEY}",
+            http_status=record.status,
+            retryable=True,
+            sent_at=record.fetched_at,
+        )
     parsed = _parsed(record.body)
-    outcome = Outcome("failed", "", raw_response=parsed, raw_body=record.body,
-                      http_status=record.status, sent_at=record.fetched_at)
+    outcome = Outcome(
+        "failed", "", raw_response=parsed, raw_body=record.body, http_status=record.status, sent_at=record.fetched_at
+    )
     _explain(outcome, record)
     return outcome
 
@@ -228,8 +253,10 @@ def _explain(outcome: Outcome, record: FetchRecord) -> None:
         outcome.retryable = True
         outcome.message = f"Not received: the developer's server failed (HTTP {status}{_code(outcome)}); {SAME_KEY}"
     else:
-        outcome.message = (f"Not received: the developer's server refused the submission (HTTP {status}"
-                           f"{_code(outcome)}); sending it again unchanged will not help.")
+        outcome.message = (
+            f"Not received: the developer's server refused the submission (HTTP {status}"
+            f"{_code(outcome)}); sending it again unchanged will not help."
+        )
 
 
 def _take_receipt(outcome: Outcome) -> None:
@@ -237,14 +264,18 @@ def _take_receipt(outcome: Outcome) -> None:
     data = outcome.raw_response.get("data") if isinstance(outcome.raw_response, dict) else None
     if not isinstance(data, dict) or not all(name in data for name in RECEIPT_FIELDS):
         outcome.retryable = True
-        outcome.message = ("Unknown: the developer's server answered HTTP "
-                           f"{outcome.http_status} but sent no receipt (feedback_id, status, received_at), "
-                           f"so agentdex does not assume it was saved; {SAME_KEY}")
+        outcome.message = (
+            "Unknown: the developer's server answered HTTP "
+            f"{outcome.http_status} but sent no receipt (feedback_id, status, received_at), "
+            f"so agentdex does not assume it was saved; {SAME_KEY}"
+        )
         return
     receipt = {name: data[name] for name in RECEIPT_FIELDS}
     if receipt["status"] != "received":
-        outcome.message = (f"Not confirmed: the receipt says {plain(receipt['status'], 60, single_line=True)!r}, "
-                           "not 'received', so agentdex does not treat the feedback as saved.")
+        outcome.message = (
+            f"Not confirmed: the receipt says {plain(receipt['status'], 60, single_line=True)!r}, "
+            "not 'received', so agentdex does not treat the feedback as saved."
+        )
         return
     feedback_id = plain(receipt["feedback_id"], 80, single_line=True)
     received_at = plain(receipt["received_at"], 60, single_line=True)
@@ -261,7 +292,7 @@ def _parsed(body: bytes | None) -> Any:
 
 
 def _code(outcome: Outcome) -> str:
-    """", CODE" from an error envelope, when it holds a plain code word."""
+    """ ", CODE" from an error envelope, when it holds a plain code word."""
     error = outcome.raw_response.get("error") if isinstance(outcome.raw_response, dict) else None
     code = error.get("code") if isinstance(error, dict) else None
     return f", {code}" if isinstance(code, str) and _ERROR_CODE.fullmatch(code) else ""

@@ -33,10 +33,23 @@ def import_path(db, path: str | Path, origin: str | None = None) -> tuple[ParseR
     result.listing.origin = origin
     body = json.dumps(result.document, ensure_ascii=False, sort_keys=True).encode("utf-8")
     sha = hashlib.sha256(body).hexdigest()
-    record = FetchRecord(url=f"file:{path.name}", kind=result.format, status=200, body=body, sha256=sha,
-                         headers={"content-type": "application/json"})
-    crawl = OriginCrawl(origin, status="listed", status_detail=f"imported from {path.name}", primary=result,
-                        results={result.format: result}, fetches=[record], documents={result.format: sha})
+    record = FetchRecord(
+        url=f"file:{path.name}",
+        kind=result.format,
+        status=200,
+        body=body,
+        sha256=sha,
+        headers={"content-type": "application/json"},
+    )
+    crawl = OriginCrawl(
+        origin,
+        status="listed",
+        status_detail=f"imported from {path.name}",
+        primary=result,
+        results={result.format: result},
+        fetches=[record],
+        documents={result.format: sha},
+    )
     crawl_id = catalogue.start_crawl(db, "import", 1)
     events = catalogue.save_origin(db, crawl, crawl_id)
     catalogue.finish_crawl(db, crawl_id)

@@ -221,12 +221,21 @@ def entry_names(item: Any, source: str) -> Iterator[Named | tuple[Named, str]]:
     try:
         entry = Entry.model_validate(item)
     except ValidationError as exc:
-        name = item.get("server", {}).get("name", "") if isinstance(item, dict) and isinstance(item.get("server"), dict) else ""
+        name = (
+            item.get("server", {}).get("name", "")
+            if isinstance(item, dict) and isinstance(item.get("server"), dict)
+            else ""
+        )
         yield Named(source, str(name)[:200], url=""), f"not a registry entry: {exc.errors()[0]['msg']}"
         return
     official = entry.official()
-    common: dict[str, Any] = {"source": source, "name": entry.server.name, "status": official.status,
-              "status_message": official.statusMessage, "updated_at": official.updatedAt}
+    common: dict[str, Any] = {
+        "source": source,
+        "name": entry.server.name,
+        "status": official.status,
+        "status_message": official.statusMessage,
+        "updated_at": official.updatedAt,
+    }
     for remote in entry.server.remotes:
         yield Named(**common, via="remote", url=remote.url)
     if entry.server.websiteUrl:
@@ -350,8 +359,9 @@ def _add_document(collector: Collector, doc: Any, source: str) -> None:
 def _add_agent(collector: Collector, agent: Any, source: str) -> None:
     """An A2A registry's entry: an agent card, or a record with the card's URL."""
     if not isinstance(agent, dict):
-        collector.run.refused.append(Refused(Named(source, "", via="agent", url=str(agent)[:200]),
-                                             "not an agent card or registry entry"))
+        collector.run.refused.append(
+            Refused(Named(source, "", via="agent", url=str(agent)[:200]), "not an agent card or registry entry")
+        )
         return
     name = str(agent.get("name") or agent.get("id") or "")[:200]
     named = [agent.get(k) for k in ("url", "agentCardUrl", "wellKnownURI", "card_url")]
@@ -390,7 +400,7 @@ def parse_source(text: str) -> tuple[str, str]:
     if text.startswith(REGISTRY_PREFIX):
         from agentdex.crawler.crawl import registry_base
 
-        return "registry", registry_base(text[len(REGISTRY_PREFIX):])
+        return "registry", registry_base(text[len(REGISTRY_PREFIX) :])
     path = Path(text)
     if not path.is_file():
         raise InputError(f"{text!r} is neither registry:BASE nor a file")
@@ -413,8 +423,9 @@ def check_since(text: str | None) -> str | None:
     return text.strip()
 
 
-async def collect(sources: list[str], net, *, since: str | None = None,
-                  cursors: dict[str, str] | None = None) -> SeedRun:
+async def collect(
+    sources: list[str], net, *, since: str | None = None, cursors: dict[str, str] | None = None
+) -> SeedRun:
     """Read every source into one :class:`SeedRun`. ``since`` asks every registry only for
     what changed after it; else ``cursors`` (``{source: updated_since}``, from the last run)
     does, per registry. Raises :class:`InputError` for an unusable source."""

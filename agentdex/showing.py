@@ -39,8 +39,10 @@ def plan_warning(row: dict[str, Any]) -> str | None:
         return None
     errors = sum(f.get("severity") == "error" for f in row.get("findings", []))
     if row.get("status") == "invalid":
-        return (f"the manifest of {row['origin']} is invalid ({errors} error(s)); these plans use what could be "
-                "read from it and may not work")
+        return (
+            f"the manifest of {row['origin']} is invalid ({errors} error(s)); these plans use what could be "
+            "read from it and may not work"
+        )
     return f"{row['origin']} is {row.get('status')}; these plans come from its last stored manifest"
 
 

@@ -18,9 +18,16 @@ def catalogue_summary(db: Database) -> dict[str, Any]:
     counts = stats(db)
     kinds = Counter(kind for (kind,) in db.execute("SELECT kind FROM events"))
     rows = list_listings(db, limit=1_000_000, sort="origin")
-    failing = [{"origin": r["origin"], "name": c["name"], "detail": c.get("detail")}
-               for r in rows if r["status"] == "listed" and r.get("checks_failed")
-               for c in list_checks(db, r["origin"]) if c["status"] == "fail"]
-    broken = [{"origin": r["origin"], "status": r["status"], "detail": r.get("status_detail") or None}
-              for r in rows if r["status"] != "listed"]
+    failing = [
+        {"origin": r["origin"], "name": c["name"], "detail": c.get("detail")}
+        for r in rows
+        if r["status"] == "listed" and r.get("checks_failed")
+        for c in list_checks(db, r["origin"])
+        if c["status"] == "fail"
+    ]
+    broken = [
+        {"origin": r["origin"], "status": r["status"], "detail": r.get("status_detail") or None}
+        for r in rows
+        if r["status"] != "listed"
+    ]
     return {**counts, "events_by_kind": dict(sorted(kinds.items())), "failing": failing, "not_listed": broken}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from agentdex.errors import InputError
 
@@ -16,8 +16,9 @@ def parse_time(text: str, option: str = "time") -> str:
     try:
         moment = datetime.fromisoformat(text.strip())
     except ValueError as exc:
-        raise InputError(f"{option} {text!r} is not an ISO 8601 date or time ({exc}); "
-                         "write e.g. 2026-12-01 or 2026-12-01T10:00:00Z") from exc
+        raise InputError(
+            f"{option} {text!r} is not an ISO 8601 date or time ({exc}); write e.g. 2026-12-01 or 2026-12-01T10:00:00Z"
+        ) from exc
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -29,15 +29,22 @@ def fill(path: Path, endpoints: int, probes: int, registry: int) -> None:
     """The catalogue: listings, their probes and the registry's endpoints."""
     db = open_db(path)
     with db.conn:
-        db.conn.executemany("INSERT INTO listings (origin, status, first_seen_at) VALUES (?, 'listed', 'x')",
-                            [(f"o{i}.test",) for i in range(endpoints)])
-        db.conn.executemany("INSERT INTO endpoint_probes (origin, role, url, state, detail, at) VALUES "
-                            "(?, 'mcp', ?, ?, '', 'x')",
-                            [(f"o{i % endpoints}.test", f"https://o{i % endpoints}.test/mcp", STATES[i % 3])
-                             for i in range(endpoints * probes)])
-        db.conn.executemany("INSERT INTO seed_sources (origin, source, name, via, url, first_seen_at, last_seen_at) "
-                            "VALUES (?, 'registry:https://r.test', ?, 'remote', ?, 'x', 'x')",
-                            [(f"r{i}.test", f"n{i}", f"https://r{i}.test/mcp") for i in range(registry)])
+        db.conn.executemany(
+            "INSERT INTO listings (origin, status, first_seen_at) VALUES (?, 'listed', 'x')",
+            [(f"o{i}.test",) for i in range(endpoints)],
+        )
+        db.conn.executemany(
+            "INSERT INTO endpoint_probes (origin, role, url, state, detail, at) VALUES (?, 'mcp', ?, ?, '', 'x')",
+            [
+                (f"o{i % endpoints}.test", f"https://o{i % endpoints}.test/mcp", STATES[i % 3])
+                for i in range(endpoints * probes)
+            ],
+        )
+        db.conn.executemany(
+            "INSERT INTO seed_sources (origin, source, name, via, url, first_seen_at, last_seen_at) "
+            "VALUES (?, 'registry:https://r.test', ?, 'remote', ?, 'x', 'x')",
+            [(f"r{i}.test", f"n{i}", f"https://r{i}.test/mcp") for i in range(registry)],
+        )
     db.conn.close()
 
 
@@ -55,9 +62,11 @@ def main() -> None:
         started = time.perf_counter()
         result = census(db)
         times.append(time.perf_counter() - started)
-    print(f"census of {result['total']:,} MCP endpoints ({args.endpoints * args.probes:,} probes, "
-          f"{args.registry:,} registry-named): best {min(times) * 1000:.0f} ms; "
-          f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    print(
+        f"census of {result['total']:,} MCP endpoints ({args.endpoints * args.probes:,} probes, "
+        f"{args.registry:,} registry-named): best {min(times) * 1000:.0f} ms; "
+        f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
+    )
 
 
 if __name__ == "__main__":

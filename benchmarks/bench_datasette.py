@@ -38,8 +38,10 @@ from agentdex.db.synthetic import fill_synthetic  # noqa: E402
 from agentdex.serve import database_name, load_metadata, make_datasette, read_only  # noqa: E402
 
 SEARCH_WORDS = ("lantern", "groceries", "quiet ledger", "reconciles invoices")
-SEARCH_SQL = ("select origin, name from listings where rowid in (select rowid from listings_fts "
-              "where listings_fts match escape_fts(:search)) order by last_changed_at desc limit 101")
+SEARCH_SQL = (
+    "select origin, name from listings where rowid in (select rowid from listings_fts "
+    "where listings_fts match escape_fts(:search)) order by last_changed_at desc limit 101"
+)
 
 # What fill_synthetic leaves out, derived from its rows so the same seed gives the same catalogue.
 ENRICH = [
@@ -163,8 +165,10 @@ def main(argv: list[str]) -> int:
         build(path, args.listings)
         base, server = start(path)
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-        print(f"Datasette on {args.listings:,} listings ({path.stat().st_size / 1e6:,.0f} MB), "
-              f"{os.cpu_count()} CPUs, load average {load:.2f}; medians of {args.repeat} requests")
+        print(
+            f"Datasette on {args.listings:,} listings ({path.stat().st_size / 1e6:,.0f} MB), "
+            f"{os.cpu_count()} CPUs, load average {load:.2f}; medians of {args.repeat} requests"
+        )
         db = tilde_encode(database_name(path))  # the database's URL path, as Datasette names it
         with httpx.Client(base_url=base, timeout=60) as client:
             bench_search(client, db, args.repeat)

@@ -35,8 +35,10 @@ from agentdex.federation import encode_cursor, server_name  # noqa: E402
 def _deep_origin(path: Path) -> tuple[str, str | None]:
     db = open_db(path, readonly=True)
     try:
-        origin, name = db.execute("SELECT origin, name FROM listings WHERE status = 'listed' "
-                                  "ORDER BY origin LIMIT 1 OFFSET (SELECT count(*) * 9 / 10 FROM listings WHERE status = 'listed')").fetchone()
+        origin, name = db.execute(
+            "SELECT origin, name FROM listings WHERE status = 'listed' "
+            "ORDER BY origin LIMIT 1 OFFSET (SELECT count(*) * 9 / 10 FROM listings WHERE status = 'listed')"
+        ).fetchone()
     finally:
         db.close()
     return origin, name
@@ -58,7 +60,11 @@ def main() -> None:
         ("search 'lantern'", "/v0.1/servers", {"limit": "100", "search": "lantern"}),
         ("search with no match (every row read)", "/v0.1/servers", {"limit": "100", "search": "zzzz"}),
         ("updated_since 2025-12-01", "/v0.1/servers", {"limit": "100", "updated_since": "2025-12-01T00:00:00Z"}),
-        ("one server, versions/latest", f"/v0.1/servers/{server_name(origin, name).replace('/', '%2F')}/versions/latest", {}),
+        (
+            "one server, versions/latest",
+            f"/v0.1/servers/{server_name(origin, name).replace('/', '%2F')}/versions/latest",
+            {},
+        ),
     ]
     print(f"{args.listings:,} listings, {os.cpu_count()} CPUs, median of {args.repeat}")
     with httpx.Client(base_url=base, timeout=60) as client:

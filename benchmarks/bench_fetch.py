@@ -69,19 +69,30 @@ class HttpcorePool(httpx.AsyncBaseTransport):
 
     def __init__(self, context, backend: httpcore.AsyncNetworkBackend, keep: int) -> None:
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=context, network_backend=backend, max_connections=keep,
-            max_keepalive_connections=keep, keepalive_expiry=5.0)
+            ssl_context=context,
+            network_backend=backend,
+            max_connections=keep,
+            max_keepalive_connections=keep,
+            keepalive_expiry=5.0,
+        )
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url
         core = httpcore.Request(
             method=request.method,
             url=httpcore.URL(scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path),
-            headers=request.headers.raw, content=request.stream, extensions=request.extensions)
+            headers=request.headers.raw,
+            content=request.stream,
+            extensions=request.extensions,
+        )
         with httpx_errors():
             response = await self._pool.handle_async_request(core)
-        return httpx.Response(status_code=response.status, headers=response.headers,
-                              stream=_CoreBody(response), extensions=response.extensions)
+        return httpx.Response(
+            status_code=response.status,
+            headers=response.headers,
+            stream=_CoreBody(response),
+            extensions=response.extensions,
+        )
 
     async def aclose(self) -> None:
         await self._pool.aclose()
@@ -114,28 +125,42 @@ def factory(name: str, fetcher_box: list[Fetcher], ca: Path) -> Callable[[], htt
     return lambda: HttpcorePool(context, fetcher_box[0].backend, PER_HOST)
 
 
-async def fetch_all(port: int, ca: Path, hosts: list[str], concurrency: int,
-                    transport: str) -> tuple[int, int, float, float, Counter]:
+async def fetch_all(
+    port: int, ca: Path, hosts: list[str], concurrency: int, transport: str
+) -> tuple[int, int, float, float, Counter]:
     """Every path of every host; (requests, failed fetches, wall s, CPU s, answers), where
     answers counts (path, status) pairs."""
     queue: asyncio.Queue[str] = asyncio.Queue()
     for host in hosts:
         queue.put_nowait(host)
     wanted, answers, box = paths(), Counter(), []
-    async with Fetcher(connect_to=[(f"*.{DOMAIN}", "127.0.0.1", port)], ca_bundle=ca, per_host=PER_HOST,
-                       concurrency=concurrency, transport_factory=factory(transport, box, ca)) as fetcher:
+    async with Fetcher(
+        connect_to=[(f"*.{DOMAIN}", "127.0.0.1", port)],
+        ca_bundle=ca,
+        per_host=PER_HOST,
+        concurrency=concurrency,
+        transport_factory=factory(transport, box, ca),
+    ) as fetcher:
         box.append(fetcher)
 
         async def worker() -> None:
             while not queue.empty():
                 host = queue.get_nowait()
                 for path in wanted:
-                    record = await fetcher.fetch(f"https://{host}{path}", kind="bench", max_bytes=512 * 1024,
-                                                 same_origin=True, absent_ok=True)
+                    record = await fetcher.fetch(
+                        f"https://{host}{path}", kind="bench", max_bytes=512 * 1024, same_origin=True, absent_ok=True
+                    )
                     answers[host, path, record.status] += 1
+
         cpu, wall = time.process_time(), time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
-        return fetcher.stats.requests, fetcher.stats.errors, time.perf_counter() - wall, time.process_time() - cpu, answers
+        return (
+            fetcher.stats.requests,
+            fetcher.stats.errors,
+            time.perf_counter() - wall,
+            time.process_time() - cpu,
+            answers,
+        )
 
 
 def unexpected(answers: Counter, tree: Path) -> list[str]:
@@ -173,19 +198,24 @@ def main(argv: list[str] | None = None) -> int:
         for round_ in range(args.repeat):
             for name in args.transport:
                 requests, errors, wall, cpu, answers = asyncio.run(
-                    fetch_all(nginx.port, certs[0], hosts, args.concurrency, name))
+                    fetch_all(nginx.port, certs[0], hosts, args.concurrency, name)
+                )
                 wrong = unexpected(answers, tree)
                 figures[name].append(cpu * 1000 / requests)
-                print(f"round {round_ + 1} {name:8}  {requests:,} requests  {errors} errors  wall {wall:.1f} s  "
-                      f"CPU {cpu * 1000 / requests:.3f} ms/request  answers: {summary(answers)}")
+                print(
+                    f"round {round_ + 1} {name:8}  {requests:,} requests  {errors} errors  wall {wall:.1f} s  "
+                    f"CPU {cpu * 1000 / requests:.3f} ms/request  answers: {summary(answers)}"
+                )
                 for line in wrong[:5]:
                     print(f"  unexpected answer {line}")
                 # errors: fetches that failed (the discovery 404s are not); a figure from failed
                 # fetches or wrong answers would measure failing, so both must read 0
                 failed = failed or bool(errors or wrong)
     for name, values in figures.items():
-        print(f"{name:8}  CPU ms/request: min {min(values):.3f}  median {statistics.median(values):.3f}  "
-              f"runs {', '.join(f'{v:.3f}' for v in values)}")
+        print(
+            f"{name:8}  CPU ms/request: min {min(values):.3f}  median {statistics.median(values):.3f}  "
+            f"runs {', '.join(f'{v:.3f}' for v in values)}"
+        )
     if failed:
         print("FAILED: some fetches failed or answered other than the tree says; the figures are void")
     return 1 if failed else 0

@@ -39,11 +39,22 @@ from netfixtures import CERT_NAMES, TLSServer, json_reply  # noqa: E402
 from reference_servers import TLSProxy, everything, node_skip_reason  # noqa: E402
 
 ORIGIN, MCP_HOST = "everything.sample.test", "sse.sample.test"
-MANIFEST = {"anchor": "0.1", "updated": "2026-12-01",
-            "publisher": {"name": "Everything", "url": f"https://{ORIGIN}", "contact": f"agents@{ORIGIN}"},
-            "tools": [{"id": "test.everything/all", "kind": "mcp", "name": "Everything",
-                       "description": "The MCP SDK's reference server.", "endpoint": f"https://{MCP_HOST}/sse",
-                       "transport": "sse", "auth": ["none"]}]}
+MANIFEST = {
+    "anchor": "0.1",
+    "updated": "2026-12-01",
+    "publisher": {"name": "Everything", "url": f"https://{ORIGIN}", "contact": f"agents@{ORIGIN}"},
+    "tools": [
+        {
+            "id": "test.everything/all",
+            "kind": "mcp",
+            "name": "Everything",
+            "description": "The MCP SDK's reference server.",
+            "endpoint": f"https://{MCP_HOST}/sse",
+            "transport": "sse",
+            "auth": ["none"],
+        }
+    ],
+}
 
 
 async def _manifest(request):
@@ -75,18 +86,26 @@ def main() -> None:
         server.routes["/.well-known/anchor.json"] = _manifest
         try:
             with TLSProxy(ca.issue_cert(*CERT_NAMES), port) as proxy:
-                net = NetworkOptions(connect_to=[(ORIGIN, "127.0.0.1", server.port),
-                                                 ("registry.sample.test", "127.0.0.1", server.port),
-                                                 *proxy.connect_to(MCP_HOST)],
-                                     ca_bundle=ca_path, dns_server=dns.address, registry="https://registry.sample.test",
-                                     deadline=args.deadline)
+                net = NetworkOptions(
+                    connect_to=[
+                        (ORIGIN, "127.0.0.1", server.port),
+                        ("registry.sample.test", "127.0.0.1", server.port),
+                        *proxy.connect_to(MCP_HOST),
+                    ],
+                    ca_bundle=ca_path,
+                    dns_server=dns.address,
+                    registry="https://registry.sample.test",
+                    deadline=args.deadline,
+                )
                 runs = [one_crawl(net) for _ in range(args.repeat)]
         finally:
             server.stop()
     checks = runs[-1][1]
-    print(f"crawl of one Anchor origin whose MCP endpoint never answers HEAD (deadline {args.deadline:g} s): "
-          f"median {statistics.median(r[0] for r in runs):.2f} s over {args.repeat} "
-          f"(each: {', '.join(f'{r[0]:.2f}' for r in runs)})")
+    print(
+        f"crawl of one Anchor origin whose MCP endpoint never answers HEAD (deadline {args.deadline:g} s): "
+        f"median {statistics.median(r[0] for r in runs):.2f} s over {args.repeat} "
+        f"(each: {', '.join(f'{r[0]:.2f}' for r in runs)})"
+    )
     for name in ("anchor.verify.http", "mcp.initialize", "mcp.tools"):
         print(f"  {name}: {checks[name]['status']}: {checks[name]['detail'][:150]}")
 

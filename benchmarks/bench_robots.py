@@ -13,8 +13,10 @@ import time
 
 from agentdex.crawler.robots import ROBOTS_MAX_BYTES, RobotsRules
 
-SMALL = (b"User-agent: *\nDisallow: /admin/\nDisallow: /*.pdf$\nAllow: /.well-known/\n\n"
-         b"User-agent: agentdex\nDisallow: /private\n")
+SMALL = (
+    b"User-agent: *\nDisallow: /admin/\nDisallow: /*.pdf$\nAllow: /.well-known/\n\n"
+    b"User-agent: agentdex\nDisallow: /private\n"
+)
 
 
 def large() -> bytes:

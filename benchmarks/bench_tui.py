@@ -99,7 +99,9 @@ def searching(term: Terminal) -> dict[str, list[float]]:
                 continue
             sent = time.perf_counter()
             term.send(word[index], literal=True)
-            term.wait_for(lambda t, text=text: status(t).endswith(f"search: {text}") or f"search: {text} ·" in status(t))
+            term.wait_for(
+                lambda t, text=text: status(t).endswith(f"search: {text}") or f"search: {text} ·" in status(t)
+            )
             out["table"].append(time.perf_counter() - sent)
             term.wait_for(lambda t, text=text: f"search: {text}" in status(t) and " shown" in status(t))
             out["counts"].append(time.perf_counter() - sent)
@@ -186,8 +188,10 @@ def main() -> None:
     finally:
         term.close()
     size = path.stat().st_size / 1e6
-    print(f"\nagentdex TUI in tmux on {total:,} listings ({path.relative_to(ROOT)}, {size:,.0f} MB), 120x40; "
-          f"reading the screen takes {resolution * 1000:.1f} ms")
+    print(
+        f"\nagentdex TUI in tmux on {total:,} listings ({path.relative_to(ROOT)}, {size:,.0f} MB), 120x40; "
+        f"reading the screen takes {resolution * 1000:.1f} ms"
+    )
     print(f"{'measure':<34} {'median':>9} {'p95':>9} {'max':>9}  {'':<3} {'n':>5}  target")
     print(row("launch → first table painted", paints, "s", "≤ 1.0 s"))
     print(row("search key → table updated", search["table"], "ms", "median ≤ 50 ms, p95 ≤ 150 ms"))

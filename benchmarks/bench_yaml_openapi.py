@@ -21,9 +21,11 @@ import yaml
 from agentdex.crawler.verify import openapi_check, openapi_document
 from agentdex.models import FetchRecord
 
-OPERATION = ("  /things/{n}/item:\n    get:\n      operationId: getThing{n}\n      summary: Get thing number {n}\n"
-             "      parameters:\n        - name: id\n          in: query\n          schema:\n            type: string\n"
-             "      responses:\n        '200':\n          description: The thing {n}.\n")
+OPERATION = (
+    "  /things/{n}/item:\n    get:\n      operationId: getThing{n}\n      summary: Get thing number {n}\n"
+    "      parameters:\n        - name: id\n          in: query\n          schema:\n            type: string\n"
+    "      responses:\n        '200':\n          description: The thing {n}.\n"
+)
 
 
 def openapi_yaml(paths: int) -> bytes:
@@ -62,7 +64,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--old", action="store_true", help="also time the pure-Python yaml.safe_load")
     old = parser.parse_args().old
-    docs = {"OpenAPI YAML ~1 MB": openapi_yaml(4000), "OpenAPI YAML ~4 MB": openapi_yaml(15000), "alias bomb 9^9": bomb()}
+    docs = {
+        "OpenAPI YAML ~1 MB": openapi_yaml(4000),
+        "OpenAPI YAML ~4 MB": openapi_yaml(15000),
+        "alias bomb 9^9": bomb(),
+    }
     print(f"libyaml: {yaml.__with_libyaml__}")
     print(f"{'document':<20} {'bytes':>9} {'load ms':>8} {'stall ms':>9} {'old ms':>8}  check")
     for name, body in docs.items():

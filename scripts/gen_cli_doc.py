@@ -1,7 +1,7 @@
 """Write docs/cli.md from the live --help of every agentdex command.
 
-    python scripts/gen_cli_doc.py          # rewrite docs/cli.md
-    python scripts/gen_cli_doc.py --check  # exit 1 when docs/cli.md is stale
+python scripts/gen_cli_doc.py          # rewrite docs/cli.md
+python scripts/gen_cli_doc.py --check  # exit 1 when docs/cli.md is stale
 """
 
 from __future__ import annotations
@@ -19,16 +19,20 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
 
 def help_text(args: list[str]) -> str:
     """The --help output of ``agentdex ARGS`` at a fixed width."""
-    result = CliRunner().invoke(app, [*args, "--help"], prog_name="agentdex", terminal_width=100, env={"COLUMNS": "100", "NO_COLOR": "1"})
+    result = CliRunner().invoke(
+        app, [*args, "--help"], prog_name="agentdex", terminal_width=100, env={"COLUMNS": "100", "NO_COLOR": "1"}
+    )
     return result.output.rstrip() + "\n"
 
 
 def render() -> str:
     """The whole document."""
     commands = sorted(get_command(app).commands)
-    parts = ["# agentdex command reference\n",
-             "Generated from the live `--help` by `python scripts/gen_cli_doc.py`; a test keeps it current.\n",
-             "```text\n" + help_text([]) + "```\n"]
+    parts = [
+        "# agentdex command reference\n",
+        "Generated from the live `--help` by `python scripts/gen_cli_doc.py`; a test keeps it current.\n",
+        "```text\n" + help_text([]) + "```\n",
+    ]
     for name in commands:
         parts.append(f"## agentdex {name}\n\n```text\n{help_text([name])}```\n")
     return "\n".join(parts)

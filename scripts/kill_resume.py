@@ -36,11 +36,29 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from agentdex.sampleweb.server import SampleWeb  # noqa: E402
 from test_datasette_live import HALF_WRITTEN  # noqa: E402
 
-ORIGINS = ["pantry.test", "tidewater.test", "quillnotes.test", "badmanifest.test", "castaway.test",
-           "vault.test", "wayfarer.test", "ledgerline.test"]
+ORIGINS = [
+    "pantry.test",
+    "tidewater.test",
+    "quillnotes.test",
+    "badmanifest.test",
+    "castaway.test",
+    "vault.test",
+    "wayfarer.test",
+    "ledgerline.test",
+]
 GROWING = {"snapshots", "crawls"}  # the only tables an identical crawl may add rows to
-TABLES = ("listings", "documents", "blobs", "snapshots", "findings", "tools", "checks", "events", "crawls",
-          "robots_txt")
+TABLES = (
+    "listings",
+    "documents",
+    "blobs",
+    "snapshots",
+    "findings",
+    "tools",
+    "checks",
+    "events",
+    "crawls",
+    "robots_txt",
+)
 
 
 @dataclass
@@ -54,8 +72,20 @@ class Outcome:
 
 
 def crawl_command(web: SampleWeb, db: Path) -> list[str]:
-    return [sys.executable, "-m", "agentdex", "crawl", "--db", str(db), *web.cli_args(),
-            "--registry", "https://registry.test", "--concurrency", "8", *ORIGINS]
+    return [
+        sys.executable,
+        "-m",
+        "agentdex",
+        "crawl",
+        "--db",
+        str(db),
+        *web.cli_args(),
+        "--registry",
+        "https://registry.test",
+        "--concurrency",
+        "8",
+        *ORIGINS,
+    ]
 
 
 def environment() -> dict[str, str]:
@@ -100,8 +130,9 @@ def trial(web: SampleWeb, db: Path, delay: float, outcome: Outcome) -> str:
     """One crawl, killed ``delay`` seconds after it recorded its start (so the kill lands in
     the crawl itself, not in the interpreter's start-up); a line saying what was found."""
     started = crawls_started(db)
-    process = subprocess.Popen(crawl_command(web, db), env=environment(), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        crawl_command(web, db), env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 60
     while crawls_started(db) == started and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.005)
@@ -139,8 +170,7 @@ def finish_and_repeat(web: SampleWeb, db: Path) -> list[str]:
     return [f"the identical crawl added rows: {added}"] if added else []
 
 
-def run(trials: int, seed: int, min_delay: float, max_delay: float, folder: Path,
-        print_fn=print) -> Outcome:
+def run(trials: int, seed: int, min_delay: float, max_delay: float, folder: Path, print_fn=print) -> Outcome:
     """``trials`` kills (crawls that end first do not count), then the completing crawls."""
     rng = random.Random(seed)
     db = folder / "catalogue.db"
@@ -166,9 +196,11 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as folder:
         outcome = run(args.trials, args.seed, args.min_delay, args.max_delay, Path(folder))
-    print(f"seed {args.seed}: {outcome.killed} kill(s), {outcome.finished_first} crawl(s) finished first, "
-          f"origins saved by the killed crawls: {sorted(set(outcome.origins_seen))} of {len(ORIGINS)}; "
-          f"problems: {outcome.problems or 'none'}")
+    print(
+        f"seed {args.seed}: {outcome.killed} kill(s), {outcome.finished_first} crawl(s) finished first, "
+        f"origins saved by the killed crawls: {sorted(set(outcome.origins_seen))} of {len(ORIGINS)}; "
+        f"problems: {outcome.problems or 'none'}"
+    )
     return 1 if outcome.problems else 0
 
 

@@ -34,7 +34,11 @@ class Browser:
 
         self.proc = subprocess.Popen(
             [chromium, *flags, f"--user-data-dir={profile}", "--remote-debugging-pipe", "about:blank"],
-            preexec_fn=wire_fds, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            preexec_fn=wire_fds,
+            close_fds=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         os.close(to_browser_r)
         os.close(from_browser_w)
         self._buffer = b""
@@ -48,13 +52,20 @@ class Browser:
     def viewport(self, width: int, height: int) -> None:
         """Show pages in a window of ``width``×``height`` CSS pixels."""
         self.width, self.height = width, height
-        self.call("Emulation.setDeviceMetricsOverride", session=True, width=width, height=height,
-                  deviceScaleFactor=1, mobile=False)
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            session=True,
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
 
     def evaluate(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page (JSON-serialisable)."""
-        result = self.call("Runtime.evaluate", session=True, expression=expression, returnByValue=True,
-                           awaitPromise=True)
+        result = self.call(
+            "Runtime.evaluate", session=True, expression=expression, returnByValue=True, awaitPromise=True
+        )
         return result["result"].get("value")
 
     def __enter__(self) -> Browser:
@@ -113,8 +124,13 @@ class Browser:
         """The page (its first 2,400 pixels, or only what the window shows) as a PNG at ``path``."""
         metrics = self.call("Page.getLayoutMetrics", session=True)
         height = self.height if first_screen else min(2400, int(metrics["cssContentSize"]["height"]))
-        shot = self.call("Page.captureScreenshot", session=True, format="png", captureBeyondViewport=not first_screen,
-                         clip={"x": 0, "y": 0, "width": self.width, "height": max(height, 200), "scale": 1})
+        shot = self.call(
+            "Page.captureScreenshot",
+            session=True,
+            format="png",
+            captureBeyondViewport=not first_screen,
+            clip={"x": 0, "y": 0, "width": self.width, "height": max(height, 200), "scale": 1},
+        )
         path.write_bytes(base64.b64decode(shot["data"]))
         return path
 

@@ -61,64 +61,132 @@ def body(doc: dict) -> bytes:
     return json.dumps(doc, indent=2).encode()
 
 
-def fetch(url: str, kind: str, content: bytes | None = None, *, status: int = 200, etag: str | None = None,
-          not_modified: bool = False, error_code: str | None = None, error: str | None = None) -> FetchRecord:
+def fetch(
+    url: str,
+    kind: str,
+    content: bytes | None = None,
+    *,
+    status: int = 200,
+    etag: str | None = None,
+    not_modified: bool = False,
+    error_code: str | None = None,
+    error: str | None = None,
+) -> FetchRecord:
     return FetchRecord(
-        url=url, kind=kind, status=status, final_url=url if status else None,
+        url=url,
+        kind=kind,
+        status=status,
+        final_url=url if status else None,
         headers={"content-type": "application/json" if kind == "agent_app" else "text/markdown"} if status else {},
-        etag=etag, body=content, sha256=sha(content) if content is not None else None, elapsed_ms=12.5,
-        error_code=error_code, error=error, not_modified=not_modified, fetched_at=AT)
+        etag=etag,
+        body=content,
+        sha256=sha(content) if content is not None else None,
+        elapsed_ms=12.5,
+        error_code=error_code,
+        error=error,
+        not_modified=not_modified,
+        fetched_at=AT,
+    )
 
 
-def pantry_crawl(doc: dict | None = None, guide: bytes | None = GUIDE, *, origin: str = ORIGIN,
-                 checks: list[Check] | None = None, mcp_tools: list[Tool] | None = None) -> OriginCrawl:
+def pantry_crawl(
+    doc: dict | None = None,
+    guide: bytes | None = GUIDE,
+    *,
+    origin: str = ORIGIN,
+    checks: list[Check] | None = None,
+    mcp_tools: list[Tool] | None = None,
+) -> OriginCrawl:
     """A crawl that found the (given) Pantry manifest and guide."""
     manifest = body(doc if doc is not None else pantry_doc())
     result = agent_app.parse(manifest, origin=origin)
-    fetches = [fetch(f"https://{origin}/.well-known/agent-app.json", "agent_app", manifest,
-                     etag='"m-' + sha(manifest)[:8] + '"')]
+    fetches = [
+        fetch(
+            f"https://{origin}/.well-known/agent-app.json", "agent_app", manifest, etag='"m-' + sha(manifest)[:8] + '"'
+        )
+    ]
     documents = {"agent_app": sha(manifest)}
     if guide is not None:
         fetches.append(fetch(f"https://{origin}/agent.md", "guide", guide, etag='"g-' + sha(guide)[:8] + '"'))
         documents["guide"] = sha(guide)
-    return OriginCrawl(origin=origin, status="listed" if result.valid else "invalid", primary=result,
-                       results={"agent_app": result}, fetches=fetches, documents=documents,
-                       checks=checks, mcp_tools=mcp_tools)
+    return OriginCrawl(
+        origin=origin,
+        status="listed" if result.valid else "invalid",
+        primary=result,
+        results={"agent_app": result},
+        fetches=fetches,
+        documents=documents,
+        checks=checks,
+        mcp_tools=mcp_tools,
+    )
 
 
-def listing_crawl(listing: Listing, *, origin: str, checks: list[Check] | None = None,
-                  mcp_tools: list[Tool] | None = None) -> OriginCrawl:
+def listing_crawl(
+    listing: Listing, *, origin: str, checks: list[Check] | None = None, mcp_tools: list[Tool] | None = None
+) -> OriginCrawl:
     """A crawl whose format produced ``listing`` (any format; the manifest is its JSON)."""
     manifest = json.dumps(listing.to_dict()).encode()
     result = ParseResult(listing.format, listing, [], listing.to_dict())
-    return OriginCrawl(origin=origin, status="listed", primary=result, results={listing.format: result},
-                       fetches=[fetch(f"https://{origin}/.well-known/{listing.format}.json", listing.format, manifest)],
-                       documents={listing.format: sha(manifest)}, checks=checks, mcp_tools=mcp_tools)
+    return OriginCrawl(
+        origin=origin,
+        status="listed",
+        primary=result,
+        results={listing.format: result},
+        fetches=[fetch(f"https://{origin}/.well-known/{listing.format}.json", listing.format, manifest)],
+        documents={listing.format: sha(manifest)},
+        checks=checks,
+        mcp_tools=mcp_tools,
+    )
 
 
 def no_manifest_crawl(origin: str = ORIGIN) -> OriginCrawl:
-    return OriginCrawl(origin=origin, status="no_manifest", status_detail="no manifest at /.well-known/",
-                       fetches=[fetch(f"https://{origin}/.well-known/agent-app.json", "agent_app", b"not here",
-                                      status=404)])
+    return OriginCrawl(
+        origin=origin,
+        status="no_manifest",
+        status_detail="no manifest at /.well-known/",
+        fetches=[fetch(f"https://{origin}/.well-known/agent-app.json", "agent_app", b"not here", status=404)],
+    )
 
 
 def unreachable_crawl(origin: str = ORIGIN) -> OriginCrawl:
-    return OriginCrawl(origin=origin, status="unreachable", status_detail="connection refused",
-                       fetches=[fetch(f"https://{origin}/.well-known/agent-app.json", "agent_app", status=None,
-                                      error_code="refused", error="connection refused")])
+    return OriginCrawl(
+        origin=origin,
+        status="unreachable",
+        status_detail="connection refused",
+        fetches=[
+            fetch(
+                f"https://{origin}/.well-known/agent-app.json",
+                "agent_app",
+                status=None,
+                error_code="refused",
+                error="connection refused",
+            )
+        ],
+    )
 
 
 def unchanged_crawl(origin: str = ORIGIN, urls: tuple[tuple[str, str], ...] | None = None) -> OriginCrawl:
     """Every document answered 304."""
-    urls = urls or ((f"https://{origin}/.well-known/agent-app.json", "agent_app"),
-                    (f"https://{origin}/agent.md", "guide"))
-    return OriginCrawl(origin=origin, status="listed", unchanged=True,
-                       fetches=[fetch(u, k, status=304, not_modified=True, etag='"same"') for u, k in urls])
+    urls = urls or (
+        (f"https://{origin}/.well-known/agent-app.json", "agent_app"),
+        (f"https://{origin}/agent.md", "guide"),
+    )
+    return OriginCrawl(
+        origin=origin,
+        status="listed",
+        unchanged=True,
+        fetches=[fetch(u, k, status=304, not_modified=True, etag='"same"') for u, k in urls],
+    )
 
 
 def anchor_listing(tools: list[dict], name: str = "Anchor Tool") -> Listing:
-    return Listing(format="anchor", name=name, one_liner="An anchored tool.",
-                   mcp_url=tools[0].get("endpoint") if tools else None, extra={"anchor_tools": copy.deepcopy(tools)})
+    return Listing(
+        format="anchor",
+        name=name,
+        one_liner="An anchored tool.",
+        mcp_url=tools[0].get("endpoint") if tools else None,
+        extra={"anchor_tools": copy.deepcopy(tools)},
+    )
 
 
 CRASH_TOOLS = 40

@@ -34,12 +34,15 @@ FOUND = ("/.well-known/agent-app.json", "/agent.md", "/llms.txt")  # the others 
 
 def manifest(host: str) -> dict:
     return {
-        "agent_app": "1", "name": "Tidewatch", "one_liner": "Tide times and surf forecasts for any beach.",
+        "agent_app": "1",
+        "name": "Tidewatch",
+        "one_liner": "Tide times and surf forecasts for any beach.",
         "description": "Tidewatch answers questions about tides and surf; the server runs no language model.",
         "homepage": f"https://{host}/",
         "guide": {"url": f"https://{host}/agent.md", "llms_txt": f"https://{host}/llms.txt"},
         "http": {"base": f"https://{host}/v1"},
-        "categories": ["travel"], "pricing": "free",
+        "categories": ["travel"],
+        "pricing": "free",
         "publisher": {"name": "Tidewatch", "contact": "mailto:hello@tidewatch.example.org"},
     }
 
@@ -50,8 +53,7 @@ def write_host(root, host: str, headers: dict[str, str]) -> None:
     (folder / ".well-known" / "agent-app.json").write_text(json.dumps(manifest(host)), encoding="utf-8")
     (folder / "agent.md").write_text("# Tidewatch\n\nAsk for a beach and a date.\n", encoding="utf-8")
     (folder / "llms.txt").write_text("# Tidewatch\n\n> Tides.\n", encoding="utf-8")
-    site = {"default_headers": headers,
-            "paths": {"/.well-known/anchor.json": {"status": 404, "body": "Not found.\n"}}}
+    site = {"default_headers": headers, "paths": {"/.well-known/anchor.json": {"status": 404, "body": "Not found.\n"}}}
     (folder / "_site.json").write_text(json.dumps(site), encoding="utf-8")
     (folder / "_v2").mkdir()
     (folder / "_v2" / "agent.md").write_text("# Tidewatch\n\nAsk for a beach, a date and a board.\n", encoding="utf-8")

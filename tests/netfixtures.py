@@ -387,7 +387,9 @@ def _to_named(target: str) -> Callable[..., Awaitable[Reply]]:
     return handler
 
 
-_PREFIX_ROUTES.update({"to-other": _to_named("other"), "to-http": _to_named("http"), "to-private": _to_named("private")})
+_PREFIX_ROUTES.update(
+    {"to-other": _to_named("other"), "to-http": _to_named("http"), "to-private": _to_named("private")}
+)
 
 
 # -- fixtures ------------------------------------------------------------------------------

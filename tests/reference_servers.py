@@ -71,8 +71,9 @@ def everything(mode: str) -> Iterator[int]:
     /message; ``streamableHttp``: /mcp) on a free loopback port, stopped on exit."""
     port = free_port()
     env = {**os.environ, "PORT": str(port)}
-    process = subprocess.Popen(["node", str(EVERYTHING), mode], env=env, cwd=NPM_DIR,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        ["node", str(EVERYTHING), mode], env=env, cwd=NPM_DIR, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     try:
         wait_for_port(port, process)
         yield port
@@ -118,8 +119,7 @@ class TLSProxy:
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
-        server = self._loop.run_until_complete(
-            asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.context))
+        server = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.context))
         self.port = server.sockets[0].getsockname()[1]
         self._ready.set()
         self._loop.run_forever()
@@ -137,8 +137,9 @@ class TLSProxy:
             writer.close()
             return
         try:
-            await asyncio.gather(self._pipe(reader, up_writer, keep=True), self._pipe(up_reader, writer),
-                                 return_exceptions=True)
+            await asyncio.gather(
+                self._pipe(reader, up_writer, keep=True), self._pipe(up_reader, writer), return_exceptions=True
+            )
         except asyncio.CancelledError:
             pass  # the proxy is stopping; asyncio's stream callback would report a cancelled task
 

@@ -21,8 +21,16 @@ from agentdex.db.seeds import CENSUS_STATES, census, census_endpoints
 from agentdex.sampleweb.server import HOSTILE_ROOT, SampleWeb
 
 ORIGINS = ["pantry.test", "notmcp.test", "t-oldsse.test", "t-paidmcp.test", "vault.test", "privateaddr.test"]
-EXPECTED = {"open": 1, "auth_gated": 1, "payment_required": 1, "wrong_transport": 1, "not_mcp": 1, "unreachable": 1,
-            "template_not_expanded": 1, "not_probed": 2}
+EXPECTED = {
+    "open": 1,
+    "auth_gated": 1,
+    "payment_required": 1,
+    "wrong_transport": 1,
+    "not_mcp": 1,
+    "unreachable": 1,
+    "template_not_expanded": 1,
+    "not_probed": 2,
+}
 
 
 @pytest.fixture(scope="module")
@@ -52,15 +60,18 @@ def test_the_registry_endpoints_are_counted_once_with_the_crawled_one(catalogue)
     assert len(urls) == len(set(urls))
     # The registry also names mcp.pantry.test (twice) and notmcp.test: the crawl probed those.
     assert {r["url"] for r in rows if r["census"] == "not_probed"} == {
-        "https://mcp.tidewater.test/mcp", "https://mcp.driftwood.test/v0/mcp"}
+        "https://mcp.tidewater.test/mcp",
+        "https://mcp.driftwood.test/v0/mcp",
+    }
 
 
 def test_the_text_table_and_the_canned_query_agree(catalogue):
     text = CliRunner().invoke(app, ["census", "--db", str(catalogue)]).stdout.splitlines()
     assert text[0].split() == ["state", "count", "share"]
     assert "wrong_transport             1   11.1%" in text and text[-1].split() == ["total", "9"]
-    query = json.loads((Path(__file__).resolve().parent.parent
-                        / "datasette_metadata.json").read_text("utf-8"))["databases"]["agentdex"]["queries"]
+    query = json.loads((Path(__file__).resolve().parent.parent / "datasette_metadata.json").read_text("utf-8"))[
+        "databases"
+    ]["agentdex"]["queries"]
     with sqlite3.connect(catalogue) as conn:
         canned = {row[0]: row[1] for row in conn.execute(query["mcp_census"]["sql"])}
     assert canned == EXPECTED
@@ -81,12 +92,16 @@ async def test_initialize_accepted_but_initialized_rejected():
 def test_dns_gone_and_initialized_rejected_are_states_of_their_own(tmp_path):
     db = open_db(tmp_path / "c.db")
     with db.conn:
-        db.execute("INSERT INTO listings (origin, status, first_seen_at) VALUES ('a.test', 'listed', 'x'), "
-                   "('b.test', 'listed', 'x')")
-        db.execute("INSERT INTO endpoint_probes (origin, role, url, state, detail, at) VALUES "
-                   "('a.test', 'mcp', 'https://mcp.a.test/mcp', 'dead', "
-                   "'The host name mcp.a.test could not be resolved (Name or service not known).', 'x'), "
-                   "('b.test', 'mcp', 'https://b.test/mcp', 'ok', "
-                   "'initialize accepted but notifications/initialized rejected (HTTP 400)', 'x')")
+        db.execute(
+            "INSERT INTO listings (origin, status, first_seen_at) VALUES ('a.test', 'listed', 'x'), "
+            "('b.test', 'listed', 'x')"
+        )
+        db.execute(
+            "INSERT INTO endpoint_probes (origin, role, url, state, detail, at) VALUES "
+            "('a.test', 'mcp', 'https://mcp.a.test/mcp', 'dead', "
+            "'The host name mcp.a.test could not be resolved (Name or service not known).', 'x'), "
+            "('b.test', 'mcp', 'https://b.test/mcp', 'ok', "
+            "'initialize accepted but notifications/initialized rejected (HTTP 400)', 'x')"
+        )
     counts = {s["state"]: s["count"] for s in census(db)["states"] if s["count"]}
     assert counts == {"dns_gone": 1, "initialized_rejected": 1}

@@ -29,7 +29,11 @@ def test_ci_runs_exactly_the_readme_test_command():
 def test_the_suite_collects_without_xdist():
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:xdist", "--collect-only", "-q", "tests/test_plans.py"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120)
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert re.search(r"\d+ tests? collected", done.stdout)
 
@@ -61,11 +65,14 @@ def test_lint_passes_a_clean_project(tmp_path):
     assert "all checks passed" in done.stdout
 
 
-@pytest.mark.parametrize(("source", "failing"), [
-    (CLEAN.replace('"""\n', '"""\n\nimport os\n', 1), "ruff check"),  # F401: an unused import
-    (CLEAN.replace("return n * 2", "return n*2"), "ruff format"),  # formatted otherwise
-    (CLEAN + '\n\nTOTAL: int = double("two")\n', "mypy"),  # a str where an int is wanted
-])
+@pytest.mark.parametrize(
+    ("source", "failing"),
+    [
+        (CLEAN.replace('"""\n', '"""\n\nimport os\n', 1), "ruff check"),  # F401: an unused import
+        (CLEAN.replace("return n * 2", "return n*2"), "ruff format"),  # formatted otherwise
+        (CLEAN + '\n\nTOTAL: int = double("two")\n', "mypy"),  # a str where an int is wanted
+    ],
+)
 def test_lint_fails_when_any_check_fails_and_names_it(tmp_path, source, failing):
     done = run_lint(lint_project(tmp_path, source))
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]

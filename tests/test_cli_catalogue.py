@@ -70,8 +70,9 @@ def catalogue(tmp_path_factory):
     seeds.write_text(SEEDS)
     with SampleWeb() as web:
         path = folder / "catalogue.db"
-        result = cli("crawl", *TYPED, "--seeds", seeds, "--db", path, *web.cli_args(),
-                     "--registry", "https://registry.test")
+        result = cli(
+            "crawl", *TYPED, "--seeds", seeds, "--db", path, *web.cli_args(), "--registry", "https://registry.test"
+        )
         assert result.exit_code == 0, result.output
         yield Catalogue(web, path, result)
 
@@ -104,11 +105,14 @@ def test_a_bare_crawl_recrawls_every_known_origin(catalogue, tmp_path):
     assert set(summary) >= {"crawl_id", "by_status", "requests", "errors", "seconds", "interrupted"}
 
 
-@pytest.mark.parametrize(("args", "words"), [
-    (["http://pantry.test"], "only crawls https"),
-    (["pantry .test"], "not an origin"),
-    ([], "nothing to crawl"),
-])
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["http://pantry.test"], "only crawls https"),
+        (["pantry .test"], "not an origin"),
+        ([], "nothing to crawl"),
+    ],
+)
 def test_crawl_refuses_what_it_cannot_crawl(tmp_path, args, words):
     result = cli("crawl", *args, "--db", tmp_path / "empty.db")
     assert result.exit_code == 2 and words in result.stderr
@@ -133,8 +137,22 @@ def test_crawl_on_a_terminal_shows_a_progress_bar_and_ends_with_a_summary(catalo
     controller, terminal = pty.openpty()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120", "TERM": "xterm"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "agentdex", "crawl", "pantry.test", "loop.test", "--db", str(tmp_path / "t.db"),
-         *catalogue.net_args()], stdout=subprocess.PIPE, stderr=terminal, env=env, cwd=tmp_path)
+        [
+            sys.executable,
+            "-m",
+            "agentdex",
+            "crawl",
+            "pantry.test",
+            "loop.test",
+            "--db",
+            str(tmp_path / "t.db"),
+            *catalogue.net_args(),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=terminal,
+        env=env,
+        cwd=tmp_path,
+    )
     os.close(terminal)
     text = read_until_closed(controller)
     stdout, _ = process.communicate(timeout=60)
@@ -151,7 +169,11 @@ def test_show_json_has_the_contracts_keys(catalogue):
     shown = as_json("show", "pantry.test", "--db", catalogue.path)
     assert set(shown) >= {"origin", "name", "format", "status", "manifest", "findings", "checks", "plans", "events"}
     assert (shown["origin"], shown["name"], shown["format"], shown["status"]) == (
-        "pantry.test", "Pantry", "agent_app", "listed")
+        "pantry.test",
+        "Pantry",
+        "agent_app",
+        "listed",
+    )
     assert shown["manifest"] == json.loads((WEB_ROOT / "pantry.test/.well-known/agent-app.json").read_text())
     assert set(shown["plans"]) == set(HOST_IDS)
     assert {c["name"] for c in shown["checks"]} >= {"manifest.location", "mcp.initialize", "feedback.descriptor"}
@@ -198,8 +220,12 @@ def test_show_of_an_unknown_origin_says_how_to_add_it(catalogue):
 
 def test_list_filters_by_status_and_format(catalogue):
     listed = as_json("list", "--status", "listed", "--db", catalogue.path)
-    assert sorted(r["origin"] for r in listed["listings"]) == ["pantry.test", "quillnotes.test", "t-flaky.test",
-                                                               "tidewater.test"]
+    assert sorted(r["origin"] for r in listed["listings"]) == [
+        "pantry.test",
+        "quillnotes.test",
+        "t-flaky.test",
+        "tidewater.test",
+    ]
     anchors = as_json("list", "--format", "anchor", "--db", catalogue.path)["listings"]
     assert [(r["origin"], r["name"]) for r in anchors] == [("tidewater.test", "Tidewater Data")]
     words = cli("list", "--status", "invalid", "--db", catalogue.path)
@@ -225,8 +251,9 @@ def test_verify_rechecks_and_prints_every_check(catalogue, tmp_path):
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0] == "tidewater.test"
-    assert any(re.fullmatch(r"  ok   anchor\.verify\.dns\s+_anchor\.tidewater\.test carries anchor-verify", x)
-               for x in lines)
+    assert any(
+        re.fullmatch(r"  ok   anchor\.verify\.dns\s+_anchor\.tidewater\.test carries anchor-verify", x) for x in lines
+    )
     assert len(lines) == 1 + 22  # 17 checks for every listing, 5 for Anchor
     kinds = as_json("events", "--db", path)
     assert len(kinds) == 4  # nothing changed, so no event
@@ -240,7 +267,9 @@ def test_verify_json_is_the_run_summary_recorded_as_a_verify_run(catalogue, tmp_
     assert (summary["origins"], summary["unchanged"], summary["events"]) == (1, 1, 0)
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT kind, status FROM crawls ORDER BY id DESC LIMIT 1").fetchone() == (
-            "verify", "finished")
+            "verify",
+            "finished",
+        )
 
 
 def test_plan_gives_exact_steps_for_one_host(catalogue):
@@ -262,8 +291,11 @@ def test_plan_headers_say_in_words_how_the_app_is_reached(catalogue):
     assert result.exit_code == 0
     head = result.stdout.splitlines()[0]
     assert head.startswith("VS Code (GitHub Copilot) (vscode): MCP, ") and " via " not in head
-    words = {line.split(": ", 1)[1] for line in cli("plan", "pantry.test", "--db", catalogue.path).stdout.splitlines()
-             if re.match(r"^\S.* \([a-z_]+\): ", line)}
+    words = {
+        line.split(": ", 1)[1]
+        for line in cli("plan", "pantry.test", "--db", catalogue.path).stdout.splitlines()
+        if re.match(r"^\S.* \([a-z_]+\): ", line)
+    }
     assert words and all("via" not in w for w in words)
     assert any(w.startswith("MCP, no authentication") or w.startswith("MCP, OAuth sign-in") for w in words)
     assert "documentation confidence: high" in result.stdout
@@ -293,7 +325,11 @@ def test_import_a_package_and_a_repository_folder(catalogue, tmp_path):
     assert cli("pack", EXAMPLES / "adapp" / "web-crawler", "-o", package).exit_code == 0
     imported = as_json("import", package, "--db", path)
     assert (imported["origin"], imported["format"], imported["valid"], imported["events"]) == (
-        "mcp.crawler.example", "adapp", True, ["listed"])
+        "mcp.crawler.example",
+        "adapp",
+        True,
+        ["listed"],
+    )
     repo = tmp_path / "repo"
     repo.mkdir()
     shutil.copy(EXAMPLES / "valid" / "findagent" / "spec-example.json", repo / "findagent.json")

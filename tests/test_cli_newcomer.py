@@ -81,8 +81,9 @@ def run_in_terminal(args: list[str], cwd: Path, answer: bytes = b"") -> tuple[in
     """``python -m agentdex ARGS`` with a terminal (a pty) as stdin, stdout and stderr."""
     controller, terminal = pty.openpty()
     env = {**cli_env(), "COLUMNS": "160", "TERM": "xterm"}
-    process = subprocess.Popen([sys.executable, "-m", "agentdex", *args], stdin=terminal, stdout=terminal,
-                               stderr=terminal, env=env, cwd=cwd)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agentdex", *args], stdin=terminal, stdout=terminal, stderr=terminal, env=env, cwd=cwd
+    )
     os.close(terminal)
     if answer:
         os.write(controller, answer)
@@ -93,19 +94,22 @@ def run_in_terminal(args: list[str], cwd: Path, answer: bytes = b"") -> tuple[in
 # --- values that are not choices are refused -------------------------------------------------
 
 
-@pytest.mark.parametrize(("args", "named"), [
-    (["list", "--status", "bogus"], "'no_manifest'"),
-    (["list", "--format", "bogus"], "'findagent'"),
-    (["list", "--pricing", "bogus"], "'freemium'"),
-    (["list", "--sort", "bogus"], "'last_changed_at'"),
-    (["list", "--category", "bogus"], "no listing has category 'bogus'; choose one of: "),
-    (["events", "--since", "zzz"], "2026-12-01T10:00:00Z"),
-    (["events", "--since", "2026-13-45"], "month must be in 1..12"),
-    (["events", "--origin", "nosuch.test"], "nosuch.test is not in the catalogue"),
-    (["events", "--origin", "host!!"], "cannot be a host name"),
-    (["list", "--fields", "origin,bogus"], "choose from: origin, name, format"),
-    (["list", "--csv", "--nl"], "choose one output: --csv or --nl"),
-])
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["list", "--status", "bogus"], "'no_manifest'"),
+        (["list", "--format", "bogus"], "'findagent'"),
+        (["list", "--pricing", "bogus"], "'freemium'"),
+        (["list", "--sort", "bogus"], "'last_changed_at'"),
+        (["list", "--category", "bogus"], "no listing has category 'bogus'; choose one of: "),
+        (["events", "--since", "zzz"], "2026-12-01T10:00:00Z"),
+        (["events", "--since", "2026-13-45"], "month must be in 1..12"),
+        (["events", "--origin", "nosuch.test"], "nosuch.test is not in the catalogue"),
+        (["events", "--origin", "host!!"], "cannot be a host name"),
+        (["list", "--fields", "origin,bogus"], "choose from: origin, name, format"),
+        (["list", "--csv", "--nl"], "choose one output: --csv or --nl"),
+    ],
+)
 def test_a_value_that_is_not_a_choice_is_refused_with_the_choices(catalogue, args, named):
     result = cli(*args, "--db", catalogue.path)
     assert result.exit_code == 2, result.output
@@ -116,7 +120,8 @@ def test_a_value_that_is_not_a_choice_is_refused_with_the_choices(catalogue, arg
 def test_a_category_of_the_spec_or_of_a_listing_is_taken(catalogue):
     pantry = as_json("show", "pantry.test", "--db", catalogue.path)["categories"]
     assert [r["origin"] for r in as_json("list", "--category", pantry[0], "--db", catalogue.path)["listings"]] == [
-        "pantry.test"]
+        "pantry.test"
+    ]
     assert as_json("list", "--category", "education", "--db", catalogue.path)["total"] == 0  # in the spec
 
 
@@ -129,7 +134,8 @@ def test_since_takes_a_time_zone_and_a_date(catalogue):
     if hour < 22:
         east = f"{newest[:11]}{hour + 2:02d}{newest[13:19]}+02:00"
         assert as_json("events", "--since", east, "--db", catalogue.path) == as_json(
-            "events", "--since", just_after, "--db", catalogue.path)
+            "events", "--since", just_after, "--db", catalogue.path
+        )
     assert as_json("events", "--since", "2999-01-01", "--db", catalogue.path) == []
 
 
@@ -138,8 +144,11 @@ def test_since_takes_a_time_zone_and_a_date(catalogue):
 
 def origin_rows(path: Path, origin: str) -> dict[str, int]:
     with sqlite3.connect(path) as conn:
-        tables = [t for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-                  if any(c[1] == "origin" for c in conn.execute(f"PRAGMA table_info([{t}])"))]
+        tables = [
+            t
+            for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            if any(c[1] == "origin" for c in conn.execute(f"PRAGMA table_info([{t}])"))
+        ]
         return {t: conn.execute(f"SELECT count(*) FROM [{t}] WHERE origin = ?", [origin]).fetchone()[0] for t in tables}
 
 
@@ -148,16 +157,25 @@ def test_forget_removes_an_origin_with_everything_that_depends_on_it(catalogue, 
     before = origin_rows(path, "pantry.test")
     assert before["events"] and before["snapshots"] and before["checks"] and before["documents"]
     with sqlite3.connect(path) as conn:
-        own = {sha for (sha,) in conn.execute("SELECT body_sha256 FROM snapshots WHERE origin = 'pantry.test' AND "
-                                              "body_sha256 NOT IN (SELECT body_sha256 FROM snapshots WHERE origin != "
-                                              "'pantry.test' AND body_sha256 IS NOT NULL)")}
+        own = {
+            sha
+            for (sha,) in conn.execute(
+                "SELECT body_sha256 FROM snapshots WHERE origin = 'pantry.test' AND "
+                "body_sha256 NOT IN (SELECT body_sha256 FROM snapshots WHERE origin != "
+                "'pantry.test' AND body_sha256 IS NOT NULL)"
+            )
+        }
     result = cli("forget", "https://Pantry.test/", "--yes", "--db", path)
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("forgot 1 origin(s): pantry.test (")
     assert set(origin_rows(path, "pantry.test").values()) == {0}
     with sqlite3.connect(path) as conn:
-        assert own and not conn.execute(f"SELECT count(*) FROM blobs WHERE sha256 IN ({','.join('?' * len(own))})",
-                                        list(own)).fetchone()[0]
+        assert (
+            own
+            and not conn.execute(
+                f"SELECT count(*) FROM blobs WHERE sha256 IN ({','.join('?' * len(own))})", list(own)
+            ).fetchone()[0]
+        )
         assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
     assert "pantry.test" not in [r["origin"] for r in as_json("list", "--db", path)["listings"]]
     assert as_json("list", "--search", "pantry", "--db", path)["total"] == 0  # the search index forgot it too
@@ -200,15 +218,24 @@ def test_list_on_a_pipe_prints_tab_separated_lines_and_the_count_on_stderr(catal
 def test_list_fields_csv_and_nl(catalogue):
     picked = cli("list", "--fields", "origin,status", "--status", "listed", "--sort", "origin", "--db", catalogue.path)
     assert picked.stdout.splitlines() == ["freeprizes.test\tlisted", "pantry.test\tlisted", "tidewater.test\tlisted"]
-    table = list(csv.reader(io.StringIO(cli("list", "--csv", "--fields", "origin,categories,has_mcp", "--sort",
-                                            "origin", "--db", catalogue.path).stdout)))
+    table = list(
+        csv.reader(
+            io.StringIO(
+                cli(
+                    "list", "--csv", "--fields", "origin,categories,has_mcp", "--sort", "origin", "--db", catalogue.path
+                ).stdout
+            )
+        )
+    )
     assert table[0] == ["origin", "categories", "has_mcp"] and len(table) == 1 + len(ORIGINS)
     pantry = next(row for row in table if row[0] == "pantry.test")
     assert pantry[2] == "true" and pantry[1]
     lines = cli("list", "--nl", "--db", catalogue.path).stdout.splitlines()
     records = [json.loads(line) for line in lines]
     assert len(records) == len(ORIGINS) and set(records[0]) == {"origin", "format", "status", "name", "next_due_at"}
-    assert as_json("list", "--fields", "origin", "--db", catalogue.path)["listings"][0] == {"origin": records[0]["origin"]}
+    assert as_json("list", "--fields", "origin", "--db", catalogue.path)["listings"][0] == {
+        "origin": records[0]["origin"]
+    }
     assert "\x1b" not in "".join(lines)
 
 
@@ -240,7 +267,10 @@ def test_stats_prints_the_demo_summary_for_any_catalogue(catalogue):
     assert data["listings"] == len(ORIGINS) and data["by_status"]["listed"] == 3
     assert data["events_by_kind"] == {"listed": 3}
     assert {b["origin"]: b["status"] for b in data["not_listed"]} == {
-        "badmanifest.test": "invalid", "loop.test": "no_manifest", "closed.test": "unreachable"}
+        "badmanifest.test": "invalid",
+        "loop.test": "no_manifest",
+        "closed.test": "unreachable",
+    }
     assert all(set(f) == {"origin", "name", "detail"} for f in data["failing"])
 
 
@@ -257,8 +287,18 @@ def test_a_quiet_crawl_of_listed_origins_reports_no_errors_and_a_failure_still_c
         assert head.endswith(" origin(s) in " + head.split(" in ", 1)[1]) and "— 20 listed" in head
         assert re.fullmatch(r"\d+ request\(s\), 0 error\(s\), 20 change event\(s\)", counts), counts
         closed = f"closed.test:127.0.0.1:{free_port()}"
-        failed = as_json("crawl", "closed.test", "--quiet", "--db", tmp_path / "c.db", *web.cli_args(),
-                         "--connect-to", closed, "--timeout", "5")
+        failed = as_json(
+            "crawl",
+            "closed.test",
+            "--quiet",
+            "--db",
+            tmp_path / "c.db",
+            *web.cli_args(),
+            "--connect-to",
+            closed,
+            "--timeout",
+            "5",
+        )
         assert failed["errors"] >= 1 and failed["by_status"] == {"unreachable": 1}
 
 
@@ -266,9 +306,13 @@ def test_a_quiet_crawl_of_listed_origins_reports_no_errors_and_a_failure_still_c
 
 
 def net_env(web: SampleWeb) -> dict[str, str]:
-    return {"AGENTDEX_CONNECT_TO": ", ".join(web.connect_to_args()), "AGENTDEX_CA_BUNDLE": str(web.ca_pem),
-            "AGENTDEX_DNS_SERVER": web.dns_address, "AGENTDEX_REGISTRY": "https://registry.test",
-            "AGENTDEX_CONFIG": ""}
+    return {
+        "AGENTDEX_CONNECT_TO": ", ".join(web.connect_to_args()),
+        "AGENTDEX_CA_BUNDLE": str(web.ca_pem),
+        "AGENTDEX_DNS_SERVER": web.dns_address,
+        "AGENTDEX_REGISTRY": "https://registry.test",
+        "AGENTDEX_CONFIG": "",
+    }
 
 
 def test_network_options_come_from_the_environment(catalogue, tmp_path):
@@ -283,27 +327,43 @@ def test_network_options_come_from_a_config_file_with_flag_over_env_over_file(ca
     (tmp_path / "certs" / "ca.pem").write_bytes(web.ca_pem.read_bytes())
     config = tmp_path / "config.toml"
     rules = ", ".join(f'"{rule}"' for rule in web.connect_to_args())
-    config.write_text(f'ca_bundle = "certs/ca.pem"\nconnect_to = [{rules}]\ndns_server = "{web.dns_address}"\n'
-                      'registry = "https://registry.test"\nconcurrency = 4\n', "utf-8")
+    config.write_text(
+        f'ca_bundle = "certs/ca.pem"\nconnect_to = [{rules}]\ndns_server = "{web.dns_address}"\n'
+        'registry = "https://registry.test"\nconcurrency = 4\n',
+        "utf-8",
+    )
     env = {"AGENTDEX_CONFIG": str(config)}
     alone = cli("crawl", "pantry.test", "--db", tmp_path / "a.db", "--json", env=env)
     assert alone.exit_code == 0 and json.loads(alone.stdout)["by_status"] == {"listed": 1}, alone.output
     # the environment beats the file: a bundle that is not there is refused
-    env_wins = cli("crawl", "pantry.test", "--db", tmp_path / "b.db", env={**env, "AGENTDEX_CA_BUNDLE": str(tmp_path / "none.pem")})
+    env_wins = cli(
+        "crawl", "pantry.test", "--db", tmp_path / "b.db", env={**env, "AGENTDEX_CA_BUNDLE": str(tmp_path / "none.pem")}
+    )
     assert env_wins.exit_code == 2 and "none.pem" in env_wins.stderr
     # and a flag beats the environment
-    flag_wins = cli("crawl", "pantry.test", "--db", tmp_path / "b.db", "--ca-bundle", web.ca_pem, "--json",
-                    env={**env, "AGENTDEX_CA_BUNDLE": str(tmp_path / "none.pem")})
+    flag_wins = cli(
+        "crawl",
+        "pantry.test",
+        "--db",
+        tmp_path / "b.db",
+        "--ca-bundle",
+        web.ca_pem,
+        "--json",
+        env={**env, "AGENTDEX_CA_BUNDLE": str(tmp_path / "none.pem")},
+    )
     assert flag_wins.exit_code == 0, flag_wins.output
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    ("concurency = 4\n", "key 'concurency': Extra inputs are not permitted"),
-    ('concurrency = "many"\n', "key 'concurrency': Input should be a valid integer"),
-    ("concurrency = 0\n", "key 'concurrency': Input should be greater than or equal to 1"),
-    ("connect_to = [1]\n", "key 'connect_to.0'"),
-    ("ca_bundle = \n", "cannot be read as TOML"),
-])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("concurency = 4\n", "key 'concurency': Extra inputs are not permitted"),
+        ('concurrency = "many"\n', "key 'concurrency': Input should be a valid integer"),
+        ("concurrency = 0\n", "key 'concurrency': Input should be greater than or equal to 1"),
+        ("connect_to = [1]\n", "key 'connect_to.0'"),
+        ("ca_bundle = \n", "cannot be read as TOML"),
+    ],
+)
 def test_a_bad_config_file_is_one_sentence_naming_the_file_and_the_key(tmp_path, text, words):
     config = tmp_path / "config.toml"
     config.write_text(text, "utf-8")
@@ -317,8 +377,13 @@ def test_the_config_file_defaults_to_the_xdg_place_and_a_missing_named_one_is_re
     folder = tmp_path / "xdg" / "agentdex"
     folder.mkdir(parents=True)
     (folder / "config.toml").write_text("timeout = 0.1\n", "utf-8")  # out of range: proves it was read
-    result = cli("crawl", "pantry.test", "--db", tmp_path / "c.db",
-                 env={"AGENTDEX_CONFIG": "", "XDG_CONFIG_HOME": str(tmp_path / "xdg")})
+    result = cli(
+        "crawl",
+        "pantry.test",
+        "--db",
+        tmp_path / "c.db",
+        env={"AGENTDEX_CONFIG": "", "XDG_CONFIG_HOME": str(tmp_path / "xdg")},
+    )
     assert result.exit_code == 2 and "key 'timeout'" in result.stderr
     missing = cli("crawl", "pantry.test", "--db", tmp_path / "c.db", env={"AGENTDEX_CONFIG": str(tmp_path / "no.toml")})
     assert missing.exit_code == 2 and "which is not a file" in missing.stderr
@@ -327,8 +392,15 @@ def test_the_config_file_defaults_to_the_xdg_place_and_a_missing_named_one_is_re
 @pytest.mark.parametrize("command", ["crawl", "verify", "tui"])
 def test_help_names_the_environment_variables_and_the_config_file(command):
     text = cli(command, "--help").stdout
-    for name in ("AGENTDEX_CONNECT_TO", "AGENTDEX_CA_BUNDLE", "AGENTDEX_DNS_SERVER", "AGENTDEX_REGISTRY",
-                 "AGENTDEX_CONCURRENCY", "AGENTDEX_ALLOW_PRIVATE", "config key ca_bundle"):
+    for name in (
+        "AGENTDEX_CONNECT_TO",
+        "AGENTDEX_CA_BUNDLE",
+        "AGENTDEX_DNS_SERVER",
+        "AGENTDEX_REGISTRY",
+        "AGENTDEX_CONCURRENCY",
+        "AGENTDEX_ALLOW_PRIVATE",
+        "config key ca_bundle",
+    ):
         assert name in text, name
     assert "config.toml" in cli("crawl", "--help").stdout
 
@@ -375,8 +447,13 @@ def test_usage_lines_name_arguments_as_users_write_them_and_every_option_has_hel
 
 def test_shell_completion_is_offered():
     assert "--install-completion" in cli("--help").stdout
-    shown = subprocess.run([sys.executable, "-m", "agentdex", "--show-completion", "bash"], capture_output=True,
-                           text=True, env=cli_env(), timeout=60)
+    shown = subprocess.run(
+        [sys.executable, "-m", "agentdex", "--show-completion", "bash"],
+        capture_output=True,
+        text=True,
+        env=cli_env(),
+        timeout=60,
+    )
     assert shown.returncode == 0 and "complete -o default -F _agentdex_completion agentdex" in shown.stdout
 
 
@@ -385,8 +462,13 @@ def test_serve_on_a_busy_port_says_so_in_one_sentence(catalogue):
         busy.bind(("127.0.0.1", 0))
         busy.listen(1)
         port = busy.getsockname()[1]
-        result = subprocess.run([sys.executable, "-m", "agentdex", "serve", "--db", str(catalogue.path), "--port",
-                                 str(port)], capture_output=True, text=True, env=cli_env(), timeout=60)
+        result = subprocess.run(
+            [sys.executable, "-m", "agentdex", "serve", "--db", str(catalogue.path), "--port", str(port)],
+            capture_output=True,
+            text=True,
+            env=cli_env(),
+            timeout=60,
+        )
     assert result.returncode == 2
     assert result.stderr == f"agentdex: port {port} on 127.0.0.1 is in use; choose another with --port\n"
 
@@ -395,8 +477,14 @@ def test_serve_on_a_busy_port_says_so_in_one_sentence(catalogue):
 
 
 def start_sampleweb(args: list[str], cwd: Path) -> tuple[subprocess.Popen, list[str]]:
-    proc = subprocess.Popen([sys.executable, "-m", "agentdex", "sampleweb", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=cli_env(), cwd=cwd)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentdex", "sampleweb", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(),
+        cwd=cwd,
+    )
     lines = []
     for line in proc.stdout:
         lines.append(line.rstrip("\n"))
@@ -417,7 +505,9 @@ def test_sampleweb_synthetic_prints_one_wildcard_writes_seeds_and_cleans_up_on_s
         assert "Origins to crawl (5): site-00001.synthetic.test, " in text and "pantry.test" not in text
         assert seeds.read_text().splitlines() == [f"site-{i:05d}.synthetic.test" for i in range(1, 6)]
         net = re.findall(r"(--[\w-]+) '?([^' ]+)'?", args_line)
-        crawled = as_json("crawl", "--seeds", seeds, "--db", tmp_path / "c.db", "-q", *[x for pair in net for x in pair])
+        crawled = as_json(
+            "crawl", "--seeds", seeds, "--db", tmp_path / "c.db", "-q", *[x for pair in net for x in pair]
+        )
         assert crawled["by_status"] == {"listed": 5}
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0, proc.stderr.read()[-2000:]
@@ -443,4 +533,7 @@ def test_tui_reads_the_same_config_file(tmp_path):
     config = tmp_path / "config.toml"
     config.write_text('dns_server = "nowhere"\n', "utf-8")
     result = cli("tui", "--db", tmp_path / "c.db", env={"AGENTDEX_CONFIG": str(config)})
-    assert result.exit_code == 2 and f"config file {config}, key 'dns_server': Value error, expected ADDR:PORT" in result.stderr
+    assert (
+        result.exit_code == 2
+        and f"config file {config}, key 'dns_server': Value error, expected ADDR:PORT" in result.stderr
+    )

@@ -22,8 +22,20 @@ from agentdex.tui.app import make_app
 from test_tui_support import SIZE, no_cursor_blink, rendered, settle  # noqa: F401
 
 VECTORS = json.loads((Path(__file__).parent / "idna" / "uts46_vectors.json").read_text("utf-8"))
-NOT_HOSTS = ["host!!", "pantry .test", "a..b.test", "-lead.test", "x" * 64 + ".test", "a\u200db.test",
-             "1.2.3", "0x7f.1", "[not-v6]", "user@pantry.test", "pantry.test:0", "."]
+NOT_HOSTS = [
+    "host!!",
+    "pantry .test",
+    "a..b.test",
+    "-lead.test",
+    "x" * 64 + ".test",
+    "a\u200db.test",
+    "1.2.3",
+    "0x7f.1",
+    "[not-v6]",
+    "user@pantry.test",
+    "pantry.test:0",
+    ".",
+]
 
 
 def cli(*args):
@@ -45,17 +57,20 @@ def test_every_invalid_uts46_conformance_vector_is_refused():
     assert accepted == []
 
 
-@pytest.mark.parametrize(("typed", "expected"), [
-    ("faß.de", "xn--fa-hia.de"),  # IDNA 2003 (Python's codec) made this fass.de, another domain
-    ("FASS.DE", "fass.de"),
-    ("βόλος.com", "xn--nxasmm1c.com"),  # the final sigma stays ς (IDNA 2003: σ)
-    ("ΒΌΛΟΣ.com", "xn--nxasmq6b.com"),  # a capital Σ maps to σ, wherever it stands
-    ("https://Pantry.TEST:8443/x?y", "pantry.test:8443"),
-    ("pantry.test.", "pantry.test"),  # the root's dot names the same host
-    ("ड्\u200dx.test", "xn--x-ivd6kv54g.test"),  # a joiner after a virama is allowed
-    ("１２７.０.０.１:8443", "127.0.0.1:8443"),
-    ("[2001:DB8:0:0::1]:8443", "[2001:db8::1]:8443"),
-])
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("faß.de", "xn--fa-hia.de"),  # IDNA 2003 (Python's codec) made this fass.de, another domain
+        ("FASS.DE", "fass.de"),
+        ("βόλος.com", "xn--nxasmm1c.com"),  # the final sigma stays ς (IDNA 2003: σ)
+        ("ΒΌΛΟΣ.com", "xn--nxasmq6b.com"),  # a capital Σ maps to σ, wherever it stands
+        ("https://Pantry.TEST:8443/x?y", "pantry.test:8443"),
+        ("pantry.test.", "pantry.test"),  # the root's dot names the same host
+        ("ड्\u200dx.test", "xn--x-ivd6kv54g.test"),  # a joiner after a virama is allowed
+        ("１２７.０.０.１:8443", "127.0.0.1:8443"),
+        ("[2001:DB8:0:0::1]:8443", "[2001:db8::1]:8443"),
+    ],
+)
 def test_hosts_are_mapped_as_idna_2008_and_uts_46_say(typed, expected):
     assert normalise_origin(typed) == expected
 

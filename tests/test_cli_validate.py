@@ -70,7 +70,7 @@ def test_human_output_has_one_line_per_finding_with_path_and_code() -> None:
     lines = run(str(SEVERAL)).output.splitlines()
     finding_lines = [line for line in lines if line.startswith("  ")]
     assert len(finding_lines) == len(findings)
-    for line, finding in zip(finding_lines, findings):
+    for line, finding in zip(finding_lines, findings, strict=True):
         assert f" {finding['path']}: " in line and line.endswith(f"[{finding['code']}]")
     assert lines[-1] == "8 error(s), 0 warning(s)"
 
@@ -87,6 +87,7 @@ def test_human_output_shows_untrusted_text_without_escape_sequences(tmp_path: Pa
 
 
 # -- input that is no manifest at all ------------------------------------------------------
+
 
 def _pantry_bytes() -> bytes:
     return PANTRY.read_bytes()
@@ -144,8 +145,11 @@ def test_fifty_megabytes_is_too_large(fifty_megabytes: Path, fmt: list[str], as_
 # Real files named agent-app.json that are another format: (file, closest, keys it must name)
 LOOKALIKES = [
     ("agent_app/dale0525__SecondLoop__app__agent-app.json", "an AgentWeave app manifest", ("appId", "branding")),
-    ("agent_app/dale0525__agentweave__examples__minimal-agent__agent-app.json", "an AgentWeave app manifest",
-     ("appId", "compatibility")),
+    (
+        "agent_app/dale0525__agentweave__examples__minimal-agent__agent-app.json",
+        "an AgentWeave app manifest",
+        ("appId", "compatibility"),
+    ),
 ]
 
 
@@ -164,8 +168,9 @@ def test_a_file_of_another_format_is_told_what_it_looks_like_and_how_to_force_on
     assert forced.exit_code == 1 and json.loads(forced.stdout)["format"] == "agent_app"
 
 
-@pytest.mark.parametrize("name", ["ANAMASGARD__Stitch__.well-known__agent-card.json",
-                                  "0xdeeper__BaseAi8004__.well-known__agent-card.json"])
+@pytest.mark.parametrize(
+    "name", ["ANAMASGARD__Stitch__.well-known__agent-card.json", "0xdeeper__BaseAi8004__.well-known__agent-card.json"]
+)
 def test_a_real_agent_card_is_validated_as_one(shared, name):
     result = run(str(shared / "realworld" / "agent_card" / name), "--json")
     assert json.loads(result.stdout)["format"] == "a2a_card" and result.exit_code in (0, 1)

@@ -7,10 +7,21 @@ from agentdex.formats import agent_app, anchor, consistency, server_card, x402_d
 from agentdex.formats.codes import CODES
 from agentdex.formats.consistency import LIVE_402, LIVE_MCP, Disagreement, Facts, compare, facts_of
 
-CARD = Facts("server_card", name="Pantry", mcp_urls=("https://pantry.test/mcp",), auth=("oauth",),
-             tools=("plan_meals", "shopping_list"))
-MANIFEST = Facts("agent_app", name="pantry", mcp_urls=("https://pantry.test/mcp",), auth=("oauth", "other"),
-                 publisher="Pantry Labs", contact="mailto:team@pantry.test")
+CARD = Facts(
+    "server_card",
+    name="Pantry",
+    mcp_urls=("https://pantry.test/mcp",),
+    auth=("oauth",),
+    tools=("plan_meals", "shopping_list"),
+)
+MANIFEST = Facts(
+    "agent_app",
+    name="pantry",
+    mcp_urls=("https://pantry.test/mcp",),
+    auth=("oauth", "other"),
+    publisher="Pantry Labs",
+    contact="mailto:team@pantry.test",
+)
 
 
 def only(result) -> Disagreement:
@@ -33,7 +44,13 @@ def test_one_document_alone_is_single_source():
 def test_names_differ():
     found = only(compare([MANIFEST, Facts("a2a_card", name="Larder")]))
     assert (found.fact, found.code, found.first, found.first_value, found.second, found.second_value) == (
-        "name", "name_differs", "agent_app", "pantry", "a2a_card", "Larder")
+        "name",
+        "name_differs",
+        "agent_app",
+        "pantry",
+        "a2a_card",
+        "Larder",
+    )
     assert found.message == "name: agent_app says 'pantry' but a2a_card says 'Larder'"
     assert compare([Facts("a", name="Agora Docs Search"), Facts("b", name="agora-docs-search")]).verdict == "consistent"
 
@@ -41,14 +58,23 @@ def test_names_differ():
 def test_mcp_endpoints_differ():
     found = only(compare([MANIFEST, Facts("server_json", mcp_urls=("https://mcp.pantry.test/v2",))]))
     assert (found.code, found.first_value, found.second_value) == (
-        "mcp_endpoint_differs", ["https://pantry.test/mcp"], ["https://mcp.pantry.test/v2"])
+        "mcp_endpoint_differs",
+        ["https://pantry.test/mcp"],
+        ["https://mcp.pantry.test/v2"],
+    )
     shares_one = Facts("server_card", mcp_urls=("https://pantry.test/sse", "https://pantry.test/mcp"))
     assert compare([MANIFEST, shares_one]).verdict == "consistent"
 
 
 def test_api_bases_differ():
-    found = only(compare([Facts("agent_app", api_bases=("https://api.a.test/v1",)),
-                          Facts("api_catalog", api_bases=("https://api.a.test/v2", "https://api.a.test/v3"))]))
+    found = only(
+        compare(
+            [
+                Facts("agent_app", api_bases=("https://api.a.test/v1",)),
+                Facts("api_catalog", api_bases=("https://api.a.test/v2", "https://api.a.test/v3")),
+            ]
+        )
+    )
     assert (found.code, found.first, found.second) == ("api_base_differs", "agent_app", "api_catalog")
     assert found.second_value == ["https://api.a.test/v2", "https://api.a.test/v3"]
 
@@ -63,16 +89,33 @@ def test_auth_differs_only_when_no_method_is_shared():
 def test_publishers_differ():
     found = only(compare([MANIFEST, Facts("a2a_card", publisher="Larder GmbH")]))
     assert (found.fact, found.code, found.first_value, found.second_value) == (
-        "publisher", "publisher_differs", "Pantry Labs", "Larder GmbH")
-    hosts = only(compare([Facts("a", publisher_url="https://www.pantry.test/"), Facts("b", publisher_url="https://larder.test")]))
+        "publisher",
+        "publisher_differs",
+        "Pantry Labs",
+        "Larder GmbH",
+    )
+    hosts = only(
+        compare([Facts("a", publisher_url="https://www.pantry.test/"), Facts("b", publisher_url="https://larder.test")])
+    )
     assert (hosts.fact, hosts.code) == ("publisher_url", "publisher_differs")
-    assert compare([Facts("a", publisher_url="https://www.pantry.test/"),
-                    Facts("b", publisher_url="https://pantry.test/about")]).verdict == "consistent"
+    assert (
+        compare(
+            [
+                Facts("a", publisher_url="https://www.pantry.test/"),
+                Facts("b", publisher_url="https://pantry.test/about"),
+            ]
+        ).verdict
+        == "consistent"
+    )
 
 
 def test_contacts_differ():
     found = only(compare([MANIFEST, Facts("anchor", contact="help@larder.test")]))
-    assert (found.code, found.first_value, found.second_value) == ("contact_differs", "mailto:team@pantry.test", "help@larder.test")
+    assert (found.code, found.first_value, found.second_value) == (
+        "contact_differs",
+        "mailto:team@pantry.test",
+        "help@larder.test",
+    )
     assert compare([MANIFEST, Facts("anchor", contact="TEAM@pantry.test")]).verdict == "consistent"
 
 
@@ -81,14 +124,19 @@ def test_declared_tools_against_the_live_list():
     assert result.verdict == "inconsistent"
     assert [(d.code, d.first, d.second, d.detail) for d in result.disagreements] == [
         ("tool_not_listed", "server_card", LIVE_MCP, "declared but not listed: shopping_list"),
-        ("tool_not_declared", "server_card", LIVE_MCP, "listed but not declared: delete_everything")]
+        ("tool_not_declared", "server_card", LIVE_MCP, "listed but not declared: delete_everything"),
+    ]
     assert result.disagreements[1].second_value == ["delete_everything", "plan_meals"]
     assert compare([MANIFEST], live_tools=["x"]).verdict == "consistent"  # the manifest declares no tools
 
 
 def test_documents_declaring_different_tools():
     found = only(compare([CARD, Facts("ai_catalog", tools=("plan_meals",))]))
-    assert (found.code, found.first_value, found.second_value) == ("tools_differ", ["plan_meals", "shopping_list"], ["plan_meals"])
+    assert (found.code, found.first_value, found.second_value) == (
+        "tools_differ",
+        ["plan_meals", "shopping_list"],
+        ["plan_meals"],
+    )
 
 
 def test_prices_between_documents_and_against_the_live_402():
@@ -98,9 +146,12 @@ def test_prices_between_documents_and_against_the_live_402():
     assert [(d.code, d.first, d.first_value, d.second, d.second_value) for d in result.disagreements] == [
         ("price_differs", "anchor", 0.02, "x402_discovery", 0.01),
         ("price_differs", "anchor", 0.02, LIVE_402, 0.05),
-        ("price_differs", "x402_discovery", 0.01, LIVE_402, 0.05)]
+        ("price_differs", "x402_discovery", 0.01, LIVE_402, 0.05),
+    ]
     assert result.disagreements[0].fact == "price https://pay.test/weather"
-    assert result.disagreements[1].message == "price https://pay.test/weather: anchor says $0.02 but live 402 says $0.05"
+    assert (
+        result.disagreements[1].message == "price https://pay.test/weather: anchor says $0.02 but live 402 says $0.05"
+    )
     assert compare([x402], live_prices={"https://pay.test/weather": 0.01}).verdict == "consistent"
 
 
@@ -108,37 +159,82 @@ def test_findings_carry_the_codes_of_the_catalogue():
     result = compare([MANIFEST, Facts("x", name="Other", contact="a@b.test")], live_tools=[])
     assert [f.code for f in result.findings] == ["name_differs", "contact_differs"]
     assert all(f.severity == "warning" and f.code in CODES for f in result.findings)
-    assert set(consistency.CODES.values()) | {"tools_differ", "tool_not_listed", "tool_not_declared", "price_differs"} <= CODES.keys()
+    assert (
+        set(consistency.CODES.values()) | {"tools_differ", "tool_not_listed", "tool_not_declared", "price_differs"}
+        <= CODES.keys()
+    )
     assert result.to_dict()["disagreements"][0]["first"] == "agent_app"
 
 
 def test_facts_of_parsed_documents_of_old_and_new_formats():
-    manifest = agent_app.validate_document({
-        "agent_app": "1", "name": "Pantry", "one_liner": "Meals.", "description": "Pantry plans meals.",
-        "homepage": "https://pantry.test/", "guide": {"url": "https://pantry.test/agent.md"},
-        "mcp": {"url": "https://pantry.test/mcp/", "transport": "streamable-http", "auth": ["oauth"]},
-        "categories": ["lifestyle"], "pricing": "free",
-        "publisher": {"name": "Pantry Labs", "contact": "mailto:team@pantry.test"}}, origin="pantry.test")
+    manifest = agent_app.validate_document(
+        {
+            "agent_app": "1",
+            "name": "Pantry",
+            "one_liner": "Meals.",
+            "description": "Pantry plans meals.",
+            "homepage": "https://pantry.test/",
+            "guide": {"url": "https://pantry.test/agent.md"},
+            "mcp": {"url": "https://pantry.test/mcp/", "transport": "streamable-http", "auth": ["oauth"]},
+            "categories": ["lifestyle"],
+            "pricing": "free",
+            "publisher": {"name": "Pantry Labs", "contact": "mailto:team@pantry.test"},
+        },
+        origin="pantry.test",
+    )
     facts = facts_of(manifest)
     assert (facts.document, facts.name, facts.mcp_urls, facts.auth, facts.contact) == (
-        "agent_app", "Pantry", ("https://pantry.test/mcp",), ("oauth",), "mailto:team@pantry.test")
-    card = server_card.validate_document({"name": "test.pantry/pantry", "version": "1", "title": "Pantry",
-                                          "remotes": [{"type": "streamable-http", "url": "https://pantry.test/mcp"}],
-                                          "tools": [{"name": "plan_meals"}]}, origin="pantry.test")
-    paid = x402_discovery.validate_document({"version": 1, "resources": [{"path": "/api/plan", "price": "0.10"}]},
-                                            origin="pantry.test")
+        "agent_app",
+        "Pantry",
+        ("https://pantry.test/mcp",),
+        ("oauth",),
+        "mailto:team@pantry.test",
+    )
+    card = server_card.validate_document(
+        {
+            "name": "test.pantry/pantry",
+            "version": "1",
+            "title": "Pantry",
+            "remotes": [{"type": "streamable-http", "url": "https://pantry.test/mcp"}],
+            "tools": [{"name": "plan_meals"}],
+        },
+        origin="pantry.test",
+    )
+    paid = x402_discovery.validate_document(
+        {"version": 1, "resources": [{"path": "/api/plan", "price": "0.10"}]}, origin="pantry.test"
+    )
     result = compare([facts, facts_of(card), facts_of(paid)], live_tools=["plan_meals"])
     assert result.verdict == "consistent" and result.sources == ("agent_app", "server_card", "x402_discovery", LIVE_MCP)
     assert facts_of(paid).prices == {"https://pantry.test/api/plan": 0.1}
 
 
 def test_anchor_endpoints_and_payment_prices_are_facts():
-    doc = {"anchor": "0.1", "updated": "2026-01-02",
-           "publisher": {"name": "Tide", "url": "https://tide.test", "contact": "mailto:a@tide.test"},
-           "tools": [{"id": "test.tide/api", "kind": "http", "name": "API", "description": "d",
-                      "endpoint": "https://api.tide.test/v1", "auth": ["x402"],
-                      "payments": [{"protocol": "x402", "version": "1", "networks": ["eip155:8453"], "asset": "USDC",
-                                    "priceUsd": 0.02, "unit": "call", "discovery": "https://api.tide.test/v1/quote"}]}]}
+    doc = {
+        "anchor": "0.1",
+        "updated": "2026-01-02",
+        "publisher": {"name": "Tide", "url": "https://tide.test", "contact": "mailto:a@tide.test"},
+        "tools": [
+            {
+                "id": "test.tide/api",
+                "kind": "http",
+                "name": "API",
+                "description": "d",
+                "endpoint": "https://api.tide.test/v1",
+                "auth": ["x402"],
+                "payments": [
+                    {
+                        "protocol": "x402",
+                        "version": "1",
+                        "networks": ["eip155:8453"],
+                        "asset": "USDC",
+                        "priceUsd": 0.02,
+                        "unit": "call",
+                        "discovery": "https://api.tide.test/v1/quote",
+                    }
+                ],
+            }
+        ],
+    }
     facts = facts_of(anchor.validate_document(doc, origin="tide.test"))
     assert facts.api_bases == ("https://api.tide.test/v1",)
     # Priced at the tool's endpoint (payments[].discovery is where x402 discovery data lives).
@@ -149,9 +245,20 @@ def test_anchor_endpoints_and_payment_prices_are_facts():
 
 def test_only_the_mcp_endpoints_auth_is_compared():
     from agentdex.formats import a2a_card
-    card = a2a_card.validate_document({"name": "Pantry", "description": "d", "version": "1", "url": "https://pantry.test/a2a",
-                                       "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": [],
-                                       "securitySchemes": {"k": {"type": "apiKey"}}})
+
+    card = a2a_card.validate_document(
+        {
+            "name": "Pantry",
+            "description": "d",
+            "version": "1",
+            "url": "https://pantry.test/a2a",
+            "capabilities": {},
+            "defaultInputModes": [],
+            "defaultOutputModes": [],
+            "skills": [],
+            "securitySchemes": {"k": {"type": "apiKey"}},
+        }
+    )
     assert card.listing.auth_methods == ["api_key"] and facts_of(card).auth == ()  # the A2A endpoint's, not MCP's
     paid = x402_discovery.validate_document({"version": 1, "resources": ["https://pantry.test/api"]})
     assert facts_of(paid).auth == ()

@@ -26,9 +26,23 @@ SLOW = ["sleepy.test", "slowdrip.test"]  # 30 s before a byte; 64 bytes a second
 REFUSED = "refused.test"  # --connect-to sends it to a port nobody listens on
 BAD_CERT = "badcert.test"  # --connect-to sends it to the sample web, whose certificate does not name it
 FORMATS = ["pantry.test", "tidewater.test", "quillnotes.test", "t-linked.test"]
-FAULTS = [UNSERVED_HOST, REFUSED, BAD_CERT, "loop.test", "hopper.test",
-          "broken.test", "registry.test", "wrongtype.test", "bigmanifest.test", "bomb.test", "t-badjson.test",
-          "latin1.test", "privateaddr.test", "badmanifest.test", "t-spa.test"]
+FAULTS = [
+    UNSERVED_HOST,
+    REFUSED,
+    BAD_CERT,
+    "loop.test",
+    "hopper.test",
+    "broken.test",
+    "registry.test",
+    "wrongtype.test",
+    "bigmanifest.test",
+    "bomb.test",
+    "t-badjson.test",
+    "latin1.test",
+    "privateaddr.test",
+    "badmanifest.test",
+    "t-spa.test",
+]
 ORIGINS = FORMATS + FAULTS  # crawled together
 
 
@@ -70,12 +84,15 @@ def crawled(tmp_path_factory):
 # --- formats ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("origin", "fmt", "manifest_url"), [
-    ("pantry.test", "agent_app", "https://pantry.test/.well-known/agent-app.json"),
-    ("tidewater.test", "anchor", "https://tidewater.test/.well-known/anchor.json"),
-    # No manifest at either well-known path: a Link: rel="anchor-manifest" header names it.
-    ("t-linked.test", "anchor", "https://t-linked.test/manifests/anchor.json"),
-])
+@pytest.mark.parametrize(
+    ("origin", "fmt", "manifest_url"),
+    [
+        ("pantry.test", "agent_app", "https://pantry.test/.well-known/agent-app.json"),
+        ("tidewater.test", "anchor", "https://tidewater.test/.well-known/anchor.json"),
+        # No manifest at either well-known path: a Link: rel="anchor-manifest" header names it.
+        ("t-linked.test", "anchor", "https://t-linked.test/manifests/anchor.json"),
+    ],
+)
 def test_each_manifest_format_is_discovered_and_listed(crawled, origin, fmt, manifest_url):
     row = crawled.listing(origin)
     assert (row["status"], row["format"]) == ("listed", fmt)
@@ -118,8 +135,9 @@ FAULT_TABLE = [
 ]
 
 
-@pytest.mark.parametrize(("origin", "status", "kind", "code", "words"), FAULT_TABLE,
-                         ids=[row[0] for row in FAULT_TABLE])
+@pytest.mark.parametrize(
+    ("origin", "status", "kind", "code", "words"), FAULT_TABLE, ids=[row[0] for row in FAULT_TABLE]
+)
 def test_each_fault_is_recorded_on_the_snapshot_with_a_readable_sentence(crawled, origin, status, kind, code, words):
     row = crawled.listing(origin)
     assert row["status"] == status
@@ -129,8 +147,9 @@ def test_each_fault_is_recorded_on_the_snapshot_with_a_readable_sentence(crawled
     assert words in sentence and sentence.endswith(".") and "Traceback" not in sentence
 
 
-@pytest.mark.parametrize("origin", [UNSERVED_HOST, REFUSED, BAD_CERT, "sleepy.test", "loop.test", "hopper.test",
-                                    "broken.test"])
+@pytest.mark.parametrize(
+    "origin", [UNSERVED_HOST, REFUSED, BAD_CERT, "sleepy.test", "loop.test", "hopper.test", "broken.test"]
+)
 def test_a_failed_origin_says_why_in_its_status_detail(crawled, origin):
     row = crawled.listing(origin)
     failed = [s for s in crawled.snapshots(origin, "agent_app") if s["error_code"]]
@@ -138,17 +157,21 @@ def test_a_failed_origin_says_why_in_its_status_detail(crawled, origin):
     assert row["listing"] is None and row["format"] is None
 
 
-@pytest.mark.parametrize(("origin", "code", "words"), [
-    ("bigmanifest.test", "too_large", "32,768"),
-    ("bomb.test", "too_large", "32,768"),
-    ("t-badjson.test", "not_json", "not valid JSON"),
-    ("latin1.test", "encoding", "UTF-8"),
-])
+@pytest.mark.parametrize(
+    ("origin", "code", "words"),
+    [
+        ("bigmanifest.test", "too_large", "32,768"),
+        ("bomb.test", "too_large", "32,768"),
+        ("t-badjson.test", "not_json", "not valid JSON"),
+        ("latin1.test", "encoding", "UTF-8"),
+    ],
+)
 def test_an_unreadable_manifest_makes_the_origin_invalid_with_a_finding(crawled, origin, code, words):
     row = crawled.listing(origin)
     assert row["status"] == "invalid"
     assert [(f["format"], f["severity"], f["path"], f["code"]) for f in row["findings"]] == [
-        ("agent_app", "error", "", code)]
+        ("agent_app", "error", "", code)
+    ]
     assert words in row["findings"][0]["message"]
 
 

@@ -23,8 +23,19 @@ from tests.conftest import cli_env
 
 # With --concurrency 1 the origins are crawled in this order: four are done when
 # t-delay.test starts its 1-second wait, and that is when the crawl is killed.
-ORIGINS = ["pantry.test", "quillnotes.test", "ledgerline.test", "badmanifest.test", "t-delay.test",
-           "tidewater.test", "vault.test", "notmcp.test", "wrongtype.test", "driftwood.test", "loop.test"]
+ORIGINS = [
+    "pantry.test",
+    "quillnotes.test",
+    "ledgerline.test",
+    "badmanifest.test",
+    "t-delay.test",
+    "tidewater.test",
+    "vault.test",
+    "notmcp.test",
+    "wrongtype.test",
+    "driftwood.test",
+    "loop.test",
+]
 DONE_BEFORE_KILL = 4
 
 
@@ -36,8 +47,18 @@ def web():
 
 def agentdex(web: SampleWeb, db: Path, *args: str) -> subprocess.Popen:
     env = cli_env()
-    command = [sys.executable, "-m", "agentdex", "crawl", "--db", str(db), *web.cli_args(),
-               "--registry", "https://registry.test", *args]
+    command = [
+        sys.executable,
+        "-m",
+        "agentdex",
+        "crawl",
+        "--db",
+        str(db),
+        *web.cli_args(),
+        "--registry",
+        "https://registry.test",
+        *args,
+    ]
     return subprocess.Popen(command, cwd=db.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -67,9 +88,23 @@ def catalogue(path: Path) -> dict[str, dict]:
     for origin in ORIGINS:
         row = get_listing(db, origin)
         out[origin] = {
-            "listing": {k: row[k] for k in ("status", "status_detail", "format", "formats_found", "name", "mcp_url",
-                                             "error_count", "warning_count", "checks_passed", "checks_failed",
-                                             "listing", "manifest")},
+            "listing": {
+                k: row[k]
+                for k in (
+                    "status",
+                    "status_detail",
+                    "format",
+                    "formats_found",
+                    "name",
+                    "mcp_url",
+                    "error_count",
+                    "warning_count",
+                    "checks_passed",
+                    "checks_failed",
+                    "listing",
+                    "manifest",
+                )
+            },
             "findings": row["findings"],
             "checks": [(c["name"], c["status"], c["detail"]) for c in row["checks"]],
             "tools": [(t["source"], t["name"], t["annotations"], t["read_only"]) for t in row["tools"]],
@@ -84,8 +119,11 @@ def test_a_crawl_killed_with_sigkill_resumes_to_the_same_result(web, tmp_path):
     killed_db.parent.mkdir()
     whole_db.parent.mkdir()
     seeds = whole_db.parent / "seeds.txt"
-    seeds.write_text("# the same origins, as a seeds file\n" + "\n".join(f"https://{o}/  # {i}" for i, o in
-                                                                          enumerate(ORIGINS)) + "\n")
+    seeds.write_text(
+        "# the same origins, as a seeds file\n"
+        + "\n".join(f"https://{o}/  # {i}" for i, o in enumerate(ORIGINS))
+        + "\n"
+    )
     whole = agentdex(web, whole_db, "--seeds", str(seeds))
     victim = agentdex(web, killed_db, "--concurrency", "1", *ORIGINS)
     kill_when_done(victim, killed_db, DONE_BEFORE_KILL)

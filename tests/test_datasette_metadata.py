@@ -31,10 +31,22 @@ QUERIES = DATABASE["queries"]
 
 # Datasette 0.65's metadata vocabulary, minus what would let HTML through (description_html)
 # or write (a query's "write", "on_success_*").
-TOP_KEYS = {"title", "description", "license", "license_url", "source", "source_url", "about", "about_url",
-            "databases"}
-TABLE_KEYS = {"description", "columns", "units", "facets", "sort", "sort_desc", "hidden", "label_column",
-              "fts_table", "fts_pk", "size", "facet_size", "title"}
+TOP_KEYS = {"title", "description", "license", "license_url", "source", "source_url", "about", "about_url", "databases"}
+TABLE_KEYS = {
+    "description",
+    "columns",
+    "units",
+    "facets",
+    "sort",
+    "sort_desc",
+    "hidden",
+    "label_column",
+    "fts_table",
+    "fts_pk",
+    "size",
+    "facet_size",
+    "title",
+}
 QUERY_KEYS = {"title", "description", "sql", "hide_sql", "fragment"}
 UNITS = {"byte", "millisecond"}
 
@@ -57,10 +69,12 @@ def relations(db: Database) -> list[str]:
 
 # --- the file ------------------------------------------------------------------------------------------
 
+
 def test_the_shipped_copy_is_the_root_file():
     assert SHIPPED_FILE.read_bytes() == METADATA_FILE.read_bytes(), (
         "agentdex/datasette_metadata.json differs from datasette_metadata.json: "
-        "copy the root file over it (cp datasette_metadata.json agentdex/)")
+        "copy the root file over it (cp datasette_metadata.json agentdex/)"
+    )
     assert metadata_text() == METADATA_FILE.read_text(encoding="utf-8")
 
 
@@ -117,6 +131,7 @@ def test_sorts_facets_labels_units_and_search_name_real_columns(schema_db):
 
 # --- canned queries ------------------------------------------------------------------------------------
 
+
 def test_every_canned_query_has_a_title_and_a_description_and_reads_only(schema_db):
     for name, spec in QUERIES.items():
         assert spec["title"].strip() and len(spec["description"]) > 40, name
@@ -131,17 +146,36 @@ def test_only_the_failing_check_query_takes_a_parameter():
 
 def test_the_queries_an_analyst_reaches_for_first_are_all_there():
     assert set(QUERIES) == {
-        "newest_changes", "working_mcp", "failing_check", "read_only_variants_with_writes", "declared_vs_live_prices",
-        "destructive_tools", "same_name_several_origins", "lost_ownership_proofs", "listings_per_format_and_category",
-        "inconsistent_listings", "tool_changes", "flapping_endpoints",
-        "mcp_census", "registry_servers_without_manifest", "registry_servers_with_dead_endpoint"}
+        "newest_changes",
+        "working_mcp",
+        "failing_check",
+        "read_only_variants_with_writes",
+        "declared_vs_live_prices",
+        "destructive_tools",
+        "same_name_several_origins",
+        "lost_ownership_proofs",
+        "listings_per_format_and_category",
+        "inconsistent_listings",
+        "tool_changes",
+        "flapping_endpoints",
+        "mcp_census",
+        "registry_servers_without_manifest",
+        "registry_servers_with_dead_endpoint",
+    }
 
 
 # --- the views flatten JSON columns -----------------------------------------------------------------------
 
+
 def _listing(db: Database, origin: str, **columns) -> None:
-    row = {"origin": origin, "status": "listed", "first_seen_at": "2026-01-01T00:00:00.000Z", "name": origin.title(),
-           "format": "agent_app", **columns}
+    row = {
+        "origin": origin,
+        "status": "listed",
+        "first_seen_at": "2026-01-01T00:00:00.000Z",
+        "name": origin.title(),
+        "format": "agent_app",
+        **columns,
+    }
     db["listings"].insert(row)
 
 
@@ -149,44 +183,88 @@ def _listing(db: Database, origin: str, **columns) -> None:
 def flat_db() -> Database:
     db = Database(memory=True)
     migrate(db)
-    _listing(db, "a.test", categories='["home", "lifestyle"]', tags='["kitchen"]',
-             formats_found='["agent_app", "anchor"]', auth_methods='["email_code"]',
-             hosts='[{"host": "codex", "status": "tested", "notes": null}]')
+    _listing(
+        db,
+        "a.test",
+        categories='["home", "lifestyle"]',
+        tags='["kitchen"]',
+        formats_found='["agent_app", "anchor"]',
+        auth_methods='["email_code"]',
+        hosts='[{"host": "codex", "status": "tested", "notes": null}]',
+    )
     _listing(db, "b.test", categories="[]", tags=None, formats_found="[]", auth_methods=None, hosts="[]")
     checks = [
-        ("a.test", "anchor.payments", "fail", json.dumps({"t/paid": {"declared_usd": 0.01, "live_usd": 0.03},
-                                                          "t/free": {}})),
-        ("a.test", "anchor.read_only_variant", "fail", json.dumps({
-            "t/liar": {"url": "https://mcp.a.test/ro", "state": "ok", "write_tools": ["delete", "create"]},
-            "t/honest": {"url": "https://mcp.a.test/ro2", "state": "ok", "write_tools": []}})),
+        (
+            "a.test",
+            "anchor.payments",
+            "fail",
+            json.dumps({"t/paid": {"declared_usd": 0.01, "live_usd": 0.03}, "t/free": {}}),
+        ),
+        (
+            "a.test",
+            "anchor.read_only_variant",
+            "fail",
+            json.dumps(
+                {
+                    "t/liar": {"url": "https://mcp.a.test/ro", "state": "ok", "write_tools": ["delete", "create"]},
+                    "t/honest": {"url": "https://mcp.a.test/ro2", "state": "ok", "write_tools": []},
+                }
+            ),
+        ),
         ("a.test", "mcp.initialize", "pass", "{}"),
         ("a.test", "manifest.cors", "fail", "{}"),
     ]
-    db["checks"].insert_all([{"origin": o, "name": n, "status": s, "data": d, "checked_at": "2026-01-02T00:00:00.000Z"}
-                             for o, n, s, d in checks])
-    db["tools"].insert_all([
-        {"origin": "a.test", "source": "mcp", "name": "delete", "read_only": 0, "destructive": 1, "seen_at": "x",
-         "annotations": json.dumps({"destructiveHint": True, "readOnlyHint": False, "title": "Delete"})},
-        {"origin": "a.test", "source": "mcp", "name": "read", "read_only": 1, "destructive": 0, "seen_at": "x",
-         "annotations": json.dumps({"readOnlyHint": True})},
-    ])
+    db["checks"].insert_all(
+        [
+            {"origin": o, "name": n, "status": s, "data": d, "checked_at": "2026-01-02T00:00:00.000Z"}
+            for o, n, s, d in checks
+        ]
+    )
+    db["tools"].insert_all(
+        [
+            {
+                "origin": "a.test",
+                "source": "mcp",
+                "name": "delete",
+                "read_only": 0,
+                "destructive": 1,
+                "seen_at": "x",
+                "annotations": json.dumps({"destructiveHint": True, "readOnlyHint": False, "title": "Delete"}),
+            },
+            {
+                "origin": "a.test",
+                "source": "mcp",
+                "name": "read",
+                "read_only": 1,
+                "destructive": 0,
+                "seen_at": "x",
+                "annotations": json.dumps({"readOnlyHint": True}),
+            },
+        ]
+    )
     return db
 
 
 def test_array_views_have_one_row_per_item_and_none_for_an_empty_or_missing_array(flat_db):
     assert [(r["origin"], r["category"]) for r in flat_db["listing_categories"].rows] == [
-        ("a.test", "home"), ("a.test", "lifestyle")]
+        ("a.test", "home"),
+        ("a.test", "lifestyle"),
+    ]
     assert [(r["origin"], r["tag"]) for r in flat_db["listing_tags"].rows] == [("a.test", "kitchen")]
     assert [r["found_format"] for r in flat_db["listing_formats"].rows] == ["agent_app", "anchor"]
     assert [r["auth_method"] for r in flat_db["listing_auth_methods"].rows] == ["email_code"]
     assert list(flat_db["listing_hosts"].rows) == [
-        {"origin": "a.test", "host": "codex", "status": "tested", "notes": None, "name": "A.Test"}]
+        {"origin": "a.test", "host": "codex", "status": "tested", "notes": None, "name": "A.Test"}
+    ]
 
 
 def test_tool_annotations_are_columns_and_an_unstated_hint_stays_empty(flat_db):
     hints = {r["tool"]: r for r in flat_db["tool_annotations"].rows}
     assert (hints["delete"]["destructive_hint"], hints["delete"]["read_only_hint"], hints["delete"]["title"]) == (
-        1, 0, "Delete")
+        1,
+        0,
+        "Delete",
+    )
     read = hints["read"]
     assert (read["read_only_hint"], read["destructive_hint"], read["title"]) == (1, None, None)
 
@@ -195,16 +273,25 @@ def test_check_status_has_one_row_per_listing_with_a_column_per_check(flat_db):
     status = {r["origin"]: r for r in flat_db["check_status"].rows}
     assert set(status) == {"a.test", "b.test"}
     assert (status["a.test"]["mcp_initialize"], status["a.test"]["manifest_cors"], status["a.test"]["http_base"]) == (
-        "pass", "fail", None)
+        "pass",
+        "fail",
+        None,
+    )
     assert sorted(status["a.test"]["failing_checks"].split(", ")) == [
-        "anchor.payments", "anchor.read_only_variant", "manifest.cors"]
+        "anchor.payments",
+        "anchor.read_only_variant",
+        "manifest.cors",
+    ]
     assert all(status["b.test"][name.replace(".", "_")] is None for name in CHECK_COLUMNS)
 
 
 def test_anchor_prices_show_declared_and_live_and_an_unread_price_stays_empty(flat_db):
     prices = {r["tool_id"]: r for r in flat_db["anchor_prices"].rows}
     assert (prices["t/paid"]["declared_usd"], prices["t/paid"]["live_usd"], prices["t/paid"]["difference_usd"]) == (
-        0.01, 0.03, 0.02)
+        0.01,
+        0.03,
+        0.02,
+    )
     assert (prices["t/free"]["live_usd"], prices["t/free"]["difference_usd"]) == (None, None)
 
 
@@ -214,6 +301,7 @@ def test_read_only_variant_writes_list_each_write_tool_of_a_lying_variant_only(f
 
 
 # --- serve's helpers ---------------------------------------------------------------------------------------
+
 
 def test_the_metadata_follows_the_database_name_of_the_served_file():
     assert set(load_metadata()["databases"]) == {"agentdex"}
@@ -228,8 +316,9 @@ def test_the_equivalent_datasette_command_gets_the_same_settings(tmp_path):
     script = Path(sys.executable).with_name("datasette")
     exe = [str(script)] if script.exists() else [sys.executable, "-m", "datasette"]
     without_server = [a for a in command[1:] if a not in ("--host", "127.0.0.1", "--port", "8001")]
-    result = subprocess.run([*exe, *without_server, "--get", "/-/settings.json"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [*exe, *without_server, "--get", "/-/settings.json"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     settings = json.loads(result.stdout)
     assert {name: settings[name] for name in SETTINGS} == SETTINGS
@@ -264,8 +353,9 @@ def test_a_catalogue_under_another_file_name_gets_its_metadata(tmp_path):
 def _datasette_get(folder: Path, db: str, metadata: Path, path: str) -> dict:
     script = Path(sys.executable).with_name("datasette")
     exe = [str(script)] if script.exists() else [sys.executable, "-m", "datasette"]
-    result = subprocess.run([*exe, db, "--metadata", str(metadata), "--get", path], cwd=folder,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [*exe, db, "--metadata", str(metadata), "--get", path], cwd=folder, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -275,8 +365,13 @@ def test_agentdex_metadata_gives_datasettes_own_command_the_catalogue_under_any_
     # The shipped file is keyed for agentdex.db: on another name every canned query is gone.
     shipped = _datasette_get(tmp_path, "demo catalogue.db", METADATA_FILE, "/demo~20catalogue.json")
     assert shipped["queries"] == []
-    run = subprocess.run([sys.executable, "-m", "agentdex", "metadata", "demo catalogue.db", "-o", "meta.json"],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "agentdex", "metadata", "demo catalogue.db", "-o", "meta.json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 0, run.stderr
     assert "datasette demo catalogue.db --metadata meta.json" in run.stdout
     data = _datasette_get(tmp_path, "demo catalogue.db", tmp_path / "meta.json", "/demo~20catalogue.json")
@@ -288,7 +383,12 @@ def test_agentdex_metadata_gives_datasettes_own_command_the_catalogue_under_any_
 def test_agentdex_metadata_refuses_what_is_not_a_catalogue_in_one_sentence(tmp_path):
     (tmp_path / "notes.db").write_text("not a database", encoding="utf-8")
     for target in ("notes.db", "missing.db"):
-        run = subprocess.run([sys.executable, "-m", "agentdex", "metadata", target], cwd=tmp_path,
-                             capture_output=True, text=True, timeout=60)
+        run = subprocess.run(
+            [sys.executable, "-m", "agentdex", "metadata", target],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert run.returncode == 2 and run.stdout == "", target
         assert run.stderr.startswith("agentdex: ") and len(run.stderr.strip().splitlines()) == 1, run.stderr

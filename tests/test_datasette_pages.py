@@ -25,7 +25,8 @@ from browser import HEIGHT, WIDTH, Browser
 from test_datasette_live import CHROMIUM, CHROMIUM_FLAGS, QUERIES, TABLES, server
 
 pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install chromium; .ci/run does it)")
+    CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install chromium; .ci/run does it)"
+)
 LISTINGS = 100_000
 PNG = b"\x89PNG\r\n\x1a\n"
 QUERY_ARGS = {"failing_check": {"check": "mcp.initialize"}}  # a canned query that takes a parameter
@@ -65,9 +66,14 @@ def shots(tmp_path_factory) -> Path:
 def pages(catalogue: Path) -> list[tuple[str, str]]:
     """(name, path) of every page an analyst meets first."""
     origin = list_listings(open_db(catalogue, readonly=True), limit=1)[0]["origin"]
-    out = [("index", "/"), ("database", "/agentdex"), ("listings", "/agentdex/listings"),
-           ("listing-row", f"/agentdex/listings/{tilde_encode(origin)}"), ("search", "/agentdex/listings?_search=lantern"),
-           ("per-category", "/agentdex/listing_categories")]  # where the listings page sends analysts
+    out = [
+        ("index", "/"),
+        ("database", "/agentdex"),
+        ("listings", "/agentdex/listings"),
+        ("listing-row", f"/agentdex/listings/{tilde_encode(origin)}"),
+        ("search", "/agentdex/listings?_search=lantern"),
+        ("per-category", "/agentdex/listing_categories"),
+    ]  # where the listings page sends analysts
     for name in QUERIES:
         query = "&".join(f"{k}={v}" for k, v in QUERY_ARGS.get(name, {}).items())
         out.append((f"query-{name}", f"/agentdex/{name}" + (f"?{query}" if query else "")))

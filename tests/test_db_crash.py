@@ -46,8 +46,10 @@ CHILD = textwrap.dedent("""
 
 
 def expected_rows(db, origin: str) -> dict[str, int]:
-    return {table: db.execute(f"SELECT count(*) FROM {table} WHERE origin = ?", [origin]).fetchone()[0]
-            for table in ("snapshots", "documents", "tools", "checks", "events")}
+    return {
+        table: db.execute(f"SELECT count(*) FROM {table} WHERE origin = ?", [origin]).fetchone()[0]
+        for table in ("snapshots", "documents", "tools", "checks", "events")
+    }
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
@@ -55,8 +57,7 @@ def test_sigkill_mid_crawl_keeps_whole_origins_only(tmp_path):
     path = tmp_path / "catalogue.db"
     script = tmp_path / "child.py"
     script.write_text(CHILD.format(origins=ORIGINS, kill=KILL_AFTER))
-    child = subprocess.Popen([sys.executable, str(script), str(path), str(HERE)],
-                             stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, str(script), str(path), str(HERE)], stdout=subprocess.PIPE, text=True)
     saved = []
     try:
         for line in child.stdout:

@@ -21,7 +21,8 @@ def test_schema_matches_tests_schema_sql(tmp_path):
     db = open_db(tmp_path / "fresh.db")
     assert db.schema + "\n" == SCHEMA_SQL.read_text(encoding="utf-8"), (
         "the migrated schema differs from tests/schema.sql; if the change is intended, run "
-        "`python scripts/dump_schema.py` and commit tests/schema.sql")
+        "`python scripts/dump_schema.py` and commit tests/schema.sql"
+    )
 
 
 def test_writer_uses_wal_and_foreign_keys(tmp_path):
@@ -29,14 +30,18 @@ def test_writer_uses_wal_and_foreign_keys(tmp_path):
     assert db.journal_mode == "wal"
     assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     with pytest.raises(sqlite3.IntegrityError):
-        db.execute("INSERT INTO findings (origin, format, severity, path, code, message) "
-                   "VALUES ('nowhere.example', 'agent_app', 'error', '', 'x', 'y')")
+        db.execute(
+            "INSERT INTO findings (origin, format, severity, path, code, message) "
+            "VALUES ('nowhere.example', 'agent_app', 'error', '', 'x', 'y')"
+        )
 
 
 def test_a_new_file_gets_every_migration(tmp_path):
     db = open_db(tmp_path / "a.db")
     assert schema_version(db) == len(known_names()) >= 3
-    assert {"listings", "snapshots", "blobs", "checks", "tools", "feedback_receipts", "listings_fts"} <= set(db.table_names())
+    assert {"listings", "snapshots", "blobs", "checks", "tools", "feedback_receipts", "listings_fts"} <= set(
+        db.table_names()
+    )
 
 
 def _version_one_file(path: Path) -> None:
@@ -44,10 +49,15 @@ def _version_one_file(path: Path) -> None:
     db = Database(path)
     migrations.apply(db, stop_before="m002_verification")
     db.execute("INSERT INTO crawls (id, kind, started_at) VALUES (1, 'crawl', '2025-01-01T00:00:00.000Z')")
-    db.execute("INSERT INTO listings (origin, status, name, description, first_seen_at, first_listed_at, last_crawl_id) "
-               "VALUES ('old.example', 'listed', 'Old Timer', 'A listing from schema one about sourdough.', "
-               "'2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z', 1)")
-    db.execute("INSERT INTO events (origin, kind, at, new) VALUES ('old.example', 'listed', '2025-01-01T00:00:00.000Z', '\"listed\"')")
+    db.execute(
+        "INSERT INTO listings (origin, status, name, description, first_seen_at, first_listed_at, last_crawl_id) "
+        "VALUES ('old.example', 'listed', 'Old Timer', 'A listing from schema one about sourdough.', "
+        "'2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z', 1)"
+    )
+    db.execute(
+        "INSERT INTO events (origin, kind, at, new) "
+        "VALUES ('old.example', 'listed', '2025-01-01T00:00:00.000Z', '\"listed\"')"
+    )
     db.close()
 
 
@@ -72,19 +82,26 @@ def test_a_file_of_the_previous_release_keeps_its_checks_and_probes_through_the_
     old = Database(path)
     migrations.apply(old, stop_before="m010_x402_live")
     old.execute("INSERT INTO listings (origin, status, first_seen_at) VALUES ('old.example', 'listed', ?)", [at])
-    old.execute("INSERT INTO checks (origin, name, status, checked_at) VALUES ('old.example', 'mcp.tools', 'fail', ?)", [at])
+    old.execute(
+        "INSERT INTO checks (origin, name, status, checked_at) VALUES ('old.example', 'mcp.tools', 'fail', ?)", [at]
+    )
     for role, state in [("mcp", "ok"), ("mcp", "payment_required"), ("x402", "payment_required"), ("x402", "ok")]:
-        old.execute("INSERT INTO endpoint_probes (origin, role, url, state, at) VALUES ('old.example', ?, ?, ?, ?)",
-                    [role, f"https://old.example/{role}", state, at])
+        old.execute(
+            "INSERT INTO endpoint_probes (origin, role, url, state, at) VALUES ('old.example', ?, ?, ?, ?)",
+            [role, f"https://old.example/{role}", state, at],
+        )
     old.conn.commit()
     old.close()
     db = open_db(path)
     assert schema_version(db) == len(known_names())
     assert db.execute("SELECT origin, failing_checks, mcp_tools, x402_live_price FROM check_status").fetchall() == [
-        ("old.example", "mcp.tools", "fail", None)]
+        ("old.example", "mcp.tools", "fail", None)
+    ]
     # A stored 402 counts as up for a paid x402 resource only, not for an MCP endpoint.
     assert db.execute("SELECT role, state, probes, recent_ok FROM endpoint_health ORDER BY role").fetchall() == [
-        ("mcp", "payment_required", 2, 1), ("x402", "ok", 2, 2)]
+        ("mcp", "payment_required", 2, 1),
+        ("x402", "ok", 2, 2),
+    ]
 
 
 def test_a_reader_never_upgrades_an_older_file(tmp_path):
@@ -98,7 +115,8 @@ def test_a_reader_never_upgrades_an_older_file(tmp_path):
 def test_a_newer_file_is_refused(tmp_path):
     path = tmp_path / "new.db"
     open_db(path).execute(
-        "INSERT INTO _sqlite_migrations (migration_set, name, applied_at) VALUES ('agentdex', 'm999_future', 'now')")
+        "INSERT INTO _sqlite_migrations (migration_set, name, applied_at) VALUES ('agentdex', 'm999_future', 'now')"
+    )
     for readonly in (False, True):
         with pytest.raises(DatabaseError, match="newer than this agentdex.*upgrade agentdex"):
             open_db(path, readonly=readonly)

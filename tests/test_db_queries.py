@@ -32,10 +32,17 @@ from db_records import (
     unreachable_crawl,
 )
 
-LEDGER = Listing(format="findagent", name="ledger", one_liner="Books for small shops.",
-                 description="Double-entry bookkeeping for small shops and their accountants.",
-                 categories=["finance"], tags=["accounting"], pricing="paid", auth_methods=["api_key"],
-                 http_base="https://api.ledger.example.com")
+LEDGER = Listing(
+    format="findagent",
+    name="ledger",
+    one_liner="Books for small shops.",
+    description="Double-entry bookkeeping for small shops and their accountants.",
+    categories=["finance"],
+    tags=["accounting"],
+    pricing="paid",
+    auth_methods=["api_key"],
+    http_base="https://api.ledger.example.com",
+)
 T1, T2, T3 = "2026-05-01T10:00:00.000Z", "2026-05-02T10:00:00.000Z", "2026-05-03T10:00:00.000Z"
 
 
@@ -46,8 +53,14 @@ def db(tmp_path):
     save_origin(database, pantry_crawl(mcp_tools=[Tool("plan_meals", "Plan meals", source="mcp")]), crawl, at=T1)
     save_origin(database, listing_crawl(LEDGER, origin="ledger.example.com"), crawl, at=T1)
     anchor = anchor_listing([{"id": "com.example/search", "endpoint": "https://mcp.example.com/mcp"}])
-    save_origin(database, listing_crawl(anchor, origin="anchor.example.com",
-                                        checks=[Check("anchor.verify.dns", "fail", "no TXT record")]), crawl, at=T1)
+    save_origin(
+        database,
+        listing_crawl(
+            anchor, origin="anchor.example.com", checks=[Check("anchor.verify.dns", "fail", "no TXT record")]
+        ),
+        crawl,
+        at=T1,
+    )
     save_origin(database, unreachable_crawl("down.example.com"), crawl, at=T1)
     save_origin(database, pantry_crawl(pantry_doc(name=42), origin="broken.example.com"), crawl, at=T1)
     renamed = pantry_doc(name="Larder", instructions="Larder tracks the kitchen.")
@@ -78,8 +91,22 @@ def test_search_index_follows_updates(db):
     assert count_listings(db, search="freelancers") == 1
 
 
-@pytest.mark.parametrize("text", ['"', "NEAR(", "kitchen OR", "*", "name:Pantry", "-kitchen", "^x", "()",
-                                  "'; DROP TABLE listings; --", "AND", "   "])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"',
+        "NEAR(",
+        "kitchen OR",
+        "*",
+        "name:Pantry",
+        "-kitchen",
+        "^x",
+        "()",
+        "'; DROP TABLE listings; --",
+        "AND",
+        "   ",
+    ],
+)
 def test_search_input_is_never_fts_syntax(db, text):
     list_listings(db, search=text)  # never a syntax error
     assert count_listings(db) == 5
@@ -138,17 +165,28 @@ def test_list_rows_are_decoded(db):
 
 def test_get_listing_has_everything_show_needs(db):
     listing = get_listing(db, ORIGIN)
-    assert {"origin", "name", "format", "status", "manifest", "findings", "checks", "events", "tools",
-            "documents", "listing"} <= set(listing)
+    assert {
+        "origin",
+        "name",
+        "format",
+        "status",
+        "manifest",
+        "findings",
+        "checks",
+        "events",
+        "tools",
+        "documents",
+        "listing",
+    } <= set(listing)
     assert (listing["name"], listing["format"], listing["status"]) == ("Pantry", "agent_app", "listed")
     assert listing["manifest"] == pantry_doc()
     assert listing["event_channels"] == ["mcp_events", "email"]
     assert [(e["kind"], e["at"], e["old"], e["new"]) for e in listing["events"]] == [
         ("listed", T1, None, "listed"),
-        ("name_changed", T2, "Pantry", "Larder"), ("instructions_changed", T2, pantry_doc()["instructions"],
-                                                   "Larder tracks the kitchen."),
-        ("name_changed", T3, "Larder", "Pantry"), ("instructions_changed", T3, "Larder tracks the kitchen.",
-                                                   pantry_doc()["instructions"]),
+        ("name_changed", T2, "Pantry", "Larder"),
+        ("instructions_changed", T2, pantry_doc()["instructions"], "Larder tracks the kitchen."),
+        ("name_changed", T3, "Larder", "Pantry"),
+        ("instructions_changed", T3, "Larder tracks the kitchen.", pantry_doc()["instructions"]),
     ]
     assert [(t["source"], t["name"]) for t in listing["tools"]] == [("mcp", "plan_meals")]
     assert [(d["kind"], d["sha256"]) for d in listing["documents"]][1] == ("guide", sha(GUIDE))
@@ -161,7 +199,8 @@ def test_get_listing_of_an_invalid_origin_shows_its_findings(db):
     assert [(f["path"], f["code"]) for f in listing["findings"]] == [("name", "type")]
     anchor = get_listing(db, "anchor.example.com")
     assert [(c["name"], c["status"], c["detail"]) for c in anchor["checks"]] == [
-        ("anchor.verify.dns", "fail", "no TXT record")]
+        ("anchor.verify.dns", "fail", "no TXT record")
+    ]
 
 
 def test_load_listing_rebuilds_the_model(db):
@@ -172,8 +211,11 @@ def test_load_listing_rebuilds_the_model(db):
 
 def test_events_newest_first_with_filters(db):
     events = list_events(db)
-    assert [(e["origin"], e["kind"]) for e in events][:2] == [(ORIGIN, "instructions_changed"), (ORIGIN, "name_changed")]
-    assert all(a["at"] >= b["at"] for a, b in zip(events, events[1:]))
+    assert [(e["origin"], e["kind"]) for e in events][:2] == [
+        (ORIGIN, "instructions_changed"),
+        (ORIGIN, "name_changed"),
+    ]
+    assert all(a["at"] >= b["at"] for a, b in zip(events, events[1:], strict=False))
     assert {e["kind"] for e in list_events(db, origin="ledger.example.com")} == {"listed"}
     assert [e["at"] for e in list_events(db, since="2026-05-02")] == [T3, T3, T2, T2]
     assert len(list_events(db, kind="listed", limit=2)) == 2
@@ -205,18 +247,24 @@ def many(tmp_path_factory):
 
 
 @pytest.mark.parametrize("search", ["p", "pantry", "swift lantern", "zzzz"])
-@pytest.mark.parametrize("filters", [{}, {"format": "anchor"}, {"status": "listed", "has_mcp": True},
-                                     {"category": "home"}, {"failing_checks": True}])
+@pytest.mark.parametrize(
+    "filters",
+    [{}, {"format": "anchor"}, {"status": "listed", "has_mcp": True}, {"category": "home"}, {"failing_checks": True}],
+)
 def test_a_search_with_filters_lists_and_counts_what_the_plain_join_finds(many, search, filters):
     # The search runs as a set of rowids walked in the sort's index order; the plain join of
     # the search and the listings, sorted in Python, is the oracle.
     query = fts_query(search)
-    joined = many.execute("SELECT listings.origin FROM listings JOIN listings_fts ON listings_fts.rowid = "
-                          "listings.rowid WHERE listings_fts MATCH ?", [query]).fetchall()
+    joined = many.execute(
+        "SELECT listings.origin FROM listings JOIN listings_fts ON listings_fts.rowid = "
+        "listings.rowid WHERE listings_fts MATCH ?",
+        [query],
+    ).fetchall()
     kept = {r["origin"] for r in list_listings(many, limit=100_000, **filters)}
     names = {o: many["listings"].get(o)["name"] for (o,) in joined}  # a search finds unnamed listings by origin
-    want = sorted((o for (o,) in joined if o in kept),
-                  key=lambda o: (names[o] is None, (names[o] or "").lower() + "\0" + o))
+    want = sorted(
+        (o for (o,) in joined if o in kept), key=lambda o: (names[o] is None, (names[o] or "").lower() + "\0" + o)
+    )
     assert [r["origin"] for r in list_listings(many, search=search, limit=100_000, **filters)] == want
     assert count_listings(many, search=search, **filters) == len(want)
     assert [r["origin"] for r in list_listings(many, search=search, limit=7, offset=5, **filters)] == want[5:12]
@@ -224,8 +272,10 @@ def test_a_search_with_filters_lists_and_counts_what_the_plain_join_finds(many, 
     assert sorted(r["origin"] for r in ranked) == sorted(want)
 
 
-@pytest.mark.parametrize("filters", [{"status": "listed"}, {"format": "agent_app"}, {"pricing": "free"},
-                                     {"status": "listed", "format": "agent_app"}])
+@pytest.mark.parametrize(
+    "filters",
+    [{"status": "listed"}, {"format": "agent_app"}, {"pricing": "free"}, {"status": "listed", "format": "agent_app"}],
+)
 def test_a_filtered_page_reads_an_index_window_instead_of_sorting_every_match(db, filters):
     # What a user feels as the TUI's filter lag: at 100,000 listings sorting every listed
     # row took ~180 ms a keystroke; read in the index's order, a page costs under 1 ms.

@@ -18,9 +18,21 @@ def db(tmp_path):
 def test_a_manifest_too_broken_for_a_listing_keeps_its_format(db):
     crawl_id = start_crawl(db)
     oversize = agent_app.parse(b" " * 40_000)
-    crawl = OriginCrawl("big.example.com", status="invalid", primary=oversize, results={"agent_app": oversize},
-                        fetches=[FetchRecord("https://big.example.com/.well-known/agent-app.json", "agent_app",
-                                             status=None, error_code="too_large", error="over the cap")])
+    crawl = OriginCrawl(
+        "big.example.com",
+        status="invalid",
+        primary=oversize,
+        results={"agent_app": oversize},
+        fetches=[
+            FetchRecord(
+                "https://big.example.com/.well-known/agent-app.json",
+                "agent_app",
+                status=None,
+                error_code="too_large",
+                error="over the cap",
+            )
+        ],
+    )
     save_origin(db, crawl, crawl_id)
     assert db.execute("SELECT status, format FROM listings").fetchone() == ("invalid", "agent_app")
 
@@ -29,8 +41,15 @@ def test_anchor_proofs_go_when_the_origin_is_listed_from_another_format(db):
     crawl_id = start_crawl(db)
     origin = "pantry.example.com"
     tools = [{"id": "com.example/pantry", "endpoint": "https://mcp.pantry.example.com/mcp"}]
-    save_origin(db, listing_crawl(anchor_listing(tools), origin=origin,
-                                  checks=[Check("anchor.verify.dns", "pass"), Check("homepage.reachable", "pass")]), crawl_id)
+    save_origin(
+        db,
+        listing_crawl(
+            anchor_listing(tools),
+            origin=origin,
+            checks=[Check("anchor.verify.dns", "pass"), Check("homepage.reachable", "pass")],
+        ),
+        crawl_id,
+    )
     save_origin(db, pantry_crawl(checks=[Check("homepage.reachable", "pass")]), crawl_id)
     names = [r[0] for r in db.execute("SELECT name FROM checks ORDER BY name")]
     assert names == ["homepage.reachable"]

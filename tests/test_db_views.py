@@ -37,7 +37,9 @@ def test_a_check_added_to_the_catalogue_gets_its_column_when_a_writer_opens_the_
     db = open_db(path)
     at = datetime.now(UTC).isoformat()
     db.execute("INSERT INTO listings (origin, status, first_seen_at) VALUES ('a.example', 'listed', ?)", [at])
-    db.execute("INSERT INTO checks (origin, name, status, checked_at) VALUES ('a.example', ?, 'fail', ?)", [NEW.name, at])
+    db.execute(
+        "INSERT INTO checks (origin, name, status, checked_at) VALUES ('a.example', ?, 'fail', ?)", [NEW.name, at]
+    )
     db.conn.commit()
     reader = open_db(path, readonly=True)
     row = reader.execute("SELECT failing_checks, manifest_etag FROM check_status").fetchone()
@@ -58,7 +60,8 @@ def test_the_docs_name_a_new_check(one_more_check):
     from pathlib import Path
 
     spec = importlib.util.spec_from_file_location(
-        "gen_checks_doc", Path(__file__).resolve().parent.parent / "scripts" / "gen_checks_doc.py")
+        "gen_checks_doc", Path(__file__).resolve().parent.parent / "scripts" / "gen_checks_doc.py"
+    )
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
     assert f"| `{NEW.name}` | {NEW.meaning} |" in gen.render()
@@ -69,10 +72,14 @@ def test_show_lists_a_new_check_with_its_verdict(tmp_path, one_more_check):
     db = open_db(path)
     at = datetime.now(UTC).isoformat()
     db.execute("INSERT INTO listings (origin, status, first_seen_at) VALUES ('a.example', 'listed', ?)", [at])
-    db.execute("INSERT INTO checks (origin, name, status, detail, checked_at) VALUES ('a.example', ?, 'pass', 'ETag "
-               "\"x\"', ?)", [NEW.name, at])
+    db.execute(
+        "INSERT INTO checks (origin, name, status, detail, checked_at) VALUES ('a.example', ?, 'pass', 'ETag "
+        '"x"\', ?)',
+        [NEW.name, at],
+    )
     db.conn.commit()
     done = CliRunner().invoke(app, ["show", "a.example", "--db", str(path), "--json"])
     assert done.exit_code == 0, done.output
     assert {"name": NEW.name, "status": "pass"}.items() <= next(
-        c for c in json.loads(done.output)["checks"] if c["name"] == NEW.name).items()
+        c for c in json.loads(done.output)["checks"] if c["name"] == NEW.name
+    ).items()

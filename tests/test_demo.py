@@ -80,9 +80,15 @@ def runs(tmp_path_factory):
     <tmp>/demo.db`, and the demo through typer's CliRunner in this process."""
     sub_path = tmp_path_factory.mktemp("demo-sub") / "demo.db"
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    proc = subprocess.Popen([sys.executable, "-m", "agentdex", "demo", "--no-tui", "--db", str(sub_path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
-                            cwd=ROOT, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentdex", "demo", "--no-tui", "--db", str(sub_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        cwd=ROOT,
+        env=env,
+    )
     try:
         cli_path = tmp_path_factory.mktemp("demo-cli") / "catalogue.db"
         result = CliRunner().invoke(app, ["demo", "--no-tui", "--db", str(cli_path)])
@@ -110,6 +116,7 @@ def sub_run(runs):
 
 # --- what it prints ------------------------------------------------------------------------
 
+
 def test_the_subprocess_demo_prints_counts_findings_history_and_commands(sub_run):
     proc, path = sub_run
     out = proc.stdout
@@ -122,7 +129,10 @@ def test_the_subprocess_demo_prints_counts_findings_history_and_commands(sub_run
     # the notable checks, in the user's words
     assert "driftwood.test: FAIL anchor.read_only_variant — declaration is false" in out
     assert "exposes write tools delete_item" in out
-    assert "meridian.test: FAIL anchor.payments — test.meridian/rates-api: declared $0.002 but the live 402 asks $0.005" in out
+    assert (
+        "meridian.test: FAIL anchor.payments — test.meridian/rates-api: declared $0.002 but the live 402 asks $0.005"
+        in out
+    )
     assert "tidewater.test: ok anchor.read_only_variant" in out
     assert "tidewater.test: ok anchor.verify.dns" in out and "meridian.test: ok anchor.verify.dns" in out
     # History from the second crawl
@@ -132,12 +142,16 @@ def test_the_subprocess_demo_prints_counts_findings_history_and_commands(sub_run
     assert "fernpost.test: delisted" in out
     # names: two apps called Beacon, and the hostile one shown as text
     assert '"Beacon" is the name of 2 apps: beacon.test (education), beaconops.test (developer, productivity)' in out
-    assert ("freeprizes.test: its listing carries markup and terminal escape sequences "
-            f'(stored verbatim, shown only as text): "{HOSTILE_SHOWN}"') in out
+    assert (
+        "freeprizes.test: its listing carries markup and terminal escape sequences "
+        f'(stored verbatim, shown only as text): "{HOSTILE_SHOWN}"'
+    ) in out
     # broken on purpose
     assert "badmanifest.test: invalid — agent_app manifest with 12 error(s)" in out
-    assert ("hopper.test: no_manifest — agent_app: https://hopper.test/.well-known/agent-app.json "
-            "redirects to another origin") in out
+    assert (
+        "hopper.test: no_manifest — agent_app: https://hopper.test/.well-known/agent-app.json "
+        "redirects to another origin"
+    ) in out
     # the commands to go further
     for command in ("tui", "show pantry.test", "events", "serve"):
         assert f"agentdex {command} --db {path}" in out
@@ -162,6 +176,7 @@ def test_progress_lines_show_each_origin_of_the_first_crawl_and_the_changes_of_t
 
 # --- what the catalogue holds ----------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def catalogue(sub_run):
     db = open_db(sub_run[1], readonly=True)
@@ -172,8 +187,17 @@ def catalogue(sub_run):
 def test_the_catalogue_holds_every_demo_origin_by_status_and_format(catalogue):
     rows = {r["origin"]: r for r in list_listings(catalogue, limit=1000)}
     assert set(rows) == set(demo.DEMO_ORIGINS)
-    agent_apps = {"pantry.test", "wayfarer.test", "beacon.test", "beaconops.test", "castaway.test", "ledgerline.test",
-                  "vault.test", "keyring.test", "freeprizes.test"}
+    agent_apps = {
+        "pantry.test",
+        "wayfarer.test",
+        "beacon.test",
+        "beaconops.test",
+        "castaway.test",
+        "ledgerline.test",
+        "vault.test",
+        "keyring.test",
+        "freeprizes.test",
+    }
     for origin in agent_apps:
         assert (rows[origin]["format"], rows[origin]["status"]) == ("agent_app", "listed"), origin
     for origin in ("tidewater.test", "meridian.test", "driftwood.test"):
@@ -181,7 +205,15 @@ def test_the_catalogue_holds_every_demo_origin_by_status_and_format(catalogue):
     assert (rows["quillnotes.test"]["format"], rows["quillnotes.test"]["status"]) == ("inferred", "listed")
     assert rows["fernpost.test"]["status"] == "delisted"
     assert rows["badmanifest.test"]["status"] == "invalid"
-    for origin in ("hopper.test", "loop.test", "sleepy.test", "slowdrip.test", "latin1.test", "broken.test", "bomb.test"):
+    for origin in (
+        "hopper.test",
+        "loop.test",
+        "sleepy.test",
+        "slowdrip.test",
+        "latin1.test",
+        "broken.test",
+        "bomb.test",
+    ):
         assert rows[origin]["status"] not in ("listed", "delisted"), origin
     assert rows["ledgerline.test"]["mcp_url"] is None and rows["ledgerline.test"]["http_base"]
     assert sorted(r["origin"] for r in rows.values() if r["name"] == "Beacon") == ["beacon.test", "beaconops.test"]
@@ -192,15 +224,24 @@ def test_the_second_crawl_recorded_what_changed(catalogue):
     first_crawl = min(e["crawl_id"] for e in events)
     assert {e["kind"] for e in events if e["crawl_id"] == first_crawl} == {"listed"}
     later = [(e["origin"], e["kind"]) for e in events if e["crawl_id"] != first_crawl]
-    assert sorted(later) == sorted([
-        ("castaway.test", "name_changed"), ("castaway.test", "guide_changed"),
-        ("castaway.test", "instructions_changed"), ("castaway.test", "mcp_url_changed"),
-        ("castaway.test", "tools_changed"), ("pantry.test", "guide_changed"),
-        ("pantry.test", "instructions_changed"), ("pantry.test", "tools_changed"),
-        ("castaway.test", "write_tool_added"), ("pantry.test", "write_tool_added"),
-        ("tidewater.test", "price_changed"), ("tidewater.test", "price_changed"),
-        ("tidewater.test", "deprecation_declared"), ("fernpost.test", "delisted"),
-    ])
+    assert sorted(later) == sorted(
+        [
+            ("castaway.test", "name_changed"),
+            ("castaway.test", "guide_changed"),
+            ("castaway.test", "instructions_changed"),
+            ("castaway.test", "mcp_url_changed"),
+            ("castaway.test", "tools_changed"),
+            ("pantry.test", "guide_changed"),
+            ("pantry.test", "instructions_changed"),
+            ("pantry.test", "tools_changed"),
+            ("castaway.test", "write_tool_added"),
+            ("pantry.test", "write_tool_added"),
+            ("tidewater.test", "price_changed"),
+            ("tidewater.test", "price_changed"),
+            ("tidewater.test", "deprecation_declared"),
+            ("fernpost.test", "delisted"),
+        ]
+    )
     renamed = next(e for e in events if e["kind"] == "name_changed")
     assert (renamed["old"], renamed["new"]) == ("Castaway", "Castaway Podcasts")
     moved = next(e for e in events if e["kind"] == "mcp_url_changed")
@@ -240,6 +281,7 @@ def test_mcp_tools_come_with_their_annotations(catalogue):
 
 # --- servers stop ----------------------------------------------------------------------------
 
+
 def test_the_subprocess_demo_stopped_its_servers(sub_run):
     https, dns = _ports(sub_run[0].stdout)
     assert f"Stopped the sample web (127.0.0.1:{https}) and its DNS server (127.0.0.1:{dns})." in sub_run[0].stdout
@@ -258,6 +300,7 @@ def test_the_cli_runner_demo_prints_the_same_and_leaves_no_server_behind(cli_run
 
 
 # --- the --db rules (no sample web needed) ---------------------------------------------------------
+
 
 def test_an_existing_file_that_is_not_a_catalogue_is_refused_untouched(tmp_path):
     target = tmp_path / "notes.db"
@@ -304,7 +347,9 @@ def test_a_busy_datasette_port_is_refused_before_anything_starts(tmp_path):
         port = busy.getsockname()[1]
         with pytest.raises(serve.ServeError, match=f"port {port} on 127.0.0.1 is in use"):
             serve.free_port(port)
-        result = CliRunner().invoke(app, ["demo", "--no-tui", "--serve", "--port", str(port), "--db", str(tmp_path / "d.db")])
+        result = CliRunner().invoke(
+            app, ["demo", "--no-tui", "--serve", "--port", str(port), "--db", str(tmp_path / "d.db")]
+        )
     assert result.exit_code == 2 and f"agentdex demo: port {port} on 127.0.0.1 is in use" in result.output
     assert "Starting the sample web" not in result.output
     assert serve.free_port(0) > 0
@@ -319,8 +364,10 @@ def test_hostile_text_is_recognised_and_plain_text_is_not():
 
 def test_a_shared_name_line_shows_crawled_categories_as_plain_text():
     # A FindAgent listing's categories are free text from the manifest.
-    rows = [{"origin": "a.test", "name": "Twin", "categories": ["notes\x1b]52;c;eA==\x07", "x\x1b[31my"]},
-            {"origin": "b.test", "name": "twin", "categories": []}]
+    rows = [
+        {"origin": "a.test", "name": "Twin", "categories": ["notes\x1b]52;c;eA==\x07", "x\x1b[31my"]},
+        {"origin": "b.test", "name": "twin", "categories": []},
+    ]
     (line,) = demo.name_lines(rows)
     assert line == '"Twin" is the name of 2 apps: a.test (notes, xy), b.test (-); the origin tells them apart'
 
@@ -330,8 +377,17 @@ def test_the_bundled_demo_origins_are_served_and_their_variants_switch_with_sibl
 
     with SampleWeb(dns=False) as web:
         assert set(demo.DEMO_ORIGINS) <= set(web.hosts)
-        assert demo.changing_hosts(web) == sorted(["castaway.test", "fernpost.test", "mcp.castaway.test", "mcp.pantry.test",
-                                                   "pantry.test", "pay.tidewater.test", "tidewater.test"])
+        assert demo.changing_hosts(web) == sorted(
+            [
+                "castaway.test",
+                "fernpost.test",
+                "mcp.castaway.test",
+                "mcp.pantry.test",
+                "pantry.test",
+                "pay.tidewater.test",
+                "tidewater.test",
+            ]
+        )
 
 
 def test_datasette_publishes_the_demo_catalogue_and_stops_with_the_demo(sub_run):
@@ -371,7 +427,9 @@ def test_the_demo_seeds_from_the_sample_registry_and_ends_with_the_census(sub_ru
     proc, path = sub_run
     out = proc.stdout
     seeding, _, crawled = out.partition("Crawl 1 of 2")
-    assert "Seeds: the sample MCP registry (https://registry.test, 3 page(s)) lists 11 servers naming 8 origins" in seeding
+    assert (
+        "Seeds: the sample MCP registry (https://registry.test, 3 page(s)) lists 11 servers naming 8 origins" in seeding
+    )
     assert "test.templated/tenant: https://{tenant}.templated.test/mcp — an unexpanded URL template" in seeding
     summary = crawled.partition(f"Catalogue: {path}")[2]
     census = summary.partition("by state (agentdex census):")[2].splitlines()

@@ -30,8 +30,11 @@ def test_every_discovery_format_is_documented_with_its_paths(name):
 
 def test_every_consistency_code_and_verdict_is_documented():
     text = page("consistency.md")
-    codes = set(consistency.CODES.values()) | {"tools_differ", "tool_not_listed", "tool_not_declared", "price_differs"} \
+    codes = (
+        set(consistency.CODES.values())
+        | {"tools_differ", "tool_not_listed", "tool_not_declared", "price_differs"}
         | set(consistency.LIVE_402_CODES)
+    )
     assert codes <= CODES.keys()
     for word in sorted(codes) + list(consistency.VERDICTS):
         assert f"`{word}`" in text, word
@@ -58,8 +61,16 @@ def test_tool_events_and_the_flag_are_documented():
 
 def test_the_federation_page_names_the_routes_parameters_and_limits():
     text = page("federation.md")
-    for word in ("/v0.1/servers", "/v0.1/servers/{serverName}/versions/{version}", "cursor", "limit", "search",
-                 "updated_since", "version", "include_deleted"):
+    for word in (
+        "/v0.1/servers",
+        "/v0.1/servers/{serverName}/versions/{version}",
+        "cursor",
+        "limit",
+        "search",
+        "updated_since",
+        "version",
+        "include_deleted",
+    ):
         assert f"`{word}`" in text or f"`GET {word}`" in text, word
     for key in (federation.OFFICIAL, federation.AGENTDEX_META):
         assert f'`_meta["{key}"]`' in text, key

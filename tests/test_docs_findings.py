@@ -32,6 +32,7 @@ def test_findings_doc_has_one_row_per_code() -> None:
 
 # -- every code the formats package emits is documented ---------------------------------
 
+
 def _code_positions(trees: list[ast.Module]) -> dict[str, int]:
     """Functions (and methods) with a ``code`` parameter -> its positional index.
 

@@ -14,15 +14,21 @@ NAMED = re.compile(r"`(tests/[\w/]+\.py)::(\w+)`")
 
 def defined_tests(path: Path) -> set[str]:
     tree = ast.parse(path.read_text("utf-8"))
-    return {node.name for node in tree.body
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test_")}
+    return {
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test_")
+    }
 
 
 def test_every_test_named_in_security_md_exists():
     named = NAMED.findall(DOC.read_text("utf-8"))
     assert len(named) > 40
-    missing = [f"{file}::{name}" for file, name in named
-               if not (ROOT / file).is_file() or name not in defined_tests(ROOT / file)]
+    missing = [
+        f"{file}::{name}"
+        for file, name in named
+        if not (ROOT / file).is_file() or name not in defined_tests(ROOT / file)
+    ]
     assert missing == []
 
 

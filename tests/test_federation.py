@@ -41,21 +41,52 @@ N = 10_000
 START_TIMEOUT = 30.0
 # The envelope, as docs/reference/api/openapi.yaml of modelcontextprotocol/registry defines
 # ServerList and ServerResponse (the server itself is checked with the shipped server.json schema).
-OFFICIAL_META = {"type": "object", "additionalProperties": False, "properties": {
-    "status": {"enum": ["active", "deprecated", "deleted"]}, "statusMessage": {"type": "string", "maxLength": 500},
-    "statusChangedAt": {"type": "string"}, "publishedAt": {"type": "string"}, "updatedAt": {"type": "string"},
-    "isLatest": {"type": "boolean"}}}
-SERVER_RESPONSE = {"type": "object", "required": ["server"], "properties": {
-    "server": {"type": "object"}, "_meta": {"type": "object", "properties": {OFFICIAL: OFFICIAL_META}}}}
-SERVER_LIST = {"type": "object", "required": ["servers"], "properties": {
-    "servers": {"type": "array", "items": SERVER_RESPONSE},
-    "metadata": {"type": "object", "properties": {"nextCursor": {"type": "string"}, "count": {"type": "integer"}}}}}
+OFFICIAL_META = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "status": {"enum": ["active", "deprecated", "deleted"]},
+        "statusMessage": {"type": "string", "maxLength": 500},
+        "statusChangedAt": {"type": "string"},
+        "publishedAt": {"type": "string"},
+        "updatedAt": {"type": "string"},
+        "isLatest": {"type": "boolean"},
+    },
+}
+SERVER_RESPONSE = {
+    "type": "object",
+    "required": ["server"],
+    "properties": {"server": {"type": "object"}, "_meta": {"type": "object", "properties": {OFFICIAL: OFFICIAL_META}}},
+}
+SERVER_LIST = {
+    "type": "object",
+    "required": ["servers"],
+    "properties": {
+        "servers": {"type": "array", "items": SERVER_RESPONSE},
+        "metadata": {"type": "object", "properties": {"nextCursor": {"type": "string"}, "count": {"type": "integer"}}},
+    },
+}
 ENVELOPE = Draft7Validator(SERVER_LIST)
 ONE = Draft7Validator(SERVER_RESPONSE)
 HAND_MADE = [  # origin, name, status, one_liner, mcp_url, mcp_transport, last_changed_at
-    ("pantry.test", "Pantry", "listed", "Plans meals. " * 20, "https://pantry.test/mcp", "streamable-http",
-     "2026-03-04T05:06:07.089Z"),
-    ("old-sse.test", "Old <SSE> app", "listed", "Streams.", "https://old-sse.test/sse", "sse", "2026-03-05T00:00:00.000Z"),
+    (
+        "pantry.test",
+        "Pantry",
+        "listed",
+        "Plans meals. " * 20,
+        "https://pantry.test/mcp",
+        "streamable-http",
+        "2026-03-04T05:06:07.089Z",
+    ),
+    (
+        "old-sse.test",
+        "Old <SSE> app",
+        "listed",
+        "Streams.",
+        "https://old-sse.test/sse",
+        "sse",
+        "2026-03-05T00:00:00.000Z",
+    ),
     ("gone.test", "Gone", "delisted", "Was here.", None, None, "2026-03-06T00:00:00.000Z"),
     ("local.test", "Local", "listed", "", "https://local.test/mcp", "stdio", "2026-03-07T00:00:00.000Z"),
 ]
@@ -72,9 +103,18 @@ def validate(answer: dict, envelope: Draft7Validator = ENVELOPE) -> None:
 # -- the mapping, pure ----------------------------------------------------------------------------
 def row(**values) -> dict:
     base = dict.fromkeys(federation.COLUMNS)
-    base.update(origin="pantry.test", status="listed", name="Pantry", error_count=0, warning_count=0,
-                checks_passed=0, checks_failed=0, first_seen_at="2026-01-02T03:04:05.000Z", mcp_auth='["oauth"]',
-                categories='["lifestyle"]')
+    base.update(
+        origin="pantry.test",
+        status="listed",
+        name="Pantry",
+        error_count=0,
+        warning_count=0,
+        checks_passed=0,
+        checks_failed=0,
+        first_seen_at="2026-01-02T03:04:05.000Z",
+        mcp_auth='["oauth"]',
+        categories='["lifestyle"]',
+    )
     base.update(values)
     return base
 
@@ -90,19 +130,36 @@ def test_names_and_versions():
 
 
 def test_a_row_becomes_a_server_response_the_schema_accepts():
-    answer = server_response(row(one_liner="x" * 300, homepage="https://pantry.test/", mcp_url="https://pantry.test/mcp",
-                                 mcp_transport="streamable-http", last_changed_at="2026-03-04T05:06:07.089Z"))
+    answer = server_response(
+        row(
+            one_liner="x" * 300,
+            homepage="https://pantry.test/",
+            mcp_url="https://pantry.test/mcp",
+            mcp_transport="streamable-http",
+            last_changed_at="2026-03-04T05:06:07.089Z",
+        )
+    )
     validate(answer, ONE)
     server = answer["server"]
     assert len(server["description"]) == 100 and server["description"].endswith("…")
     assert server["remotes"] == [{"type": "streamable-http", "url": "https://pantry.test/mcp"}]
-    assert answer["_meta"][OFFICIAL] == {"status": "active", "publishedAt": "2026-01-02T03:04:05.000Z",
-                                         "statusChangedAt": "2026-03-04T05:06:07.089Z",
-                                         "updatedAt": "2026-03-04T05:06:07.089Z", "isLatest": True}
+    assert answer["_meta"][OFFICIAL] == {
+        "status": "active",
+        "publishedAt": "2026-01-02T03:04:05.000Z",
+        "statusChangedAt": "2026-03-04T05:06:07.089Z",
+        "updatedAt": "2026-03-04T05:06:07.089Z",
+        "isLatest": True,
+    }
     facts = answer["_meta"][AGENTDEX_META]
     assert (facts["origin"], facts["mcpAuth"], facts["categories"], facts["valid"]) == (
-        "pantry.test", ["oauth"], ["lifestyle"], True)
-    stdio = server_response(row(mcp_url="https://pantry.test/mcp", mcp_transport="stdio", homepage="http://pantry.test/"))
+        "pantry.test",
+        ["oauth"],
+        ["lifestyle"],
+        True,
+    )
+    stdio = server_response(
+        row(mcp_url="https://pantry.test/mcp", mcp_transport="stdio", homepage="http://pantry.test/")
+    )
     assert "remotes" not in stdio["server"] and "websiteUrl" not in stdio["server"]
     assert server_response(row(status="delisted"))["_meta"][OFFICIAL]["status"] == "deleted"
     invalid = server_response(row(status="invalid", error_count=3))["_meta"][OFFICIAL]
@@ -147,8 +204,10 @@ def catalogue(tmp_path_factory) -> Path:
     columns = ("origin", "name", "status", "one_liner", "mcp_url", "mcp_transport", "last_changed_at")
     with db.conn:
         for values in HAND_MADE:
-            db.execute(f"INSERT INTO listings ({', '.join(columns)}, first_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                       [*values, "2026-01-01T00:00:00.000Z"])
+            db.execute(
+                f"INSERT INTO listings ({', '.join(columns)}, first_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [*values, "2026-01-01T00:00:00.000Z"],
+            )
     db.close()
     return path
 
@@ -165,8 +224,11 @@ def served(catalogue: Path) -> Iterator[str]:
     """``agentdex serve`` on ``catalogue`` as a real process on 127.0.0.1: its base URL."""
     port, log = free_port(), catalogue.parent / "serve.log"
     with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "agentdex", "serve", "--db", str(catalogue), "--port", str(port)],
-                                stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agentdex", "serve", "--db", str(catalogue), "--port", str(port)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + START_TIMEOUT
@@ -234,14 +296,19 @@ def test_search_matches_the_server_name_or_title(base, catalogue):
     with httpx.Client(base_url=base, timeout=30) as client:
         found = [o for body in pages(client, search="COM.AMBER", limit=100) for o in origins(body)]
         by_title = [o for body in pages(client, search="old <sse>") for o in origins(body)]
-    expected = rows(catalogue, "SELECT origin FROM listings WHERE status IN ('listed', 'invalid') "
-                               "AND origin LIKE 'amber-%.com' ORDER BY origin")
+    expected = rows(
+        catalogue,
+        "SELECT origin FROM listings WHERE status IN ('listed', 'invalid') "
+        "AND origin LIKE 'amber-%.com' ORDER BY origin",
+    )
     assert found == expected and len(found) > 10
     assert by_title == ["old-sse.test"]
 
 
 def test_updated_since_includes_deleted_servers(base, catalogue):
-    body = httpx.get(base + "/v0.1/servers", params={"updated_since": "2026-03-04T05:06:07Z", "limit": 100}, timeout=30).json()
+    body = httpx.get(
+        base + "/v0.1/servers", params={"updated_since": "2026-03-04T05:06:07Z", "limit": 100}, timeout=30
+    ).json()
     validate(body)
     assert origins(body) == ["gone.test", "local.test", "old-sse.test", "pantry.test"]
     assert [s["_meta"][OFFICIAL]["status"] for s in body["servers"]] == ["deleted", "active", "active", "active"]
@@ -268,21 +335,34 @@ def test_a_server_by_name_latest_and_exact_version(base):
 
 
 def test_unknown_servers_versions_and_deleted_ones(base):
-    for path in ("/v0.1/servers/test.pantry%2Fnot-pantry/versions/latest", "/v0.1/servers/nope/versions/latest",
-                 "/v0.1/servers/test.pantry%2Fpantry/versions/9.9.9", "/v0.1/servers/test.gone%2Fgone/versions/latest"):
+    for path in (
+        "/v0.1/servers/test.pantry%2Fnot-pantry/versions/latest",
+        "/v0.1/servers/nope/versions/latest",
+        "/v0.1/servers/test.pantry%2Fpantry/versions/9.9.9",
+        "/v0.1/servers/test.gone%2Fgone/versions/latest",
+    ):
         answer = httpx.get(base + path, timeout=30)
         assert answer.status_code == 404 and set(answer.json()) == {"error"}, path
-    deleted = httpx.get(base + "/v0.1/servers/test.gone%2Fgone/versions/latest", params={"include_deleted": "true"}, timeout=30)
+    deleted = httpx.get(
+        base + "/v0.1/servers/test.gone%2Fgone/versions/latest", params={"include_deleted": "true"}, timeout=30
+    )
     assert deleted.json()["_meta"][OFFICIAL]["status"] == "deleted"
 
 
 def test_bad_parameters_answer_400_and_writes_405(base):
-    for params in ({"limit": "ten"}, {"limit": "1.5"}, {"cursor": "garbage!"}, {"updated_since": "last week"},
-                   {"include_deleted": "maybe"}):
+    for params in (
+        {"limit": "ten"},
+        {"limit": "1.5"},
+        {"cursor": "garbage!"},
+        {"updated_since": "last week"},
+        {"include_deleted": "maybe"},
+    ):
         answer = httpx.get(base + "/v0.1/servers", params=params, timeout=30)
         assert answer.status_code == 400 and answer.json()["error"], params
     assert httpx.post(base + "/v0.1/servers", json={"name": "x"}, timeout=30).status_code == 405
-    assert httpx.request("PUT", base + "/v0.1/servers/test.pantry%2Fpantry/versions/latest", timeout=30).status_code == 405
+    assert (
+        httpx.request("PUT", base + "/v0.1/servers/test.pantry%2Fpantry/versions/latest", timeout=30).status_code == 405
+    )
 
 
 def test_version_filter(base):
@@ -290,4 +370,6 @@ def test_version_filter(base):
     assert origins(exact) == ["old-sse.test"]
     assert httpx.get(base + "/v0.1/servers", params={"version": "latest"}, timeout=30).json()["metadata"]["count"] == 30
     assert json.loads(httpx.get(base + "/v0.1/servers", params={"version": "1.0.0"}, timeout=30).text) == {
-        "servers": [], "metadata": {"count": 0}}
+        "servers": [],
+        "metadata": {"count": 0},
+    }

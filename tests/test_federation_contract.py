@@ -35,8 +35,11 @@ def base(tmp_path_factory) -> Iterator[str]:
     db = open_db(path)
     with db.conn:
         for values in ROWS:
-            db.execute("INSERT INTO listings (origin, name, status, one_liner, mcp_url, error_count, last_changed_at,"
-                       " first_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, '2026-01-01T00:00:00.000Z')", list(values))
+            db.execute(
+                "INSERT INTO listings (origin, name, status, one_liner, mcp_url, error_count, last_changed_at,"
+                " first_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, '2026-01-01T00:00:00.000Z')",
+                list(values),
+            )
     db.close()
     with served(path) as url:
         yield url
@@ -62,11 +65,20 @@ def test_the_served_api_keeps_the_registry_contract(case, base):
     case.validate_response(response, checks=CHECKS)
 
 
-@pytest.mark.parametrize("params", [
-    {"limit": "0"}, {"limit": "-5"}, {"limit": "100000000000000000000"}, {"cursor": "%%%"},
-    {"cursor": "eyJhZnRlciI6ICJcdWQ4MDAifQ"}, {"updated_since": "0001-01-01T00:00:00+14:00"},
-    {"updated_since": "9999-12-31T23:59:59-14:00"}, {"search": "\x00"}, {"version": "\U0001f600"},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"limit": "0"},
+        {"limit": "-5"},
+        {"limit": "100000000000000000000"},
+        {"cursor": "%%%"},
+        {"cursor": "eyJhZnRlciI6ICJcdWQ4MDAifQ"},
+        {"updated_since": "0001-01-01T00:00:00+14:00"},
+        {"updated_since": "9999-12-31T23:59:59-14:00"},
+        {"search": "\x00"},
+        {"version": "\U0001f600"},
+    ],
+)
 def test_the_inputs_that_used_to_answer_500(base, params):
     answer = httpx.get(base + "/v0.1/servers", params=params, timeout=10)
     assert answer.status_code in (200, 400), (params, answer.status_code, answer.text[:200])
@@ -85,7 +97,10 @@ def test_only_valid_listings_are_active(base):
     body = httpx.get(base + "/v0.1/servers", params={"include_deleted": "true"}, timeout=10).json()
     status = {s["server"]["name"]: s["_meta"]["io.modelcontextprotocol.registry/official"] for s in body["servers"]}
     assert {name: meta["status"] for name, meta in status.items()} == {
-        "test.pantry/pantry": "active", "test.broken/broken": "deprecated", "test.gone/gone": "deleted"}
+        "test.pantry/pantry": "active",
+        "test.broken/broken": "deprecated",
+        "test.gone/gone": "deleted",
+    }
     assert "2 error(s)" in status["test.broken/broken"]["statusMessage"]
     assert all(meta["statusChangedAt"] for meta in status.values())
     served = httpx.get(base + "/v0.1/servers/test.pantry%2Fpantry/versions/latest", timeout=10).json()

@@ -20,8 +20,14 @@ from agentdex.feedback import FeedbackError, Outcome, check_message, new_draft, 
 from netfixtures import Reply, Request, TLSServer, closed_port, json_reply, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 URL = "https://a.test/v1/feedback"
-DESCRIPTOR = {"url": URL, "method": "POST", "authentication": "none", "operation": "feedback.submit",
-              "max_message_length": 4000, "requires_user_request": True}
+DESCRIPTOR = {
+    "url": URL,
+    "method": "POST",
+    "authentication": "none",
+    "operation": "feedback.submit",
+    "max_message_length": 4000,
+    "requires_user_request": True,
+}
 ORIGIN = "a.test"
 
 
@@ -166,8 +172,11 @@ def test_a_message_with_a_control_character_gets_no_draft() -> None:
 def test_the_body_holds_exactly_the_three_fields() -> None:
     draft = new_draft(DESCRIPTOR, ORIGIN, " Café ☕ please\n")
     body = request_body(draft)
-    assert json.loads(body) == {"message": "Café ☕ please", "user_requested": True,
-                                "idempotency_key": draft.idempotency_key}
+    assert json.loads(body) == {
+        "message": "Café ☕ please",
+        "user_requested": True,
+        "idempotency_key": draft.idempotency_key,
+    }
     assert list(json.loads(body)) == ["message", "user_requested", "idempotency_key"]
     assert "Café ☕".encode() in body  # UTF-8 as it is, not \u escapes that would triple the size
 
@@ -211,8 +220,11 @@ class Inbox:
             if stored != message:
                 return json_reply({"error": {"code": "IDEMPOTENCY_CONFLICT"}}, 409)
             return json_reply({"data": receipt}, 200)
-        receipt = {"feedback_id": f"fb_{len(self.items) + 1}", "status": "received",
-                   "received_at": datetime.now(UTC).isoformat()}
+        receipt = {
+            "feedback_id": f"fb_{len(self.items) + 1}",
+            "status": "received",
+            "received_at": datetime.now(UTC).isoformat(),
+        }
         self.items[key] = (message, receipt)  # committed before any answer is written
         if self.lose_next_response:
             self.lose_next_response = False
@@ -253,8 +265,11 @@ async def test_the_server_gets_exactly_the_three_fields_as_json(inbox: Inbox, fe
     await send(draft, fetcher)
     (request,) = inbox.requests
     assert request.method == "POST"
-    assert json.loads(request.body) == {"message": draft.message, "user_requested": True,
-                                        "idempotency_key": draft.idempotency_key}
+    assert json.loads(request.body) == {
+        "message": draft.message,
+        "user_requested": True,
+        "idempotency_key": draft.idempotency_key,
+    }
     assert request.headers["content-type"] == "application/json"
     assert request.headers["accept"] == "application/json"
     assert not {"cookie", "authorization"} & set(request.headers)
@@ -344,8 +359,9 @@ async def test_a_refusal_is_a_failure_without_retry_advice(inbox: Inbox, fetcher
 
 
 async def test_no_connection_is_not_sent_or_unknown_and_retryable(tls_server: TLSServer) -> None:
-    async with Fetcher(connect_to=[("*", "127.0.0.1", closed_port())], ca_bundle=tls_server.ca_path,
-                       retries=0, deadline=5.0) as unreachable:
+    async with Fetcher(
+        connect_to=[("*", "127.0.0.1", closed_port())], ca_bundle=tls_server.ca_path, retries=0, deadline=5.0
+    ) as unreachable:
         outcome = await send(draft_of(), unreachable)
     assert outcome.status == "failed" and outcome.http_status is None and outcome.retryable
     assert outcome.message.startswith("Not sent / unknown") and "at most once" in outcome.message
@@ -378,10 +394,14 @@ async def test_the_receipt_row_keeps_the_answer_as_received_and_only_a_hash_of_t
     outcome = await send(draft, fetcher)
     row = receipt_row(draft, outcome)
     assert row == {
-        "origin": ORIGIN, "idempotency_key": draft.idempotency_key,
+        "origin": ORIGIN,
+        "idempotency_key": draft.idempotency_key,
         "message_sha256": hashlib.sha256(b"Secret-ish words").hexdigest(),
-        "feedback_id": "fb_7", "status": "received", "received_at": "2026-10-16T10:00:00Z",
-        "raw_response": body.decode(), "sent_at": outcome.sent_at,
+        "feedback_id": "fb_7",
+        "status": "received",
+        "received_at": "2026-10-16T10:00:00Z",
+        "raw_response": body.decode(),
+        "sent_at": outcome.sent_at,
     }
     assert outcome.sent_at.endswith("Z") and "Secret-ish words" not in json.dumps(row)
 

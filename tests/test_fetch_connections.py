@@ -101,7 +101,7 @@ SPECIAL = {
     "/head-200k": b"HTTP/1.1 200 OK\r\nX-Padding: " + b"p" * 200_000 + b"\r\nContent-Length: 3\r\n\r\nbig",
     # no body whatever the headers say (RFC 9112 6.3): a 304 or 204 with a Content-Length, and
     # the answer to HEAD below with chunked framing
-    "/304-length": b"HTTP/1.1 304 Not Modified\r\nETag: \"v1\"\r\nContent-Length: 5\r\n\r\n",
+    "/304-length": b'HTTP/1.1 304 Not Modified\r\nETag: "v1"\r\nContent-Length: 5\r\n\r\n',
     "/204-length": b"HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n",
     "/head-chunked": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nchu\r\n0\r\n\r\n",
     # a body longer than announced: the extra bytes are a second answer nobody asked for
@@ -152,8 +152,13 @@ with RawServer(sys.argv[1], tls=context) as server:
 @contextlib.contextmanager
 def raw_server_process(behaviour: str, server_pem: Path) -> Iterator[int]:
     """The port of a :class:`RawServer` with ``behaviour`` running in a child process."""
-    child = subprocess.Popen([sys.executable, "-c", _RAW_SERVER, behaviour, str(server_pem)], env=cli_env(),
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _RAW_SERVER, behaviour, str(server_pem)],
+        env=cli_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         yield int(child.stdout.readline())
     finally:
@@ -175,13 +180,11 @@ async def server(tls) -> AsyncIterator[tuple[KeepAliveServer, Path]]:
 
 
 def fetcher_for(server: KeepAliveServer, ca_path: Path, **options: object) -> Fetcher:
-    return Fetcher(connect_to=[("*", "127.0.0.1", server.port)], ca_bundle=ca_path, retries=0, deadline=5.0,
-                   **options)
+    return Fetcher(connect_to=[("*", "127.0.0.1", server.port)], ca_bundle=ca_path, retries=0, deadline=5.0, **options)
 
 
 async def get(fetcher: Fetcher, host: str, path: str = "/doc", etag: str | None = None):
-    record = await fetcher.fetch(f"https://{host}{path}", kind="guide", max_bytes=1024, etag=etag,
-                                 honour_robots=False)
+    record = await fetcher.fetch(f"https://{host}{path}", kind="guide", max_bytes=1024, etag=etag, honour_robots=False)
     assert record.error_code in (None, "http_status"), record.error
     return record
 
@@ -269,8 +272,13 @@ async def test_a_connection_the_server_closed_is_not_reused(server, path: str) -
 async def test_a_request_header_with_a_line_break_is_never_sent(server) -> None:
     keep_alive, ca_path = server
     async with fetcher_for(keep_alive, ca_path) as fetcher:
-        record = await fetcher.fetch("https://a.sample.test/doc", kind="guide", max_bytes=1024, honour_robots=False,
-                                     headers={"X-Note": "fine\r\nX-Injected: yes"})
+        record = await fetcher.fetch(
+            "https://a.sample.test/doc",
+            kind="guide",
+            max_bytes=1024,
+            honour_robots=False,
+            headers={"X-Note": "fine\r\nX-Injected: yes"},
+        )
     assert record.error_code == "internal" and "illegal request header" in record.error
     assert record.status is None and keep_alive.connections == 0  # refused before connecting
 
@@ -296,14 +304,18 @@ async def test_a_fetch_stopped_by_its_deadline_mid_body_leaves_no_connection_beh
     assert keep_alive.connections == 2
 
 
-@pytest.mark.parametrize(("path", "body", "connections"), [
-    ("/chunked", b"chunked", 1),  # chunked framing read to its end: the connection is kept
-    ("/continue", b"hello", 1),  # a 1xx before the answer is skipped
-    ("/old", b"old", 2),  # an HTTP/1.0 answer without keep-alive: the next request opens another
-    ("/bighead", b"big", 1),  # a head of 40 KB is read (a 1 MB one is refused: test_hostile_net)
-])
+@pytest.mark.parametrize(
+    ("path", "body", "connections"),
+    [
+        ("/chunked", b"chunked", 1),  # chunked framing read to its end: the connection is kept
+        ("/continue", b"hello", 1),  # a 1xx before the answer is skipped
+        ("/old", b"old", 2),  # an HTTP/1.0 answer without keep-alive: the next request opens another
+        ("/bighead", b"big", 1),  # a head of 40 KB is read (a 1 MB one is refused: test_hostile_net)
+    ],
+)
 async def test_each_framing_reads_the_whole_body_and_reuses_only_a_reusable_connection(
-        server, path: str, body: bytes, connections: int) -> None:
+    server, path: str, body: bytes, connections: int
+) -> None:
     keep_alive, ca_path = server
     async with fetcher_for(keep_alive, ca_path) as fetcher:
         assert (await get(fetcher, "a.sample.test", path)).body == body
@@ -314,8 +326,9 @@ async def test_each_framing_reads_the_whole_body_and_reuses_only_a_reusable_conn
 async def test_an_answer_to_head_has_no_body_and_keeps_the_connection(server) -> None:
     keep_alive, ca_path = server
     async with fetcher_for(keep_alive, ca_path) as fetcher:
-        record = await fetcher.fetch("https://a.sample.test/doc", kind="guide", max_bytes=1024, method="HEAD",
-                                     honour_robots=False)
+        record = await fetcher.fetch(
+            "https://a.sample.test/doc", kind="guide", max_bytes=1024, method="HEAD", honour_robots=False
+        )
         assert record.status == 200 and record.error_code is None and not record.body
         assert (await get(fetcher, "a.sample.test")).body == b"hello"
     assert keep_alive.connections == 1
@@ -329,18 +342,21 @@ async def test_bytes_after_the_end_of_an_answer_are_never_read_as_the_next_answe
     assert keep_alive.connections == 2
 
 
-
-@pytest.mark.parametrize(("method", "path", "status"), [
-    ("GET", "/304-length", 304), ("GET", "/204-length", 204), ("HEAD", "/head-chunked", 200)])
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [("GET", "/304-length", 304), ("GET", "/204-length", 204), ("HEAD", "/head-chunked", 200)],
+)
 async def test_an_answer_without_a_body_is_not_read_past_its_head_whatever_its_headers_announce(
-        server, method: str, path: str, status: int) -> None:
+    server, method: str, path: str, status: int
+) -> None:
     # A 304 or 204 may carry the Content-Length of the representation; an answer to HEAD, the
     # framing a GET would have had. Waiting for those bytes would stall the fetch; taking the
     # next answer's bytes for them would hand the next request the wrong answer.
     keep_alive, ca_path = server
     async with fetcher_for(keep_alive, ca_path) as fetcher:
-        record = await fetcher.fetch(f"https://a.sample.test{path}", kind="guide", max_bytes=1024, method=method,
-                                     honour_robots=False)
+        record = await fetcher.fetch(
+            f"https://a.sample.test{path}", kind="guide", max_bytes=1024, method=method, honour_robots=False
+        )
         assert record.status == status and not record.body and record.error_code != "timeout"
         assert (await get(fetcher, "a.sample.test")).body == b"hello"
     assert keep_alive.connections == 1  # the connection was kept, its framing intact
@@ -355,8 +371,9 @@ async def test_a_half_closed_idle_connection_is_never_sent_a_request(server) -> 
     async with fetcher_for(keep_alive, ca_path) as fetcher:
         assert (await get(fetcher, "a.sample.test", "/half-close")).body == b"half"
         await asyncio.sleep(0.1)  # the FIN reaches the idle socket
-        record = await fetcher.fetch("https://a.sample.test/doc", kind="mcp", max_bytes=1024, method="POST",
-                                     content=b"{}", honour_robots=False)
+        record = await fetcher.fetch(
+            "https://a.sample.test/doc", kind="mcp", max_bytes=1024, method="POST", content=b"{}", honour_robots=False
+        )
         assert record.error_code is None and record.body == b"hello", record.error
     assert keep_alive.connections == 2
 
@@ -367,22 +384,29 @@ async def test_an_answer_head_is_read_up_to_100_kb_and_refused_beyond(server, pa
     # some); a head far beyond 100 KB is a hostile one, refused before it is all buffered.
     keep_alive, ca_path = server
     async with fetcher_for(keep_alive, ca_path) as fetcher:
-        record = await fetcher.fetch(f"https://a.sample.test{path}", kind="guide", max_bytes=1024,
-                                     honour_robots=False)
+        record = await fetcher.fetch(f"https://a.sample.test{path}", kind="guide", max_bytes=1024, honour_robots=False)
     assert record.error_code == error_code, record.error
     assert record.body == (b"big" if error_code is None else None)
 
+
 @pytest.mark.parametrize(("method", "connections"), [("GET", 2), ("HEAD", 2), ("POST", 1)])
 async def test_a_request_a_reused_connection_ends_unanswered_is_sent_again_unless_a_post(
-        server, method: str, connections: int) -> None:
+    server, method: str, connections: int
+) -> None:
     # The server reads the second request and hangs up without a byte of answer (it closed the
     # idle connection just as the request went out). A GET or HEAD changed nothing: it is sent
     # again on a new connection. A POST may have changed something: it fails, once.
     keep_alive, ca_path = server
     async with fetcher_for(keep_alive, ca_path) as fetcher:
         assert (await get(fetcher, "a.sample.test", "/drop-next")).body == b"drop"
-        record = await fetcher.fetch("https://a.sample.test/doc", kind="mcp", max_bytes=1024, method=method,
-                                     content=b"{}" if method == "POST" else None, honour_robots=False)
+        record = await fetcher.fetch(
+            "https://a.sample.test/doc",
+            kind="mcp",
+            max_bytes=1024,
+            method=method,
+            content=b"{}" if method == "POST" else None,
+            honour_robots=False,
+        )
     if method == "POST":
         assert record.error_code == "protocol" and "without answering" in record.error
     else:
@@ -397,11 +421,11 @@ async def test_an_endless_stream_of_1xx_answers_is_cut_at_the_deadline(tls) -> N
     _, ca_path = tls
     deadline = 0.5
     with raw_server_process("endless_continue", ca_path.with_name("server.pem")) as port:
-        async with Fetcher(connect_to=[("*", "127.0.0.1", port)], ca_bundle=ca_path, retries=0,
-                           deadline=deadline) as fetcher:
+        async with Fetcher(
+            connect_to=[("*", "127.0.0.1", port)], ca_bundle=ca_path, retries=0, deadline=deadline
+        ) as fetcher:
             started = time.monotonic()
-            record = await fetcher.fetch("https://a.sample.test/doc", kind="guide", max_bytes=1024,
-                                         honour_robots=False)
+            record = await fetcher.fetch("https://a.sample.test/doc", kind="guide", max_bytes=1024, honour_robots=False)
             took = time.monotonic() - started
     assert record.error_code == "timeout" and "0.5 s deadline" in record.error, record.error
     assert record.status is None and record.body is None

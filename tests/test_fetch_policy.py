@@ -311,17 +311,20 @@ async def test_the_global_limit_holds_across_hosts(tls_server: TLSServer) -> Non
 # -- what counts as an error of the crawl --------------------------------------------------
 
 
-@pytest.mark.parametrize(("path", "options", "counted"), [
-    ("/missing", {}, 1),
-    ("/missing", {"absent_ok": True}, 0),  # a discovery document the origin does not publish
-    ("/missing", {"same_origin": True}, 0),  # a manifest path of the origin's own: an absence too
-    ("/status/503", {"same_origin": True}, 1),  # but a failure there is one
-    ("/status/402", {}, 1),
-    ("/status/402", {"expected": (402,)}, 0),  # the 402 of a paid resource asked unpaid
-    ("/missing", {"expected": (402,)}, 1),  # only the status expected
-    ("/status/503", {"count_errors": False}, 0),  # a third party's failure (the MCP registry's)
-    ("/status/503", {"absent_ok": True, "expected": (402,)}, 1),
-])
+@pytest.mark.parametrize(
+    ("path", "options", "counted"),
+    [
+        ("/missing", {}, 1),
+        ("/missing", {"absent_ok": True}, 0),  # a discovery document the origin does not publish
+        ("/missing", {"same_origin": True}, 0),  # a manifest path of the origin's own: an absence too
+        ("/status/503", {"same_origin": True}, 1),  # but a failure there is one
+        ("/status/402", {}, 1),
+        ("/status/402", {"expected": (402,)}, 0),  # the 402 of a paid resource asked unpaid
+        ("/missing", {"expected": (402,)}, 1),  # only the status expected
+        ("/status/503", {"count_errors": False}, 0),  # a third party's failure (the MCP registry's)
+        ("/status/503", {"absent_ok": True, "expected": (402,)}, 1),
+    ],
+)
 async def test_stats_count_the_failures_of_the_crawl_only(tls_server: TLSServer, path, options, counted) -> None:
     async with make_fetcher(tls_server) as fetcher:
         record = await get(fetcher, path, **options)

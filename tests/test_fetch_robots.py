@@ -104,14 +104,18 @@ WELL_KNOWN_ONLY = "User-agent: *\nDisallow: /\nAllow: /.well-known/\n"
 
 def _app_manifest(host: str) -> dict:
     """freshweb's manifest, with a guide, llms.txt and SKILL.md that wildcard rules can match."""
-    doc = {**manifest(host), "guide": {"url": f"https://{host}/docs/guide.md", "llms_txt": f"https://{host}/llms.txt"},
-           "skill": {"url": f"https://{host}/SKILL.md"}}
+    doc = {
+        **manifest(host),
+        "guide": {"url": f"https://{host}/docs/guide.md", "llms_txt": f"https://{host}/llms.txt"},
+        "skill": {"url": f"https://{host}/SKILL.md"},
+    }
     del doc["http"]
     return doc
 
 
 def _serve_site(server: TLSServer) -> None:
     """Every host: the manifest above, its guide, llms.txt, SKILL.md and an A2A agent card."""
+
     async def serve_manifest(request: Request) -> Reply:
         return json_reply(_app_manifest(request.host))
 
@@ -121,8 +125,15 @@ def _serve_site(server: TLSServer) -> None:
     async def card(request: Request) -> Reply:
         return json_reply({"name": "Tidewatch", "url": f"https://{request.host}/a2a", "version": "1.0"})
 
-    server.routes.update({"/.well-known/agent-app.json": serve_manifest, "/docs/guide.md": text, "/llms.txt": text,
-                          "/SKILL.md": text, "/.well-known/agent-card.json": card})
+    server.routes.update(
+        {
+            "/.well-known/agent-app.json": serve_manifest,
+            "/docs/guide.md": text,
+            "/llms.txt": text,
+            "/SKILL.md": text,
+            "/.well-known/agent-card.json": card,
+        }
+    )
 
 
 def test_a_crawl_requests_nothing_wildcard_rules_disallow(tls_server: TLSServer, tmp_path) -> None:  # noqa: F811
@@ -131,8 +142,10 @@ def test_a_crawl_requests_nothing_wildcard_rules_disallow(tls_server: TLSServer,
     net = NetworkOptions(connect_to=tls_server.connect_to, ca_bundle=tls_server.ca_path)
     db = open_db(tmp_path / "catalogue.db")
     asyncio.run(crawl(db, ["md.sample.test", "wk.sample.test", "open.sample.test"], net, verify=False))
-    asked = {host: {p for (h, p), n in tls_server.hits.items() if h == host and n} for host in
-             ("md.sample.test", "wk.sample.test", "open.sample.test")}
+    asked = {
+        host: {p for (h, p), n in tls_server.hits.items() if h == host and n}
+        for host in ("md.sample.test", "wk.sample.test", "open.sample.test")
+    }
     # The control origin without robots.txt: every document is read.
     assert {"/docs/guide.md", "/llms.txt", "/SKILL.md", "/.well-known/agent-card.json"} <= asked["open.sample.test"]
     # /*.md$ and /llms*: neither the guide, llms.txt nor SKILL.md; the rest as usual.
@@ -149,11 +162,13 @@ def test_a_robots_txt_longer_than_500_kib_is_obeyed_in_its_prefix(tls_server: TL
     filler = "# " + "x" * 97 + "\n"
     body = "User-agent: *\nDisallow: /private\n" + filler * (ROBOTS_MAX_BYTES // len(filler) + 50) + "Disallow: /json\n"
     tls_server.robots["long.sample.test"] = body
+
     async def fetch_both() -> tuple:
         async with make_fetcher(tls_server) as f:
             refused = await f.fetch("https://long.sample.test/private/x", kind="test", max_bytes=CAP)
             allowed = await f.fetch("https://long.sample.test/json", kind="test", max_bytes=CAP)
             return refused, allowed, f.robots.entry("https://long.sample.test")
+
     refused, allowed, entry = asyncio.run(fetch_both())
     assert refused.error_code == "robots" and tls_server.hit_count("long.sample.test", "/private/x") == 0
     assert allowed.ok  # its rule lies past the first 500 KiB

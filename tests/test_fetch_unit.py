@@ -61,8 +61,13 @@ async def fetch(recorder: Recorder, url: str, **options) -> object:
 
 
 async def test_redirects_are_followed_by_hand_and_each_hop_is_recorded() -> None:
-    recorder = Recorder({"https://a.test/1": moved("/2", 301), "https://a.test/2": moved("https://a.test/3", 308),
-                         "https://a.test/3": answer(200, b'{"ok":true}')})
+    recorder = Recorder(
+        {
+            "https://a.test/1": moved("/2", 301),
+            "https://a.test/2": moved("https://a.test/3", 308),
+            "https://a.test/3": answer(200, b'{"ok":true}'),
+        }
+    )
     record = await fetch(recorder, "https://a.test/1")
     assert record.ok and record.body == b'{"ok":true}'
     assert record.redirects == ["https://a.test/2", "https://a.test/3"] and record.final_url == "https://a.test/3"
@@ -72,16 +77,22 @@ async def test_redirects_are_followed_by_hand_and_each_hop_is_recorded() -> None
 
 async def test_a_303_turns_a_post_into_a_get_without_its_body_or_body_headers() -> None:
     recorder = Recorder({"https://a.test/form": moved("/done", 303), "https://a.test/done": answer(200)})
-    await fetch(recorder, "https://a.test/form", method="POST", content=b'{"x":1}',
-                headers={"Content-Type": "application/json"})
+    await fetch(
+        recorder, "https://a.test/form", method="POST", content=b'{"x":1}', headers={"Content-Type": "application/json"}
+    )
     post, get = recorder.sent
     assert (post.method, post.content, post.headers["content-type"]) == ("POST", b'{"x":1}', "application/json")
     assert (get.method, get.content) == ("GET", b"") and "content-type" not in get.headers
 
 
 async def test_credentials_never_follow_a_redirect_to_another_origin() -> None:
-    recorder = Recorder({"https://a.test/x": moved("/y"), "https://a.test/y": moved("https://b.test/z"),
-                         "https://b.test/z": answer(200)})
+    recorder = Recorder(
+        {
+            "https://a.test/x": moved("/y"),
+            "https://a.test/y": moved("https://b.test/z"),
+            "https://b.test/z": answer(200),
+        }
+    )
     record = await fetch(recorder, "https://a.test/x", headers={**SECRET, "X-Trace": "1"})
     first, same, other = recorder.sent
     assert record.ok
@@ -92,15 +103,27 @@ async def test_credentials_never_follow_a_redirect_to_another_origin() -> None:
 
 
 async def test_a_redirect_back_to_the_first_origin_gets_no_credentials_either() -> None:
-    recorder = Recorder({"https://a.test/x": moved("https://b.test/y"), "https://b.test/y": moved("https://a.test/z"),
-                         "https://a.test/z": answer(200)})
+    recorder = Recorder(
+        {
+            "https://a.test/x": moved("https://b.test/y"),
+            "https://b.test/y": moved("https://a.test/z"),
+            "https://a.test/z": answer(200),
+        }
+    )
     await fetch(recorder, "https://a.test/x", headers=SECRET)
     assert "authorization" in recorder.sent[0].headers
     assert all("authorization" not in r.headers for r in recorder.sent[1:])
 
 
-@pytest.mark.parametrize(("location", "code"), [("http://a.test/plain", "scheme"), ("https://u:p@a.test/", "invalid_url"),
-                                               ("/self", "redirect_loop"), ("ftp://a.test/f", "scheme")])
+@pytest.mark.parametrize(
+    ("location", "code"),
+    [
+        ("http://a.test/plain", "scheme"),
+        ("https://u:p@a.test/", "invalid_url"),
+        ("/self", "redirect_loop"),
+        ("ftp://a.test/f", "scheme"),
+    ],
+)
 async def test_a_redirect_the_policy_refuses_is_never_requested(location: str, code: str) -> None:
     recorder = Recorder({"https://a.test/self": moved(location)})
     record = await fetch(recorder, "https://a.test/self")
@@ -114,16 +137,14 @@ async def test_a_sixth_redirect_is_refused() -> None:
 
 
 async def test_a_transient_answer_is_retried_and_a_client_error_is_not() -> None:
-    recorder = Recorder({"https://a.test/flaky": [answer(503), answer(200, b"ok")],
-                         "https://a.test/gone": answer(404)})
+    recorder = Recorder({"https://a.test/flaky": [answer(503), answer(200, b"ok")], "https://a.test/gone": answer(404)})
     assert (await fetch(recorder, "https://a.test/flaky")).body == b"ok"
     assert (await fetch(recorder, "https://a.test/gone")).error_code == "http_status"
     assert [str(r.url) for r in recorder.sent] == ["https://a.test/flaky"] * 2 + ["https://a.test/gone"]
 
 
 async def test_a_long_retry_after_is_honoured_by_not_retrying_and_a_post_is_never_retried() -> None:
-    recorder = Recorder({"https://a.test/later": answer(503, Retry_After="120"),
-                         "https://a.test/rpc": answer(500)})
+    recorder = Recorder({"https://a.test/later": answer(503, Retry_After="120"), "https://a.test/rpc": answer(500)})
     assert (await fetch(recorder, "https://a.test/later")).status == 503
     assert (await fetch(recorder, "https://a.test/rpc", method="POST", content=b"{}")).status == 500
     assert len(recorder.sent) == 2
@@ -131,7 +152,9 @@ async def test_a_long_retry_after_is_honoured_by_not_retrying_and_a_post_is_neve
 
 async def test_the_callers_headers_cannot_replace_the_policys_own() -> None:
     recorder = Recorder({"https://a.test/": answer(200)})
-    await fetch(recorder, "https://a.test/", headers={"User-Agent": "evil", "Accept-Encoding": "br, zstd", "Host": "b.test"})
+    await fetch(
+        recorder, "https://a.test/", headers={"User-Agent": "evil", "Accept-Encoding": "br, zstd", "Host": "b.test"}
+    )
     sent = recorder.sent[0]
     assert sent.headers["user-agent"].startswith("agentdex/") and sent.headers["accept-encoding"] == "gzip, deflate"
     assert sent.headers["host"] == "a.test"

@@ -25,6 +25,7 @@ SECRET = "sk-live-9f8e7d6c5b4a-DO-NOT-LEAK"
 
 # -- helpers ---------------------------------------------------------------------------------
 
+
 def tree(name: str) -> dict[str, bytes]:
     """An example source tree, as pack() takes it."""
     root = EXAMPLES / name
@@ -61,8 +62,9 @@ def manifest_of(name: str) -> dict[str, Any]:
     return json.loads(tree(name)["manifest.json"])
 
 
-def variant(example: str, manifest: dict[str, Any] | None = None,
-            files: dict[str, Any] | None = None) -> adapp.ParseResult:
+def variant(
+    example: str, manifest: dict[str, Any] | None = None, files: dict[str, Any] | None = None
+) -> adapp.ParseResult:
     """Parse example ``example`` with its manifest replaced and ``files`` set (a dict or list
     is written as JSON; None removes the file), packed with a correct checksum."""
     base = tree(example)
@@ -110,6 +112,7 @@ def crawl_with(**binding: Any) -> adapp.ParseResult:
 
 # -- the spec's templates, packed for real -----------------------------------------------------
 
+
 @pytest.mark.parametrize("name", ["http-template", "openapi-example", "web-crawler"])
 def test_example_trees_pack_into_clean_packages(name):
     data = adapp.pack(tree(name))
@@ -135,12 +138,18 @@ def test_http_template_normalises_into_a_listing():
 def test_web_crawler_keeps_secrets_binding_and_icon():
     listing = adapp.parse_package(adapp.pack(tree("web-crawler"))).listing
     assert listing.mcp_transport == "sse"
-    assert listing.extra["required_secrets"] == [{"key": "CRAWLER_API_KEY", "label": "Crawler API key", "required": True}]
+    assert listing.extra["required_secrets"] == [
+        {"key": "CRAWLER_API_KEY", "label": "Crawler API key", "required": True}
+    ]
     assert listing.extra["icon"] == "icon.png"
     binding = listing.tools[0].detail["http_binding"]
     assert binding["params"] == {"start_url": "body", "limit": "query", "X-Trace": "header", "id": "path"}
-    assert binding["auth"] == {"type": "apiKey", "in": "header", "name": "X-API-Key",
-                               "credential_ref": "required_secrets[0].key"}
+    assert binding["auth"] == {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-API-Key",
+        "credential_ref": "required_secrets[0].key",
+    }
 
 
 def test_openapi_example_derives_tools_from_openapi_json():
@@ -150,8 +159,13 @@ def test_openapi_example_derives_tools_from_openapi_json():
     assert list(tools) == ["listItems", "createItem", "get_items_id"]
     listed = tools["listItems"]
     assert listed.input_schema["properties"]["limit"]["maximum"] == 100
-    assert listed.detail["http_binding"] == {"version": "v1", "method": "GET", "path": "/items",
-                                             "server": "https://api.exemplo.com", "params": {"limit": "query"}}
+    assert listed.detail["http_binding"] == {
+        "version": "v1",
+        "method": "GET",
+        "path": "/items",
+        "server": "https://api.exemplo.com",
+        "params": {"limit": "query"},
+    }
     created = tools["createItem"]
     assert created.input_schema["required"] == ["title"]
     assert created.input_schema["$defs"] == {"Tag": {"type": "string"}}
@@ -171,6 +185,7 @@ def test_real_openapi_31_document_packs_and_derives(shared):
 
 
 # -- format, checksum field, identity ---------------------------------------------------------
+
 
 def test_format_must_be_exactly_adapp_v1():
     assert with_fields("http-template", format="adapp/v1").valid
@@ -198,9 +213,19 @@ def test_checksum_field_must_match_its_pattern():
     assert ("checksum", "required") in codes(adapp.validate_document(doc))
 
 
-@pytest.mark.parametrize("slug, ok", [("test-app", True), ("a_b-9", True), ("x" * 100, True),
-                                      ("Test-App", False), ("test app", False), ("", False),
-                                      ("açaí", False), ("x" * 101, False)])
+@pytest.mark.parametrize(
+    "slug, ok",
+    [
+        ("test-app", True),
+        ("a_b-9", True),
+        ("x" * 100, True),
+        ("Test-App", False),
+        ("test app", False),
+        ("", False),
+        ("açaí", False),
+        ("x" * 101, False),
+    ],
+)
 def test_name_is_a_slug_of_at_most_100(slug, ok):
     result = with_fields("http-template", name=slug)
     assert result.valid is ok
@@ -240,6 +265,7 @@ def test_unknown_top_level_keys_are_warnings_naming_the_key():
 
 # -- transport and endpoint ---------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("transport", ["http", "sse"])
 def test_http_and_sse_transports(transport):
     result = with_fields("http-template", transport=transport)
@@ -258,15 +284,22 @@ def test_unknown_transport_is_an_enum_error():
     assert errors(with_fields("http-template", transport=...)) == {("transport", "required")}
 
 
-@pytest.mark.parametrize("endpoint, code", [("https://mcp.exemplo.com/v1", None),
-                                            ("http://mcp.exemplo.com/v1", "https"),
-                                            ("mcp.exemplo.com", "url"), (None, "required")])
+@pytest.mark.parametrize(
+    "endpoint, code",
+    [
+        ("https://mcp.exemplo.com/v1", None),
+        ("http://mcp.exemplo.com/v1", "https"),
+        ("mcp.exemplo.com", "url"),
+        (None, "required"),
+    ],
+)
 def test_endpoint_is_an_https_url(endpoint, code):
     result = with_fields("http-template", endpoint=endpoint)
     assert errors(result) == ({("endpoint", code)} if code else set())
 
 
 # -- tools (http / sse) ---------------------------------------------------------------------------
+
 
 def test_tools_may_be_null_or_absent_for_http():
     for value in (None, ..., []):
@@ -283,8 +316,12 @@ def test_tool_items_need_name_and_an_object_input_schema():
     doc = manifest_of("http-template")
     doc["tools"] = [{"name": "test_tool"}, {"inputSchema": {}}, {"name": "test_tool", "inputSchema": []}, "x"]
     result = variant("http-template", doc)
-    assert {("tools[0].inputSchema", "required"), ("tools[1].name", "required"),
-            ("tools[2].inputSchema", "type"), ("tools[3]", "type")} <= errors(result)
+    assert {
+        ("tools[0].inputSchema", "required"),
+        ("tools[1].name", "required"),
+        ("tools[2].inputSchema", "type"),
+        ("tools[3]", "type"),
+    } <= errors(result)
 
 
 def test_tool_names_are_unique_and_usable_as_file_names():
@@ -318,8 +355,11 @@ def test_tool_file_name_must_match():
 def test_tool_file_content_is_checked_with_prefixed_paths():
     tool = {"name": "test_tool", "description": 3, "inputSchema": "none", "required_secrets": {}, "extra": 1}
     result = variant("http-template", files={"tools/test_tool.json": tool})
-    assert {("tools/test_tool.json:description", "type"), ("tools/test_tool.json:inputSchema", "type"),
-            ("tools/test_tool.json:required_secrets", "type")} == errors(result)
+    assert {
+        ("tools/test_tool.json:description", "type"),
+        ("tools/test_tool.json:inputSchema", "type"),
+        ("tools/test_tool.json:required_secrets", "type"),
+    } == errors(result)
     assert ("tools/test_tool.json:extra", "unknown_key") in codes(result)
     broken = variant("http-template", files={"tools/test_tool.json": b"{not json"})
     assert errors(broken) == {("tools/test_tool.json:", "not_json")}
@@ -333,6 +373,7 @@ def test_tool_file_input_schema_differing_from_the_manifest_is_a_warning():
 
 
 # -- http_binding ------------------------------------------------------------------------------------
+
 
 def test_binding_params_locations():
     assert crawl_with(params={"start_url": "body", "limit": "query", "X-Trace": "header", "id": "path"}).valid
@@ -352,22 +393,35 @@ def test_binding_path_placeholders_must_be_bound_to_the_path():
 
 def test_the_spec_binding_example_is_valid_with_a_warning():
     """The spec's example binds id to the path of /v1/crawl, which has no {id}."""
-    spec_binding = {"version": "v1", "method": "POST", "path": "/v1/crawl", "server": "https://api.exemplo.com",
-                    "params": {"start_url": "body", "limit": "query", "X-Trace": "header", "id": "path"},
-                    "auth": {"type": "apiKey", "in": "header", "name": "X-API-Key",
-                             "credential_ref": "required_secrets[0].key"}}
+    spec_binding = {
+        "version": "v1",
+        "method": "POST",
+        "path": "/v1/crawl",
+        "server": "https://api.exemplo.com",
+        "params": {"start_url": "body", "limit": "query", "X-Trace": "header", "id": "path"},
+        "auth": {"type": "apiKey", "in": "header", "name": "X-API-Key", "credential_ref": "required_secrets[0].key"},
+    }
     result = crawl_with(**spec_binding)
     assert result.valid
     assert codes(result) == {("tools/crawl.json:http_binding.params.id", "param")}
 
 
-@pytest.mark.parametrize("field, value, code", [
-    ("version", "v2", "unsupported_version"), ("version", ..., "required"),
-    ("method", "FETCH", "enum"), ("method", "post", "enum"), ("method", ..., "required"),
-    ("path", "v1/crawl", "pattern"), ("path", ..., "required"),
-    ("server", "api.crawler.example", "url"), ("server", ..., "required"),
-    ("params", ["id"], "type"), ("auth", "bearer", "type"),
-])
+@pytest.mark.parametrize(
+    "field, value, code",
+    [
+        ("version", "v2", "unsupported_version"),
+        ("version", ..., "required"),
+        ("method", "FETCH", "enum"),
+        ("method", "post", "enum"),
+        ("method", ..., "required"),
+        ("path", "v1/crawl", "pattern"),
+        ("path", ..., "required"),
+        ("server", "api.crawler.example", "url"),
+        ("server", ..., "required"),
+        ("params", ["id"], "type"),
+        ("auth", "bearer", "type"),
+    ],
+)
 def test_binding_fields(field, value, code):
     result = crawl_with(**{field: value})
     assert (f"tools/crawl.json:http_binding.{field}", code) in errors(result)
@@ -379,21 +433,40 @@ def test_binding_without_auth_and_plain_http_server():
     assert plain_http.valid and ("tools/crawl.json:http_binding.server", "https") in codes(plain_http)
 
 
-@pytest.mark.parametrize("auth, expected", [
-    ({"type": "bearer", "credential_ref": "required_secrets[0].key"}, set()),
-    ({"type": "basic", "credential_ref": "required_secrets[0].key"}, set()),
-    ({"type": "apiKey", "in": "query", "name": "key", "credential_ref": "required_secrets[0].key"}, set()),
-    ({"type": "apiKey", "credential_ref": "required_secrets[0].key"},
-     {("tools/crawl.json:http_binding.auth.in", "required"), ("tools/crawl.json:http_binding.auth.name", "required")}),
-    ({"type": "oauth2", "credential_ref": "required_secrets[0].key"}, {("tools/crawl.json:http_binding.auth.type", "enum")}),
-    ({"type": "bearer"}, {("tools/crawl.json:http_binding.auth.credential_ref", "required")}),
-])
+@pytest.mark.parametrize(
+    "auth, expected",
+    [
+        ({"type": "bearer", "credential_ref": "required_secrets[0].key"}, set()),
+        ({"type": "basic", "credential_ref": "required_secrets[0].key"}, set()),
+        ({"type": "apiKey", "in": "query", "name": "key", "credential_ref": "required_secrets[0].key"}, set()),
+        (
+            {"type": "apiKey", "credential_ref": "required_secrets[0].key"},
+            {
+                ("tools/crawl.json:http_binding.auth.in", "required"),
+                ("tools/crawl.json:http_binding.auth.name", "required"),
+            },
+        ),
+        (
+            {"type": "oauth2", "credential_ref": "required_secrets[0].key"},
+            {("tools/crawl.json:http_binding.auth.type", "enum")},
+        ),
+        ({"type": "bearer"}, {("tools/crawl.json:http_binding.auth.credential_ref", "required")}),
+    ],
+)
 def test_binding_auth(auth, expected):
     assert errors(crawl_with(auth=auth)) == expected
 
 
-@pytest.mark.parametrize("ref", ["required_secrets[1].key", "required_secrets[0].label", "CRAWLER_API_KEY",
-                                 "required_secrets[00].key", "required_secrets[-1].key"])
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "required_secrets[1].key",
+        "required_secrets[0].label",
+        "CRAWLER_API_KEY",
+        "required_secrets[00].key",
+        "required_secrets[-1].key",
+    ],
+)
 def test_credential_ref_must_point_at_a_real_secret(ref):
     result = crawl_with(auth={"type": "bearer", "credential_ref": ref})
     assert errors(result) == {("tools/crawl.json:http_binding.auth.credential_ref", "credential_ref")}
@@ -408,7 +481,10 @@ def test_credential_ref_with_no_secrets_declared():
 
 def test_credential_ref_points_into_the_tool_files_own_secrets_when_it_has_them():
     tool = crawl_file()
-    tool["required_secrets"] = [{"key": "A", "label": "a", "required": True}, {"key": "B", "label": "b", "required": False}]
+    tool["required_secrets"] = [
+        {"key": "A", "label": "a", "required": True},
+        {"key": "B", "label": "b", "required": False},
+    ]
     tool["http_binding"]["auth"]["credential_ref"] = "required_secrets[1].key"
     assert variant("web-crawler", files={"tools/crawl.json": tool}).valid  # the manifest declares only one
     tool["http_binding"]["auth"]["credential_ref"] = "required_secrets[2].key"
@@ -417,15 +493,25 @@ def test_credential_ref_points_into_the_tool_files_own_secrets_when_it_has_them(
 
 # -- required_secrets -----------------------------------------------------------------------------
 
+
 def test_required_secrets_shape_is_strict():
     good = [{"key": "K", "label": "L", "required": False}]
     assert with_fields("http-template", required_secrets=good).valid
-    result = with_fields("http-template", required_secrets=[
-        {"key": "K", "label": "L", "required": True, "hint": "x"},
-        {"key": "K2", "label": "L2", "required": "yes"},
-        {"label": "L3", "required": True}, "K4"])
-    assert errors(result) == {("required_secrets[0].hint", "unknown_key"), ("required_secrets[1].required", "type"),
-                              ("required_secrets[2].key", "required"), ("required_secrets[3]", "type")}
+    result = with_fields(
+        "http-template",
+        required_secrets=[
+            {"key": "K", "label": "L", "required": True, "hint": "x"},
+            {"key": "K2", "label": "L2", "required": "yes"},
+            {"label": "L3", "required": True},
+            "K4",
+        ],
+    )
+    assert errors(result) == {
+        ("required_secrets[0].hint", "unknown_key"),
+        ("required_secrets[1].required", "type"),
+        ("required_secrets[2].key", "required"),
+        ("required_secrets[3]", "type"),
+    }
 
 
 def secret_package() -> bytes:
@@ -443,9 +529,11 @@ def secret_package() -> bytes:
 def test_a_secret_value_rejects_the_package_and_is_never_repeated():
     result = adapp.parse_package(secret_package())
     assert not result.valid
-    assert {("required_secrets[0].value", "secret_value"),
-            ("tools/crawl.json:required_secrets[0].value", "secret_value"),
-            ("tools/crawl.json:http_binding.auth.token", "secret_value")} <= errors(result)
+    assert {
+        ("required_secrets[0].value", "secret_value"),
+        ("tools/crawl.json:required_secrets[0].value", "secret_value"),
+        ("tools/crawl.json:http_binding.auth.token", "secret_value"),
+    } <= errors(result)
     assert SECRET not in json.dumps([f.to_dict() for f in result.findings])
     assert SECRET not in json.dumps(result.document)
     assert result.document["required_secrets"][0]["value"] == adapp.REDACTED
@@ -485,23 +573,29 @@ def test_redact_leaves_the_callers_document_alone():
 
 # -- openapi mode ----------------------------------------------------------------------------------
 
+
 def test_openapi_transport_needs_openapi_json():
     result = variant("openapi-example", files={"openapi.json": None})
     assert errors(result) == {("transport", "openapi")}
 
 
-@pytest.mark.parametrize("spec, path", [
-    ({"swagger": "2.0", "paths": {}}, "openapi.json:openapi"),
-    ({"openapi": "2.0", "paths": {}}, "openapi.json:openapi"),
-    ({"openapi": 3, "paths": {}}, "openapi.json:openapi"),
-    ({"info": {}}, "openapi.json:openapi"),
-])
+@pytest.mark.parametrize(
+    "spec, path",
+    [
+        ({"swagger": "2.0", "paths": {}}, "openapi.json:openapi"),
+        ({"openapi": "2.0", "paths": {}}, "openapi.json:openapi"),
+        ({"openapi": 3, "paths": {}}, "openapi.json:openapi"),
+        ({"info": {}}, "openapi.json:openapi"),
+    ],
+)
 def test_openapi_json_must_be_openapi_3(spec, path):
     assert errors(variant("openapi-example", files={"openapi.json": spec})) == {(path, "openapi")}
 
 
 def test_openapi_json_that_is_not_json():
-    assert errors(variant("openapi-example", files={"openapi.json": b"openapi: 3.0.0\n"})) == {("openapi.json:", "not_json")}
+    assert errors(variant("openapi-example", files={"openapi.json": b"openapi: 3.0.0\n"})) == {
+        ("openapi.json:", "not_json")
+    }
 
 
 def test_openapi_with_no_operations_warns():
@@ -512,19 +606,25 @@ def test_openapi_with_no_operations_warns():
 def test_openapi_security_generates_auth_bound_to_a_secret():
     spec = json.loads(tree("openapi-example")["openapi.json"])
     spec["security"] = [{"ApiKey": []}]
-    spec["components"]["securitySchemes"] = {"ApiKey": {"type": "apiKey", "in": "header", "name": "X-Key"},
-                                             "Token": {"type": "http", "scheme": "bearer"}}
+    spec["components"]["securitySchemes"] = {
+        "ApiKey": {"type": "apiKey", "in": "header", "name": "X-Key"},
+        "Token": {"type": "http", "scheme": "bearer"},
+    }
     spec["paths"]["/items"]["post"]["security"] = [{"Token": []}]
     spec["paths"]["/items/{id}"]["get"]["security"] = []
     doc = manifest_of("openapi-example")
-    doc["required_secrets"] = [{"key": "TOKEN", "label": "t", "required": True},
-                               {"key": "API_KEY", "label": "k", "required": True}]
+    doc["required_secrets"] = [
+        {"key": "TOKEN", "label": "t", "required": True},
+        {"key": "API_KEY", "label": "k", "required": True},
+    ]
     result = variant("openapi-example", doc, files={"openapi.json": spec})
     assert result.valid, result.findings
     auth = {t.name: t.detail["http_binding"].get("auth") for t in result.listing.tools}
-    assert auth == {"listItems": {"type": "apiKey", "in": "header", "name": "X-Key", "credential_ref": "required_secrets[1].key"},
-                    "createItem": {"type": "bearer", "credential_ref": "required_secrets[0].key"},
-                    "get_items_id": None}
+    assert auth == {
+        "listItems": {"type": "apiKey", "in": "header", "name": "X-Key", "credential_ref": "required_secrets[1].key"},
+        "createItem": {"type": "bearer", "credential_ref": "required_secrets[0].key"},
+        "get_items_id": None,
+    }
 
 
 def test_openapi_security_without_a_matching_secret_warns():
@@ -538,16 +638,32 @@ def test_openapi_security_without_a_matching_secret_warns():
 
 
 def test_openapi_recursive_schemas_stay_linear():
-    spec = {"openapi": "3.0.0", "paths": {"/n": {"post": {"operationId": "node", "requestBody": {
-        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Node"}}}}}}},
-        "components": {"schemas": {"Node": {"type": "object", "properties": {
-            "children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}}}}}}
+    spec = {
+        "openapi": "3.0.0",
+        "paths": {
+            "/n": {
+                "post": {
+                    "operationId": "node",
+                    "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Node"}}}},
+                }
+            }
+        },
+        "components": {
+            "schemas": {
+                "Node": {
+                    "type": "object",
+                    "properties": {"children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}},
+                }
+            }
+        },
+    }
     [tool] = variant("openapi-example", files={"openapi.json": spec}).listing.tools
     assert tool.input_schema["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
     assert set(tool.input_schema["$defs"]) == {"Node"}
 
 
 # -- the checksum ------------------------------------------------------------------------------------
+
 
 def packed_files(name: str = "web-crawler") -> dict[str, bytes]:
     return unzip(adapp.pack(tree(name)))
@@ -564,17 +680,29 @@ def change_manifest(files: dict[str, bytes], **fields: Any) -> dict[str, bytes]:
     return files | {"manifest.json": json.dumps(doc, indent=2).encode()}
 
 
-@pytest.mark.parametrize("tamper", [
-    lambda f: f | {"tools/crawl.json": f["tools/crawl.json"].replace(b"Crawl a site", b"Crawl a sitE")},
-    lambda f: f | {"README.md": b"added later"},
-    lambda f: {k: v for k, v in f.items() if k != "icon.png"} | {"icon2.png": f["icon.png"]},
-    lambda f: f | {"icon.png": f["icon.png"] + b"\0"},
-    lambda f: change_manifest(f, label="Web Crawler 2"),
-    lambda f: change_manifest(f, endpoint="https://evil.example/sse"),
-    lambda f: change_manifest(f, colour="blue"),
-    lambda f: f | {"tools/crawl.json": json.dumps(json.loads(f["tools/crawl.json"])).encode()},
-], ids=["tool-byte", "file-added", "file-renamed", "icon-byte", "label", "endpoint", "manifest-key-added",
-        "tool-file-reformatted"])
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        lambda f: f | {"tools/crawl.json": f["tools/crawl.json"].replace(b"Crawl a site", b"Crawl a sitE")},
+        lambda f: f | {"README.md": b"added later"},
+        lambda f: {k: v for k, v in f.items() if k != "icon.png"} | {"icon2.png": f["icon.png"]},
+        lambda f: f | {"icon.png": f["icon.png"] + b"\0"},
+        lambda f: change_manifest(f, label="Web Crawler 2"),
+        lambda f: change_manifest(f, endpoint="https://evil.example/sse"),
+        lambda f: change_manifest(f, colour="blue"),
+        lambda f: f | {"tools/crawl.json": json.dumps(json.loads(f["tools/crawl.json"])).encode()},
+    ],
+    ids=[
+        "tool-byte",
+        "file-added",
+        "file-renamed",
+        "icon-byte",
+        "label",
+        "endpoint",
+        "manifest-key-added",
+        "tool-file-reformatted",
+    ],
+)
 def test_any_change_after_packing_fails_the_checksum(tamper):
     result = adapp.parse_package(raw_zip(tamper(packed_files())))
     assert ("checksum", "checksum") in errors(result)
@@ -610,6 +738,7 @@ def test_a_duplicated_manifest_key_is_refused():
 
 def test_compute_checksum_follows_the_documented_algorithm():
     import hashlib
+
     files = {"b.txt": b"hi", "manifest.json": b'{ "z": 1, "checksum": "x", "a": "\xc3\xa9" }', "A/": b""}
     canonical = '{"a":"é","z":1}'.encode()
     stream = b"b.txt\x002\x00hi" + b"manifest.json\x00" + str(len(canonical)).encode() + b"\x00" + canonical
@@ -622,6 +751,7 @@ def test_compute_checksum_never_raises_on_odd_manifests():
 
 
 # -- pack -----------------------------------------------------------------------------------------------
+
 
 def test_pack_is_deterministic_and_sorted():
     files = tree("web-crawler")
@@ -652,13 +782,16 @@ def test_pack_keeps_non_ascii_text_readable():
     assert "Integração".encode() in manifest
 
 
-@pytest.mark.parametrize("files, words", [
-    ({"tools/x.json": b"{}"}, "no manifest.json"),
-    ({"manifest.json": b"{oops"}, "not valid JSON"),
-    ({"manifest.json": b"{}", "../escape": b""}, "climbs out"),
-    ({"manifest.json": b"{}", "/abs": b""}, "absolute"),
-    ({"manifest.json": b"{}", "a\\b": b""}, "backslash"),
-])
+@pytest.mark.parametrize(
+    "files, words",
+    [
+        ({"tools/x.json": b"{}"}, "no manifest.json"),
+        ({"manifest.json": b"{oops"}, "not valid JSON"),
+        ({"manifest.json": b"{}", "../escape": b""}, "climbs out"),
+        ({"manifest.json": b"{}", "/abs": b""}, "absolute"),
+        ({"manifest.json": b"{}", "a\\b": b""}, "backslash"),
+    ],
+)
 def test_pack_refuses_unusable_trees(files, words):
     with pytest.raises(PackageError, match=words):
         adapp.pack(files)
@@ -686,6 +819,7 @@ def test_validate_cli_packs_a_source_folder(tmp_path):
 
 # -- a bare manifest.json ----------------------------------------------------------------------------
 
+
 def test_bare_manifest_warns_that_the_package_cannot_be_verified():
     data = adapp.pack(tree("web-crawler"))
     result = adapp.parse(unzip(data)["manifest.json"])
@@ -710,11 +844,21 @@ def test_bare_manifest_rules_still_apply():
 
 # -- ZIP safety ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, words", [
-    ("../evil.json", "climbs out"), ("tools/../../evil.json", "climbs out"), ("/etc/passwd", "absolute"),
-    ("tools\\..\\evil.json", "backslash"), ("C:/evil.json", "colon"), ("C:evil.json", "colon"),
-    ("./manifest.json", "not a plain"), ("tools//x.json", "not a plain"), ("bad\x01name", "control"),
-])
+
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("../evil.json", "climbs out"),
+        ("tools/../../evil.json", "climbs out"),
+        ("/etc/passwd", "absolute"),
+        ("tools\\..\\evil.json", "backslash"),
+        ("C:/evil.json", "colon"),
+        ("C:evil.json", "colon"),
+        ("./manifest.json", "not a plain"),
+        ("tools//x.json", "not a plain"),
+        ("bad\x01name", "control"),
+    ],
+)
 def test_zip_slip_entries_refuse_the_whole_package(name, words):
     data = raw_zip(packed_files() | {name: b"{}"})
     result = adapp.parse_package(data)
@@ -733,7 +877,9 @@ def test_symlink_entries_are_refused():
     link = zipfile.ZipInfo("icon-link.png")
     link.create_system = 3
     link.external_attr = 0o120777 << 16
-    result = adapp.parse_package(raw_zip(packed_files() | {"icon-link.png": b"/etc/passwd"}, infos={"icon-link.png": link}))
+    result = adapp.parse_package(
+        raw_zip(packed_files() | {"icon-link.png": b"/etc/passwd"}, infos={"icon-link.png": link})
+    )
     assert result.listing is None
     assert result.findings[0].code == "unsafe_path" and "symbolic link" in result.findings[0].message
 
@@ -773,7 +919,7 @@ def patch_sizes(data: bytes, name: bytes, size: int) -> bytes:
             name_len_at = 26 if signature == b"PK\x03\x04" else 28
             name_len = struct.unpack_from("<H", out, at + name_len_at)[0]
             header = 30 if signature == b"PK\x03\x04" else 46
-            if bytes(out[at + header:at + header + name_len]) == name:
+            if bytes(out[at + header : at + header + name_len]) == name:
                 struct.pack_into("<I", out, at + field, size)
             start = at + 4
     return bytes(out)
@@ -837,12 +983,15 @@ def test_encrypted_entries_are_refused():
     assert "encrypted" in result.findings[0].message
 
 
-@pytest.mark.parametrize("data, words", [
-    (b"", "empty"),
-    (random.Random(7).randbytes(4096), "not a ZIP"),
-    (json.dumps({"format": "adapp/v1"}).encode(), "JSON document"),
-    (b"PK\x03\x04" + b"\0" * 40, "damaged or truncated"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        (b"", "empty"),
+        (random.Random(7).randbytes(4096), "not a ZIP"),
+        (json.dumps({"format": "adapp/v1"}).encode(), "JSON document"),
+        (b"PK\x03\x04" + b"\0" * 40, "damaged or truncated"),
+    ],
+)
 def test_non_zip_input(data, words):
     result = adapp.parse_package(data)
     assert result.listing is None
@@ -880,9 +1029,14 @@ def test_mangled_packages_never_raise():
 
 
 def test_every_code_emitted_is_documented():
-    results = [adapp.parse_package(secret_package()), with_fields("http-template", transport="stdio_curated"),
-               variant("openapi-example", files={"openapi.json": None}), crawl_with(params={"id": "query"}),
-               adapp.parse(b"{}"), adapp.parse_package(b"junk")]
+    results = [
+        adapp.parse_package(secret_package()),
+        with_fields("http-template", transport="stdio_curated"),
+        variant("openapi-example", files={"openapi.json": None}),
+        crawl_with(params={"id": "query"}),
+        adapp.parse(b"{}"),
+        adapp.parse_package(b"junk"),
+    ]
     for result in results:
         for finding in result.findings:
             assert finding.code in CODES, finding

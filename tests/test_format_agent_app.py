@@ -37,6 +37,7 @@ PANTRY = VALID_DIR / "pantry.json"
 
 # -- the example corpus -------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("path", VALID_FILES, ids=_ids(VALID_FILES))
 def test_valid_example(path: Path) -> None:
     result = agent_app.parse(path.read_bytes(), origin="tidewatch.example.org")
@@ -63,10 +64,33 @@ def test_every_expect_file_has_its_example() -> None:
 
 # Every code agent_app can emit, each of which must have a failing example above.
 EMITTED = {
-    "too_large", "empty", "bom", "encoding", "binary", "not_json", "too_deep", "not_object",
-    "unsupported_version", "required", "type", "max_length", "min_length", "max_items",
-    "min_items", "enum", "const", "url", "minimum", "maximum", "lowercase", "duplicate",
-    "unknown_key", "one_of_required", "leading_name", "contact", "single_line",
+    "too_large",
+    "empty",
+    "bom",
+    "encoding",
+    "binary",
+    "not_json",
+    "too_deep",
+    "not_object",
+    "unsupported_version",
+    "required",
+    "type",
+    "max_length",
+    "min_length",
+    "max_items",
+    "min_items",
+    "enum",
+    "const",
+    "url",
+    "minimum",
+    "maximum",
+    "lowercase",
+    "duplicate",
+    "unknown_key",
+    "one_of_required",
+    "leading_name",
+    "contact",
+    "single_line",
 }
 
 
@@ -77,9 +101,12 @@ def test_every_code_has_a_failing_example() -> None:
     assert declared - EMITTED == set(), "examples declare codes agent_app does not emit"
     tree = ast.parse(Path(agent_app.__file__).read_text("utf-8"))
     literal_codes = {
-        node.args[1].value for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-        and node.func.attr in ("error", "warn") and len(node.args) > 1
+        node.args[1].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("error", "warn")
+        and len(node.args) > 1
         and isinstance(node.args[1], ast.Constant)
     }
     assert literal_codes and literal_codes <= EMITTED
@@ -87,6 +114,7 @@ def test_every_code_has_a_failing_example() -> None:
 
 
 # -- rules that read better as code --------------------------------------------------------
+
 
 def _pantry() -> dict:
     return json.loads(PANTRY.read_text("utf-8"))
@@ -212,7 +240,11 @@ _FIELDS = st.sampled_from(sorted(agent_app.TOP_LEVEL) + ["updated_at", "x"])
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.dictionaries(_FIELDS, _json, max_size=6), st.sampled_from(["guide", "mcp", "http", "feedback", "publisher", "hosts"]), _json)
+@given(
+    st.dictionaries(_FIELDS, _json, max_size=6),
+    st.sampled_from(["guide", "mcp", "http", "feedback", "publisher", "hosts"]),
+    _json,
+)
 def test_any_json_becomes_findings_never_an_exception(overrides: dict, nested: str, value: object) -> None:
     doc = _pantry() | overrides
     if isinstance(doc.get(nested), dict):

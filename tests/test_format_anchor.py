@@ -55,8 +55,14 @@ def with_tool(**fields) -> dict:
 
 
 def tool(tool_id: str = "test.acme/api", kind: str = "http", **fields) -> dict:
-    entry = {"id": tool_id, "kind": kind, "name": tool_id, "description": "A tool.",
-             "endpoint": f"https://{kind}.acme.test/", "auth": ["none"]}
+    entry = {
+        "id": tool_id,
+        "kind": kind,
+        "name": tool_id,
+        "description": "A tool.",
+        "endpoint": f"https://{kind}.acme.test/",
+        "auth": ["none"],
+    }
     entry.update(fields)
     return {k: v for k, v in entry.items() if v is not None}
 
@@ -75,14 +81,17 @@ def test_module_shape_and_registration():
     assert 32 * 1024 < anchor.MAX_BYTES <= 1024 * 1024
 
 
-@pytest.mark.parametrize("doc, meant", [
-    ({"anchor": "0.1"}, True),
-    ({"anchor": "9"}, True),
-    ({"agent_app": "1"}, False),
-    ({"latest_anchor": "2026-07-10T12:06:52Z"}, False),
-    (["anchor"], False),
-    ("anchor", False),
-])
+@pytest.mark.parametrize(
+    "doc, meant",
+    [
+        ({"anchor": "0.1"}, True),
+        ({"anchor": "9"}, True),
+        ({"agent_app": "1"}, False),
+        ({"latest_anchor": "2026-07-10T12:06:52Z"}, False),
+        (["anchor"], False),
+        ("anchor", False),
+    ],
+)
 def test_looks_like_needs_an_anchor_key(doc, meant):
     assert anchor.looks_like(doc) is meant
 
@@ -138,9 +147,16 @@ def test_spec_example_is_clean_and_normalised():
     assert listing.http_base is None
     [t] = listing.tools
     assert (t.name, t.description, t.source, t.read_only) == (
-        "com.example/search", "Web search and page fetch for agents.", "manifest", False)
+        "com.example/search",
+        "Web search and page fetch for agents.",
+        "manifest",
+        False,
+    )
     assert t.detail == {"kind": "mcp", "endpoint": "https://mcp.example.com/mcp"}
-    assert listing.extra["verify"] == {"dnsTxt": "_anchor.example.com", "http": "https://example.com/.well-known/anchor.json"}
+    assert listing.extra["verify"] == {
+        "dnsTxt": "_anchor.example.com",
+        "http": "https://example.com/.well-known/anchor.json",
+    }
     assert listing.extra["updated"] == "2026-09-25"
 
 
@@ -158,7 +174,12 @@ def test_spec_example_tool_keeps_every_field_in_the_spec_spelling():
 def test_anchor_tools_have_a_fixed_shape_for_diffing():
     [entry] = check(doc_with(tool())).listing.extra["anchor_tools"]
     assert set(entry) == set(anchor.TOOL_KEYS)
-    assert (entry["readOnlyVariant"], entry["payments"], entry["deprecations"], entry["scopedVariants"]) == (None, [], [], {})
+    assert (entry["readOnlyVariant"], entry["payments"], entry["deprecations"], entry["scopedVariants"]) == (
+        None,
+        [],
+        [],
+        {},
+    )
 
 
 def test_listing_survives_a_round_trip_through_dict():
@@ -183,8 +204,9 @@ def test_version_must_be_a_string_but_validation_goes_on(value):
 
 
 # -- publisher ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("contact", ["agents@example.com", "mailto:agents@example.com?subject=hi",
-                                     "https://example.com/contact"])
+@pytest.mark.parametrize(
+    "contact", ["agents@example.com", "mailto:agents@example.com?subject=hi", "https://example.com/contact"]
+)
 def test_contact_accepts_email_mailto_and_url(contact):
     doc = spec_doc()
     doc["publisher"]["contact"] = contact
@@ -217,15 +239,27 @@ def test_tools_may_be_empty():
     assert result.valid and result.listing.tools == [] and result.listing.extra["anchor_tools"] == []
 
 
-@pytest.mark.parametrize("tool_id", ["com.example/search", "io.github.some-user/weather_mcp.v2",
-                                     "ai.x/y", "Com.Example/Search"])
+@pytest.mark.parametrize(
+    "tool_id", ["com.example/search", "io.github.some-user/weather_mcp.v2", "ai.x/y", "Com.Example/Search"]
+)
 def test_reverse_dns_ids_pass(tool_id):
     assert check(with_tool(id=tool_id)).findings == []
 
 
-@pytest.mark.parametrize("tool_id", ["search", "example/search", "com.example", "com.example/",
-                                     "com.example/a/b", "-com.example/x", "com.example-/x",
-                                     "com.exa mple/x", "/com.example"])
+@pytest.mark.parametrize(
+    "tool_id",
+    [
+        "search",
+        "example/search",
+        "com.example",
+        "com.example/",
+        "com.example/a/b",
+        "-com.example/x",
+        "com.example-/x",
+        "com.exa mple/x",
+        "/com.example",
+    ],
+)
 def test_non_reverse_dns_ids_fail(tool_id):
     assert found(check(with_tool(id=tool_id))) == {("tools[0].id", "reverse_dns")}
 
@@ -265,18 +299,30 @@ def test_transport_is_only_required_for_mcp(kind):
     assert found(check(doc_with(tool(kind="mcp")))) == {("tools[0].transport", "required")}
 
 
-@pytest.mark.parametrize("auth, ok", [
-    (["none"], True), (["x402", "httpsig", "pat"], True), (["oauth2", "api-key"], True),
-    (["OAuth2"], False), (["bearer"], False),
-])
+@pytest.mark.parametrize(
+    "auth, ok",
+    [
+        (["none"], True),
+        (["x402", "httpsig", "pat"], True),
+        (["oauth2", "api-key"], True),
+        (["OAuth2"], False),
+        (["bearer"], False),
+    ],
+)
 def test_auth_catalogue(auth, ok):
     assert check(with_tool(auth=auth)).valid is ok
 
 
-@pytest.mark.parametrize("value, code", [
-    ("https://example.com/ro", None), ("http://localhost:8080/ro", None),
-    ("/mcp/readonly", "url"), ("mcp.example.com/readonly", "url"), (["https://x.test"], "type"),
-])
+@pytest.mark.parametrize(
+    "value, code",
+    [
+        ("https://example.com/ro", None),
+        ("http://localhost:8080/ro", None),
+        ("/mcp/readonly", "url"),
+        ("mcp.example.com/readonly", "url"),
+        (["https://x.test"], "type"),
+    ],
+)
 def test_read_only_variant_is_a_url(value, code):
     result = check(with_tool(readOnlyVariant=value))
     assert found(result) == ({("tools[0].readOnlyVariant", code)} if code else set())
@@ -289,20 +335,46 @@ def test_scoped_variants_map_names_to_urls():
 
 
 # -- payments ----------------------------------------------------------------------------------
-PAYMENT = {"protocol": "x402", "version": 2, "networks": ["eip155:8453"], "asset": "USDC",
-           "priceUsd": 0.005, "unit": "call"}
+PAYMENT = {
+    "protocol": "x402",
+    "version": 2,
+    "networks": ["eip155:8453"],
+    "asset": "USDC",
+    "priceUsd": 0.005,
+    "unit": "call",
+}
 
 
-@pytest.mark.parametrize("network", ["eip155:1", "eip155:8453", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
-                                     "bip122:000000000019d6689c085ae165831e93", "cosmos:cosmoshub-4",
-                                     "abcdefgh:" + "x" * 32])
+@pytest.mark.parametrize(
+    "network",
+    [
+        "eip155:1",
+        "eip155:8453",
+        "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+        "bip122:000000000019d6689c085ae165831e93",
+        "cosmos:cosmoshub-4",
+        "abcdefgh:" + "x" * 32,
+    ],
+)
 def test_caip2_networks_pass(network):
     assert check(with_tool(payments=[{**PAYMENT, "networks": [network]}])).findings == []
 
 
-@pytest.mark.parametrize("network", ["base", "ethereum-mainnet", "Eip155:1", "ab:1", "abcdefghi:1",
-                                     "eip155:", ":1", "eip155:" + "x" * 33, "eip155:8453:usdc",
-                                     "eip155:84 53"])
+@pytest.mark.parametrize(
+    "network",
+    [
+        "base",
+        "ethereum-mainnet",
+        "Eip155:1",
+        "ab:1",
+        "abcdefghi:1",
+        "eip155:",
+        ":1",
+        "eip155:" + "x" * 33,
+        "eip155:8453:usdc",
+        "eip155:84 53",
+    ],
+)
 def test_non_caip2_networks_fail(network):
     result = check(with_tool(payments=[{**PAYMENT, "networks": [network]}]))
     assert found(result) == {("tools[0].payments[0].networks[0]", "caip2")}
@@ -312,11 +384,13 @@ def test_non_caip2_networks_fail(network):
 def test_networks_may_be_empty_off_chain_but_not_for_x402(protocol):
     assert check(with_tool(payments=[{**PAYMENT, "protocol": protocol, "networks": []}])).findings == []
     assert found(check(with_tool(payments=[{**PAYMENT, "networks": []}]))) == {
-        ("tools[0].payments[0].networks", "min_items")}
+        ("tools[0].payments[0].networks", "min_items")
+    }
 
 
-@pytest.mark.parametrize("price, ok", [(0, True), (0.0001, True), (25, True), (-1, False),
-                                       (True, False), (None, False), ("1", False)])
+@pytest.mark.parametrize(
+    "price, ok", [(0, True), (0.0001, True), (25, True), (-1, False), (True, False), (None, False), ("1", False)]
+)
 def test_price_is_a_non_negative_number(price, ok):
     assert check(with_tool(payments=[{**PAYMENT, "priceUsd": price}])).valid is ok
 
@@ -338,11 +412,21 @@ def test_payments_are_kept_exactly_for_the_crawler():
 
 
 # -- dates, booleans, licences -----------------------------------------------------------------
-@pytest.mark.parametrize("value, ok", [
-    ("2026-09-25", True), ("2028-02-29", True), ("2026-12-31", True),
-    ("2026-02-29", False), ("2026-04-31", False), ("2026-9-25", False), ("20260925", False),
-    ("2026-09-25T00:00:00Z", False), ("25/09/2026", False), (" 2026-09-25", False),
-])
+@pytest.mark.parametrize(
+    "value, ok",
+    [
+        ("2026-09-25", True),
+        ("2028-02-29", True),
+        ("2026-12-31", True),
+        ("2026-02-29", False),
+        ("2026-04-31", False),
+        ("2026-9-25", False),
+        ("20260925", False),
+        ("2026-09-25T00:00:00Z", False),
+        ("25/09/2026", False),
+        (" 2026-09-25", False),
+    ],
+)
 def test_updated_and_sunset_are_calendar_dates(value, ok):
     assert check({**spec_doc(), "updated": value}).valid is ok
     doc = with_tool(deprecations=[{"what": "v1", "sunset": value}])
@@ -355,33 +439,70 @@ def test_updated_is_required():
     assert found(check(doc)) == {("updated", "required")}
 
 
-@pytest.mark.parametrize("field, value", [
-    ("freeTier", {"cardRequired": "false"}), ("freeTier", {"cardRequired": 0}),
-    ("telemetry", {"collected": "true"}), ("telemetry", {"collected": 1}),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("freeTier", {"cardRequired": "false"}),
+        ("freeTier", {"cardRequired": 0}),
+        ("telemetry", {"collected": "true"}),
+        ("telemetry", {"collected": 1}),
+    ],
+)
 def test_booleans_must_be_json_booleans(field, value):
     assert not check(with_tool(**{field: value})).valid
     flag = next(iter(value))
     assert check(with_tool(**{field: {flag: False}})).valid
 
 
-@pytest.mark.parametrize("expression", [
-    "MIT", "Apache-2.0", "mit", "GPL-2.0+", "MPL-1.1+", "GPL-3.0-or-later", "LGPL-2.1", "0BSD", "Unlicense",
-    "MIT OR Apache-2.0", "(MIT AND BSD-3-Clause) OR Apache-2.0", "MIT or Apache-2.0",
-    "GPL-2.0-only WITH Classpath-exception-2.0", "Apache-2.0 WITH LLVM-exception",
-    "LicenseRef-Acme-Proprietary", "DocumentRef-spdx-tool-1.2:LicenseRef-MIT-Style-2",
-    "((MIT))",
-])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "MIT",
+        "Apache-2.0",
+        "mit",
+        "GPL-2.0+",
+        "MPL-1.1+",
+        "GPL-3.0-or-later",
+        "LGPL-2.1",
+        "0BSD",
+        "Unlicense",
+        "MIT OR Apache-2.0",
+        "(MIT AND BSD-3-Clause) OR Apache-2.0",
+        "MIT or Apache-2.0",
+        "GPL-2.0-only WITH Classpath-exception-2.0",
+        "Apache-2.0 WITH LLVM-exception",
+        "LicenseRef-Acme-Proprietary",
+        "DocumentRef-spdx-tool-1.2:LicenseRef-MIT-Style-2",
+        "((MIT))",
+    ],
+)
 def test_spdx_expressions_pass(expression):
     assert anchor.spdx_problem(expression) is None
     assert check(with_tool(license=expression)).findings == []
 
 
-@pytest.mark.parametrize("expression", [
-    "Proprietary", "MIT License", "Apache 2.0", "GPLv3", "MIT OR", "AND MIT", "MIT AND OR Apache-2.0",
-    "(MIT", "MIT)", "MIT WITH", "WITH Classpath-exception-2.0", "MIT Apache-2.0", "", "  ",
-    "MIT WITH (Classpath-exception-2.0)", "LicenseRef-", "UNLICENSED",
-])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "Proprietary",
+        "MIT License",
+        "Apache 2.0",
+        "GPLv3",
+        "MIT OR",
+        "AND MIT",
+        "MIT AND OR Apache-2.0",
+        "(MIT",
+        "MIT)",
+        "MIT WITH",
+        "WITH Classpath-exception-2.0",
+        "MIT Apache-2.0",
+        "",
+        "  ",
+        "MIT WITH (Classpath-exception-2.0)",
+        "LicenseRef-",
+        "UNLICENSED",
+    ],
+)
 def test_other_license_strings_fail(expression):
     assert anchor.spdx_problem(expression)
     assert found(check(with_tool(license=expression))) == {("tools[0].license", "spdx")}
@@ -394,13 +515,19 @@ def test_spdx_list_ships_as_package_data():
 
 
 # -- verify ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name, code", [
-    ("_anchor.example.com", None), ("_anchor.example.com.", None),
-    ("_anchor.www.example.com", None),  # a subdomain of the publisher's host still relates
-    ("_anchor.other.test", "verify_domain"),
-    ("example.com", "pattern"), ("_anchor.com", "pattern"), ("_anchor..example.com", "pattern"),
-    ("anchor-verify=abc", "pattern"),
-])
+@pytest.mark.parametrize(
+    "name, code",
+    [
+        ("_anchor.example.com", None),
+        ("_anchor.example.com.", None),
+        ("_anchor.www.example.com", None),  # a subdomain of the publisher's host still relates
+        ("_anchor.other.test", "verify_domain"),
+        ("example.com", "pattern"),
+        ("_anchor.com", "pattern"),
+        ("_anchor..example.com", "pattern"),
+        ("anchor-verify=abc", "pattern"),
+    ],
+)
 def test_verify_dns_txt_names(name, code):
     doc = spec_doc()
     doc["verify"]["dnsTxt"] = name
@@ -436,19 +563,26 @@ def test_unknown_keys_warn_and_name_the_key():
 
 # -- normalisation of several tools ------------------------------------------------------------
 def test_mcp_and_http_shortcuts_come_from_the_first_matching_tool():
-    result = check(doc_with(
-        tool("test.acme/local", "mcp", endpoint=None, transport="stdio", packages=[{"registry": "npm", "name": "a"}]),
-        tool("test.acme/stdio-url", "mcp", endpoint="https://odd.acme.test/", transport="stdio"),
-        tool("test.acme/openapi", "openapi", schemas={"openapi": "https://api.acme.test/openapi.json"}),
-        tool("test.acme/mcp", "mcp", transport="sse", auth=["pat", "httpsig", "x402", "api-key", "oauth2"]),
-        tool("test.acme/http", "http"),
-        tool("test.acme/mcp2", "mcp", transport="streamable-http"),
-    ))
+    result = check(
+        doc_with(
+            tool(
+                "test.acme/local", "mcp", endpoint=None, transport="stdio", packages=[{"registry": "npm", "name": "a"}]
+            ),
+            tool("test.acme/stdio-url", "mcp", endpoint="https://odd.acme.test/", transport="stdio"),
+            tool("test.acme/openapi", "openapi", schemas={"openapi": "https://api.acme.test/openapi.json"}),
+            tool("test.acme/mcp", "mcp", transport="sse", auth=["pat", "httpsig", "x402", "api-key", "oauth2"]),
+            tool("test.acme/http", "http"),
+            tool("test.acme/mcp2", "mcp", transport="streamable-http"),
+        )
+    )
     listing = result.listing
     assert result.valid
     assert (listing.mcp_url, listing.mcp_transport) == ("https://mcp.acme.test/", "sse")
     assert listing.mcp_auth == ["bearer", "oauth"]  # httpsig and x402 have no peer
-    assert (listing.http_base, listing.http_openapi) == ("https://openapi.acme.test/", "https://api.acme.test/openapi.json")
+    assert (listing.http_base, listing.http_openapi) == (
+        "https://openapi.acme.test/",
+        "https://api.acme.test/openapi.json",
+    )
     assert [t.name for t in listing.tools] == [t["id"] for t in listing.extra["anchor_tools"]]
     assert len(listing.tools) == 6
 
@@ -469,10 +603,16 @@ def test_size_cap_refuses_larger_documents_and_fits_a_big_publisher():
     assert found(result) == {("", "too_large")} and result.listing is None
 
 
-@pytest.mark.parametrize("data, code", [
-    (b"", "empty"), (b"\xef\xbb\xbf{}", "bom"), (b"{", "not_json"), (b"[]", "not_object"),
-    (b'{"anchor": "0.1"' + b"\xff}", "encoding"),
-])
+@pytest.mark.parametrize(
+    "data, code",
+    [
+        (b"", "empty"),
+        (b"\xef\xbb\xbf{}", "bom"),
+        (b"{", "not_json"),
+        (b"[]", "not_object"),
+        (b'{"anchor": "0.1"' + b"\xff}", "encoding"),
+    ],
+)
 def test_unusable_bytes_become_findings(data, code):
     result = anchor.parse(data)
     assert [(f.path, f.code) for f in result.findings] == [("", code)]
@@ -486,14 +626,21 @@ def test_escape_sequences_in_values_stay_escaped_in_messages():
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from([*anchor.TOP_LEVEL, *anchor.TOOL_KEYS, *anchor.PAYMENT_KEYS, "x"]), inner, max_size=6),
-    max_leaves=30)
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from([*anchor.TOP_LEVEL, *anchor.TOOL_KEYS, *anchor.PAYMENT_KEYS, "x"]), inner, max_size=6
+        )
+    ),
+    max_leaves=30,
+)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
-@given(doc=st.dictionaries(st.sampled_from(anchor.TOP_LEVEL), JSON, max_size=5),
-       tools=st.lists(st.dictionaries(st.sampled_from(anchor.TOOL_KEYS), JSON, max_size=8), max_size=3))
+@given(
+    doc=st.dictionaries(st.sampled_from(anchor.TOP_LEVEL), JSON, max_size=5),
+    tools=st.lists(st.dictionaries(st.sampled_from(anchor.TOOL_KEYS), JSON, max_size=8), max_size=3),
+)
 def test_no_document_makes_the_validator_raise(doc, tools):
     doc = {**doc, "anchor": "0.1", "tools": tools}
     result = anchor.validate_document(doc)

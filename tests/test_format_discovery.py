@@ -14,12 +14,26 @@ from agentdex.formats._discovery import auth_words, normalise_url, resolve
 USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 SEP_2127_CARD = {
     "$schema": "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
-    "name": "com.pantry/pantry", "version": "1.0.2", "title": "Pantry", "description": "Meal plans",
-    "remotes": [{"type": "streamable-http", "url": "https://pantry.test/mcp",
-                 "authentication": {"required": True, "schemes": ["oauth2"]}}],
+    "name": "com.pantry/pantry",
+    "version": "1.0.2",
+    "title": "Pantry",
+    "description": "Meal plans",
+    "remotes": [
+        {
+            "type": "streamable-http",
+            "url": "https://pantry.test/mcp",
+            "authentication": {"required": True, "schemes": ["oauth2"]},
+        }
+    ],
     "capabilities": {"tools": {"listChanged": False}},
-    "tools": [{"name": "plan_meals", "description": "Plan a week", "inputSchema": {"type": "object"},
-               "annotations": {"readOnlyHint": True}}],
+    "tools": [
+        {
+            "name": "plan_meals",
+            "description": "Plan a week",
+            "inputSchema": {"type": "object"},
+            "annotations": {"readOnlyHint": True},
+        }
+    ],
 }
 
 
@@ -29,7 +43,12 @@ def codes(result) -> set[tuple[str, str, str]]:
 
 def test_shared_helpers():
     assert auth_words(["OAuth2", "apiKey", "PAT", "httpsig", "carrier-pigeon", "oauth2"]) == [
-        "oauth", "api_key", "bearer", "signature", "other"]
+        "oauth",
+        "api_key",
+        "bearer",
+        "signature",
+        "other",
+    ]
     assert resolve("/mcp/", "https://a.test") == "https://a.test/mcp/"
     assert resolve("https://{host}/mcp", None) is None
     assert resolve("/p/{id}", "https://a.test", templates=True) == "https://a.test/p/{id}"
@@ -41,34 +60,55 @@ def test_a_sep2127_card_is_read_without_findings():
     result = server_card.validate_document(SEP_2127_CARD, origin="pantry.test")
     assert result.findings == []
     card = result.listing
-    assert (card.name, card.extra["registry_name"], card.mcp_url) == ("Pantry", "com.pantry/pantry", "https://pantry.test/mcp")
+    assert (card.name, card.extra["registry_name"], card.mcp_url) == (
+        "Pantry",
+        "com.pantry/pantry",
+        "https://pantry.test/mcp",
+    )
     assert card.auth_methods == ["oauth"] and card.extra["mcp_tools"] == ["plan_meals"]
     assert card.tools[0].read_only and card.tools[0].input_schema == {"type": "object"}
 
 
 def test_server_card_problems():
-    doc = {"servers": [{"title": "x", "remotes": [{"type": "websocket", "url": "wss://x"}], "tools": [{"description": "?"}]}, 3]}
+    doc = {
+        "servers": [
+            {"title": "x", "remotes": [{"type": "websocket", "url": "wss://x"}], "tools": [{"description": "?"}]},
+            3,
+        ]
+    }
     result = server_card.validate_document(doc, origin="x.test")
     assert codes(result) == {
-        ("error", "servers[0].name", "required"), ("error", "servers[0].remotes[0].type", "enum"),
-        ("error", "servers[0].remotes[0].url", "url"), ("warning", "servers[0].remotes", "no_endpoint"),
-        ("error", "servers[0].tools[0].name", "required"), ("error", "servers[1]", "not_object")}
+        ("error", "servers[0].name", "required"),
+        ("error", "servers[0].remotes[0].type", "enum"),
+        ("error", "servers[0].remotes[0].url", "url"),
+        ("warning", "servers[0].remotes", "no_endpoint"),
+        ("error", "servers[0].tools[0].name", "required"),
+        ("error", "servers[1]", "not_object"),
+    }
     assert [f.code for f in server_card.validate_document([], origin=None).findings] == ["not_object"]
 
 
 # -- server.json ----------------------------------------------------------------------------------
 def test_server_json_remotes_with_headers_and_a_template_version():
-    doc = {"name": "io.github.x/y", "description": "d", "version": "{{VERSION}}",
-           "remotes": [{"type": "sse", "url": "https://y.test/sse", "headers": [{"name": "X-Key", "isSecret": True}]}]}
+    doc = {
+        "name": "io.github.x/y",
+        "description": "d",
+        "version": "{{VERSION}}",
+        "remotes": [{"type": "sse", "url": "https://y.test/sse", "headers": [{"name": "X-Key", "isSecret": True}]}],
+    }
     result = server_json.validate_document(doc)
     assert codes(result) == {("warning", "version", "placeholder_value")}
     assert result.listing.mcp_url == "https://y.test/sse" and result.listing.auth_methods == ["api_key"]
 
 
 def test_server_json_anyof_errors_point_inside_the_shape():
-    doc = {"name": "io.github.x/y", "description": "d", "version": "1",
-           "remotes": [{"type": "streamable-http"}], "packages": [{"registryType": "npm", "identifier": "y",
-                                                                   "transport": {"type": "stdio"}, "version": "latest"}]}
+    doc = {
+        "name": "io.github.x/y",
+        "description": "d",
+        "version": "1",
+        "remotes": [{"type": "streamable-http"}],
+        "packages": [{"registryType": "npm", "identifier": "y", "transport": {"type": "stdio"}, "version": "latest"}],
+    }
     found = codes(server_json.validate_document(doc))
     assert ("error", "packages[0].version", "not_allowed") in found
     assert any(path.startswith("remotes[0]") for _, path, _ in found)
@@ -77,12 +117,20 @@ def test_server_json_anyof_errors_point_inside_the_shape():
 
 # -- api-catalog ----------------------------------------------------------------------------------
 def test_an_api_catalog_names_apis_by_item_and_by_anchor():
-    doc = {"linkset": [
-        {"anchor": "https://shop.test/.well-known/api-catalog", "item": [{"href": "https://api.shop.test/v1"}],
-         "api-catalog": [{"href": "/partners/api-catalog"}]},
-        {"anchor": "https://api.shop.test/v2", "service-desc": [{"href": "/openapi.json", "type": "application/openapi+json"}],
-         "service-doc": [{"href": "https://shop.test/docs"}]},
-    ]}
+    doc = {
+        "linkset": [
+            {
+                "anchor": "https://shop.test/.well-known/api-catalog",
+                "item": [{"href": "https://api.shop.test/v1"}],
+                "api-catalog": [{"href": "/partners/api-catalog"}],
+            },
+            {
+                "anchor": "https://api.shop.test/v2",
+                "service-desc": [{"href": "/openapi.json", "type": "application/openapi+json"}],
+                "service-doc": [{"href": "https://shop.test/docs"}],
+            },
+        ]
+    }
     result = api_catalog.validate_document(doc, origin="shop.test")
     assert result.findings == []
     assert result.listing.extra["api_bases"] == ["https://api.shop.test/v1", "https://api.shop.test/v2"]
@@ -93,78 +141,159 @@ def test_an_api_catalog_names_apis_by_item_and_by_anchor():
 
 def test_api_catalog_problems():
     assert codes(api_catalog.validate_document({"linkset": []})) == {("warning", "linkset", "empty_catalog")}
-    bad = {"linkset": [{"anchor": "https://a.test/api", "service-desc": {"href": "x"}}, 4,
-                       {"item": [{"title": "no href"}, {"href": "not a url"}]}]}
+    bad = {
+        "linkset": [
+            {"anchor": "https://a.test/api", "service-desc": {"href": "x"}},
+            4,
+            {"item": [{"title": "no href"}, {"href": "not a url"}]},
+        ]
+    }
     assert codes(api_catalog.validate_document(bad)) == {
-        ("error", "linkset[0].service-desc", "type"), ("error", "linkset[1]", "not_object"),
-        ("error", "linkset[2].item[0].href", "required"), ("error", "linkset[2].item[1].href", "url")}
+        ("error", "linkset[0].service-desc", "type"),
+        ("error", "linkset[1]", "not_object"),
+        ("error", "linkset[2].item[0].href", "required"),
+        ("error", "linkset[2].item[1].href", "url"),
+    }
 
 
 # -- x402 -----------------------------------------------------------------------------------------
 def test_the_draft_v2_manifest_gives_prices_and_mcp_tools():
-    doc = {"x402Version": 2, "lastUpdated": 1781555511, "items": [
-        {"resource": {"url": "https://pay.test/weather/:city"}, "type": "http", "input": {"method": "GET"},
-         "accepts": [{"scheme": "exact", "network": "eip155:8453", "asset": USDC_BASE, "amount": "20000"}]},
-        {"resource": {"url": "/mcp"}, "type": "mcp", "input": {"toolName": "forecast"},
-         "accepts": [{"asset": "0xunknown", "amount": "1"}]},
-    ]}
+    doc = {
+        "x402Version": 2,
+        "lastUpdated": 1781555511,
+        "items": [
+            {
+                "resource": {"url": "https://pay.test/weather/:city"},
+                "type": "http",
+                "input": {"method": "GET"},
+                "accepts": [{"scheme": "exact", "network": "eip155:8453", "asset": USDC_BASE, "amount": "20000"}],
+            },
+            {
+                "resource": {"url": "/mcp"},
+                "type": "mcp",
+                "input": {"toolName": "forecast"},
+                "accepts": [{"asset": "0xunknown", "amount": "1"}],
+            },
+        ],
+    }
     result = x402_discovery.validate_document(doc, origin="pay.test")
     assert result.findings == []
     assert result.listing.extra["prices"] == {"https://pay.test/weather/:city": 0.02}
     assert result.listing.mcp_url == "https://pay.test/mcp" and result.listing.extra["mcp_tools"] == ["forecast"]
     assert result.listing.extra["resources"][0] == {"method": "GET", "url": "https://pay.test/weather/:city"}
     assert result.listing.extra["offers"]["https://pay.test/weather/:city"] == [
-        {"scheme": "exact", "network": "eip155:8453", "asset": USDC_BASE, "amount": "20000", "pay_to": None,
-         "price_usd": 0.02}]
+        {
+            "scheme": "exact",
+            "network": "eip155:8453",
+            "asset": USDC_BASE,
+            "amount": "20000",
+            "pay_to": None,
+            "price_usd": 0.02,
+        }
+    ]
 
 
 def test_x402_problems():
     assert codes(x402_discovery.validate_document({"version": 3, "resources": ["GET /a"]}, origin="pay.test")) == {
-        ("error", "version", "unsupported_version")}
+        ("error", "version", "unsupported_version")
+    }
     assert codes(x402_discovery.validate_document({"version": 1, "resources": [7, {"price": "1"}]})) == {
-        ("error", "resources[0]", "type"), ("error", "resources[1]", "url")}
-    bad_prices = {"resources": [{"path": "/a", "price": "-1"}, {"path": "/b", "price": "NaN"}, {"path": "/c", "price": "$0.5"}]}
+        ("error", "resources[0]", "type"),
+        ("error", "resources[1]", "url"),
+    }
+    bad_prices = {
+        "resources": [{"path": "/a", "price": "-1"}, {"path": "/b", "price": "NaN"}, {"path": "/c", "price": "$0.5"}]
+    }
     result = x402_discovery.validate_document(bad_prices, origin="pay.test")
     assert codes(result) == {("error", "resources[0].price", "type"), ("error", "resources[1].price", "type")}
     assert result.listing.extra["prices"] == {"https://pay.test/c": 0.5}
     assert codes(x402_discovery.validate_document({"x402Version": 2, "items": [{"type": "ftp"}]})) == {
-        ("error", "items[0].resource", "required"), ("error", "items[0].resource.url", "required"),
-        ("error", "items[0].type", "enum")}
+        ("error", "items[0].resource", "required"),
+        ("error", "items[0].resource.url", "required"),
+        ("error", "items[0].type", "enum"),
+    }
 
 
 # -- ai-catalog -----------------------------------------------------------------------------------
 def test_an_ai_catalog_reads_inline_server_cards_and_linked_documents():
-    doc = {"specVersion": "1.0", "host": {"displayName": "Pantry Inc", "identifier": "did:web:pantry.test"},
-           "entries": [
-               {"identifier": "urn:air:pantry.test:mcp:pantry", "displayName": "Pantry", "type": "application/mcp-server-card+json",
-                "data": SEP_2127_CARD, "capabilities": ["shopping_list"]},
-               {"identifier": "urn:ai:pantry.test:agent:chef", "displayName": "Chef", "type": "application/a2a-agent-card+json",
-                "url": "https://pantry.test/.well-known/agent-card.json"}]}
+    doc = {
+        "specVersion": "1.0",
+        "host": {"displayName": "Pantry Inc", "identifier": "did:web:pantry.test"},
+        "entries": [
+            {
+                "identifier": "urn:air:pantry.test:mcp:pantry",
+                "displayName": "Pantry",
+                "type": "application/mcp-server-card+json",
+                "data": SEP_2127_CARD,
+                "capabilities": ["shopping_list"],
+            },
+            {
+                "identifier": "urn:ai:pantry.test:agent:chef",
+                "displayName": "Chef",
+                "type": "application/a2a-agent-card+json",
+                "url": "https://pantry.test/.well-known/agent-card.json",
+            },
+        ],
+    }
     result = ai_catalog.validate_document(doc, origin="pantry.test")
     assert codes(result) == {("warning", "entries[1].identifier", "pattern")}
     catalog = result.listing
-    assert (catalog.name, catalog.publisher_name, catalog.mcp_url) == ("Pantry Inc", "Pantry Inc", "https://pantry.test/mcp")
+    assert (catalog.name, catalog.publisher_name, catalog.mcp_url) == (
+        "Pantry Inc",
+        "Pantry Inc",
+        "https://pantry.test/mcp",
+    )
     assert catalog.extra["mcp_tools"] == ["shopping_list", "plan_meals"]
-    assert catalog.extra["documents"] == [{"type": "application/a2a-agent-card+json",
-                                           "url": "https://pantry.test/.well-known/agent-card.json"}]
+    assert catalog.extra["documents"] == [
+        {"type": "application/a2a-agent-card+json", "url": "https://pantry.test/.well-known/agent-card.json"}
+    ]
 
 
 def test_ai_catalog_problems():
-    doc = {"specVersion": "1.0", "extra": 1, "entries": [
-        {"identifier": "pantry", "displayName": "P", "type": "t", "url": "https://a.test/x", "data": {},
-         "representativeQueries": ["only one"]}, "x"]}
+    doc = {
+        "specVersion": "1.0",
+        "extra": 1,
+        "entries": [
+            {
+                "identifier": "pantry",
+                "displayName": "P",
+                "type": "t",
+                "url": "https://a.test/x",
+                "data": {},
+                "representativeQueries": ["only one"],
+            },
+            "x",
+        ],
+    }
     assert codes(ai_catalog.validate_document(doc)) == {
-        ("warning", "extra", "unknown_key"), ("error", "entries[0].identifier", "pattern"),
-        ("error", "entries[0].url", "exclusive"), ("error", "entries[0].representativeQueries", "min_items"),
-        ("error", "entries[1]", "not_object")}
-    assert codes(ai_catalog.validate_document({"specVersion": "2.0", "entries": []})) == {("error", "specVersion", "enum")}
+        ("warning", "extra", "unknown_key"),
+        ("error", "entries[0].identifier", "pattern"),
+        ("error", "entries[0].url", "exclusive"),
+        ("error", "entries[0].representativeQueries", "min_items"),
+        ("error", "entries[1]", "not_object"),
+    }
+    assert codes(ai_catalog.validate_document({"specVersion": "2.0", "entries": []})) == {
+        ("error", "specVersion", "enum")
+    }
 
 
 # -- A2A ------------------------------------------------------------------------------------------
 def test_a2a_security_schemes_in_both_spellings():
-    base = {"name": "a", "description": "d", "version": "1", "protocolVersion": "0.3.0", "url": "https://a.test/a2a",
-            "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": []}
-    v03 = dict(base, securitySchemes={"o": {"type": "oauth2"}, "k": {"type": "apiKey"}, "b": {"type": "http", "scheme": "Basic"}})
+    base = {
+        "name": "a",
+        "description": "d",
+        "version": "1",
+        "protocolVersion": "0.3.0",
+        "url": "https://a.test/a2a",
+        "capabilities": {},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [],
+    }
+    v03 = dict(
+        base,
+        securitySchemes={"o": {"type": "oauth2"}, "k": {"type": "apiKey"}, "b": {"type": "http", "scheme": "Basic"}},
+    )
     assert a2a_card.validate_document(v03).listing.auth_methods == ["oauth", "api_key", "basic"]
     v10 = dict(base, securitySchemes={"m": {"mtlsSecurityScheme": {}}, "oidc": {"openIdConnectSecurityScheme": {}}})
     assert a2a_card.validate_document(v10).listing.auth_methods == ["mtls", "oauth"]
@@ -183,11 +312,17 @@ def test_every_discovery_format_has_the_format_shape(module):
 def test_a_registry_api_answer_is_read_as_its_server_json():
     from agentdex.formats import server_json
 
-    server = {"$schema": "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
-              "name": "test.tidewater/tides", "description": "Tide tables.", "version": "1.2.0",
-              "remotes": [{"type": "streamable-http", "url": "https://mcp.tidewater.test/mcp"}]}
+    server = {
+        "$schema": "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
+        "name": "test.tidewater/tides",
+        "description": "Tide tables.",
+        "version": "1.2.0",
+        "remotes": [{"type": "streamable-http", "url": "https://mcp.tidewater.test/mcp"}],
+    }
     bare = server_json.validate_document(server)
-    wrapped = server_json.validate_document({"server": server, "_meta": {"io.modelcontextprotocol.registry/official": {}}})
+    wrapped = server_json.validate_document(
+        {"server": server, "_meta": {"io.modelcontextprotocol.registry/official": {}}}
+    )
     assert bare.valid and wrapped.valid and wrapped.findings == bare.findings == []
     assert wrapped.listing.mcp_url == bare.listing.mcp_url == "https://mcp.tidewater.test/mcp"
 

@@ -48,11 +48,19 @@ def test_module_shape_and_registration():
 
 # -- a complete bootstrap ----------------------------------------------------------------------
 def test_complete_bootstrap_gives_a_valid_inferred_listing():
-    result = infer(skill=SKILL, agent_md=GUIDE, llms_txt=b"# Pantry\n",
-                   mcp_json=mcp_json({"mcpServers": {"pantry": {"type": "http", "url": "https://mcp.pantry.example.com/mcp"}}}))
+    result = infer(
+        skill=SKILL,
+        agent_md=GUIDE,
+        llms_txt=b"# Pantry\n",
+        mcp_json=mcp_json({"mcpServers": {"pantry": {"type": "http", "url": "https://mcp.pantry.example.com/mcp"}}}),
+    )
     listing = result.listing
     assert result.valid and result.format == "inferred" and listing.format == "inferred"
-    assert (listing.origin, listing.name, listing.description) == ("pantry.example.com", "pantry", "Tracks what is in your kitchen.")
+    assert (listing.origin, listing.name, listing.description) == (
+        "pantry.example.com",
+        "pantry",
+        "Tracks what is in your kitchen.",
+    )
     assert listing.guide_url == "https://pantry.example.com/agent.md"
     assert listing.llms_txt_url == "https://pantry.example.com/llms.txt"
     assert listing.skill_url == "https://pantry.example.com/SKILL.md"
@@ -102,8 +110,9 @@ def test_parse_treats_bytes_as_a_lone_skill_md():
 
 
 def test_unknown_keys_and_non_bytes_values_are_ignored():
-    result = inferred.infer({"SKILL.md": SKILL, "agent.md": GUIDE, "AGENTS.md": b"x", ".well-known/x": 3},
-                            base_url=BASE)
+    result = inferred.infer(
+        {"SKILL.md": SKILL, "agent.md": GUIDE, "AGENTS.md": b"x", ".well-known/x": 3}, base_url=BASE
+    )
     assert result.valid and result.listing.name == "pantry"
     assert inferred.infer({"SKILL.md": 12, "agent.md": ["x"]}).findings[0].code == "no_bootstrap"
 
@@ -146,8 +155,10 @@ def test_base_url_comes_from_origin_when_not_given():
 
 # -- SKILL.md frontmatter ----------------------------------------------------------------------
 def test_frontmatter_reads_the_agent_skills_and_clawhub_forms():
-    text = ("---\r\nname: mova\r\ndescription: >\r\n  Runs decisions\r\n  through MOVA.\r\nversion: 0.1.0\r\n\r\n"
-            "metadata:\r\n  openclaw:\r\n    requires:\r\n      env: [KEY]\r\n---\r\n# Body\r\n")
+    text = (
+        "---\r\nname: mova\r\ndescription: >\r\n  Runs decisions\r\n  through MOVA.\r\nversion: 0.1.0\r\n\r\n"
+        "metadata:\r\n  openclaw:\r\n    requires:\r\n      env: [KEY]\r\n---\r\n# Body\r\n"
+    )
     value, findings = inferred.parse_frontmatter(text)
     assert findings == []
     assert value["name"] == "mova" and value["description"] == "Runs decisions through MOVA.\n"
@@ -238,7 +249,9 @@ def test_name_outside_the_agent_skills_form_is_a_warning():
 
 def test_description_required_and_typed():
     assert errors(infer(skill=skill("name: x"), agent_md=GUIDE)) == [("SKILL.md:description", "required")]
-    assert errors(infer(skill=skill("name: x\ndescription: [a, b]"), agent_md=GUIDE)) == [("SKILL.md:description", "type")]
+    assert errors(infer(skill=skill("name: x\ndescription: [a, b]"), agent_md=GUIDE)) == [
+        ("SKILL.md:description", "type")
+    ]
     assert errors(infer(skill=skill("name: x\ndescription:"), agent_md=GUIDE)) == [("SKILL.md:description", "required")]
 
 
@@ -251,27 +264,40 @@ def test_a_long_description_is_a_warning_and_is_shortened():
 
 
 # -- the MCP endpoint: mcp.json ----------------------------------------------------------------
-@pytest.mark.parametrize("doc", [
-    {"mcpServers": {"local": {"command": "npx", "args": ["x"]}, "remote": {"type": "http", "url": "https://mcp.example.com/mcp"}}},
-    {"mcpServers": {"w": {"serverUrl": "https://mcp.example.com/mcp"}}},
-    {"mcpServers": {"g": {"httpUrl": "https://mcp.example.com/mcp"}}},
-    {"servers": {"v": {"type": "http", "url": "https://mcp.example.com/mcp"}}, "inputs": []},
-    {"url": "https://mcp.example.com/mcp"},
-    {"mcpServers": [{"name": "a", "url": "https://mcp.example.com/mcp"}]},
-], ids=["mcpServers-url", "serverUrl", "httpUrl", "vscode-servers", "top-level-url", "list"])
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {
+            "mcpServers": {
+                "local": {"command": "npx", "args": ["x"]},
+                "remote": {"type": "http", "url": "https://mcp.example.com/mcp"},
+            }
+        },
+        {"mcpServers": {"w": {"serverUrl": "https://mcp.example.com/mcp"}}},
+        {"mcpServers": {"g": {"httpUrl": "https://mcp.example.com/mcp"}}},
+        {"servers": {"v": {"type": "http", "url": "https://mcp.example.com/mcp"}}, "inputs": []},
+        {"url": "https://mcp.example.com/mcp"},
+        {"mcpServers": [{"name": "a", "url": "https://mcp.example.com/mcp"}]},
+    ],
+    ids=["mcpServers-url", "serverUrl", "httpUrl", "vscode-servers", "top-level-url", "list"],
+)
 def test_mcp_json_shapes(doc):
     result = infer(skill=SKILL, agent_md=GUIDE, mcp_json=mcp_json(doc))
     assert result.listing.mcp_url == "https://mcp.example.com/mcp"
     assert codes_at(result, "mcp.json:") == []
 
 
-@pytest.mark.parametrize("doc", [
-    {"mcpServers": {"local": {"command": "uv", "args": ["run", "server.py"]}}},
-    {"servers": {"t": {"type": "http", "url": "https://${input:app}.azurewebsites.net/mcp"}}},
-    {"servers": {"t": {"type": "http", "url": "http://0.0.0.0:7071/mcp"}}},
-    {"mcpServers": {"s": {"type": "sse", "url": "https://mcp.example.com/sse"}}},
-    {"name": "io.github.x/y", "repository": {"url": "https://github.com/x/y"}},
-], ids=["stdio", "template", "plain-http", "sse", "server-json"])
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"mcpServers": {"local": {"command": "uv", "args": ["run", "server.py"]}}},
+        {"servers": {"t": {"type": "http", "url": "https://${input:app}.azurewebsites.net/mcp"}}},
+        {"servers": {"t": {"type": "http", "url": "http://0.0.0.0:7071/mcp"}}},
+        {"mcpServers": {"s": {"type": "sse", "url": "https://mcp.example.com/sse"}}},
+        {"name": "io.github.x/y", "repository": {"url": "https://github.com/x/y"}},
+    ],
+    ids=["stdio", "template", "plain-http", "sse", "server-json"],
+)
 def test_mcp_json_without_a_remote_server_is_a_warning(doc):
     result = infer(skill=SKILL, agent_md=GUIDE, mcp_json=mcp_json(doc))
     assert result.listing.mcp_url is None and result.valid
@@ -294,29 +320,35 @@ def test_mcp_json_wins_over_the_guide():
 
 
 # -- the MCP endpoint: the guide ---------------------------------------------------------------
-@pytest.mark.parametrize("text, url", [
-    ("Connect to https://mcp.example.com/mcp.", "https://mcp.example.com/mcp"),
-    ("Server: <https://api.example.com/v1/mcp/>", "https://api.example.com/v1/mcp/"),
-    ("Streamable HTTP at `https://api.example.com/mcp/stream`", "https://api.example.com/mcp/stream"),
-    ("**MCP endpoint:** `https://tools.example.com/rpc`", "https://tools.example.com/rpc"),
-    ("The MCP server URL is https://tools.example.com/v2", "https://tools.example.com/v2"),
-    ("See https://example.com/docs and then https://example.com/mcp", "https://example.com/mcp"),
-])
+@pytest.mark.parametrize(
+    "text, url",
+    [
+        ("Connect to https://mcp.example.com/mcp.", "https://mcp.example.com/mcp"),
+        ("Server: <https://api.example.com/v1/mcp/>", "https://api.example.com/v1/mcp/"),
+        ("Streamable HTTP at `https://api.example.com/mcp/stream`", "https://api.example.com/mcp/stream"),
+        ("**MCP endpoint:** `https://tools.example.com/rpc`", "https://tools.example.com/rpc"),
+        ("The MCP server URL is https://tools.example.com/v2", "https://tools.example.com/v2"),
+        ("See https://example.com/docs and then https://example.com/mcp", "https://example.com/mcp"),
+    ],
+)
 def test_guide_mcp_urls_that_are_taken(text, url):
     assert inferred.mcp_url_from_text(text) == url
     result = infer(skill=SKILL, agent_md=text.encode())
     assert result.listing.mcp_url == url and result.listing.extra["sources"]["mcp_url"] == "agent.md"
 
 
-@pytest.mark.parametrize("text", [
-    "Read https://example.com/docs/guide and https://example.com/api",
-    "- [MCP Support Updates](https://docs.example.com/release_notes/tags/mcp): notes",
-    "- MCP: https://example.com/docs/user_manual/ai/mcp/",
-    "Template: https://{host}/mcp or https://${HOST}/mcp",
-    "Local: http://localhost:3000/mcp",
-    "The mcp server is great: https://example.com/about",
-    "",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Read https://example.com/docs/guide and https://example.com/api",
+        "- [MCP Support Updates](https://docs.example.com/release_notes/tags/mcp): notes",
+        "- MCP: https://example.com/docs/user_manual/ai/mcp/",
+        "Template: https://{host}/mcp or https://${HOST}/mcp",
+        "Local: http://localhost:3000/mcp",
+        "The mcp server is great: https://example.com/about",
+        "",
+    ],
+)
 def test_guide_urls_that_are_not_mcp_endpoints(text):
     assert inferred.mcp_url_from_text(text) is None
     assert infer(skill=SKILL, agent_md=(text or "guide").encode()).listing.mcp_url is None
@@ -335,20 +367,35 @@ def test_llms_txt_is_searched_when_it_is_the_guide():
 # -- the finding table -------------------------------------------------------------------------
 def test_every_code_inferred_emits_is_documented():
     samples = [
-        infer(), infer(skill=b"x", agent_md=b"\x00" * 10), infer(skill=skill("name: A B\ndescription: " + "d" * 1001)),
+        infer(),
+        infer(skill=b"x", agent_md=b"\x00" * 10),
+        infer(skill=skill("name: A B\ndescription: " + "d" * 1001)),
         infer(skill=b"---\n[\n---\n", agent_md=GUIDE, mcp_json=b"[]"),
-        infer(skill=SKILL, agent_md=GUIDE, mcp_json=mcp_json({})), infer(skill=skill("name: 1"), agent_md=GUIDE),
+        infer(skill=SKILL, agent_md=GUIDE, mcp_json=mcp_json({})),
+        infer(skill=skill("name: 1"), agent_md=GUIDE),
     ]
     emitted = {f.code for result in samples for f in result.findings}
-    assert {"no_bootstrap", "frontmatter", "inferred", "pattern", "max_length", "required", "no_mcp_url",
-            "type", "binary", "not_object"} <= emitted
+    assert {
+        "no_bootstrap",
+        "frontmatter",
+        "inferred",
+        "pattern",
+        "max_length",
+        "required",
+        "no_mcp_url",
+        "type",
+        "binary",
+        "not_object",
+    } <= emitted
     assert emitted <= CODES.keys()
 
 
 # -- the example corpus ------------------------------------------------------------------------
 EXAMPLES = Path(__file__).resolve().parent / "examples" / "valid" / "inferred"
-EXPECTED_MCP = {"pantry": ("https://mcp.pantry.example.com/mcp", "mcp.json"),
-                "llms-only": ("https://tides.example.org/v1/stream", "llms.txt")}
+EXPECTED_MCP = {
+    "pantry": ("https://mcp.pantry.example.com/mcp", "mcp.json"),
+    "llms-only": ("https://tides.example.org/v1/stream", "llms.txt"),
+}
 
 
 def test_every_valid_example_folder_infers_a_clean_listing():

@@ -50,12 +50,18 @@ def test_the_registry_is_the_contract_list_in_its_order():
 
 
 def test_discovery_reads_caps_paths_and_primary_order_from_the_registry():
-    assert discovery.MANIFEST_PATHS == {"agent_app": "/.well-known/agent-app.json",
-                                        "anchor": "/.well-known/anchor.json"}
+    assert discovery.MANIFEST_PATHS == {
+        "agent_app": "/.well-known/agent-app.json",
+        "anchor": "/.well-known/anchor.json",
+    }
     assert discovery.CAPS["agent_app"] == formats.get("agent_app").MAX_BYTES == 32 * 1024  # the spec's limit
     assert discovery.CAPS["anchor"] == formats.get("anchor").MAX_BYTES
-    assert discovery.BOOTSTRAP == {"agent_md": "/agent.md", "llms_txt": "/llms.txt", "skill": "/SKILL.md",
-                                   "mcp_json": "/mcp.json"}
+    assert discovery.BOOTSTRAP == {
+        "agent_md": "/agent.md",
+        "llms_txt": "/llms.txt",
+        "skill": "/SKILL.md",
+        "mcp_json": "/mcp.json",
+    }
     order = [n for n in discovery.PRIMARY_ORDER if n in ("agent_app", "anchor", "inferred")]
     assert order == ["agent_app", "anchor", "inferred"]
 
@@ -65,7 +71,9 @@ def test_the_size_check_holds_each_format_to_its_declared_limit():
     record = FetchRecord(url="https://a.test/.well-known/anchor.json", kind="anchor", body=b" " * (limit + 1))
     check = size_check(record, "anchor")
     assert check.status == "fail" and f"limit {limit:,}" in check.detail
-    assert size_check(FetchRecord(url="u", kind="agent_app", body=b"{}"), "agent_app").detail == "2 bytes (limit 32,768)"
+    assert (
+        size_check(FetchRecord(url="u", kind="agent_app", body=b"{}"), "agent_app").detail == "2 bytes (limit 32,768)"
+    )
 
 
 def test_validate_reads_a_folder_by_the_registry(tmp_path):

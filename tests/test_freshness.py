@@ -33,6 +33,7 @@ def until(headers: dict[str, str], status: int = 200, sent: float = T, arrived: 
 
 # --- lifetime -------------------------------------------------------------------------------
 
+
 def test_max_age_is_the_lifetime_counted_from_arrival():
     assert until({"cache-control": "max-age=3600"}) == T + 3600
 
@@ -71,9 +72,15 @@ def test_no_explicit_lifetime_is_never_fresh_no_heuristics():
     assert until({"last-modified": http(T - 365 * 86400), "etag": '"x"'}) is None
 
 
-@pytest.mark.parametrize("cache_control", [
-    "no-store, max-age=3600", "max-age=3600, no-cache", 'no-cache="set-cookie", max-age=3600', "NO-STORE",
-])
+@pytest.mark.parametrize(
+    "cache_control",
+    [
+        "no-store, max-age=3600",
+        "max-age=3600, no-cache",
+        'no-cache="set-cookie", max-age=3600',
+        "NO-STORE",
+    ],
+)
 def test_no_store_and_no_cache_are_never_fresh(cache_control):
     assert until({"cache-control": cache_control}) is None
 
@@ -94,17 +101,23 @@ def test_the_same_max_age_twice_is_no_conflict():
 
 def test_quoted_values_and_spacing_are_read():
     assert directives(' max-age="120" , private,no-transform ') == [
-        ("max-age", "120"), ("private", None), ("no-transform", None)]
+        ("max-age", "120"),
+        ("private", None),
+        ("no-transform", None),
+    ]
     assert until({"cache-control": 'max-age="120"'}) == T + 120
 
 
-@pytest.mark.parametrize("status, fresh", [(200, True), (203, True), (404, True), (410, True),
-                                           (500, False), (503, False), (301, False), (206, False)])
+@pytest.mark.parametrize(
+    "status, fresh",
+    [(200, True), (203, True), (404, True), (410, True), (500, False), (503, False), (301, False), (206, False)],
+)
 def test_only_whole_answers_and_definite_absence_may_be_fresh(status, fresh):
     assert (until({"cache-control": "max-age=60"}, status=status) is not None) is fresh
 
 
 # --- age --------------------------------------------------------------------------------------
+
 
 def test_age_header_is_subtracted_with_the_time_the_answer_took():
     # Age 3000 at the origin, 2 s on the way: 598 s of freshness left.
@@ -136,6 +149,7 @@ def test_age_uses_its_first_member_and_ignores_an_invalid_one(age, counted):
 
 # --- agentdex's bounds --------------------------------------------------------------------------
 
+
 def test_a_fresh_answer_is_used_until_the_floor_before_it_expires():
     policy = Policy(ceiling=86400, floor=60)
     assert policy.usable(T + 3600, T, now=T + 3539)
@@ -162,6 +176,7 @@ def test_revalidate_trusts_nothing_and_never_fresh_stays_never():
 
 # --- text ---------------------------------------------------------------------------------------
 
+
 def test_iso_and_epoch_round_trip_the_catalogues_time_format():
     assert iso(T) == "2027-01-15T08:00:00.000Z"
     assert epoch(iso(T + 0.25)) == T + 0.25
@@ -169,7 +184,9 @@ def test_iso_and_epoch_round_trip_the_catalogues_time_format():
     assert epoch(None) is None and epoch("not a time") is None and iso(None) is None
 
 
-@pytest.mark.parametrize("seconds, text", [(0, "0 s"), (59, "59 s"), (60, "1 min"), (7199, "1 h"),
-                                           (7200, "2 h"), (172800, "2 d"), (None, "")])
+@pytest.mark.parametrize(
+    "seconds, text",
+    [(0, "0 s"), (59, "59 s"), (60, "1 min"), (7199, "1 h"), (7200, "2 h"), (172800, "2 d"), (None, "")],
+)
 def test_ages_read_as_people_say_them(seconds, text):
     assert age_text(seconds) == text

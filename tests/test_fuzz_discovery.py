@@ -17,18 +17,46 @@ from agentdex.formats import a2a_card, ai_catalog, api_catalog, server_card, ser
 from test_fuzz_validators import FUZZ, JSON_VALUES, check_result, mutated
 
 MODULES = {m.NAME: m for m in (a2a_card, server_card, server_json, api_catalog, x402_discovery, ai_catalog)}
-SEEDS = {"a2a_card": ["agent_card"], "server_card": ["server_cards"], "server_json": ["server_json"],
-         "x402_discovery": ["x402"], "api_catalog": [], "ai_catalog": []}
+SEEDS = {
+    "a2a_card": ["agent_card"],
+    "server_card": ["server_cards"],
+    "server_json": ["server_json"],
+    "x402_discovery": ["x402"],
+    "api_catalog": [],
+    "ai_catalog": [],
+}
 HAND_MADE = {
-    "api_catalog": {"linkset": [{"anchor": "https://a.test/api", "service-desc": [{"href": "/openapi.json"}]},
-                                {"item": [{"href": "https://a.test/v2"}]}]},
-    "ai_catalog": {"specVersion": "1.0", "host": {"displayName": "A"}, "entries": [
-        {"identifier": "urn:air:a.test:mcp:x", "displayName": "X", "type": "application/mcp-server-card+json",
-         "data": {"name": "test.a/x", "version": "1", "remotes": [{"type": "sse", "url": "https://a.test/sse"}]},
-         "capabilities": ["t"], "representativeQueries": ["a", "b"]}]},
-    "x402_discovery": {"x402Version": 2, "items": [{"resource": {"url": "/p"}, "type": "mcp", "input": {"toolName": "t"},
-                                                    "accepts": [{"asset": "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
-                                                                 "amount": "10"}]}]},
+    "api_catalog": {
+        "linkset": [
+            {"anchor": "https://a.test/api", "service-desc": [{"href": "/openapi.json"}]},
+            {"item": [{"href": "https://a.test/v2"}]},
+        ]
+    },
+    "ai_catalog": {
+        "specVersion": "1.0",
+        "host": {"displayName": "A"},
+        "entries": [
+            {
+                "identifier": "urn:air:a.test:mcp:x",
+                "displayName": "X",
+                "type": "application/mcp-server-card+json",
+                "data": {"name": "test.a/x", "version": "1", "remotes": [{"type": "sse", "url": "https://a.test/sse"}]},
+                "capabilities": ["t"],
+                "representativeQueries": ["a", "b"],
+            }
+        ],
+    },
+    "x402_discovery": {
+        "x402Version": 2,
+        "items": [
+            {
+                "resource": {"url": "/p"},
+                "type": "mcp",
+                "input": {"toolName": "t"},
+                "accepts": [{"asset": "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", "amount": "10"}],
+            }
+        ],
+    },
 }
 
 

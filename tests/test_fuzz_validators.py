@@ -27,10 +27,16 @@ from agentdex.models import Finding, ParseResult
 
 EXAMPLES = Path(__file__).resolve().parent / "examples" / "valid"
 ADAPP_TREES = Path(__file__).resolve().parent / "examples" / "adapp"  # package source trees
-FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow],
-                database=None)
-ENTRY_POINTS = ("agent_app.parse", "anchor.parse", "findagent.parse", "inferred.parse",
-                "inferred.infer", "adapp.parse", "adapp.parse_package")
+FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+ENTRY_POINTS = (
+    "agent_app.parse",
+    "anchor.parse",
+    "findagent.parse",
+    "inferred.parse",
+    "inferred.infer",
+    "adapp.parse",
+    "adapp.parse_package",
+)
 JSON_ENTRY_POINTS = ("agent_app.parse", "anchor.parse", "findagent.parse", "adapp.parse")
 BOOTSTRAP_FILES = ("SKILL.md", "agent.md", "llms.txt", "mcp.json")
 
@@ -59,8 +65,9 @@ def check_result(result: Any) -> None:
 
 
 # -- strategies --------------------------------------------------------------------------------
-SCALARS = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
-           | st.text(max_size=40))
+SCALARS = (
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=40)
+)
 
 
 def known_keys() -> list[str]:
@@ -86,18 +93,30 @@ KEYS = st.sampled_from(known_keys()) | st.text(max_size=12)
 JSON_VALUES = st.recursive(
     SCALARS,
     lambda children: st.lists(children, max_size=4) | st.dictionaries(KEYS, children, max_size=6),
-    max_leaves=25)
+    max_leaves=25,
+)
 TYPE_FAMILIES: dict[str, st.SearchStrategy] = {
-    "null": st.none(), "bool": st.booleans(), "int": st.integers(),
-    "float": st.floats(allow_nan=False, allow_infinity=False), "str": st.text(max_size=300),
-    "list": st.lists(SCALARS, max_size=4), "dict": st.dictionaries(st.text(max_size=10), SCALARS, max_size=4),
+    "null": st.none(),
+    "bool": st.booleans(),
+    "int": st.integers(),
+    "float": st.floats(allow_nan=False, allow_infinity=False),
+    "str": st.text(max_size=300),
+    "list": st.lists(SCALARS, max_size=4),
+    "dict": st.dictionaries(st.text(max_size=10), SCALARS, max_size=4),
 }
 
 
 def family(value: Any) -> str:
     """The JSON type family of a value."""
-    for name, kind in (("null", type(None)), ("bool", bool), ("int", int), ("float", float),
-                       ("str", str), ("list", list), ("dict", dict)):
+    for name, kind in (
+        ("null", type(None)),
+        ("bool", bool),
+        ("int", int),
+        ("float", float),
+        ("str", str),
+        ("list", list),
+        ("dict", dict),
+    ):
         if isinstance(value, kind):
             return name
     return "str"
@@ -200,7 +219,9 @@ def test_mutated_valid_examples_never_raise(name):
 
 
 # -- packages and bootstrap files --------------------------------------------------------------
-ZIP_NAMES = st.sampled_from(["manifest.json", "icon.png", "tools/a.json", "../evil", "/abs", "dir/", "a\\b"]) | st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=20)
+ZIP_NAMES = st.sampled_from(["manifest.json", "icon.png", "tools/a.json", "../evil", "/abs", "dir/", "a\\b"]) | st.text(
+    st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=20
+)
 
 
 def test_arbitrary_zip_packages_never_raise():
@@ -218,7 +239,9 @@ def adapp_trees() -> list[dict[str, bytes]]:
     """The package source trees under ``tests/examples/adapp/`` (path -> bytes)."""
     trees = []
     for folder in sorted(p for p in ADAPP_TREES.iterdir() if p.is_dir()) if ADAPP_TREES.is_dir() else ():
-        trees.append({p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()})
+        trees.append(
+            {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+        )
     return [tree for tree in trees if "manifest.json" in tree]
 
 
@@ -228,7 +251,8 @@ def test_mutated_adapp_packages_never_raise():
     trees = adapp_trees()
     assert trees, "tests/examples/adapp holds no package source trees"
     manifests = st.sampled_from(trees).flatmap(
-        lambda tree: st.tuples(st.just(tree), mutated(json.loads(tree["manifest.json"])), st.booleans()))
+        lambda tree: st.tuples(st.just(tree), mutated(json.loads(tree["manifest.json"])), st.booleans())
+    )
 
     @FUZZ
     @given(manifests)
@@ -242,8 +266,12 @@ def test_mutated_adapp_packages_never_raise():
     check()
 
 
-SKILL_FRONTMATTER = {"name": "pantry", "description": "Tracks what is in your kitchen.", "license": "MIT",
-                     "metadata": {"openclaw": {"requires": {"env": ["PANTRY_KEY"]}}}}
+SKILL_FRONTMATTER = {
+    "name": "pantry",
+    "description": "Tracks what is in your kitchen.",
+    "license": "MIT",
+    "metadata": {"openclaw": {"requires": {"env": ["PANTRY_KEY"]}}},
+}
 
 
 def test_arbitrary_bootstrap_file_sets_never_raise():
@@ -259,8 +287,9 @@ def test_arbitrary_bootstrap_file_sets_never_raise():
 
 
 def test_mutated_skill_frontmatter_never_raises():
-    yaml_text = st.recursive(SCALARS, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=3),
-                             max_leaves=15).map(lambda v: yaml.safe_dump(v, allow_unicode=True))
+    yaml_text = st.recursive(
+        SCALARS, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=3), max_leaves=15
+    ).map(lambda v: yaml.safe_dump(v, allow_unicode=True))
 
     frontmatters = [SKILL_FRONTMATTER]
     for path in sorted((EXAMPLES / "inferred").glob("*/SKILL.md")):
@@ -271,11 +300,30 @@ def test_mutated_skill_frontmatter_never_raises():
     # text made of YAML's syntax characters reaches anchors, aliases, tags and flow collections
     yaml_syntax = st.text(alphabet="ab1:-&*![]{},|>?'\"# \n", max_size=80)
     # lines that random text rarely hits: self-reference, alias fan-out, tags, bad dates
-    yaml_lines = st.lists(st.sampled_from([
-        "a: &a [*a]", "b: &b {x: *b}", "c: &c [1, 2]", "d: [*c, *c, *c]", "e: *c", "f: &f\n  - *f",
-        "g: !!set {a, b}", "h: 2024-13-40", "i: !!binary Zm9v", "j: !!python/name:os.system", "? [k]\n: v",
-        "name: x", "description: y", "name: [1]", "description: {a: 1}",
-    ]), min_size=1, max_size=4, unique=True).map("\n".join)
+    yaml_lines = st.lists(
+        st.sampled_from(
+            [
+                "a: &a [*a]",
+                "b: &b {x: *b}",
+                "c: &c [1, 2]",
+                "d: [*c, *c, *c]",
+                "e: *c",
+                "f: &f\n  - *f",
+                "g: !!set {a, b}",
+                "h: 2024-13-40",
+                "i: !!binary Zm9v",
+                "j: !!python/name:os.system",
+                "? [k]\n: v",
+                "name: x",
+                "description: y",
+                "name: [1]",
+                "description: {a: 1}",
+            ]
+        ),
+        min_size=1,
+        max_size=4,
+        unique=True,
+    ).map("\n".join)
 
     @FUZZ
     @given(dumped | yaml_text | yaml_syntax | yaml_lines | st.text(max_size=300), st.text(max_size=300))

@@ -10,9 +10,9 @@ import ssl
 import time
 
 import pytest
-from agentdex.crawler.netstream import SocketBackend
 
 from agentdex.crawler.fetch import Fetcher
+from agentdex.crawler.netstream import SocketBackend
 from agentdex.sampleweb.rawsock import RawServer
 from netfixtures import TLSServer, tls_ca, tls_server, tls_server_session  # noqa: F401
 
@@ -28,15 +28,21 @@ def server_tls(tls_ca) -> ssl.SSLContext:  # noqa: F811
     return context
 
 
-async def fetch_from(behaviour: str, server_tls: ssl.SSLContext, ca_path, *, max_bytes: int = 256 * 1024,
-                     method: str = "GET"):
+async def fetch_from(
+    behaviour: str, server_tls: ssl.SSLContext, ca_path, *, max_bytes: int = 256 * 1024, method: str = "GET"
+):
     with RawServer(behaviour, tls=server_tls) as server:
-        async with Fetcher(connect_to=server.connect_to, ca_bundle=ca_path, deadline=DEADLINE,
-                           connect_timeout=0.5, retries=1) as fetcher:
+        async with Fetcher(
+            connect_to=server.connect_to, ca_bundle=ca_path, deadline=DEADLINE, connect_timeout=0.5, retries=1
+        ) as fetcher:
             started = time.monotonic()
-            record = await fetcher.fetch("https://a.test/.well-known/agent-app.json", kind="manifest",
-                                         max_bytes=max_bytes, method=method,
-                                         content=b"{}" if method == "POST" else None)
+            record = await fetcher.fetch(
+                "https://a.test/.well-known/agent-app.json",
+                kind="manifest",
+                max_bytes=max_bytes,
+                method=method,
+                content=b"{}" if method == "POST" else None,
+            )
             return record, time.monotonic() - started
 
 
@@ -48,17 +54,27 @@ async def test_a_stalling_server_cannot_outlast_the_deadline(behaviour, server_t
     assert record.body is None and record.error  # recorded, with a sentence, never parsed
 
 
-@pytest.mark.parametrize(("behaviour", "method"), [("endless_chunked", "GET"), ("no_length", "GET"),
-                                                   ("endless_sse", "POST")])
+@pytest.mark.parametrize(
+    ("behaviour", "method"), [("endless_chunked", "GET"), ("no_length", "GET"), ("endless_sse", "POST")]
+)
 async def test_a_body_that_never_ends_is_stopped_at_its_cap(behaviour, method, server_tls, tls_ca) -> None:  # noqa: F811
     record, took = await fetch_from(behaviour, server_tls, tls_ca[1], max_bytes=200_000, method=method)
     assert record.error_code == "too_large" and "200000-byte cap" in record.error
     assert record.body is None and record.status == 200 and took < DEADLINE + SLACK
 
 
-@pytest.mark.parametrize(("behaviour", "code"), [("many_headers", "protocol"), ("huge_header", "protocol"),
-                                                 ("garbage", "protocol"), ("truncated_chunked", "incomplete")])
-async def test_a_malformed_or_oversized_answer_is_recorded_and_never_parsed(behaviour, code, server_tls, tls_ca) -> None:  # noqa: F811
+@pytest.mark.parametrize(
+    ("behaviour", "code"),
+    [
+        ("many_headers", "protocol"),
+        ("huge_header", "protocol"),
+        ("garbage", "protocol"),
+        ("truncated_chunked", "incomplete"),
+    ],
+)
+async def test_a_malformed_or_oversized_answer_is_recorded_and_never_parsed(
+    behaviour, code, server_tls, tls_ca
+) -> None:  # noqa: F811
     record, _ = await fetch_from(behaviour, server_tls, tls_ca[1])
     assert record.error_code == code, record.error
     assert record.body is None and record.sha256 is None
@@ -118,6 +134,7 @@ def answers(*sequence: list[str]):
     async def resolver(host: str, port: int) -> list[str]:
         calls.append(host)
         return sequence[min(len(calls), len(sequence)) - 1]
+
     return resolver, calls
 
 
@@ -147,14 +164,16 @@ async def test_an_answer_mixing_public_and_private_addresses_is_refused(tls_serv
 
 async def test_a_redirect_into_a_private_spelling_is_refused(tls_server: TLSServer) -> None:  # noqa: F811
     tls_server.routes["/to-integer"] = lambda request: _redirect("https://2130706433/json")
-    async with Fetcher(connect_to=[("a.test", "127.0.0.1", tls_server.port)], ca_bundle=tls_server.ca_path,
-                       deadline=5) as fetcher:
+    async with Fetcher(
+        connect_to=[("a.test", "127.0.0.1", tls_server.port)], ca_bundle=tls_server.ca_path, deadline=5
+    ) as fetcher:
         record = await fetcher.fetch("https://a.test/to-integer", kind="t", max_bytes=10_000, honour_robots=False)
     assert record.error_code == "blocked_address" and record.redirects == ["https://2130706433/json"]
 
 
 async def _redirect(location: str):
     from netfixtures import redirect
+
     return redirect(location)
 
 

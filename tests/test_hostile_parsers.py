@@ -18,9 +18,17 @@ GUIDE = b"# Guide\n\nUse the MCP endpoint.\n"
 
 
 def manifest(**extra) -> dict:
-    return {"agent_app": "1", "name": "Bomb", "one_liner": "A test.", "description": "Bomb is a test document.",
-            "homepage": "https://bomb.test/", "guide": {"url": "https://bomb.test/agent.md"},
-            "categories": ["utilities"], "pricing": "free", **extra}
+    return {
+        "agent_app": "1",
+        "name": "Bomb",
+        "one_liner": "A test.",
+        "description": "Bomb is a test document.",
+        "homepage": "https://bomb.test/",
+        "guide": {"url": "https://bomb.test/agent.md"},
+        "categories": ["utilities"],
+        "pricing": "free",
+        **extra,
+    }
 
 
 BOMBS = {
@@ -60,14 +68,23 @@ def test_a_repeated_key_is_a_warning_that_says_which_value_counts():
     result = parse_json(text.encode())
     repeated = [f for f in result.findings if f.code == "duplicate_key"]
     assert result.listing.name == "Second"
-    assert len(repeated) == 1 and repeated[0].severity == "warning" and '"name"' in repeated[0].message and "the last value" in repeated[0].message
+    assert (
+        len(repeated) == 1
+        and repeated[0].severity == "warning"
+        and '"name"' in repeated[0].message
+        and "the last value" in repeated[0].message
+    )
 
 
 def test_fifty_thousand_tags_are_a_finding_not_fifty_thousand_rows():
     result = parse_json(json.dumps(manifest(tags=[f"t{i}" for i in range(50_000)])).encode(), "agent_app")
     assert "too_large" in {f.code for f in result.findings}  # 32 KB: refused before parsing
-    findagent_doc = {"schema_version": "1.1", "name": "tagbomb", "system_prompt": "x",
-                     "tags": [f"t{i}" for i in range(50_000)]}
+    findagent_doc = {
+        "schema_version": "1.1",
+        "name": "tagbomb",
+        "system_prompt": "x",
+        "tags": [f"t{i}" for i in range(50_000)],
+    }
     result = findagent.parse(json.dumps(findagent_doc).encode())  # 1 MB allowed: the tags fit
     assert [(f.path, f.code) for f in result.findings if f.path == "tags"] == [("tags", "max_items")]
     assert len(result.listing.tags) == findagent.MAX_LISTED_TAGS
@@ -79,9 +96,12 @@ def test_numbers_at_the_limit_still_parse():
 
 
 SKILL_BOMBS = {
-    "an alias bomb": ("---\nname: bomb\ndescription: d\n" + "\n".join(
-        [f"l{i}: &l{i} [{', '.join(['*l' + str(i - 1)] * 9)}]" for i in range(1, 10)]).replace("*l0", "lol") + "\n---\n",
-        "aliases or nesting"),
+    "an alias bomb": (
+        "---\nname: bomb\ndescription: d\n"
+        + "\n".join([f"l{i}: &l{i} [{', '.join(['*l' + str(i - 1)] * 9)}]" for i in range(1, 10)]).replace("*l0", "lol")
+        + "\n---\n",
+        "aliases or nesting",
+    ),
     "a self-referencing alias": ("---\nname: bomb\ndescription: d\na: &a [*a]\n---\n", "aliases or nesting"),
     "oversize frontmatter": ("---\nname: big\ndescription: " + "x" * 70_000 + "\n---\n", "agentdex reads at most"),
     "a YAML tag": ("---\nname: !!python/object/apply:os.system ['id']\ndescription: d\n---\n", "not valid YAML"),

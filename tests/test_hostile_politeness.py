@@ -29,12 +29,14 @@ def stamped(server: TLSServer, path: str, status: int = 200, **headers: str) -> 
     async def handler(request):
         arrivals.append(time.monotonic())
         return Reply(status, b"{}", dict(headers))
+
     server.routes[path] = handler
     return arrivals
 
 
-@pytest.mark.parametrize(("answer", "allowed"), [(404, True), (410, True), (401, True), (429, False),
-                                                 (500, False), (503, False)])
+@pytest.mark.parametrize(
+    ("answer", "allowed"), [(404, True), (410, True), (401, True), (429, False), (500, False), (503, False)]
+)
 async def test_robots_txt_4xx_allows_and_5xx_or_429_holds_off(tls_server: TLSServer, answer, allowed) -> None:  # noqa: F811
     host = f"r{answer}.sample.test"
     tls_server.robots[host] = answer
@@ -50,6 +52,7 @@ async def test_robots_txt_4xx_allows_and_5xx_or_429_holds_off(tls_server: TLSSer
 async def test_a_robots_txt_that_redirects_forever_counts_as_unavailable(tls_server: TLSServer) -> None:  # noqa: F811
     async def loop(request):
         return redirect("/robots.txt")
+
     tls_server.routes["/robots.txt"] = loop
     async with make_fetcher(tls_server, retries=0) as f:
         page = await f.fetch("https://rl.sample.test/json", kind="guide", max_bytes=CAP)
@@ -60,10 +63,11 @@ async def test_crawl_delay_spaces_the_requests_to_an_origin(tls_server: TLSServe
     tls_server.robots["cd.sample.test"] = "User-agent: *\nCrawl-delay: 1\n"
     arrivals = stamped(tls_server, "/paced")
     async with make_fetcher(tls_server) as f:
-        records = await asyncio.gather(*(f.fetch(f"https://cd.sample.test/paced?{i}", kind="t", max_bytes=CAP)
-                                         for i in range(3)))
+        records = await asyncio.gather(
+            *(f.fetch(f"https://cd.sample.test/paced?{i}", kind="t", max_bytes=CAP) for i in range(3))
+        )
     assert all(r.ok for r in records)
-    gaps = [b - a for a, b in zip(arrivals, arrivals[1:])]
+    gaps = [b - a for a, b in zip(arrivals, arrivals[1:], strict=False)]
     assert len(gaps) == 2 and min(gaps) >= 0.95
 
 
@@ -93,7 +97,8 @@ async def test_a_retry_after_beyond_reach_is_not_retried_at_all(tls_server: TLSS
 async def test_two_requests_at_most_to_one_host_whatever_the_concurrency(tls_server: TLSServer) -> None:  # noqa: F811
     net = NetworkOptions(connect_to=tls_server.connect_to, ca_bundle=tls_server.ca_path, concurrency=64)
     async with net.fetcher() as f:  # the crawl's own fetcher
-        records = await asyncio.gather(*(f.fetch("https://busy.sample.test/slow", kind="t", max_bytes=CAP)
-                                         for _ in range(12)))
+        records = await asyncio.gather(
+            *(f.fetch("https://busy.sample.test/slow", kind="t", max_bytes=CAP) for _ in range(12))
+        )
     assert all(r.ok for r in records)
     assert tls_server.max_active["busy.sample.test"] == 2

@@ -14,8 +14,8 @@ from agentdex.sampleweb.server import SampleWeb
 from agentdex.tui.app import make_app
 from agentdex.tui.screens.catalogue import CatalogueScreen
 from agentdex.tui.widgets.catalogue_table import CatalogueTable
-from tests.conftest import cli_env
 from test_tui_support import SIZE, no_cursor_blink, settle  # noqa: F401
+from tests.conftest import cli_env
 
 SYNTHETIC = 40
 PAUSE = "t-delay.test"  # its manifest takes 1 s: with --concurrency 1 the crawl rests half-way
@@ -39,16 +39,30 @@ async def test_the_tui_reading_during_a_crawl_sees_only_whole_origins(tmp_path, 
     seen: list[dict[str, tuple[str, ...]]] = []
     with SampleWeb(synthetic=SYNTHETIC) as web:
         hosts = web.synthetic.hosts
-        origins = [*hosts[:SYNTHETIC // 2], PAUSE, *hosts[SYNTHETIC // 2:]]
+        origins = [*hosts[: SYNTHETIC // 2], PAUSE, *hosts[SYNTHETIC // 2 :]]
         app = make_app(path, web.network_options())
         notes: list[str] = []
         app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
         async with app.run_test(size=SIZE) as pilot:
             # Started once the app is up: the crawl's 1 s rest half-way must come while the app
             # reads (started before it, a fast crawl could be over before the app's first read).
-            crawl = subprocess.Popen([sys.executable, "-m", "agentdex", "crawl", "--db", str(path),
-                                      *web.cli_args(), "--concurrency", "1", *origins],
-                                     env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            crawl = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "agentdex",
+                    "crawl",
+                    "--db",
+                    str(path),
+                    *web.cli_args(),
+                    "--concurrency",
+                    "1",
+                    *origins,
+                ],
+                env=cli_env(),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
             while crawl.poll() is None:
                 await pilot.press("f5")
                 await settle(pilot, rounds=2)

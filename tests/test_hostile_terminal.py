@@ -25,18 +25,36 @@ from agentdex.models import Check, Listing, Tool
 from agentdex.text import plain
 from agentdex.tui.app import make_app
 from db_records import listing_crawl
+from test_tui_support import (
+    SIZE,
+    net,
+    no_cursor_blink,
+    open_listing,
+    screen_text,
+    settle,  # noqa: F401
+    terminal_output,
+    web,
+)
 from tests.conftest import cli_env
-from test_tui_support import (SIZE, net, no_cursor_blink, open_listing, screen_text, settle,  # noqa: F401
-                              terminal_output, web)
 
 ORIGIN = "hostile.test"
 SEQUENCES = {
-    "CSI": "\x1b[2J\x1b[31m", "OSC 0 (title)": "\x1b]0;pwned\x07", "OSC 8 (link)": "\x1b]8;;https://evil.test\x1b\\",
-    "OSC 52 (clipboard)": "\x1b]52;c;ZXZpbA==\x07", "DCS": "\x1bP+q544e\x1b\\", "C1 CSI": "\x9b31m",
-    "C1 OSC": "\x9d0;pwned\x9c", "BEL": "\x07",
+    "CSI": "\x1b[2J\x1b[31m",
+    "OSC 0 (title)": "\x1b]0;pwned\x07",
+    "OSC 8 (link)": "\x1b]8;;https://evil.test\x1b\\",
+    "OSC 52 (clipboard)": "\x1b]52;c;ZXZpbA==\x07",
+    "DCS": "\x1bP+q544e\x1b\\",
+    "C1 CSI": "\x9b31m",
+    "C1 OSC": "\x9d0;pwned\x9c",
+    "BEL": "\x07",
 }
-INVISIBLE = {"\u202e": "⟨U+202E⟩", "\u2066": "⟨U+2066⟩", "\u200b": "⟨U+200B⟩", "\u200d": "⟨U+200D⟩",
-             "\U000e0041": "⟨U+E0041⟩"}
+INVISIBLE = {
+    "\u202e": "⟨U+202E⟩",
+    "\u2066": "⟨U+2066⟩",
+    "\u200b": "⟨U+200B⟩",
+    "\u200d": "⟨U+200D⟩",
+    "\U000e0041": "⟨U+E0041⟩",
+}
 MARKUP = "[@click=app.quit]x[/] [link=https://evil.test]y[/link] [bold"
 HOSTILE = MARKUP + "".join(SEQUENCES.values()) + "".join(INVISIBLE) + " end"
 LIVE = ("\x1b", "\x07", "\x9b", "\x9d", "\x9c", "\x90", *INVISIBLE)  # bytes a terminal would act on or hide
@@ -45,16 +63,30 @@ LIVE = ("\x1b", "\x07", "\x9b", "\x9d", "\x9c", "\x90", *INVISIBLE)  # bytes a t
 @pytest.fixture(scope="module")
 def hostile_db(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("terminal") / "catalogue.db"
-    listing = Listing(format="agent_app", origin=ORIGIN, name=HOSTILE, one_liner=HOSTILE, description=HOSTILE,
-                      homepage="https://hostile.test/", mcp_url="https://hostile.test/mcp", mcp_auth=["none"],
-                      instructions=HOSTILE, categories=["utilities"], tags=[HOSTILE], publisher_name=HOSTILE)
+    listing = Listing(
+        format="agent_app",
+        origin=ORIGIN,
+        name=HOSTILE,
+        one_liner=HOSTILE,
+        description=HOSTILE,
+        homepage="https://hostile.test/",
+        mcp_url="https://hostile.test/mcp",
+        mcp_auth=["none"],
+        instructions=HOSTILE,
+        categories=["utilities"],
+        tags=[HOSTILE],
+        publisher_name=HOSTILE,
+    )
     tools = [Tool(HOSTILE, description=HOSTILE, annotations={"title": HOSTILE}, source="mcp")]
     db = open_db(path)
     first = Listing.from_dict({**listing.to_dict(), "name": "Before", "one_liner": "Before"})
     save_origin(db, listing_crawl(first, origin=ORIGIN), start_crawl(db))
     # The second crawl changes the name and one-liner: change events carry the hostile text too.
-    save_origin(db, listing_crawl(listing, origin=ORIGIN, checks=[Check("guide.reachable", "fail", HOSTILE)],
-                                  mcp_tools=tools), start_crawl(db))
+    save_origin(
+        db,
+        listing_crawl(listing, origin=ORIGIN, checks=[Check("guide.reachable", "fail", HOSTILE)], mcp_tools=tools),
+        start_crawl(db),
+    )
     db.conn.close()
     return path
 

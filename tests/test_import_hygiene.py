@@ -10,18 +10,31 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LIBRARY = ["agentdex.formats", "agentdex.plans", "agentdex.crawler.crawl", "agentdex.crawler.verify",
-           "agentdex.db", "agentdex.validate", "agentdex.changes", "agentdex.feedback", "agentdex.checks",
-           "agentdex.render", "agentdex.showing", "agentdex.demo"]
+LIBRARY = [
+    "agentdex.formats",
+    "agentdex.plans",
+    "agentdex.crawler.crawl",
+    "agentdex.crawler.verify",
+    "agentdex.db",
+    "agentdex.validate",
+    "agentdex.changes",
+    "agentdex.feedback",
+    "agentdex.checks",
+    "agentdex.render",
+    "agentdex.showing",
+    "agentdex.demo",
+]
 
 
 def test_library_modules_do_not_import_ui_toolkits():
     # rich is left out here: httpx itself imports it for its own CLI when it is installed.
     # That our modules never import rich directly is the import-linter contract below.
-    code = ("import importlib, sys\n"
-            f"for m in {LIBRARY!r}: importlib.import_module(m)\n"
-            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'typer'))\n"
-            "print(','.join(bad))")
+    code = (
+        "import importlib, sys\n"
+        f"for m in {LIBRARY!r}: importlib.import_module(m)\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'typer'))\n"
+        "print(','.join(bad))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
 
@@ -95,8 +108,10 @@ def test_the_sample_web_imports_only_what_the_demo_extra_adds():
     assert missing == [], f"imported by agentdex/sampleweb but declared neither as a dependency nor in demo: {missing}"
     library = _distributions(imported_top_level_modules(ROOT / "agentdex", skip=SAMPLEWEB))
     assert declared_distributions("demo") <= sampleweb - library, "the demo extra holds a package the library imports"
-    assert "agentdex[demo]" in tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"][
-        "optional-dependencies"]["test"], "the test extra must install the demo extra (the suite runs the sample web)"
+    assert (
+        "agentdex[demo]"
+        in tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["optional-dependencies"]["test"]
+    ), "the test extra must install the demo extra (the suite runs the sample web)"
 
 
 def test_the_sample_webs_refusal_names_every_module_of_the_demo_extra():
@@ -111,6 +126,7 @@ def test_the_sample_webs_refusal_names_every_module_of_the_demo_extra():
 def test_every_declared_dependency_is_imported_by_agentdex():
     names = (declared_distributions() | declared_distributions("demo")) - IMPORTED_BY_DEPENDENCIES
     source = "\n".join(p.read_text("utf-8") for p in (ROOT / "agentdex").rglob("*.py"))
-    unused = sorted(n for n in names if not re.search(
-        rf"^\s*(import|from) {re.escape(IMPORT_NAMES.get(n, n))}\b", source, re.M))
+    unused = sorted(
+        n for n in names if not re.search(rf"^\s*(import|from) {re.escape(IMPORT_NAMES.get(n, n))}\b", source, re.M)
+    )
     assert unused == [], f"declared in pyproject.toml but imported nowhere in agentdex/: {unused}"

@@ -30,8 +30,24 @@ LISTING_ONLY = ["initialize", "notifications/initialized", "tools/list"]
 def run_scenario(scenario: str, out: Path) -> tuple[list[dict], dict]:
     """The kit's checks for ``scenario`` and the probe's result (the client's stdout)."""
     command = f"{sys.executable} {CLIENT}"
-    subprocess.run(["node", str(CONFORMANCE), "client", "--command", command, "--scenario", scenario,
-                    "--timeout", "60000", "-o", str(out)], cwd=NPM_DIR, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            "node",
+            str(CONFORMANCE),
+            "client",
+            "--command",
+            command,
+            "--scenario",
+            scenario,
+            "--timeout",
+            "60000",
+            "-o",
+            str(out),
+        ],
+        cwd=NPM_DIR,
+        capture_output=True,
+        timeout=120,
+    )
     (folder,) = out.iterdir()
     checks = json.loads((folder / "checks.json").read_text())
     return checks, json.loads((folder / "stdout.txt").read_text() or "{}")
@@ -39,8 +55,11 @@ def run_scenario(scenario: str, out: Path) -> tuple[list[dict], dict]:
 
 def received(checks: list[dict]) -> list[str]:
     """The JSON-RPC methods the kit's server received, in order."""
-    return [c["details"].get("mcpMethod") or c["details"].get("jsonrpcMethod")
-            for c in checks if c["id"] == "incoming-request"]
+    return [
+        c["details"].get("mcpMethod") or c["details"].get("jsonrpcMethod")
+        for c in checks
+        if c["id"] == "incoming-request"
+    ]
 
 
 def test_the_kit_grades_the_probes_initialize_handshake_a_success(tmp_path):
@@ -50,10 +69,13 @@ def test_the_kit_grades_the_probes_initialize_handshake_a_success(tmp_path):
     assert found["state"] == "ok" and found["server_info"]["name"] == "test-server"
 
 
-@pytest.mark.parametrize(("scenario", "tool", "uncalled"), [
-    ("tools_call", "add_numbers", "tool-add-numbers"),
-    ("sse-retry", "test_reconnection", "client-sse-graceful-reconnect"),
-])
+@pytest.mark.parametrize(
+    ("scenario", "tool", "uncalled"),
+    [
+        ("tools_call", "add_numbers", "tool-add-numbers"),
+        ("sse-retry", "test_reconnection", "client-sse-graceful-reconnect"),
+    ],
+)
 def test_a_kit_server_that_waits_for_a_tool_call_gets_a_listing_and_nothing_else(tmp_path, scenario, tool, uncalled):
     checks, found = run_scenario(scenario, tmp_path)
     assert received(checks) == LISTING_ONLY

@@ -43,7 +43,9 @@ async def test_a_read_only_server_lists_its_tools_with_their_annotations(web):
     assert found.state == "ok" and found.tools_listed
     assert found.server_info["name"] == "Pantry" and found.protocol_version
     assert [(t.name, t.read_only, t.annotations.get("readOnlyHint")) for t in found.tools] == [
-        ("search", True, True), ("get_item", True, True)]
+        ("search", True, True),
+        ("get_item", True, True),
+    ]
     assert found.tools[0].input_schema["type"] == "object"
     assert found.detail == "2 tool(s) listed"
 
@@ -51,8 +53,12 @@ async def test_a_read_only_server_lists_its_tools_with_their_annotations(web):
 async def test_write_and_destructive_tools_are_never_read_only(web):
     found = await probe(web, "https://mcp.tidewater.test/mcp")
     kinds = {t.name: (t.read_only, t.annotations.get("destructiveHint")) for t in found.tools}
-    assert kinds == {"get_tides": (True, None), "harbour_forecast": (True, None),
-                     "create_alert": (False, False), "delete_alert": (False, True)}
+    assert kinds == {
+        "get_tides": (True, None),
+        "harbour_forecast": (True, None),
+        "create_alert": (False, False),
+        "delete_alert": (False, True),
+    }
 
 
 async def test_the_probe_sends_only_initialize_and_tools_list(web):
@@ -66,8 +72,11 @@ async def test_an_oauth_endpoint_is_auth_required_with_its_rfc9728_metadata(web)
     found = await probe(web, "https://mcp.vault.test/mcp")
     assert (found.state, found.http_status, found.auth_scheme) == ("auth_required", 401, "oauth")
     assert found.resource_metadata == "https://mcp.vault.test/.well-known/oauth-protected-resource"
-    assert found.metadata == {"resource": "https://mcp.vault.test/mcp", "authorization_servers": ["https://vault.test"],
-                              "scopes_supported": ["documents.read"]}
+    assert found.metadata == {
+        "resource": "https://mcp.vault.test/mcp",
+        "authorization_servers": ["https://vault.test"],
+        "scopes_supported": ["documents.read"],
+    }
     assert "https://vault.test" in found.detail and not found.tools
 
 
@@ -98,10 +107,13 @@ async def test_an_old_sse_endpoint_is_the_wrong_transport(web):
     assert [m for m, _, _ in sent(web, "t-oldsse.test")] == ["POST", "GET"]
 
 
-@pytest.mark.parametrize(("url", "status"), [
-    ("https://notmcp.test/mcp", 404),  # a JSON 404 to POST, a web page to GET
-    ("https://pantry.test/", 405),  # a static page refuses POST
-])
+@pytest.mark.parametrize(
+    ("url", "status"),
+    [
+        ("https://notmcp.test/mcp", 404),  # a JSON 404 to POST, a web page to GET
+        ("https://pantry.test/", 405),  # a static page refuses POST
+    ],
+)
 async def test_a_web_page_is_not_mcp(web, url, status):
     found = await probe(web, url)
     assert (found.state, found.http_status) == ("not_mcp", status)
@@ -112,10 +124,13 @@ async def test_an_endpoint_that_never_answers_is_a_timeout(web):
     assert found.state == "timeout" and "deadline" in found.detail
 
 
-@pytest.mark.parametrize(("url", "words"), [
-    (f"https://{UNSERVED_HOST}/mcp", "could not be resolved"),
-    ("https://10.0.0.1/mcp", "private address"),
-])
+@pytest.mark.parametrize(
+    ("url", "words"),
+    [
+        (f"https://{UNSERVED_HOST}/mcp", "could not be resolved"),
+        ("https://10.0.0.1/mcp", "private address"),
+    ],
+)
 async def test_an_endpoint_that_cannot_be_reached_is_unreachable(web, url, words):
     found = await probe(web, url)
     assert found.state == "unreachable" and words in found.detail
@@ -128,12 +143,15 @@ def listing(**fields) -> Listing:
     return Listing(format="agent_app", mcp_url="https://mcp.example.test/mcp", **fields)
 
 
-@pytest.mark.parametrize(("declared", "scheme", "status"), [
-    (["oauth"], "oauth", "pass"),
-    (["bearer"], "bearer", "pass"),
-    (["none"], "oauth", "fail"),  # the manifest says no credentials are needed
-    (["bearer"], "oauth", "warn"),  # credentials declared, but of another kind
-])
+@pytest.mark.parametrize(
+    ("declared", "scheme", "status"),
+    [
+        (["oauth"], "oauth", "pass"),
+        (["bearer"], "bearer", "pass"),
+        (["none"], "oauth", "fail"),  # the manifest says no credentials are needed
+        (["bearer"], "oauth", "warn"),  # credentials declared, but of another kind
+    ],
+)
 def test_an_auth_required_endpoint_is_compared_with_the_declared_auth(declared, scheme, status):
     found = mcp_probe.Probe("auth_required", "HTTP 401", 401, auth_scheme=scheme)
     init, tools = mcp_checks(found, listing(mcp_auth=declared))
@@ -149,8 +167,13 @@ def test_a_paid_endpoint_passes_only_when_payment_is_declared():
 
 def record(status: int, doc: dict | None = None) -> FetchRecord:
     body = json.dumps(doc).encode() if doc is not None else b""
-    return FetchRecord(url="https://mcp.example.test/mcp", kind="mcp", status=status, body=body,
-                       headers={"content-type": "application/json"})
+    return FetchRecord(
+        url="https://mcp.example.test/mcp",
+        kind="mcp",
+        status=status,
+        body=body,
+        headers={"content-type": "application/json"},
+    )
 
 
 def scripted(answers: dict[str, FetchRecord]):
@@ -162,6 +185,7 @@ def scripted(answers: dict[str, FetchRecord]):
         message = json.loads(body)
         asked.append(message["method"])
         return answers[message["method"]]
+
     return post, asked
 
 
@@ -169,8 +193,9 @@ INIT = {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "
 
 
 async def test_a_server_whose_tools_list_fails_fails_the_tools_check():
-    post, asked = scripted({"initialize": record(200, INIT), "notifications/initialized": record(202),
-                            "tools/list": record(500)})
+    post, asked = scripted(
+        {"initialize": record(200, INIT), "notifications/initialized": record(202), "tools/list": record(500)}
+    )
     found = await mcp_probe.probe("https://mcp.example.test/mcp", post)
     assert (found.state, found.tools_listed) == ("ok", False)
     assert [c.status for c in mcp_checks(found, listing())] == ["pass", "fail"]
@@ -187,6 +212,7 @@ async def test_tools_list_follows_every_page():
         if message["method"] == "tools/list":
             return record(200, {"jsonrpc": "2.0", "id": message["id"], "result": next(pages)})
         return record(202)
+
     found = await mcp_probe.probe("https://mcp.example.test/mcp", post)
     assert [t.name for t in found.tools] == ["a", "b"] and found.tools_listed
 
@@ -196,12 +222,17 @@ def test_the_probe_refuses_to_build_a_tools_call():
         mcp_probe.rpc("tools/call", {"name": "delete_item"}, id=9)
 
 
-@pytest.mark.parametrize(("header", "expected"), [
-    ('Bearer resource_metadata="https://a.test/.well-known/oauth-protected-resource"',
-     ("oauth", "https://a.test/.well-known/oauth-protected-resource")),
-    ('Bearer realm="a.test"', ("bearer", None)),
-    ("", ("unknown", None)),
-])
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        (
+            'Bearer resource_metadata="https://a.test/.well-known/oauth-protected-resource"',
+            ("oauth", "https://a.test/.well-known/oauth-protected-resource"),
+        ),
+        ('Bearer realm="a.test"', ("bearer", None)),
+        ("", ("unknown", None)),
+    ],
+)
 def test_www_authenticate_tells_oauth_from_bearer(header, expected):
     assert mcp_probe.www_authenticate(header) == expected
 
@@ -209,5 +240,6 @@ def test_www_authenticate_tells_oauth_from_bearer(header, expected):
 def test_metadata_is_looked_up_where_rfc9728_says():
     assert mcp_probe.metadata_urls("https://a.test/v1/mcp", None) == [
         "https://a.test/.well-known/oauth-protected-resource/v1/mcp",
-        "https://a.test/.well-known/oauth-protected-resource"]
+        "https://a.test/.well-known/oauth-protected-resource",
+    ]
     assert mcp_probe.metadata_urls("https://a.test/mcp", "https://auth.test/meta") == ["https://auth.test/meta"]

@@ -55,9 +55,14 @@ async def sdk_tools(transport) -> dict[str, tuple]:
     """What the MCP Python SDK's client lists: name -> (description, annotations, input schema)."""
     async with Client(transport, mode="legacy") as client:
         tools = (await client.list_tools()).tools
-    return {t.name: (t.description,
-                     _hints(t.annotations.model_dump(by_alias=True, exclude_none=True) if t.annotations else {}),
-                     t.model_dump(by_alias=True, exclude_none=True)["inputSchema"]) for t in tools}
+    return {
+        t.name: (
+            t.description,
+            _hints(t.annotations.model_dump(by_alias=True, exclude_none=True) if t.annotations else {}),
+            t.model_dump(by_alias=True, exclude_none=True)["inputSchema"],
+        )
+        for t in tools
+    }
 
 
 def _hints(annotations: dict) -> dict:
@@ -94,8 +99,9 @@ async def test_the_streamable_http_server_is_still_reported_exactly(tls_ca, serv
 
 
 async def test_both_transports_of_one_server_list_the_same_tools(tls_ca, servers):
-    over_sse, over_http = await asyncio.gather(probe(tls_ca, servers, SSE_URL, "sse"),
-                                               probe(tls_ca, servers, HTTP_URL, "streamable-http"))
+    over_sse, over_http = await asyncio.gather(
+        probe(tls_ca, servers, SSE_URL, "sse"), probe(tls_ca, servers, HTTP_URL, "streamable-http")
+    )
     assert probed_tools(over_sse) == probed_tools(over_http)
 
 
@@ -112,21 +118,42 @@ async def test_an_sse_declaration_meeting_the_streamable_http_server_is_the_wron
 
 
 def anchor(endpoint: str) -> dict:
-    return {"anchor": "0.1", "updated": "2026-12-01",
-            "publisher": {"name": "Everything", "url": "https://everything.sample.test",
-                          "contact": "agents@everything.sample.test"},
-            "tools": [{"id": "test.everything/all", "kind": "mcp", "name": "Everything",
-                       "description": "The MCP SDK's reference server.", "endpoint": endpoint,
-                       "transport": "sse", "auth": ["none"]}]}
+    return {
+        "anchor": "0.1",
+        "updated": "2026-12-01",
+        "publisher": {
+            "name": "Everything",
+            "url": "https://everything.sample.test",
+            "contact": "agents@everything.sample.test",
+        },
+        "tools": [
+            {
+                "id": "test.everything/all",
+                "kind": "mcp",
+                "name": "Everything",
+                "description": "The MCP SDK's reference server.",
+                "endpoint": endpoint,
+                "transport": "sse",
+                "auth": ["none"],
+            }
+        ],
+    }
 
 
-def test_an_anchor_crawl_of_an_sse_server_lists_its_tools_and_proves_the_endpoint(tls_ca, servers, tls_server,
-                                                                                   tmp_path):
+def test_an_anchor_crawl_of_an_sse_server_lists_its_tools_and_proves_the_endpoint(
+    tls_ca, servers, tls_server, tmp_path
+):
     tls_server.routes["/.well-known/anchor.json"] = lambda request: _reply(anchor(SSE_URL))
-    net = NetworkOptions(connect_to=[("everything.sample.test", "127.0.0.1", tls_server.port),
-                                     ("registry.sample.test", "127.0.0.1", tls_server.port),
-                                     *servers["sse"].connect_to(SSE_HOST)],
-                         ca_bundle=tls_ca[1], registry="https://registry.sample.test", dns_server="127.0.0.1:9")
+    net = NetworkOptions(
+        connect_to=[
+            ("everything.sample.test", "127.0.0.1", tls_server.port),
+            ("registry.sample.test", "127.0.0.1", tls_server.port),
+            *servers["sse"].connect_to(SSE_HOST),
+        ],
+        ca_bundle=tls_ca[1],
+        registry="https://registry.sample.test",
+        dns_server="127.0.0.1:9",
+    )
     db = open_db(tmp_path / "catalogue.db")
     asyncio.run(crawl(db, ["everything.sample.test"], net))
     checks = {c["name"]: c for c in list_checks(db, "everything.sample.test")}
@@ -151,4 +178,3 @@ def test_the_reference_server_never_answers_head(servers):
         sock.sendall(b"HEAD /sse HTTP/1.1\r\nHost: x\r\n\r\n")
         with pytest.raises(TimeoutError):
             sock.recv(100)
-

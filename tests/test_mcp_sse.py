@@ -39,6 +39,7 @@ def sdk_server() -> MCPServer:
     def cancel_booking(booking: str) -> str:
         """Cancel a booking."""
         return booking
+
     return server
 
 
@@ -80,8 +81,10 @@ async def test_the_python_sdks_sse_server_is_listed_as_its_own_client_lists_it(t
     found = await probe_with(fetcher, f"https://{PY_HOST}/sse")
     assert (found.state, found.transport, found.server_info["name"]) == ("ok", "sse", "Harbour")
     async with Client(sse_client(f"http://127.0.0.1:{python_sse.upstream}/sse"), mode="legacy") as client:
-        expected = {t.name: t.annotations.model_dump(by_alias=True, exclude_none=True)
-                    for t in (await client.list_tools()).tools}
+        expected = {
+            t.name: t.annotations.model_dump(by_alias=True, exclude_none=True)
+            for t in (await client.list_tools()).tools
+        }
     assert {t.name: t.annotations for t in found.tools} == expected
     assert [(t.name, t.read_only) for t in found.tools] == [("tides", True), ("cancel_booking", False)]
     assert python_sse.methods() == ["initialize", "notifications/initialized", "tools/list"]
@@ -100,8 +103,14 @@ class Legacy:
     then the answer to each request POSTed to /message as a ``message`` event (or, with
     ``keep_alive``, only comments)."""
 
-    def __init__(self, server: TLSServer, endpoint: str | None = "/message", prelude: bytes = b"",
-                 flood: int = 0, keep_alive: bool = False) -> None:
+    def __init__(
+        self,
+        server: TLSServer,
+        endpoint: str | None = "/message",
+        prelude: bytes = b"",
+        flood: int = 0,
+        keep_alive: bool = False,
+    ) -> None:
         self.endpoint, self.prelude, self.flood, self.keep_alive = endpoint, prelude, flood, keep_alive
         self.queue: asyncio.Queue | None = None
         server.routes["/sse"], server.routes["/message"] = self.sse, self.message
@@ -124,6 +133,7 @@ class Legacy:
                 else:
                     writer.write(b"event: message\ndata: " + json.dumps(await self.queue.get()).encode() + b"\n\n")
                 await writer.drain()
+
         return Reply(content_type="text/event-stream", length=False, stream=stream)
 
     async def message(self, request: Request) -> Reply:
@@ -203,8 +213,12 @@ async def test_a_declared_sse_endpoint_behind_oauth_is_auth_required_with_its_me
         return Reply(status=401, body=b"{}", headers={"WWW-Authenticate": f'Bearer resource_metadata="{meta}"'})
 
     async def metadata(request: Request) -> Reply:
-        return Reply(body=json.dumps({"resource": "https://a.test/sse",
-                                      "authorization_servers": ["https://auth.a.test"]}).encode())
+        return Reply(
+            body=json.dumps(
+                {"resource": "https://a.test/sse", "authorization_servers": ["https://auth.a.test"]}
+            ).encode()
+        )
+
     tls_server.routes["/sse"] = locked
     tls_server.routes["/.well-known/oauth-protected-resource/sse"] = metadata
     found = await probe_with(fault_fetcher(tls_server), "https://a.test/sse")

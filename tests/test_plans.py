@@ -17,13 +17,21 @@ UPDATE = os.environ.get("AGENTDEX_UPDATE_GOLDEN") == "1"
 
 
 def listing(**overrides) -> Listing:
-    base = dict(format="agent_app", origin="pantry.example.com", name="Pantry",
-                mcp_url="https://mcp.pantry.example.com/mcp", mcp_transport="streamable-http",
-                mcp_auth=["oauth"], guide_url="https://pantry.example.com/agent.md",
-                skill_url="https://pantry.example.com/SKILL.md",
-                instructions="Pantry tracks your kitchen; use it for groceries. Guide: https://pantry.example.com/agent.md",
-                hosts=[{"host": "claude_code", "status": "tested", "notes": None},
-                       {"host": "chatgpt", "status": "unsupported", "notes": "no OAuth yet"}])
+    base = dict(
+        format="agent_app",
+        origin="pantry.example.com",
+        name="Pantry",
+        mcp_url="https://mcp.pantry.example.com/mcp",
+        mcp_transport="streamable-http",
+        mcp_auth=["oauth"],
+        guide_url="https://pantry.example.com/agent.md",
+        skill_url="https://pantry.example.com/SKILL.md",
+        instructions="Pantry tracks your kitchen; use it for groceries. Guide: https://pantry.example.com/agent.md",
+        hosts=[
+            {"host": "claude_code", "status": "tested", "notes": None},
+            {"host": "chatgpt", "status": "unsupported", "notes": "no OAuth yet"},
+        ],
+    )
     base.update(overrides)
     return Listing(**base)
 
@@ -32,8 +40,13 @@ CASES = {
     "oauth": listing(),
     "bearer": listing(mcp_auth=["bearer"]),
     "none": listing(mcp_auth=["none"], skill_url=None, instructions=None, hosts=[]),
-    "http_only": listing(mcp_url=None, mcp_transport=None, mcp_auth=[], http_base="https://api.pantry.example.com/v1",
-                         http_openapi="https://api.pantry.example.com/v1/openapi.json"),
+    "http_only": listing(
+        mcp_url=None,
+        mcp_transport=None,
+        mcp_auth=[],
+        http_base="https://api.pantry.example.com/v1",
+        http_openapi="https://api.pantry.example.com/v1/openapi.json",
+    ),
 }
 
 
@@ -45,8 +58,9 @@ def test_plans_match_golden_files(case):
     if UPDATE:
         path.write_text(text, "utf-8")
     assert path.exists(), f"missing {path.name}: run AGENTDEX_UPDATE_GOLDEN=1 pytest tests/test_plans.py"
-    assert json.loads(path.read_text("utf-8")) == plans, \
+    assert json.loads(path.read_text("utf-8")) == plans, (
         f"plans for {case} changed; review, then AGENTDEX_UPDATE_GOLDEN=1 pytest tests/test_plans.py"
+    )
 
 
 def test_every_catalogue_host_has_a_plan():
@@ -56,8 +70,9 @@ def test_every_catalogue_host_has_a_plan():
 def test_server_name_is_origin_with_hyphens():
     plan = plan_for(listing(), "claude_code")
     assert plan.server_name == "pantry-example-com"
-    assert plan.steps[0].content == ("claude mcp add --transport http --scope user pantry-example-com "
-                                     "https://mcp.pantry.example.com/mcp")
+    assert plan.steps[0].content == (
+        "claude mcp add --transport http --scope user pantry-example-com https://mcp.pantry.example.com/mcp"
+    )
 
 
 def test_bearer_on_web_hosts_says_unsupported_instead_of_guessing():
@@ -72,7 +87,9 @@ def test_bearer_token_comes_from_an_environment_variable():
     plan = plan_for(listing(mcp_auth=["bearer"]), "codex")
     assert "--bearer-token-env-var PANTRY_EXAMPLE_COM_TOKEN" in plan.steps[0].content
     config = json.loads(plan_for(listing(mcp_auth=["bearer"]), "claude_code").steps[0].content)
-    assert config["mcpServers"]["pantry-example-com"]["headers"]["Authorization"] == "Bearer ${PANTRY_EXAMPLE_COM_TOKEN}"
+    assert (
+        config["mcpServers"]["pantry-example-com"]["headers"]["Authorization"] == "Bearer ${PANTRY_EXAMPLE_COM_TOKEN}"
+    )
 
 
 def test_undocumented_hosts_do_not_guess():
@@ -127,15 +144,30 @@ def test_guide_wins_when_it_names_another_url_or_command():
 
 
 def test_guide_mentions_ignores_non_mcp_urls():
-    assert guide_mentions("See https://pantry.example.com/docs and https://x.test/mcp.")["mcp_urls"] == ["https://x.test/mcp"]
+    assert guide_mentions("See https://pantry.example.com/docs and https://x.test/mcp.")["mcp_urls"] == [
+        "https://x.test/mcp"
+    ]
 
 
-@pytest.mark.parametrize(("typed", "host"), [
-    ("claude_code", "claude_code"), ("claude-code", "claude_code"), ("Claude Code", "claude_code"),
-    ("CLAUDE CODE", "claude_code"), ("VS Code", "vscode"), ("vs-code", "vscode"), ("vscode", "vscode"),
-    ("VS Code (GitHub Copilot)", "vscode"), ("Gemini CLI", "gemini_cli"), ("gemini-cli", "gemini_cli"),
-    ("OpenAI Codex", "codex"), (" cursor ", "cursor"), ("Claude", "claude"), ("Other MCP hosts", "other"),
-])
+@pytest.mark.parametrize(
+    ("typed", "host"),
+    [
+        ("claude_code", "claude_code"),
+        ("claude-code", "claude_code"),
+        ("Claude Code", "claude_code"),
+        ("CLAUDE CODE", "claude_code"),
+        ("VS Code", "vscode"),
+        ("vs-code", "vscode"),
+        ("vscode", "vscode"),
+        ("VS Code (GitHub Copilot)", "vscode"),
+        ("Gemini CLI", "gemini_cli"),
+        ("gemini-cli", "gemini_cli"),
+        ("OpenAI Codex", "codex"),
+        (" cursor ", "cursor"),
+        ("Claude", "claude"),
+        ("Other MCP hosts", "other"),
+    ],
+)
 def test_hosts_are_found_by_the_names_people_type(typed, host):
     assert host_id(typed) == host
 

@@ -16,11 +16,25 @@ from agentdex.formats import inferred
 from agentdex.models import ParseResult
 
 BASE = "https://example.com"
-FOLDERS = {"agent_app", "agent_card", "agent_md", "anchor", "findagent", "llms_txt", "mcp_json",
-           "openapi", "server_cards", "server_json", "skill", "x402"}
+FOLDERS = {
+    "agent_app",
+    "agent_card",
+    "agent_md",
+    "anchor",
+    "findagent",
+    "llms_txt",
+    "mcp_json",
+    "openapi",
+    "server_cards",
+    "server_json",
+    "skill",
+    "x402",
+}
 AUTO_FOLDERS = ("agent_card", "server_json", "openapi", "x402", "server_cards")
-TEMPLATE_SKILL = (b"---\nname: template-skill\ndescription: Replace with description of the skill "
-                  b"and when Claude should use it.\n---\n\n# Insert instructions below\n")
+TEMPLATE_SKILL = (
+    b"---\nname: template-skill\ndescription: Replace with description of the skill "
+    b"and when Claude should use it.\n---\n\n# Insert instructions below\n"
+)
 
 
 def corpus(shared: Path, folder: str, pattern: str = "*") -> list[Path]:
@@ -59,12 +73,19 @@ def test_every_skill_md_goes_through_infer(shared):
 def test_skill_names_and_descriptions_are_read_exactly(shared):
     folder = shared / "realworld" / "skill"
     vercel = skill_result(folder / "skills__SKILL.md").listing
-    assert (vercel.name, vercel.description) == ("vercel", "Manage Vercel deployments, projects, and domains via CLI and API.")
+    assert (vercel.name, vercel.description) == (
+        "vercel",
+        "Manage Vercel deployments, projects, and domains via CLI and API.",
+    )
     template = skill_result(folder / "template__SKILL.md").listing
     assert (template.name, template.description) == (
-        "template-skill", "Replace with description of the skill and when Claude should use it.")
+        "template-skill",
+        "Replace with description of the skill and when Claude should use it.",
+    )
     pdf = skill_result(folder / "pdf__SKILL.md").listing
-    assert pdf.name == "pdf" and pdf.description.startswith("Use this skill whenever the user wants to do anything with PDF files.")
+    assert pdf.name == "pdf" and pdf.description.startswith(
+        "Use this skill whenever the user wants to do anything with PDF files."
+    )
     assert pdf.description.endswith("If the user mentions a .pdf file or asks to produce one, use this skill.")
 
 
@@ -74,7 +95,8 @@ def test_a_folded_clawhub_description_is_joined(shared):
     assert result.listing.description == (
         "Run regulated business decisions through MOVA — a Human-in-the-Loop contract runtime. Contracts "
         "pause at decision points where a human must formally approve. Every action is audited. BYOK: "
-        "bring your own LLM key.")
+        "bring your own LLM key."
+    )
     assert result.document["frontmatter"]["metadata"]["openclaw"]["primaryEnv"] == "MOVA_API_KEY"
 
 
@@ -129,13 +151,16 @@ def test_links_to_pages_about_mcp_are_not_taken_for_endpoints(shared):
 
 # -- mcp.json ----------------------------------------------------------------------------------
 def mcp_result(path: Path) -> ParseResult:
-    return inferred.infer({"SKILL.md": TEMPLATE_SKILL, "agent.md": b"# Guide\n", "mcp.json": path.read_bytes()},
-                          base_url=BASE)
+    return inferred.infer(
+        {"SKILL.md": TEMPLATE_SKILL, "agent.md": b"# Guide\n", "mcp.json": path.read_bytes()}, base_url=BASE
+    )
 
 
 def test_every_mcp_json_goes_through_infer(shared):
-    remote = {"getsentry__sentry__.mcp.json": "https://mcp.sentry.dev/mcp",
-              "FindAgent__agent-creators__mcp.json": "https://mcp.findagent.cloud/mcp"}
+    remote = {
+        "getsentry__sentry__.mcp.json": "https://mcp.sentry.dev/mcp",
+        "FindAgent__agent-creators__mcp.json": "https://mcp.findagent.cloud/mcp",
+    }
     for path in corpus(shared, "mcp_json", "*.json"):
         result = mcp_result(path)
         assert result.valid and result.listing is not None, path.name
@@ -159,8 +184,9 @@ def test_files_named_agent_app_json_are_not_agent_app_v1(shared):
         # AgentWeave and orbit documents: no agent_app key, no top-level name
         assert not result.valid and {("agent_app", "required"), ("name", "required")} <= errors(result), path.name
         assert result.listing is None or result.listing.name is None
-    orbit = formats.parse_json((shared / "realworld" / "agent_app" / "TNJ2026__orbit-runtime__agent-app.json").read_bytes(),
-                               "agent_app")
+    orbit = formats.parse_json(
+        (shared / "realworld" / "agent_app" / "TNJ2026__orbit-runtime__agent-app.json").read_bytes(), "agent_app"
+    )
     assert ("mcp.transport", "enum") in errors(orbit)  # "http-jsonrpc"
 
 

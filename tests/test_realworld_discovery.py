@@ -57,26 +57,41 @@ def test_v10_cards_name_their_interfaces(shared):
     assert minified.valid and found(minified) == {("warning", "protocolVersion", "recommended")}
     assert (minified.listing.name, minified.listing.publisher_name) == ("Mangesh AI", "Mangesh Bide")
     assert minified.listing.extra["a2a_urls"] == ["https://mangeshbide.tech/a2a"]
-    signed = read(shared, a2a_card, "agent_card", "a2aproject__A2A__pr1592__examples__aiar-identity__agent-card.signed.json")
+    signed = read(
+        shared, a2a_card, "agent_card", "a2aproject__A2A__pr1592__examples__aiar-identity__agent-card.signed.json"
+    )
     assert signed.valid and signed.listing.extra["a2a_urls"] == ["https://agent.example.com/a2a/v1"]
 
 
 def test_a_scaffolded_card_with_text_modes_and_a_localhost_url(shared):
     result = read(shared, a2a_card, "agent_card", "0xdeeper__BaseAi8004__.well-known__agent-card.json")
     assert not result.valid  # a v0.3-shaped card (url) without protocolVersion, which v0.3's schema requires
-    assert found(result) == {("error", "protocolVersion", "required"), ("warning", "url", "https"),
-                             ("warning", "defaultInputModes[0]", "media_type"),
-                             ("warning", "defaultOutputModes[0]", "media_type")}
+    assert found(result) == {
+        ("error", "protocolVersion", "required"),
+        ("warning", "url", "https"),
+        ("warning", "defaultInputModes[0]", "media_type"),
+        ("warning", "defaultOutputModes[0]", "media_type"),
+    }
     assert result.listing.auth_methods == ["x402"]  # the pre-0.2 authentication.schemes list
     assert result.listing.extra["a2a_urls"] == ["http://localhost:3000"]
 
 
 def test_the_invalid_example_card_gets_each_error(shared):
-    result = read(shared, a2a_card, "agent_card", "a2aproject__A2A__pr1323__cli__testdata__invalid__invalid-format.json")
+    result = read(
+        shared, a2a_card, "agent_card", "a2aproject__A2A__pr1323__cli__testdata__invalid__invalid-format.json"
+    )
     errors = {(f.path, f.code) for f in result.findings if f.severity == "error"}
-    assert errors == {("name", "type"), ("description", "min_length"), ("protocolVersion", "type"),
-                      ("capabilities", "type"), ("defaultInputModes", "type"), ("url", "one_of_required"),
-                      ("skills[0].id", "required"), ("skills[0].description", "required"), ("skills[0].tags", "required")}
+    assert errors == {
+        ("name", "type"),
+        ("description", "min_length"),
+        ("protocolVersion", "type"),
+        ("capabilities", "type"),
+        ("defaultInputModes", "type"),
+        ("url", "one_of_required"),
+        ("skills[0].id", "required"),
+        ("skills[0].description", "required"),
+        ("skills[0].tags", "required"),
+    }
 
 
 def test_documents_at_the_legacy_path_that_are_not_a2a(shared):
@@ -91,7 +106,9 @@ def test_documents_at_the_legacy_path_that_are_not_a2a(shared):
 
 # -- MCP server cards -----------------------------------------------------------------------------
 def test_a_sep1649_card_with_a_relative_endpoint(shared):
-    result = read(shared, server_card, "server_cards", "Aelusive__mcp-server-qdrant__.well-known__mcp__server-card.json")
+    result = read(
+        shared, server_card, "server_cards", "Aelusive__mcp-server-qdrant__.well-known__mcp__server-card.json"
+    )
     assert result.valid
     assert found(result) == {("warning", "name", "reverse_dns"), ("warning", "serverInfo", "draft_shape")}
     assert (result.listing.name, result.listing.mcp_url) == ("mcp-server-qdrant", "https://example.com/mcp/")
@@ -99,21 +116,32 @@ def test_a_sep1649_card_with_a_relative_endpoint(shared):
 
 
 def test_the_plural_file_and_its_single_twin_state_the_same_server(shared):
-    single = read(shared, server_card, "server_cards", "AgoraIO__docs-portal__public__.well-known__mcp__server-card.json")
-    plural = read(shared, server_card, "server_cards", "AgoraIO__docs-portal__public__.well-known__mcp__server-cards.json")
+    single = read(
+        shared, server_card, "server_cards", "AgoraIO__docs-portal__public__.well-known__mcp__server-card.json"
+    )
+    plural = read(
+        shared, server_card, "server_cards", "AgoraIO__docs-portal__public__.well-known__mcp__server-cards.json"
+    )
     for result in (single, plural):
         assert result.valid and result.listing.name == "agora-docs-search"
         assert result.listing.mcp_url == "https://mcp.agora.io" and result.listing.auth_methods == ["none"]
     assert single.listing.extra["mcp_tools"] is None  # capabilities.tools: true declares no names
-    assert plural.listing.extra["mcp_tools"] == ["algolia_search_for_facet_values",
-                                                 "algolia_search_index_agora_api_refapirefcrawler",
-                                                 "algolia_search_index_agora_swift_api_ref",
-                                                 "algolia_search_index_docs_portal_en"]
+    assert plural.listing.extra["mcp_tools"] == [
+        "algolia_search_for_facet_values",
+        "algolia_search_index_agora_api_refapirefcrawler",
+        "algolia_search_index_agora_swift_api_ref",
+        "algolia_search_index_docs_portal_en",
+    ]
     assert ("warning", "servers[0].serverInfo", "draft_shape") in found(plural)
 
 
 def test_a_card_hedging_across_drafts_names_one_endpoint(shared):
-    result = read(shared, server_card, "server_cards", "ashwingopalsamy__ashwingopalsamy.in__public__.well-known__mcp__server-cards.json")
+    result = read(
+        shared,
+        server_card,
+        "server_cards",
+        "ashwingopalsamy__ashwingopalsamy.in__public__.well-known__mcp__server-cards.json",
+    )
     assert result.valid and result.listing.extra["mcp_urls"] == ["https://ashwingopalsamy.in/mcp"]
     assert result.listing.name == "ashwingopalsamy.in" and result.listing.auth_methods == []
 
@@ -125,8 +153,16 @@ def test_the_sep_text_is_not_a_card(shared):
 
 # -- server.json ----------------------------------------------------------------------------------
 VALID_SERVER_JSON = {
-    "apify__apify-mcp-server__server.json": ("apify-mcp-server", "com.apify/apify-mcp-server", ["https://mcp.apify.com/"]),
-    "brave__brave-search-mcp-server__server.json": ("brave-search-mcp-server", "io.github.brave/brave-search-mcp-server", []),
+    "apify__apify-mcp-server__server.json": (
+        "apify-mcp-server",
+        "com.apify/apify-mcp-server",
+        ["https://mcp.apify.com/"],
+    ),
+    "brave__brave-search-mcp-server__server.json": (
+        "brave-search-mcp-server",
+        "io.github.brave/brave-search-mcp-server",
+        [],
+    ),
     "hashicorp__terraform-mcp-server__server.json": ("Terraform", "io.github.hashicorp/terraform-mcp-server", []),
     "microsoft__playwright-mcp__server.json": ("playwright-mcp", "io.github.microsoft/playwright-mcp", []),
     "upstash__context7__server.json": ("Context7", "io.github.upstash/context7", []),
@@ -150,7 +186,9 @@ def test_remote_auth_and_packages(shared):
     assert remote.mcp_url is None and remote.auth_methods == ["bearer"]  # https://{host}/mcp is a template
     context7 = read(shared, server_json, "server_json", "upstash__context7__server.json").listing
     assert context7.extra["version"] == "1.0.0"
-    assert context7.extra["packages"][0]["registryType"] == "npm" and context7.extra["packages"][0]["version"] != "1.0.0"
+    assert (
+        context7.extra["packages"][0]["registryType"] == "npm" and context7.extra["packages"][0]["version"] != "1.0.0"
+    )
 
 
 def test_server_json_problems_are_located(shared):
@@ -173,6 +211,7 @@ def test_the_shipped_schema_is_the_registry_file_byte_for_byte(shared):
     from importlib import resources
 
     from agentdex.formats.schemas import VENDORED
+
     filename, digest = VENDORED["server_json"]
     shipped = resources.files("agentdex.formats.schemas").joinpath(filename).read_bytes()
     assert hashlib.sha256(shipped).hexdigest() == digest
@@ -183,13 +222,21 @@ def test_the_shipped_schema_is_the_registry_file_byte_for_byte(shared):
 def test_x402_resources_in_the_deployed_form(shared):
     tensorfeed = read(shared, x402_discovery, "x402", "RipperMercs__tensorfeed__public__.well-known__x402")
     assert tensorfeed.valid and len(tensorfeed.listing.extra["resources"]) == 24
-    assert tensorfeed.listing.extra["resources"][0] == {"method": "GET", "url": "https://example.com/api/premium/routing"}
+    assert tensorfeed.listing.extra["resources"][0] == {
+        "method": "GET",
+        "url": "https://example.com/api/premium/routing",
+    }
     assert tensorfeed.listing.extra["resources"][5]["url"] == "https://example.com/api/premium/providers/{name}"
-    assert tensorfeed.listing.extra["resources"][-1] == {"method": "POST", "url": "https://example.com/api/premium/watches"}
+    assert tensorfeed.listing.extra["resources"][-1] == {
+        "method": "POST",
+        "url": "https://example.com/api/premium/watches",
+    }
     assert tensorfeed.listing.extra["prices"] == {} and tensorfeed.listing.auth_methods == ["x402"]
     auor = read(shared, x402_discovery, "x402", "auor-io__auor.io__.well-known__x402").listing
-    assert [r["url"] for r in auor.extra["resources"]][:2] == ["https://api.auor.io/holidays/v1/public",
-                                                              "https://api.auor.io/holidays/v1/school"]
+    assert [r["url"] for r in auor.extra["resources"]][:2] == [
+        "https://api.auor.io/holidays/v1/public",
+        "https://api.auor.io/holidays/v1/school",
+    ]
     assert len(auor.extra["ownership_proofs"]) == 1 and auor.extra["instructions"].startswith("# api.auor.io")
 
 
@@ -201,11 +248,15 @@ def test_x402_prices_and_a_placeholder_wallet(shared):
     assert result.listing.extra["prices"]["https://example.com/navigate"] == 0.01
     # The top-level terms apply to every resource; the unfilled wallet states no payee.
     assert result.listing.extra["offers"]["https://example.com/navigate"] == [
-        {"scheme": None, "network": "eip155:8453", "asset": "USDC", "amount": None, "pay_to": None, "price_usd": 0.01}]
+        {"scheme": None, "network": "eip155:8453", "asset": "USDC", "amount": None, "pay_to": None, "price_usd": 0.01}
+    ]
 
 
 def test_x402_files_that_are_not_json(shared):
-    for name in ("Holygrizzly__grandcosmic-api__.well-known__x402", "x402-foundation__x402__specs__extensions__well-known-discovery.md"):
+    for name in (
+        "Holygrizzly__grandcosmic-api__.well-known__x402",
+        "x402-foundation__x402__specs__extensions__well-known-discovery.md",
+    ):
         assert [f.code for f in read(shared, x402_discovery, "x402", name).findings] == ["not_json"], name
 
 

@@ -13,7 +13,10 @@ def test_an_event_reads_the_same_in_the_cli_and_the_demo():
     assert render.event_line(renamed) == '2026-01-01T00:00:00Z  a.test  name_changed  "A" → "B"'
     listed = {"kind": "listed", "old": None, "new": "listed", "subject": ""}
     assert render.event_text(listed) == '∅ → "listed"'  # one mark for no value everywhere
-    assert render.event_text({"kind": "mcp_url_changed", "old": {"a": 1}, "new": None, "subject": "x"}) == '{"a": 1} → ∅ (x)'
+    assert (
+        render.event_text({"kind": "mcp_url_changed", "old": {"a": 1}, "new": None, "subject": "x"})
+        == '{"a": 1} → ∅ (x)'
+    )
 
 
 def test_events_with_meaning_are_told_in_words():
@@ -35,13 +38,18 @@ def test_crawled_text_in_an_event_or_a_check_stays_text():
 def test_a_check_is_a_table_line_or_a_sentence_with_the_same_marks():
     failed = {"name": "manifest.cors", "status": "fail", "detail": "Access-Control-Allow-Origin (missing)"}
     assert render.check_line(failed) == "FAIL manifest.cors              Access-Control-Allow-Origin (missing)"
-    assert render.check_sentence("a.test", failed) == "a.test: FAIL manifest.cors — Access-Control-Allow-Origin (missing)"
+    assert (
+        render.check_sentence("a.test", failed) == "a.test: FAIL manifest.cors — Access-Control-Allow-Origin (missing)"
+    )
     assert render.check_sentence("a.test", {**failed, "status": "pass"}).startswith("a.test: ok manifest.cors")
 
 
 def test_a_validation_result_is_a_verdict_findings_and_counts():
-    result = ParseResult("agent_app", None, [Finding("warning", "tags[3]", "max_length", "too long"),
-                                             Finding("error", "", "not_json", "not JSON")])
+    result = ParseResult(
+        "agent_app",
+        None,
+        [Finding("warning", "tags[3]", "max_length", "too long"), Finding("error", "", "not_json", "not JSON")],
+    )
     assert render.result_lines("m.json", result) == [
         "m.json: agent_app manifest, INVALID",
         "  error   (document): not JSON [not_json]",

@@ -37,6 +37,7 @@ def test_every_deviation_is_listed_in_docs_robots_md() -> None:
 
 # --- RFC 9309 points beyond Google's suite ------------------------------------------------------
 
+
 def test_a_group_is_chosen_by_the_whole_product_token() -> None:
     rules = "User-agent: agent\nDisallow: /\n\nUser-agent: *\nDisallow: /private\n"
     assert decide(rules, "agentdex", "https://a.test/page") is True  # "agent" is another crawler
@@ -54,10 +55,18 @@ def test_groups_of_the_same_agent_are_merged() -> None:
 
 def test_wildcards_and_end_anchors_match_as_written() -> None:
     rules = "User-agent: *\nDisallow: /*.md$\nDisallow: /llms*\n"
-    asked = {p: decide(rules, "agentdex", f"https://a.test{p}") for p in
-             ("/guide.md", "/docs/agent.md", "/guide.md?v=2", "/llms.txt", "/llms-full.txt", "/SKILL.txt")}
-    assert asked == {"/guide.md": False, "/docs/agent.md": False, "/guide.md?v=2": True,
-                     "/llms.txt": False, "/llms-full.txt": False, "/SKILL.txt": True}
+    asked = {
+        p: decide(rules, "agentdex", f"https://a.test{p}")
+        for p in ("/guide.md", "/docs/agent.md", "/guide.md?v=2", "/llms.txt", "/llms-full.txt", "/SKILL.txt")
+    }
+    assert asked == {
+        "/guide.md": False,
+        "/docs/agent.md": False,
+        "/guide.md?v=2": True,
+        "/llms.txt": False,
+        "/llms-full.txt": False,
+        "/SKILL.txt": True,
+    }
 
 
 def test_the_longest_match_lets_well_known_through_a_disallow_all() -> None:

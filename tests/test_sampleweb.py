@@ -66,12 +66,15 @@ async def test_a_file_is_served_with_its_content_type_and_a_sha256_etag(web):
     assert "last-modified" in response.headers
 
 
-@pytest.mark.parametrize(("path", "content_type"), [
-    ("/agent.md", "text/markdown; charset=utf-8"),
-    ("/llms.txt", "text/plain; charset=utf-8"),
-    ("/", "text/html; charset=utf-8"),
-    ("/privacy", "text/html; charset=utf-8"),  # privacy.html, found without its extension
-])
+@pytest.mark.parametrize(
+    ("path", "content_type"),
+    [
+        ("/agent.md", "text/markdown; charset=utf-8"),
+        ("/llms.txt", "text/plain; charset=utf-8"),
+        ("/", "text/html; charset=utf-8"),
+        ("/privacy", "text/html; charset=utf-8"),  # privacy.html, found without its extension
+    ],
+)
 async def test_content_type_follows_the_file_extension(web, path, content_type):
     response = await get(web, "pantry.test", path)
     assert response.status_code == 200
@@ -266,8 +269,13 @@ async def test_an_unpaid_request_gets_402_with_v1_body_and_v2_header(web):
     v2 = json.loads(base64.b64decode(response.headers["payment-required"]))
     assert response.status_code == 402
     assert v1["x402Version"] == 1
-    expected = {"scheme": "exact", "network": "base", "maxAmountRequired": "10000",
-                "asset": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", "maxTimeoutSeconds": 60}
+    expected = {
+        "scheme": "exact",
+        "network": "base",
+        "maxAmountRequired": "10000",
+        "asset": "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+        "maxTimeoutSeconds": 60,
+    }
     assert v1["accepts"][0].items() >= expected.items()
     assert v1["accepts"][0]["resource"] == "https://pay.tidewater.test/v1/forecast"
     assert v2["x402Version"] == 2
@@ -450,8 +458,9 @@ def test_the_server_stops_on_exit_and_leaves_nothing_running(tmp_path):
 def test_python_m_agentdex_sampleweb_prints_its_arguments_and_stops_on_ctrl_c():
     root = Path(__file__).resolve().parent.parent
     env = {**os.environ, "PYTHONPATH": str(root)}
-    proc = subprocess.Popen([sys.executable, "-m", "agentdex.sampleweb"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentdex.sampleweb"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
     try:
         lines = []
         for line in proc.stdout:

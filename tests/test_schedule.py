@@ -17,7 +17,9 @@ def test_each_unchanged_crawl_doubles_the_interval_up_to_a_week(unchanged, hours
     assert interval(unchanged, 0) == hours * HOUR
 
 
-@pytest.mark.parametrize("failures, minutes", [(1, 15), (2, 30), (3, 60), (6, 480), (11, 7 * 24 * 60), (99, 7 * 24 * 60)])
+@pytest.mark.parametrize(
+    "failures, minutes", [(1, 15), (2, 30), (3, 60), (6, 480), (11, 7 * 24 * 60), (99, 7 * 24 * 60)]
+)
 def test_failures_back_off_exponentially_from_fifteen_minutes(failures, minutes):
     # An unreachable origin is retried on its own clock, whatever its change history.
     assert interval(10, failures) == minutes * 60

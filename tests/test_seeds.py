@@ -19,11 +19,22 @@ from agentdex.crawler.origins import read_seeds
 from agentdex.sampleweb import SampleWeb
 
 REGISTRY = "registry:https://registry.test"
-FIRST = ["castaway.test", "hopper.test", "mcp.driftwood.test", "mcp.pantry.test", "mcp.tidewater.test",
-         "notmcp.test", "pantry.test", "tidewater.test"]
+FIRST = [
+    "castaway.test",
+    "hopper.test",
+    "mcp.driftwood.test",
+    "mcp.pantry.test",
+    "mcp.tidewater.test",
+    "notmcp.test",
+    "pantry.test",
+    "tidewater.test",
+]
 REFUSED = {  # server name: what the reason says
-    "test.templated/tenant": "unexpanded URL template", "test.plainhttp/insecure": "plain http",
-    "test.devbox/local": "localhost", "test.rawip/ip": "IP address"}
+    "test.templated/tenant": "unexpanded URL template",
+    "test.plainhttp/insecure": "plain http",
+    "test.devbox/local": "localhost",
+    "test.rawip/ip": "IP address",
+}
 
 
 def invoke(*args: str):
@@ -33,8 +44,11 @@ def invoke(*args: str):
 
 
 def queries(requests) -> list[dict[str, list[str]]]:
-    return [parse_qs(urlsplit(r.path).query) for r in requests
-            if r.host == "registry.test" and r.path.startswith("/v0.1/servers")]
+    return [
+        parse_qs(urlsplit(r.path).query)
+        for r in requests
+        if r.host == "registry.test" and r.path.startswith("/v0.1/servers")
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +126,10 @@ def test_json_keeps_every_source_of_a_duplicate_and_reports_refusals(tmp_path):
         result = invoke("seeds", REGISTRY, "--json", "--db", str(tmp_path / "c.db"), *web.cli_args())
     data = json.loads(result.stdout)
     by_origin = {d["origin"]: d for d in data if d["origin"]}
-    assert [s["name"] for s in by_origin["mcp.pantry.test"]["sources"]] == ["test.pantry/pantry", "test.pantry/pantry-mirror"]
+    assert [s["name"] for s in by_origin["mcp.pantry.test"]["sources"]] == [
+        "test.pantry/pantry",
+        "test.pantry/pantry-mirror",
+    ]
     assert by_origin["castaway.test"]["sources"][0]["status"] == "deprecated"
     assert by_origin["hopper.test"]["sources"][0]["status"] == "deleted"  # kept, never dropped
     refused = {d["sources"][0]["name"]: d for d in data if d["origin"] is None}
@@ -123,17 +140,22 @@ def test_json_keeps_every_source_of_a_duplicate_and_reports_refusals(tmp_path):
 def test_registry_statuses_become_events_on_a_listed_origin(runs):
     db, _ = runs
     with sqlite3.connect(db) as conn:
-        events = conn.execute("SELECT kind, subject, json_extract(new, '$.status') FROM events "
-                              "WHERE origin = 'castaway.test' AND kind LIKE 'registry_%' ORDER BY id").fetchall()
-    assert events == [("registry_deprecated", "test.castaway/castaway", "deprecated"),
-                      ("registry_deleted", "test.castaway/castaway", "deleted")]
+        events = conn.execute(
+            "SELECT kind, subject, json_extract(new, '$.status') FROM events "
+            "WHERE origin = 'castaway.test' AND kind LIKE 'registry_%' ORDER BY id"
+        ).fetchall()
+    assert events == [
+        ("registry_deprecated", "test.castaway/castaway", "deprecated"),
+        ("registry_deleted", "test.castaway/castaway", "deleted"),
+    ]
 
 
 def test_show_names_the_sources_of_an_origin(runs):
     shown = json.loads(runs[1]["show"].stdout)
     sources = shown["seed_sources"]
     assert {(s["source"], s["name"], s["via"], s["status"]) for s in sources} == {
-        (REGISTRY, "test.castaway/castaway", "websiteUrl", "deleted")}
+        (REGISTRY, "test.castaway/castaway", "websiteUrl", "deleted")
+    }
     assert sources[0]["status_message"] == "Removed after its deprecation period"
     text = runs[1]["show_text"].stdout
     assert "Seed sources:" in text and "test.castaway/castaway" in text and "deleted" in text
@@ -170,9 +192,11 @@ def origins(data: list[dict]) -> list[str]:
 @pytest.mark.parametrize("shape", ["page", "pages", "ndjson"])
 def test_a_saved_dump_gives_the_same_origins_as_the_registry(tmp_path, shape):
     entries = sample_entries()
-    text = {"page": json.dumps({"servers": entries, "metadata": {"count": len(entries)}}),
-            "pages": json.dumps([{"servers": entries[:4]}, {"servers": entries[4:]}]),
-            "ndjson": "\n".join(json.dumps(e) for e in entries)}[shape]
+    text = {
+        "page": json.dumps({"servers": entries, "metadata": {"count": len(entries)}}),
+        "pages": json.dumps([{"servers": entries[:4]}, {"servers": entries[4:]}]),
+        "ndjson": "\n".join(json.dumps(e) for e in entries),
+    }[shape]
     data, _ = seeds_of(tmp_path, f"dump.{shape}", text)
     assert origins(data) == FIRST
     assert {d["sources"][0]["source"] for d in data} == {f"dump.{shape}"}
@@ -189,9 +213,13 @@ def test_a_csv_domain_list_and_plain_text(tmp_path):
 
 def test_an_a2a_registry_listing(tmp_path):
     cards = Path(__file__).resolve().parent / "ecosystem" / "a2a"
-    listing = {"agents": [json.loads((cards / "ANAMASGARD__Stitch__.well-known__agent-card.json").read_text("utf-8")),
-                          json.loads((cards / "a2aproject__A2A__pr1323__cli__testdata__valid__full.json").read_text("utf-8")),
-                          {"name": "nowhere"}]}
+    listing = {
+        "agents": [
+            json.loads((cards / "ANAMASGARD__Stitch__.well-known__agent-card.json").read_text("utf-8")),
+            json.loads((cards / "a2aproject__A2A__pr1323__cli__testdata__valid__full.json").read_text("utf-8")),
+            {"name": "nowhere"},
+        ]
+    }
     data, _ = seeds_of(tmp_path, "a2a.json", json.dumps(listing))
     assert "recipes.example.com" in origins(data)
     assert any(d["origin"] is None and d["reason"] == "names no URL" for d in data)

@@ -18,9 +18,12 @@ from agentdex.formats.tool_fingerprint import (
 )
 from agentdex.models import Tool
 
-SEARCH = {"name": "search_recipes", "description": "Find recipes by ingredient.",
-          "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
-          "annotations": {"readOnlyHint": True}}
+SEARCH = {
+    "name": "search_recipes",
+    "description": "Find recipes by ingredient.",
+    "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+    "annotations": {"readOnlyHint": True},
+}
 
 
 def tool(**changes) -> Tool:
@@ -38,9 +41,11 @@ def test_the_fingerprint_is_sha256_of_canonical_json():
 
 def test_each_part_of_the_surface_changes_the_fingerprint():
     base = fingerprint(tool())
-    for change, part in ((dict(description="Find recipes."), "description"),
-                         (dict(inputSchema={"type": "object"}), "inputSchema"),
-                         (dict(annotations={}), "annotations")):
+    for change, part in (
+        (dict(description="Find recipes."), "description"),
+        (dict(inputSchema={"type": "object"}), "inputSchema"),
+        (dict(annotations={}), "annotations"),
+    ):
         other = fingerprint(tool(**change))
         assert other.sha256 != base.sha256 and base.changed_parts(other) == [part], part
     assert fingerprint(tool(name="search")).sha256 != base.sha256
@@ -57,7 +62,11 @@ def test_a_description_changed_under_the_same_name_is_a_rug_pull():
 def test_a_schema_change_carries_old_and_new_schemas():
     wider = {"type": "object", "properties": {"q": {"type": "string"}, "notes": {"type": "string"}}}
     [event] = diff([tool()], [tool(inputSchema=wider)])
-    assert (event.kind, event.old["inputSchema"], event.new["inputSchema"]) == ("tool_changed", SEARCH["inputSchema"], wider)
+    assert (event.kind, event.old["inputSchema"], event.new["inputSchema"]) == (
+        "tool_changed",
+        SEARCH["inputSchema"],
+        wider,
+    )
     assert "description" not in event.new
 
 
@@ -68,12 +77,16 @@ def test_unchanged_tools_and_the_first_crawl_give_no_events():
 
 
 def test_new_write_tools_appearing():
-    added = [tool(name="delete_recipe", annotations={}), tool(name="list_recipes"),
-             tool(name="share_list", annotations={"readOnlyHint": True})]
+    added = [
+        tool(name="delete_recipe", annotations={}),
+        tool(name="list_recipes"),
+        tool(name="share_list", annotations={"readOnlyHint": True}),
+    ]
     events = diff([tool()], [tool(), *added])
     assert [(e.kind, e.subject, e.new["reason"]) for e in events] == [
         ("write_tool_added", "delete_recipe", "its name contains the verb 'delete'"),
-        ("write_tool_added", "share_list", "its name contains the verb 'share'")]
+        ("write_tool_added", "share_list", "its name contains the verb 'share'"),
+    ]
     assert events[0].new["fingerprint"] == fingerprint(added[0]).sha256 and events[0].old is None
     [unannotated] = diff([], [tool(name="summarise", annotations={})])
     assert unannotated.new["reason"] == "it is not annotated readOnlyHint: true"
@@ -82,7 +95,11 @@ def test_new_write_tools_appearing():
 def test_read_only_claims_contradicted_by_the_name_or_schema():
     assert read_only_contradiction(tool()) is None
     named = read_only_contradiction(tool(name="deleteRecipe"))
-    assert (named.severity, named.path, named.code) == ("warning", "tools[deleteRecipe].annotations.readOnlyHint", "tool_read_only_writes")
+    assert (named.severity, named.path, named.code) == (
+        "warning",
+        "tools[deleteRecipe].annotations.readOnlyHint",
+        "tool_read_only_writes",
+    )
     assert "its name contains the verb 'delete'" in named.message and named.code in CODES
     method = tool(name="call_api", inputSchema={"type": "object", "properties": {"method": {"enum": ["GET", "POST"]}}})
     assert "its input property 'method' allows POST" in read_only_contradiction(method).message

@@ -87,8 +87,10 @@ async def test_recrawl_shows_what_changed_in_the_history(app, db_path, pantry_v2
         new = [e for e in list_events(open_db(db_path, readonly=True), origin="pantry.test") if e["id"] not in before]
         assert new, "v2 changes the one-liner, instructions, tags and guide"
         await pilot.press("6")
-        rows = [[c.plain for c in row] for row in map(screen.query_one("#history-table", SafeTable).table.get_row_at,
-                                                       range(len(new)))]
+        rows = [
+            [c.plain for c in row]
+            for row in map(screen.query_one("#history-table", SafeTable).table.get_row_at, range(len(new)))
+        ]
         assert sorted(r[1] for r in rows) == sorted(e["kind"] for e in new)
         # Each change in words, as `agentdex events` says it: no stored JSON, no text hash.
         changes = {r[1]: r[2] for r in rows}
@@ -144,8 +146,9 @@ async def test_the_events_screen_lists_the_newest_changes_and_opens_their_origin
         assert isinstance(app.screen, ListingScreen) and app.screen.origin == events[1]["origin"]
 
 
-@pytest.mark.parametrize(("typed", "origin"), [("tidewater", "tidewater.test"),
-                                               ("hopp", "hopper.test")])  # unnamed: only its host finds it
+@pytest.mark.parametrize(
+    ("typed", "origin"), [("tidewater", "tidewater.test"), ("hopp", "hopper.test")]
+)  # unnamed: only its host finds it
 async def test_the_command_palette_jumps_to_an_origin(app, db_path, typed, origin):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -198,7 +201,8 @@ async def test_the_search_box_finds_listings_by_their_domain(app, db_path):
         await settle(pilot)
         table = app.screen.query_one(CatalogueTable)
         assert [table.coordinate_to_cell_key(Coordinate(i, 0)).row_key.value for i in range(table.row_count)] == [
-            "t-brokenlinks.test"]
+            "t-brokenlinks.test"
+        ]
 
 
 def stored_name(db_path, origin: str) -> str | None:

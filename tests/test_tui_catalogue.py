@@ -112,8 +112,11 @@ async def test_clicking_a_header_sorts_by_that_column(app, db_path):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         table = app.screen.query_one(CatalogueTable)
-        table.post_message(CatalogueTable.HeaderSelected(table, table.columns["last_changed_at"].key, 8,
-                                                         table.columns["last_changed_at"].label))
+        table.post_message(
+            CatalogueTable.HeaderSelected(
+                table, table.columns["last_changed_at"].key, 8, table.columns["last_changed_at"].label
+            )
+        )
         await settle(pilot)
         assert app.screen.query_state.sort == "last_changed_at"
         assert shown(app) == expected(db_path, sort="last_changed_at")
@@ -131,6 +134,7 @@ async def test_enter_opens_the_listing_under_the_cursor(app, db_path):
 
 
 # --- a catalogue larger than the window ----------------------------------------------------------
+
 
 @pytest.fixture
 def big_db(tmp_path):

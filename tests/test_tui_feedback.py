@@ -15,8 +15,18 @@ from agentdex.models import Listing
 from agentdex.tui.app import make_app
 from agentdex.tui.screens.feedback import FeedbackScreen
 from db_records import listing_crawl
-from test_tui_support import (SIZE, app, db_path, net, no_cursor_blink, open_listing, rendered, settle,  # noqa: F401
-                              wait_for, web)
+from test_tui_support import (
+    SIZE,
+    app,
+    db_path,
+    net,
+    no_cursor_blink,
+    open_listing,
+    rendered,
+    settle,  # noqa: F401
+    wait_for,
+    web,
+)
 
 FEEDBACK = ("api.pantry.test", "/v1/feedback")
 
@@ -32,8 +42,9 @@ def inbox(web):
 
 def posts(web) -> list[dict]:
     """The JSON bodies POSTed to the feedback route so far."""
-    return [json.loads(r.body) for r in web.requests_log
-            if (r.host, r.method, r.path) == (FEEDBACK[0], "POST", FEEDBACK[1])]
+    return [
+        json.loads(r.body) for r in web.requests_log if (r.host, r.method, r.path) == (FEEDBACK[0], "POST", FEEDBACK[1])
+    ]
 
 
 def receipts_kept(db_path) -> list[dict]:
@@ -86,8 +97,11 @@ async def test_a_confirmed_message_is_received_and_its_receipt_kept_exactly(app,
         await wait_for(pilot, lambda: screen.outcome is not None)
         await settle(pilot)
         body = posts(web)[-1]
-        assert body == {"message": "The meal plans are great; please add a vegetarian filter.",
-                        "user_requested": True, "idempotency_key": screen.draft.idempotency_key}
+        assert body == {
+            "message": "The meal plans are great; please add a vegetarian filter.",
+            "user_requested": True,
+            "idempotency_key": screen.draft.idempotency_key,
+        }
         assert uuid.UUID(body["idempotency_key"]).version == 4
         receipt = next(r for r in inbox.receipts() if r["message"] == body["message"])
         shown = result(screen)
@@ -97,9 +111,15 @@ async def test_a_confirmed_message_is_received_and_its_receipt_kept_exactly(app,
         assert screen.query_one("#retry", Button).disabled
     [kept] = receipts_kept(db_path)
     assert {k: kept[k] for k in ("origin", "idempotency_key", "feedback_id", "status", "received_at")} == {
-        "origin": "pantry.test", "idempotency_key": body["idempotency_key"], "feedback_id": receipt["feedback_id"],
-        "status": "received", "received_at": receipt["received_at"]}
-    assert json.loads(kept["raw_response"]) == {"data": {k: receipt[k] for k in ("feedback_id", "status", "received_at")}}
+        "origin": "pantry.test",
+        "idempotency_key": body["idempotency_key"],
+        "feedback_id": receipt["feedback_id"],
+        "status": "received",
+        "received_at": receipt["received_at"],
+    }
+    assert json.loads(kept["raw_response"]) == {
+        "data": {k: receipt[k] for k in ("feedback_id", "status", "received_at")}
+    }
 
 
 CASES = [
@@ -170,8 +190,13 @@ async def test_a_key_used_for_another_message_is_a_conflict_and_nothing_is_kept(
 
 async def test_an_answer_without_a_receipt_is_never_shown_or_kept_as_one(db_path, net, web):
     # A listing whose feedback route is a plain page: the server answers, but confirms nothing.
-    descriptor = {"url": "https://pantry.test/terms", "method": "POST", "authentication": "none",
-                  "operation": "feedback.submit", "requires_user_request": True}
+    descriptor = {
+        "url": "https://pantry.test/terms",
+        "method": "POST",
+        "authentication": "none",
+        "operation": "feedback.submit",
+        "requires_user_request": True,
+    }
     listing = Listing(format="agent_app", origin="noreceipt.test", name="No Receipt", feedback=descriptor)
     db = open_db(db_path)
     save_origin(db, listing_crawl(listing, origin="noreceipt.test"), start_crawl(db))

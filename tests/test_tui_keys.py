@@ -26,8 +26,18 @@ from agentdex.tui.screens.listing import ListingScreen
 from agentdex.tui.widgets.catalogue_table import CatalogueTable
 from test_tui_support import SIZE, app, db_path, net, no_cursor_blink, screen_text, settle, wait_for, web  # noqa: F401
 
-CHARACTERS = {"slash": "/", "question_mark": "?", "enter": "\r", "escape": "\x1b", "space": " ", "ctrl+n": "\x0e",
-              "ctrl+p": "\x10", "ctrl+u": "\x15", "down": None, "left": None}
+CHARACTERS = {
+    "slash": "/",
+    "question_mark": "?",
+    "enter": "\r",
+    "escape": "\x1b",
+    "space": " ",
+    "ctrl+n": "\x0e",
+    "ctrl+p": "\x10",
+    "ctrl+u": "\x15",
+    "down": None,
+    "left": None,
+}
 
 
 def key(name: str) -> events.Key:
@@ -180,16 +190,19 @@ async def test_the_command_palette_lists_keys_once(app):
         assert type(app.screen).__name__ == "HelpScreen"
 
 
-@pytest.mark.parametrize(("sent", "keys"), [
-    ("\x1bq", ["escape", "q"]),  # tmux joins Escape and the next key into this
-    ("\x1b\r", ["escape", "enter"]),
-    ("\x1b/", ["escape", "slash"]),
-    ("\x1b\x1b", ["escape", "escape"]),
-    ("\x1b[A", ["up"]),  # a real escape sequence stays one key
-    ("\x1bOP", ["f1"]),
-    ("\x1b\x7f", ["ctrl+w"]),
-    ("pan", ["p", "a", "n"]),
-])
+@pytest.mark.parametrize(
+    ("sent", "keys"),
+    [
+        ("\x1bq", ["escape", "q"]),  # tmux joins Escape and the next key into this
+        ("\x1b\r", ["escape", "enter"]),
+        ("\x1b/", ["escape", "slash"]),
+        ("\x1b\x1b", ["escape", "escape"]),
+        ("\x1b[A", ["up"]),  # a real escape sequence stays one key
+        ("\x1bOP", ["f1"]),
+        ("\x1b\x7f", ["ctrl+w"]),
+        ("pan", ["p", "a", "n"]),
+    ],
+)
 def test_the_terminal_parser_reads_escape_then_a_key_as_two_keys(sent, keys):
     parser = EscapeThenKeyParser()
     read = [*parser.feed(sent), *parser.feed("")]
@@ -219,6 +232,7 @@ async def test_keys_typed_right_after_the_crawl_dialog_opens_go_to_its_box(app, 
 
 
 # --- focus traps: what the screen tells the user to press works where the focus is ----------------
+
 
 async def test_the_no_match_note_names_keys_that_clear_the_search_from_the_search_box(app, db_path):
     async with app.run_test(size=SIZE) as pilot:

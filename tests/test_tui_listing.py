@@ -34,8 +34,13 @@ async def test_overview_shows_every_manifest_field_the_publisher_and_the_links(a
             assert path in text, path
             if isinstance(value, str) and len(value) < 60:
                 assert value in text, value
-        for value in ("Pantry Labs", "mailto:support@pantry.test", "https://pantry.test/privacy",
-                      "https://mcp.pantry.test/mcp", "https://api.pantry.test/v1/feedback"):
+        for value in (
+            "Pantry Labs",
+            "mailto:support@pantry.test",
+            "https://pantry.test/privacy",
+            "https://mcp.pantry.test/mcp",
+            "https://api.pantry.test/v1/feedback",
+        ):
             assert value in text
         assert "Pantry  —  pantry.test  ·  agent_app  ·  listed" in rendered(screen.query_one("#listing-title"))
         # The schedule and how each fact was obtained (the catalogue was crawled once: fetched).
@@ -57,7 +62,8 @@ async def test_findings_lists_each_error_and_warning_with_its_path(app, db_path)
         await settle(pilot)
         rows = table_rows(screen, "#findings-table")
         assert sorted((r[0], r[1], r[2], r[3]) for r in rows) == sorted(
-            (f["severity"], f["path"] or "(document)", f["code"], f["message"]) for f in findings)
+            (f["severity"], f["path"] or "(document)", f["code"], f["message"]) for f in findings
+        )
         assert rows[0][0] == "error" and rows[-1][0] == "warning"  # errors first
         assert screen.query_one(TabbedContent).active == "findings"
 
@@ -140,13 +146,15 @@ async def test_an_origin_not_in_the_catalogue_says_how_to_get_it(app):
         app.open_listing("nowhere.test")
         await settle(pilot)
         assert "nowhere.test is not in the catalogue: press ctrl+r to crawl it." in rendered(
-            app.screen.query_one("#overview-body"))
+            app.screen.query_one("#overview-body")
+        )
 
 
 # pantry.test's feedback route is POST-only: a safe GET gets 405, which proves it is there;
 # t-brokenlinks.test's answers 404.
-@pytest.mark.parametrize(("origin", "check", "state"), [("pantry.test", "pass", "ok"),
-                                                        ("t-brokenlinks.test", "fail", "not_found")])
+@pytest.mark.parametrize(
+    ("origin", "check", "state"), [("pantry.test", "pass", "ok"), ("t-brokenlinks.test", "fail", "not_found")]
+)
 async def test_the_health_tab_and_the_checks_tab_give_one_verdict_on_the_feedback_route(app, origin, check, state):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_listing(app, pilot, origin, "3")
@@ -163,8 +171,9 @@ async def test_y_says_how_the_plan_was_copied_and_ctrl_s_writes_it_to_a_file(db_
     monkeypatch.delenv("DISPLAY", raising=False)
     notes: list[str] = []
     app = make_app(db_path, net)
-    async with app.run_test(size=SIZE, message_hook=lambda m: notes.append(m.notification.message)
-                            if isinstance(m, Notify) else None) as pilot:
+    async with app.run_test(
+        size=SIZE, message_hook=lambda m: notes.append(m.notification.message) if isinstance(m, Notify) else None
+    ) as pilot:
         screen = await open_listing(app, pilot, "pantry.test", "5")
         want = rendered(screen.query_one("#plan-body")).rstrip()
         await pilot.press("y")

@@ -18,16 +18,19 @@ from test_tui_support import SIZE, net, no_cursor_blink, rendered, screen_text, 
 
 def problem_text(app) -> str:
     """The problem and the way forward, unwrapped."""
-    return " ".join(rendered(app.screen.query_one(f"#{name}"), width=1000).strip()
-                    for name in ("problem-text", "way-forward"))
+    return " ".join(
+        rendered(app.screen.query_one(f"#{name}"), width=1000).strip() for name in ("problem-text", "way-forward")
+    )
 
 
 def older_catalogue(path) -> None:
     """A catalogue of the first schema version, with one listing in it."""
     db = Database(path)
     migrations.apply(db, stop_before=known_names()[1])
-    db.execute("INSERT INTO listings (origin, status, name, first_seen_at) "
-               "VALUES ('old.example', 'listed', 'Old Timer', '2025-01-01T00:00:00.000Z')")
+    db.execute(
+        "INSERT INTO listings (origin, status, name, first_seen_at) "
+        "VALUES ('old.example', 'listed', 'Old Timer', '2025-01-01T00:00:00.000Z')"
+    )
     db.conn.commit()
     db.close()
 

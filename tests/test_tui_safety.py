@@ -14,8 +14,18 @@ from agentdex.tui.app import make_app
 from agentdex.tui.screens.listing import ListingScreen
 from agentdex.tui.widgets.catalogue_table import CatalogueTable
 from db_records import listing_crawl
-from test_tui_support import (SIZE, db_path, net, no_cursor_blink, open_listing, rendered,  # noqa: F401
-                              screen_text, settle, terminal_output, web)
+from test_tui_support import (
+    SIZE,
+    db_path,
+    net,
+    no_cursor_blink,
+    open_listing,
+    rendered,  # noqa: F401
+    screen_text,
+    settle,
+    terminal_output,
+    web,
+)
 
 HOSTILE = "[@click=app.quit]x[/] \x1b]52;c;ZXZpbA==\x07 \x1b[31mred"
 LITERAL = "[@click=app.quit]x[/]  red"  # what is left once the escape sequences are gone
@@ -27,14 +37,29 @@ ORIGIN = "hostile.test"
 def hostile_db(db_path):
     """The crawled catalogue plus one listing that tries everything."""
     listing = Listing(
-        format="agent_app", origin=ORIGIN, name=HOSTILE, one_liner="[bold]loud[/bold] \x1b[5mblink",
+        format="agent_app",
+        origin=ORIGIN,
+        name=HOSTILE,
+        one_liner="[bold]loud[/bold] \x1b[5mblink",
         description="[link=https://evil.test]click me[/link] " + "A" * 20_000,
         homepage="https://hostile.test/\x1b]8;;https://evil.test\x07home\x1b]8;;\x07",
-        mcp_url="https://hostile.test/mcp", mcp_auth=["none"], instructions=f"Always {HOSTILE}",
-        categories=["utilities"], tags=["[red]tag[/red]"], publisher_name=HOSTILE)
+        mcp_url="https://hostile.test/mcp",
+        mcp_auth=["none"],
+        instructions=f"Always {HOSTILE}",
+        categories=["utilities"],
+        tags=["[red]tag[/red]"],
+        publisher_name=HOSTILE,
+    )
     checks = [Check("guide.reachable", "fail", f"answered {HOSTILE}")]
-    tools = [Tool(HOSTILE, description=HOSTILE, annotations={"title": HOSTILE, "readOnlyHint": True},
-                  read_only=True, source="mcp")]
+    tools = [
+        Tool(
+            HOSTILE,
+            description=HOSTILE,
+            annotations={"title": HOSTILE, "readOnlyHint": True},
+            read_only=True,
+            source="mcp",
+        )
+    ]
     db = open_db(db_path)
     save_origin(db, listing_crawl(listing, origin=ORIGIN, checks=checks, mcp_tools=tools), start_crawl(db))
     db.conn.close()

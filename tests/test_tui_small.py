@@ -29,8 +29,14 @@ async def test_every_filter_and_the_narrow_columns_fit_80_columns(db_path, net):
             assert on_screen(select), name
         assert on_screen(screen.query_one("#filter-failing", Checkbox))
         table = screen.query_one(CatalogueTable)
-        assert [str(c.label).rstrip(" ▲▼") for c in table.columns.values()] == ["Name", "Origin", "Format", "Status",
-                                                                                "MCP", "Checks"]
+        assert [str(c.label).rstrip(" ▲▼") for c in table.columns.values()] == [
+            "Name",
+            "Origin",
+            "Format",
+            "Status",
+            "MCP",
+            "Checks",
+        ]
         assert sum(w + 2 for w in NARROW.values()) <= table.size.width
         header = screen_text(app).splitlines()[3]
         assert "Checks" in header and header.index("Checks") + len("Checks") < 80

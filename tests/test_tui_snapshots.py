@@ -15,11 +15,29 @@ from test_tui_support import crawled_template, net, no_cursor_blink, settle, web
 
 SIZE = (140, 40)
 AT = "2026-05-01T12:00:00.000Z"
-ORIGINS = ("pantry.test", "tidewater.test", "badmanifest.test", "quillnotes.test", "ledgerline.test", "vault.test",
-           "keyring.test", "notmcp.test", "wrongtype.test", "hopper.test", "loop.test", "broken.test")
+ORIGINS = (
+    "pantry.test",
+    "tidewater.test",
+    "badmanifest.test",
+    "quillnotes.test",
+    "ledgerline.test",
+    "vault.test",
+    "keyring.test",
+    "notmcp.test",
+    "wrongtype.test",
+    "hopper.test",
+    "loop.test",
+    "broken.test",
+)
 TIMESTAMPS = {
-    "listings": ("first_seen_at", "first_listed_at", "last_crawled_at", "last_changed_at", "mcp_tools_checked_at",
-                 "next_due_at"),
+    "listings": (
+        "first_seen_at",
+        "first_listed_at",
+        "last_crawled_at",
+        "last_changed_at",
+        "mcp_tools_checked_at",
+        "next_due_at",
+    ),
     "snapshots": ("fetched_at", "response_at", "fresh_until"),
     "checks": ("checked_at", "last_pass_at"),
     "events": ("at",),
@@ -66,5 +84,6 @@ def test_listing_screen_overview(snap_compare, snapshot_db, net):
 
 
 def test_listing_screen_findings(snap_compare, snapshot_db, net):
-    assert snap_compare(make_app(snapshot_db, net), terminal_size=SIZE,
-                        run_before=open_listing("badmanifest.test", "2"))
+    assert snap_compare(
+        make_app(snapshot_db, net), terminal_size=SIZE, run_before=open_listing("badmanifest.test", "2")
+    )

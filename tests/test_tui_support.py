@@ -112,6 +112,7 @@ def app(db_path, net) -> AgentdexApp:
 
 # --- driving the app --------------------------------------------------------------------------
 
+
 async def settle(pilot: Pilot, rounds: int = 3) -> None:
     """Let every worker finish and every message it posted be handled (a worker that
     failed fails the test; one cancelled by a newer one is fine)."""

@@ -13,8 +13,9 @@ from agentdex.db import list_listings, open_db
 from agentdex.db.synthetic import fill_synthetic
 from tmux import TMUX, Terminal, search_box
 
-pytestmark = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (.ci/run installs it with apt-get); "
-                                                     "these tests need a real terminal")
+pytestmark = pytest.mark.skipif(
+    TMUX is None, reason="tmux is not installed (.ci/run installs it with apt-get); these tests need a real terminal"
+)
 LISTINGS = 300
 
 

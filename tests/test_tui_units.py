@@ -41,18 +41,44 @@ def test_flatten_spells_paths_as_findings_do():
 
 def test_a_query_passes_only_the_filters_set():
     query = CatalogueQuery(search="  kitchen ", format="anchor", has_mcp=False)
-    assert query.filters() == {"search": "kitchen", "format": "anchor", "status": None, "category": None,
-                               "pricing": None, "auth": None, "has_mcp": False, "failing_checks": None}
+    assert query.filters() == {
+        "search": "kitchen",
+        "format": "anchor",
+        "status": None,
+        "category": None,
+        "pricing": None,
+        "auth": None,
+        "has_mcp": False,
+        "failing_checks": None,
+    }
     assert query.describe() == "format=anchor, no MCP"
     assert CatalogueQuery(search="   ").filters()["search"] is None
 
 
 def test_a_row_shows_every_column_as_plain_text():
-    row = {"origin": "a.test", "name": "[b]A[/b]", "format": "agent_app", "status": "listed",
-           "categories": ["home", "lifestyle"], "pricing": "free", "has_mcp": True, "checks_passed": 3,
-           "checks_failed": 1, "last_changed_at": "2026-05-01T12:00:00.000Z"}
-    assert [c.plain for c in row_cells(row)] == ["[b]A[/b]", "a.test", "agent_app", "listed", "home, lifestyle",
-                                                 "free", "✓", "3✓ 1✗", "2026-05-01 12:00"]
+    row = {
+        "origin": "a.test",
+        "name": "[b]A[/b]",
+        "format": "agent_app",
+        "status": "listed",
+        "categories": ["home", "lifestyle"],
+        "pricing": "free",
+        "has_mcp": True,
+        "checks_passed": 3,
+        "checks_failed": 1,
+        "last_changed_at": "2026-05-01T12:00:00.000Z",
+    }
+    assert [c.plain for c in row_cells(row)] == [
+        "[b]A[/b]",
+        "a.test",
+        "agent_app",
+        "listed",
+        "home, lifestyle",
+        "free",
+        "✓",
+        "3✓ 1✗",
+        "2026-05-01 12:00",
+    ]
     assert {"name", "origin", "format", "status", "pricing", "checks", "last_changed_at"} <= set(SORTABLE)
 
 

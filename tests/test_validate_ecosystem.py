@@ -49,8 +49,11 @@ def test_every_registry_example_gets_the_official_verdict(path: Path, forced: li
 
 
 def test_the_invalid_examples_are_invalid_for_the_reason_their_name_gives():
-    codes = {p.stem: {(f["path"], f["code"]) for f in json.loads(run(str(p), "--json").stdout)["findings"]}
-             for p in REGISTRY_EXAMPLES if p.parent.name == "invalid"}
+    codes = {
+        p.stem: {(f["path"], f["code"]) for f in json.loads(run(str(p), "--json").stdout)["findings"]}
+        for p in REGISTRY_EXAMPLES
+        if p.parent.name == "invalid"
+    }
     assert ("name", "pattern") in codes["bad-name-pattern"]
     assert ("description", "max_length") in codes["description-too-long"]
     assert ("name", "required") in codes["missing-name"]
@@ -98,18 +101,35 @@ def test_real_cards_get_their_verdict(path: Path):
 
 
 def test_forcing_a2a_card_on_a_lookalike_reads_it_as_a_card():
-    result = run(str(HERE / "a2a" / "Adewale-tech__telex-dictionary-agent__.well-known__agent.json"),
-                 "--format", "a2a_card", "--json")
+    result = run(
+        str(HERE / "a2a" / "Adewale-tech__telex-dictionary-agent__.well-known__agent.json"),
+        "--format",
+        "a2a_card",
+        "--json",
+    )
     assert result.exit_code == 1 and json.loads(result.stdout)["format"] == "a2a_card"
 
 
-@pytest.mark.parametrize(("folder", "name", "fmt", "code"), [
-    ("x402", "RipperMercs__tensorfeed__public__.well-known__x402", "x402_discovery", 0),
-    ("x402", "auor-io__auor.io__.well-known__x402", "x402_discovery", 0),
-    ("x402", "microsoft__playwright-mcp__PRref__.well-known__x402.json", "x402_discovery", 0),  # a placeholder: a warning
-    ("server_cards", "AgoraIO__docs-portal__public__.well-known__mcp__server-card.json", "server_card", None),
-    ("server_cards", "ashwingopalsamy__ashwingopalsamy.in__public__.well-known__mcp__server-cards.json", "server_card", None),
-])
+@pytest.mark.parametrize(
+    ("folder", "name", "fmt", "code"),
+    [
+        ("x402", "RipperMercs__tensorfeed__public__.well-known__x402", "x402_discovery", 0),
+        ("x402", "auor-io__auor.io__.well-known__x402", "x402_discovery", 0),
+        (
+            "x402",
+            "microsoft__playwright-mcp__PRref__.well-known__x402.json",
+            "x402_discovery",
+            0,
+        ),  # a placeholder: a warning
+        ("server_cards", "AgoraIO__docs-portal__public__.well-known__mcp__server-card.json", "server_card", None),
+        (
+            "server_cards",
+            "ashwingopalsamy__ashwingopalsamy.in__public__.well-known__mcp__server-cards.json",
+            "server_card",
+            None,
+        ),
+    ],
+)
 def test_real_discovery_documents_are_read_as_what_they_are(shared, folder, name, fmt, code):
     result = run(str(shared / "realworld" / folder / name), "--json")
     assert json.loads(result.stdout)["format"] == fmt
@@ -122,12 +142,17 @@ def test_an_x402_file_is_no_longer_taken_for_an_agent_app(tmp_path):
     assert json.loads(run(str(path), "--json").stdout)["format"] == "x402_discovery"
 
 
-@pytest.mark.parametrize(("doc", "fmt"), [
-    ({"linkset": [{"anchor": "https://a.test/api", "service-desc": [{"href": "https://a.test/openapi.json"}]}]},
-     "api_catalog"),
-    ({"specVersion": "1.0", "host": {"displayName": "A"}, "entries": []}, "ai_catalog"),
-    ({"serverInfo": {"name": "a", "version": "1"}}, "server_card"),
-])
+@pytest.mark.parametrize(
+    ("doc", "fmt"),
+    [
+        (
+            {"linkset": [{"anchor": "https://a.test/api", "service-desc": [{"href": "https://a.test/openapi.json"}]}]},
+            "api_catalog",
+        ),
+        ({"specVersion": "1.0", "host": {"displayName": "A"}, "entries": []}, "ai_catalog"),
+        ({"serverInfo": {"name": "a", "version": "1"}}, "server_card"),
+    ],
+)
 def test_each_discovery_format_is_told_by_its_keys(tmp_path, doc, fmt):
     path = tmp_path / "doc.json"
     path.write_text(json.dumps(doc))

@@ -71,8 +71,12 @@ def test_the_registry_proof_reads_the_latest_version_from_the_registry_given(web
     asked = sorted(r.path for r in web.requests_log if r.host == "registry.test" and r.path != "/robots.txt")
     # The official API's shape (the log shows the path decoded); MCP tools only. Discovery
     # also reads the server.json each manifest links (schemas.mcpServerJson), once.
-    assert asked == ["/v0.1/servers/test.driftwood/notes", "/v0.1/servers/test.driftwood/notes/versions/latest",
-                     "/v0.1/servers/test.tidewater/tides", "/v0.1/servers/test.tidewater/tides/versions/latest"]
+    assert asked == [
+        "/v0.1/servers/test.driftwood/notes",
+        "/v0.1/servers/test.driftwood/notes/versions/latest",
+        "/v0.1/servers/test.tidewater/tides",
+        "/v0.1/servers/test.tidewater/tides/versions/latest",
+    ]
 
 
 def test_a_registry_that_cannot_be_asked_is_a_warning_not_a_lost_proof(web, db):
@@ -136,8 +140,13 @@ def test_the_dns_proof_reads_the_record_as_it_is_now(web, db):
 def test_a_lying_read_only_variant_is_named_with_its_write_tools(web, db):
     run(db, web, ["driftwood.test"])
     variant = check(db, "driftwood.test", "anchor.read_only_variant")
-    assert variant["data"] == {"test.driftwood/notes": {"url": "https://mcp.driftwood.test/mcp/readonly",
-                                                        "state": "ok", "write_tools": ["delete_item"]}}
+    assert variant["data"] == {
+        "test.driftwood/notes": {
+            "url": "https://mcp.driftwood.test/mcp/readonly",
+            "state": "ok",
+            "write_tools": ["delete_item"],
+        }
+    }
     assert "tools/call" not in web.requests_log.jsonrpc_methods()
 
 
@@ -147,6 +156,7 @@ def test_a_lying_read_only_variant_is_named_with_its_write_tools(web, db):
 def silent_to(methods: tuple[str, ...]):
     """A route that never answers ``methods`` and answers the others with an endless event
     stream (as an MCP SSE endpoint does: it runs its GET handler for HEAD and never ends)."""
+
     async def route(request: Request) -> Reply:
         if request.method in methods:
             await asyncio.sleep(3600)
@@ -156,7 +166,9 @@ def silent_to(methods: tuple[str, ...]):
                 writer.write(b": ping\n\n")
                 await writer.drain()
                 await asyncio.sleep(0.1)
+
         return Reply(content_type="text/event-stream", length=False, stream=endless)
+
     return route
 
 

@@ -17,15 +17,49 @@ from agentdex.crawler.crawl import crawl
 from agentdex.db import list_checks, open_db
 from agentdex.sampleweb.server import SampleWeb
 
-ORIGINS = ["pantry.test", "ledgerline.test", "deadlinks.test", "wrongtype.test", "notmcp.test", "vault.test",
-           "keyring.test", "bigmanifest.test", "t-brokenlinks.test", "t-oldsse.test", "tidewater.test",
-           "driftwood.test", "t-paidmcp.test", "t-linked.test", "pay.tidewater.test"]
-CHECK_NAMES = {"manifest.location", "manifest.content_type", "manifest.cors", "manifest.size", "guide.reachable",
-               "llms_txt.reachable", "skill.reachable", "homepage.reachable", "policies.privacy", "policies.terms",
-               "mcp.initialize", "mcp.tools", "http.base", "http.openapi", "http.capabilities",
-               "feedback.descriptor", "x402.live_price"}
-ANCHOR_CHECKS = {"anchor.verify.dns", "anchor.verify.http", "anchor.verify.registry",
-                 "anchor.read_only_variant", "anchor.payments"}
+ORIGINS = [
+    "pantry.test",
+    "ledgerline.test",
+    "deadlinks.test",
+    "wrongtype.test",
+    "notmcp.test",
+    "vault.test",
+    "keyring.test",
+    "bigmanifest.test",
+    "t-brokenlinks.test",
+    "t-oldsse.test",
+    "tidewater.test",
+    "driftwood.test",
+    "t-paidmcp.test",
+    "t-linked.test",
+    "pay.tidewater.test",
+]
+CHECK_NAMES = {
+    "manifest.location",
+    "manifest.content_type",
+    "manifest.cors",
+    "manifest.size",
+    "guide.reachable",
+    "llms_txt.reachable",
+    "skill.reachable",
+    "homepage.reachable",
+    "policies.privacy",
+    "policies.terms",
+    "mcp.initialize",
+    "mcp.tools",
+    "http.base",
+    "http.openapi",
+    "http.capabilities",
+    "feedback.descriptor",
+    "x402.live_price",
+}
+ANCHOR_CHECKS = {
+    "anchor.verify.dns",
+    "anchor.verify.http",
+    "anchor.verify.registry",
+    "anchor.read_only_variant",
+    "anchor.payments",
+}
 
 
 class Verified:
@@ -76,7 +110,12 @@ TABLE = [
     ("mcp.initialize", "keyring.test", "pass", "bearer"),
     ("mcp.initialize", "t-paidmcp.test", "pass", "declared x402"),
     # An origin with no manifest but an x402 discovery document: its resource's live 402.
-    ("x402.live_price", "pay.tidewater.test", "pass", "https://pay.tidewater.test/v1/forecast: the live 402 asks $0.01, as declared"),
+    (
+        "x402.live_price",
+        "pay.tidewater.test",
+        "pass",
+        "https://pay.tidewater.test/v1/forecast: the live 402 asks $0.01, as declared",
+    ),
     ("x402.live_price", "pantry.test", "skip", "no x402 discovery document"),
     ("mcp.initialize", "notmcp.test", "fail", "not_mcp"),
     ("mcp.initialize", "t-oldsse.test", "fail", "wrong_transport"),
@@ -139,8 +178,9 @@ def test_every_stored_check_is_in_the_catalogue(verified):
 def test_a_passing_check_keeps_the_time_of_its_last_pass(verified):
     checks = verified.checks("pantry.test")
     assert all(c["last_pass_at"] == c["checked_at"] for c in checks.values() if c["status"] == "pass")
-    assert all(c["last_pass_at"] is None for c in verified.checks("t-brokenlinks.test").values()
-               if c["status"] == "fail")
+    assert all(
+        c["last_pass_at"] is None for c in verified.checks("t-brokenlinks.test").values() if c["status"] == "fail"
+    )
 
 
 def test_a_probe_keeps_what_it_learned_in_the_check_data(verified):

@@ -9,14 +9,33 @@ USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 
 
 def v1_body(amount="10000", asset=USDC_BASE, network="base"):
-    return json.dumps({"x402Version": 1, "error": "X-PAYMENT header is required", "accepts": [
-        {"scheme": "exact", "network": network, "maxAmountRequired": amount, "asset": asset,
-         "payTo": "0xabc", "resource": "https://x.test/mcp", "maxTimeoutSeconds": 60}]}).encode()
+    return json.dumps(
+        {
+            "x402Version": 1,
+            "error": "X-PAYMENT header is required",
+            "accepts": [
+                {
+                    "scheme": "exact",
+                    "network": network,
+                    "maxAmountRequired": amount,
+                    "asset": asset,
+                    "payTo": "0xabc",
+                    "resource": "https://x.test/mcp",
+                    "maxTimeoutSeconds": 60,
+                }
+            ],
+        }
+    ).encode()
 
 
 def v2_header(amount="5000"):
-    doc = {"x402Version": 2, "resource": {"url": "https://x.test/mcp"}, "accepts": [
-        {"scheme": "exact", "network": "eip155:8453", "amount": amount, "asset": USDC_BASE, "payTo": "0xabc"}]}
+    doc = {
+        "x402Version": 2,
+        "resource": {"url": "https://x.test/mcp"},
+        "accepts": [
+            {"scheme": "exact", "network": "eip155:8453", "amount": amount, "asset": USDC_BASE, "payTo": "0xabc"}
+        ],
+    }
     return base64.b64encode(json.dumps(doc).encode()).decode()
 
 

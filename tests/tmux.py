@@ -33,8 +33,9 @@ class Terminal:
 
     def tmux(self, *args: str) -> str:
         """Run a tmux command on this terminal's server; its output."""
-        return subprocess.run([TMUX, "-L", self.socket, "-f", os.devnull, *args], check=True,
-                              capture_output=True, text=True, timeout=10).stdout
+        return subprocess.run(
+            [TMUX, "-L", self.socket, "-f", os.devnull, *args], check=True, capture_output=True, text=True, timeout=10
+        ).stdout
 
     def start(self) -> Terminal:
         """Start the server with an idle pane (kept when its command ends)."""
@@ -53,8 +54,20 @@ class Terminal:
         root = Path(__file__).resolve().parent.parent
         # Without COLUMNS and LINES: a size left in the environment (pytest's run has 80x24)
         # overrides the pane's own in every program that asks Python for the terminal size.
-        return self.run("env", "-u", "COLUMNS", "-u", "LINES", f"PYTHONPATH={root}", sys.executable, "-m", "agentdex",
-                        "tui", "--db", str(db))
+        return self.run(
+            "env",
+            "-u",
+            "COLUMNS",
+            "-u",
+            "LINES",
+            f"PYTHONPATH={root}",
+            sys.executable,
+            "-m",
+            "agentdex",
+            "tui",
+            "--db",
+            str(db),
+        )
 
     def send(self, *keys: str, literal: bool = False) -> None:
         """One ``send-keys`` call: the keys reach the app in one write."""

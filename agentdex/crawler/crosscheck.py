@@ -65,8 +65,13 @@ def live_prices(crawl: OriginCrawl) -> dict[str, float]:
     listing = anchor.listing if anchor is not None else None
     if check is None or listing is None:
         return {}
-    endpoints: dict[Any, Any] = {t.get("id"): t.get("endpoint") for t in (listing.extra or {}).get("anchor_tools") or []
-                 if isinstance(t, dict)}
-    return {endpoints[tid]: float(data["live_usd"]) for tid, data in (check.data or {}).items()
-            if isinstance(data, dict) and isinstance(data.get("live_usd"), (int, float))
-            and isinstance(endpoints.get(tid), str)}
+    endpoints: dict[Any, Any] = {
+        t.get("id"): t.get("endpoint") for t in (listing.extra or {}).get("anchor_tools") or [] if isinstance(t, dict)
+    }
+    return {
+        endpoints[tid]: float(data["live_usd"])
+        for tid, data in (check.data or {}).items()
+        if isinstance(data, dict)
+        and isinstance(data.get("live_usd"), (int, float))
+        and isinstance(endpoints.get(tid), str)
+    }

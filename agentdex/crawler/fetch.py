@@ -62,6 +62,7 @@ robots.txt of a redirect's target is not consulted: the URL asked for was allowe
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import ipaddress
 import time
@@ -72,8 +73,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
-
-import asyncio
 
 import anyio
 import httpx
@@ -97,10 +96,18 @@ BACKOFF_CAP = 2.0
 RETRY_AFTER_MAX = 3.0
 HEADER_VALUE_MAX = 8192
 # Request headers that carry a credential or a payment: never sent past a redirect to another origin.
-CREDENTIAL_HEADERS = frozenset({
-    "authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-auth-token",
-    "x-payment", "payment-signature",
-})
+CREDENTIAL_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+        "x-api-key",
+        "api-key",
+        "x-auth-token",
+        "x-payment",
+        "payment-signature",
+    }
+)
 KEPT_HEADERS = (
     "content-type", "content-length", "content-encoding", "etag", "last-modified",
     "cache-control", "access-control-allow-origin", "link", "www-authenticate",
@@ -221,8 +228,17 @@ class Fetcher:
         not counted in ``stats.errors``.
         """
         request_headers = self._headers(accept, etag, last_modified, headers or {})
-        options = _Options(kind, max_bytes, same_origin, method.upper(), request_headers, content, etag, last_modified,
-                           absent_ok=absent_ok)
+        options = _Options(
+            kind,
+            max_bytes,
+            same_origin,
+            method.upper(),
+            request_headers,
+            content,
+            etag,
+            last_modified,
+            absent_ok=absent_ok,
+        )
         record = await self._run(url, options, honour_robots)
         # A 404/410 asked with absent_ok, or at a path of the origin's own that agentdex
         # probes on its own initiative (same_origin: its manifest and discovery paths), is the
@@ -243,8 +259,9 @@ class Fetcher:
         return record
 
     @asynccontextmanager
-    async def stream(self, url: str, *, kind: str,
-                     accept: str) -> AsyncIterator[tuple[FetchRecord, httpx.Response | None]]:
+    async def stream(
+        self, url: str, *, kind: str, accept: str
+    ) -> AsyncIterator[tuple[FetchRecord, httpx.Response | None]]:
         """A GET whose body the caller reads as it arrives (an event stream never ends), as
         ``(record, response)``: the record has the status and headers, or the failure (then
         ``response`` is None). No redirect is followed, nothing is retried, robots.txt is not
@@ -293,7 +310,9 @@ class Fetcher:
         if honour_robots and not robots_exempt(str(url)):
             verdict = await self.robots.check(str(url))
             if not verdict.allowed:
-                raise FetchError("robots", verdict.note or f"robots.txt of {verdict.origin} disallows {url.path} for agentdex.")
+                raise FetchError(
+                    "robots", verdict.note or f"robots.txt of {verdict.origin} disallows {url.path} for agentdex."
+                )
         # asyncio's own timeout: anyio's cancel scopes cost more than the rest of a small fetch
         async with asyncio.timeout(self.deadline):
             options.deadline_at = asyncio.get_running_loop().time() + self.deadline
@@ -346,11 +365,15 @@ class Fetcher:
                 headers = without_credentials(headers)
             method, current = new_method, target
 
-    async def _send(self, transport: httpx.AsyncBaseTransport, method: str, url: httpx.URL,
-                    headers: list[tuple[str, str]], content: bytes | None) -> httpx.Response:
-        request = httpx.Request(
-            method, url, headers=headers, content=content, extensions={"timeout": self._timeouts}
-        )
+    async def _send(
+        self,
+        transport: httpx.AsyncBaseTransport,
+        method: str,
+        url: httpx.URL,
+        headers: list[tuple[str, str]],
+        content: bytes | None,
+    ) -> httpx.Response:
+        request = httpx.Request(method, url, headers=headers, content=content, extensions={"timeout": self._timeouts})
         self.stats.requests += 1
         # The transport, not an httpx.Client: no cookie jar, no auth, no environment.
         response = await transport.handle_async_request(request)
@@ -366,15 +389,23 @@ class Fetcher:
             record.last_modified = record.last_modified or options.last_modified
             return
         if options.method != "HEAD":
-            await self._read_body(record, response, options, keep_errors=status < 300,
-                                  keep=not (options.absent_ok and status in (404, 410)))
+            await self._read_body(
+                record,
+                response,
+                options,
+                keep_errors=status < 300,
+                keep=not (options.absent_ok and status in (404, 410)),
+            )
         if not 200 <= status < 300:
             raise FetchError("http_status", _status_sentence(response, record.final_url or record.url))
 
-    async def _read_body(self, record: FetchRecord, response: httpx.Response, options: _Options, keep_errors: bool,
-                         keep: bool = True) -> None:
+    async def _read_body(
+        self, record: FetchRecord, response: httpx.Response, options: _Options, keep_errors: bool, keep: bool = True
+    ) -> None:
         try:
-            body = await read_capped(response, options.max_bytes, prefix=options.prefix)  # read whole either way: the connection is reused
+            body = await read_capped(
+                response, options.max_bytes, prefix=options.prefix
+            )  # read whole either way: the connection is reused
         except FetchError:
             if keep_errors:
                 raise
@@ -394,8 +425,9 @@ class Fetcher:
     async def _fetch_robots(self, url: str) -> FetchRecord:
         # Not counted in stats.errors: a missing robots.txt is no failure of the crawl.
         # One byte over the parsed prefix: the parser then knows the file was longer.
-        options = _Options("robots", ROBOTS_MAX_BYTES + 1, False, "GET", self._headers("text/plain", None, None, {}),
-                           prefix=True)
+        options = _Options(
+            "robots", ROBOTS_MAX_BYTES + 1, False, "GET", self._headers("text/plain", None, None, {}), prefix=True
+        )
         return await self._run(url, options, honour_robots=False)
 
 
@@ -503,7 +535,9 @@ def redirect_target(response: httpx.Response, current: httpx.URL) -> httpx.URL |
         raise FetchError("invalid_url", f"{current} redirects to an invalid URL {location!r} ({exc}).") from exc
 
 
-def check_redirect(record: FetchRecord, current: httpx.URL, target: httpx.URL, seen: set[str], same_origin: bool) -> None:
+def check_redirect(
+    record: FetchRecord, current: httpx.URL, target: httpx.URL, seen: set[str], same_origin: bool
+) -> None:
     """Record the redirect and raise the policy's refusal if it may not be followed."""
     record.redirects.append(str(target))
     checked_url(str(target), via=str(current))

@@ -87,8 +87,12 @@ class HostTransport(httpx.AsyncBaseTransport):
             head = request_head(request)  # checked before any connection: nothing unchecked is sent
             connection, answer = await self._send(request, head, timeouts)
         status, headers, reason = answer
-        return httpx.Response(status, headers=headers, stream=_Body(connection, self, timeouts.get("read")),
-                              extensions={"http_version": b"HTTP/1.1", "reason_phrase": reason})
+        return httpx.Response(
+            status,
+            headers=headers,
+            stream=_Body(connection, self, timeouts.get("read")),
+            extensions={"http_version": b"HTTP/1.1", "reason_phrase": reason},
+        )
 
     async def _send(self, request: httpx.Request, head: h11.Request, timeouts: dict) -> tuple[_Connection, _Head]:
         """The connection ``request`` was answered on, and the answer's head.
@@ -149,8 +153,9 @@ def request_head(request: httpx.Request) -> h11.Request:
     header names are tokens, no CR, LF or NUL in a value); an h11 LocalProtocolError naming
     the offending header when one is illegal."""
     try:
-        return h11.Request(method=request.method.encode("ascii"), target=request.url.raw_path,
-                           headers=request.headers.raw)
+        return h11.Request(
+            method=request.method.encode("ascii"), target=request.url.raw_path, headers=request.headers.raw
+        )
     except h11.LocalProtocolError as exc:
         raise h11.LocalProtocolError(f"illegal request header or target ({exc})") from exc
 
@@ -179,8 +184,9 @@ class _Connection:
         fresh = time.monotonic() - self.idle_since < KEEPALIVE_EXPIRY
         return fresh and not self.stream.get_extra_info("is_readable")
 
-    async def exchange(self, head: h11.Request, content: bytes, read_timeout: float | None,
-                       write_timeout: float | None) -> _Head:
+    async def exchange(
+        self, head: h11.Request, content: bytes, read_timeout: float | None, write_timeout: float | None
+    ) -> _Head:
         """Write the request (``head``, then ``content``) whole; read until the answer's
         head (1xx answers skipped)."""
         self.heard = False
@@ -209,8 +215,11 @@ class _Connection:
             data = await self.stream.read(READ_SIZE, timeout)
             if not data and self.h11.their_state is h11.SEND_RESPONSE:
                 # h11 would say "can't handle event type ConnectionClosed ..."
-                raise h11.RemoteProtocolError("the server closed the connection before its answer's head ended"
-                                              if self.heard else "the server closed the connection without answering")
+                raise h11.RemoteProtocolError(
+                    "the server closed the connection before its answer's head ended"
+                    if self.heard
+                    else "the server closed the connection without answering"
+                )
             self.heard = self.heard or bool(data)
             self.h11.receive_data(data)
 

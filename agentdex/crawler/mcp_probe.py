@@ -93,12 +93,20 @@ class Probe:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (tools by name)."""
-        return {"state": self.state, "detail": self.detail, "http_status": self.http_status,
-                "server_info": self.server_info, "protocol_version": self.protocol_version,
-                "tools": [t.name for t in self.tools], "auth_scheme": self.auth_scheme,
-                "resource_metadata": self.resource_metadata, "metadata": self.metadata,
-                "tools_listed": self.tools_listed, "transport": self.transport,
-                "transport_deprecated": self.transport == LEGACY_SSE}
+        return {
+            "state": self.state,
+            "detail": self.detail,
+            "http_status": self.http_status,
+            "server_info": self.server_info,
+            "protocol_version": self.protocol_version,
+            "tools": [t.name for t in self.tools],
+            "auth_scheme": self.auth_scheme,
+            "resource_metadata": self.resource_metadata,
+            "metadata": self.metadata,
+            "tools_listed": self.tools_listed,
+            "transport": self.transport,
+            "transport_deprecated": self.transport == LEGACY_SSE,
+        }
 
 
 def rpc(method: str, params: dict | None = None, id: int | None = None) -> bytes:
@@ -158,12 +166,26 @@ def www_authenticate(value: str) -> tuple[str, str | None]:
 
 
 def _initialize() -> bytes:
-    return rpc("initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
-                              "clientInfo": {"name": "agentdex", "version": __version__}}, id=1)
+    return rpc(
+        "initialize",
+        {
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "agentdex", "version": __version__},
+        },
+        id=1,
+    )
 
 
-async def probe(url: str, post: Post, get: Get | None = None, stream: Stream | None = None, *,
-                transport: str | None = STREAMABLE, deadline: float = DEADLINE) -> Probe:
+async def probe(
+    url: str,
+    post: Post,
+    get: Get | None = None,
+    stream: Stream | None = None,
+    *,
+    transport: str | None = STREAMABLE,
+    deadline: float = DEADLINE,
+) -> Probe:
     """``initialize`` then ``tools/list`` (all pages) against ``url`` over the declared
     ``transport`` (``sse``: the legacy HTTP+SSE transport, through ``stream``; anything else:
     Streamable HTTP). With ``get`` and ``stream``, a refused POST is told apart (old SSE
@@ -180,8 +202,9 @@ async def probe(url: str, post: Post, get: Get | None = None, stream: Stream | N
         return failed
     found = _initialized(read_message(record, 1), record)
     if found.state == "ok":
-        await _list_after_initialize(_streamable_ask(url, post, record.headers.get("mcp-session-id"),
-                                                     found.protocol_version), found)
+        await _list_after_initialize(
+            _streamable_ask(url, post, record.headers.get("mcp-session-id"), found.protocol_version), found
+        )
     return found
 
 
@@ -193,6 +216,7 @@ def _streamable_ask(url: str, post: Post, session: str | None, version: str | No
         answer = await post(url, body, headers)
         got = read_message(answer, want_id) if want_id is not None and answer.status == 200 else None
         return got, answer.error or str(answer.status)
+
     return ask
 
 
@@ -218,8 +242,14 @@ def _initialized(message: dict | None, record: FetchRecord, transport: str = STR
     if not isinstance(result, dict) or "protocolVersion" not in result:
         return Probe("not_mcp", _not_mcp_detail(record, message), record.status, answer=record)
     info = result.get("serverInfo")
-    return Probe("ok", http_status=record.status, protocol_version=str(result.get("protocolVersion")),
-                 server_info=info if isinstance(info, dict) else {}, answer=record, transport=transport)
+    return Probe(
+        "ok",
+        http_status=record.status,
+        protocol_version=str(result.get("protocolVersion")),
+        server_info=info if isinstance(info, dict) else {},
+        answer=record,
+        transport=transport,
+    )
 
 
 async def probe_sse(url: str, post: Post, stream: Stream, deadline: float = DEADLINE, get: Get | None = None) -> Probe:
@@ -249,6 +279,7 @@ async def _sse_session(url: str, post: Post, record: FetchRecord, response: http
 
     async def ask(body: bytes, want_id: int | None) -> tuple[dict | None, str]:
         return await session.ask(body, want_id, post)
+
     message, why = await ask(_initialize(), 1)
     found = _initialized(message, record, LEGACY_SSE)
     if found.state != "ok":
@@ -269,9 +300,14 @@ async def _no_stream(url: str, post: Post, record: FetchRecord, problem: str) ->
         return failed
     other = await probe(url, post)
     if other.state == "ok":
-        return Probe("wrong_transport", f"{problem}, but a Streamable HTTP POST initializes: the endpoint "
-                     "speaks streamable-http, not the declared sse", record.status, answer=record,
-                     transport=STREAMABLE)
+        return Probe(
+            "wrong_transport",
+            f"{problem}, but a Streamable HTTP POST initializes: the endpoint "
+            "speaks streamable-http, not the declared sse",
+            record.status,
+            answer=record,
+            transport=STREAMABLE,
+        )
     return Probe("not_mcp", f"{problem}: not the HTTP+SSE transport", record.status, answer=record)
 
 
@@ -308,8 +344,10 @@ async def _check_sse(url: str, found: Probe, stream: Stream | None) -> None:
     if SSE in ctype:
         found.state, found.transport = "wrong_transport", LEGACY_SSE
         seen = "an endpoint event" if event is not None and event.type == "endpoint" else "an event stream"
-        found.detail = (f"HTTP {found.http_status} to a Streamable HTTP POST and {seen} to GET: the "
-                        "deprecated HTTP+SSE transport, not streamable-http (declare transport sse)")
+        found.detail = (
+            f"HTTP {found.http_status} to a Streamable HTTP POST and {seen} to GET: the "
+            "deprecated HTTP+SSE transport, not streamable-http (declare transport sse)"
+        )
     elif "text/html" in ctype:
         found.state = "not_mcp"
         found.detail = f"HTTP {found.http_status} to a Streamable HTTP POST, and a web page to GET: not an MCP endpoint"
@@ -341,12 +379,17 @@ async def read_resource_metadata(url: str, found: Probe, get: Get) -> None:
             continue
         servers = [s for s in doc.get("authorization_servers") or [] if isinstance(s, str)]
         found.resource_metadata = candidate
-        found.metadata = {"resource": doc.get("resource"), "authorization_servers": servers,
-                          "scopes_supported": [s for s in doc.get("scopes_supported") or [] if isinstance(s, str)]}
+        found.metadata = {
+            "resource": doc.get("resource"),
+            "authorization_servers": servers,
+            "scopes_supported": [s for s in doc.get("scopes_supported") or [] if isinstance(s, str)],
+        }
         if servers:
             found.auth_scheme = "oauth"
-            found.detail = (f"HTTP {found.http_status}: the endpoint wants OAuth; authorization server "
-                            f"{servers[0]} (RFC 9728 metadata at {candidate})")
+            found.detail = (
+                f"HTTP {found.http_status}: the endpoint wants OAuth; authorization server "
+                f"{servers[0]} (RFC 9728 metadata at {candidate})"
+            )
         if doc.get("resource") not in (None, url, url.rstrip("/")):
             found.detail += f"; the metadata names another resource, {str(doc.get('resource'))[:200]}"
         return
@@ -362,7 +405,9 @@ async def _list_tools(ask: Ask, found: Probe) -> None:
         if not isinstance(result, dict):
             found.detail = f"initialize answered but tools/list did not ({why})"
             return
-        found.tools.extend(tool_from_mcp(t, source="mcp") for t in _items(result.get("tools"), MAX_TOOLS - len(found.tools) + 1))
+        found.tools.extend(
+            tool_from_mcp(t, source="mcp") for t in _items(result.get("tools"), MAX_TOOLS - len(found.tools) + 1)
+        )
         if len(found.tools) > MAX_TOOLS:
             del found.tools[MAX_TOOLS:]
             found.detail = f"tools/list names more than {MAX_TOOLS:,} tools; agentdex stopped reading there"
@@ -373,7 +418,9 @@ async def _list_tools(ask: Ask, found: Probe) -> None:
             found.detail = f"{len(found.tools)} tool(s) listed"
             return
         if not isinstance(cursor, str) or cursor in seen:
-            found.detail = f"tools/list sent a cursor it had sent before (or not a string): {str(cursor)[:60]!r}; stopped"
+            found.detail = (
+                f"tools/list sent a cursor it had sent before (or not a string): {str(cursor)[:60]!r}; stopped"
+            )
             return
         seen.add(cursor)
     found.detail = f"tools/list still had more pages after {MAX_PAGES}; agentdex stopped reading there"
@@ -396,13 +443,21 @@ def classify_failure(record: FetchRecord) -> Probe | None:
         return Probe("unreachable", record.error or "no answer", None)
     if record.status in (401, 403):
         scheme, metadata = www_authenticate(record.headers.get("www-authenticate", ""))
-        return Probe("auth_required", f"HTTP {record.status}: the endpoint wants {scheme} credentials",
-                     record.status, auth_scheme=scheme, resource_metadata=metadata)
+        return Probe(
+            "auth_required",
+            f"HTTP {record.status}: the endpoint wants {scheme} credentials",
+            record.status,
+            auth_scheme=scheme,
+            resource_metadata=metadata,
+        )
     if record.status == 402:
         return Probe("payment_required", "HTTP 402: the endpoint asks for payment", 402)
     if record.status in (405, 406) or (SSE in record.headers.get("content-type", "") and record.status != 200):
-        return Probe("wrong_transport", f"HTTP {record.status} to a Streamable HTTP POST: "
-                     "not the streamable-http transport", record.status)
+        return Probe(
+            "wrong_transport",
+            f"HTTP {record.status} to a Streamable HTTP POST: not the streamable-http transport",
+            record.status,
+        )
     if record.status == 404:
         return Probe("not_mcp", "HTTP 404 to a Streamable HTTP POST: nothing answers MCP there", 404)
     if record.status != 200 and record.status != 202:

@@ -45,8 +45,13 @@ _WOULD_BLOCK_READ = (BlockingIOError, InterruptedError, ssl.SSLWantReadError)
 _WOULD_BLOCK_WRITE = (BlockingIOError, InterruptedError, ssl.SSLWantWriteError)
 
 
-async def open_stream(address: str, port: int, *, local_address: str | None = None,
-                      socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None) -> SocketStream:
+async def open_stream(
+    address: str,
+    port: int,
+    *,
+    local_address: str | None = None,
+    socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+) -> SocketStream:
     """Connect a TCP socket to ``address`` (an IP literal) and ``port``."""
     family = socket.AF_INET6 if ipaddress.ip_address(address).version == 6 else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -70,18 +75,25 @@ async def open_stream(address: str, port: int, *, local_address: str | None = No
 class SocketBackend(httpcore.AsyncNetworkBackend):
     """Connects to IP literals only: names are resolved and checked by the address guard."""
 
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                          local_address: str | None = None,
-                          socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None) -> SocketStream:
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> SocketStream:
         """A connection to ``host`` (an IP literal), within ``timeout`` seconds."""
         try:
             return await asyncio.wait_for(
-                open_stream(host, port, local_address=local_address, socket_options=socket_options), timeout)
+                open_stream(host, port, local_address=local_address, socket_options=socket_options), timeout
+            )
         except TimeoutError as exc:
             raise httpcore.ConnectTimeout(f"connecting to {host} took longer than {timeout} s") from exc
 
-    async def connect_unix_socket(self, path: str, timeout: float | None = None,
-                                  socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None) -> SocketStream:
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None
+    ) -> SocketStream:
         """Never used by the crawler."""
         raise httpcore.ConnectError(f"Unix socket {path} refused: the crawler only speaks TCP.")
 
@@ -121,7 +133,7 @@ class SocketStream(httpcore.AsyncNetworkStream):
         view = memoryview(buffer)
         while view:
             try:
-                view = view[self._sock.send(view):]
+                view = view[self._sock.send(view) :]
             except _WOULD_BLOCK_WRITE:
                 await self._wait(False, timeout, httpcore.WriteTimeout)
             except ssl.SSLWantReadError:
@@ -133,13 +145,13 @@ class SocketStream(httpcore.AsyncNetworkStream):
         """Close the socket (no close_notify: nothing more is read from it)."""
         self._sock.close()
 
-    async def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
-                        timeout: float | None = None) -> SocketStream:
+    async def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> SocketStream:
         """The same connection under TLS, once the handshake is done (``server_hostname``
         is the URL's host: SNI and the certificate check)."""
         try:
-            tls = ssl_context.wrap_socket(self._sock, server_hostname=server_hostname,
-                                          do_handshake_on_connect=False)
+            tls = ssl_context.wrap_socket(self._sock, server_hostname=server_hostname, do_handshake_on_connect=False)
         except (OSError, ValueError) as exc:
             self._sock.close()
             raise httpcore.ConnectError(str(exc) or type(exc).__name__) from exc

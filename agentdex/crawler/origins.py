@@ -51,7 +51,7 @@ def _typed_host(netloc: str) -> str:
     turns a final capital sigma into ``ς`` where UTS 46 maps every ``Σ`` to ``σ``)."""
     hostport = netloc.rpartition("@")[2]
     if hostport.startswith("["):
-        return hostport[1:hostport.find("]")]
+        return hostport[1 : hostport.find("]")]
     return hostport.rpartition(":")[0] if ":" in hostport else hostport
 
 
@@ -83,8 +83,10 @@ def _ipv4(name: str, shown: str) -> str:
     try:
         return str(ipaddress.IPv4Address(name))
     except ValueError as exc:
-        raise InputError(f"not an origin: {shown} ends in a number but is no IPv4 address "
-                         "(write the four decimal parts, e.g. 192.0.2.1)") from exc
+        raise InputError(
+            f"not an origin: {shown} ends in a number but is no IPv4 address "
+            "(write the four decimal parts, e.g. 192.0.2.1)"
+        ) from exc
 
 
 def origin_url(origin: str, path: str = "/") -> str:

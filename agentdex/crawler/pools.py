@@ -124,5 +124,9 @@ async def release(response: httpx.Response, method: str) -> None:
 
 def _bodiless(response: httpx.Response, method: str) -> bool:
     status = response.status_code
-    return (status in (204, 304) or status < 200 or method == "HEAD"
-            or response.headers.get("content-length", "").strip() == "0")
+    return (
+        status in (204, 304)
+        or status < 200
+        or method == "HEAD"
+        or response.headers.get("content-length", "").strip() == "0"
+    )

@@ -77,8 +77,9 @@ EXEMPT_PATHS = frozenset({*MANIFEST_PATHS.values(), "/robots.txt"})
 REUSE_MAX_SECONDS = 24 * 3600
 # The records RFC 9309 defines, and the ones Protego reads besides (all other "name:" lines
 # are ignored, so they do not end a group).
-_RECORDS = frozenset({"user-agent", "allow", "disallow", "sitemap", "crawl-delay", "host", "request-rate",
-                      "visit-time"})
+_RECORDS = frozenset(
+    {"user-agent", "allow", "disallow", "sitemap", "crawl-delay", "host", "request-rate", "visit-time"}
+)
 _NAMED_LINE_RE = re.compile(r"^\s*([A-Za-z-]+)\s*:(.*)$", re.S)
 _TOKEN_RE = re.compile(r"[A-Za-z_-]+")
 _OTHER_AGENT = "-other"  # stands for every agent that is not us: can never match our token
@@ -227,8 +228,12 @@ class RobotsCache:
             return RobotsVerdict(False, origin, entry.note)
         delay = entry.rules.crawl_delay()
         if delay > CRAWL_DELAY_MAX:
-            return RobotsVerdict(False, origin, f"robots.txt of {origin} asks for {delay:g} s between requests; "
-                                                f"agentdex waits at most {CRAWL_DELAY_MAX:g} s, so it fetches nothing more")
+            return RobotsVerdict(
+                False,
+                origin,
+                f"robots.txt of {origin} asks for {delay:g} s between requests; "
+                f"agentdex waits at most {CRAWL_DELAY_MAX:g} s, so it fetches nothing more",
+            )
         await _pace(entry, delay)
         return RobotsVerdict(True, origin, entry.note)
 
@@ -302,26 +307,39 @@ def definite(record: FetchRecord) -> bool:
     if record.ok and record.body is not None:
         return True
     # 429 is "not now", not "none": asked again next time.
-    return record.status is not None and 400 <= record.status < 500 and record.status != 429 \
+    return (
+        record.status is not None
+        and 400 <= record.status < 500
+        and record.status != 429
         and record.error_code in (None, "http_status")
+    )
 
 
 def _entry_from(origin: str, record: FetchRecord, agent: str = PRODUCT_TOKEN) -> RobotsEntry:
     if record.ok and record.body is not None:
         rules = RobotsRules.parse(record.body, agent)
-        note = (f"robots.txt of {origin} is longer than {ROBOTS_MAX_BYTES // 1024} KiB; agentdex obeyed "
-                "the rules in its first 500 KiB (RFC 9309 2.5).") if rules.truncated else None
+        note = (
+            (
+                f"robots.txt of {origin} is longer than {ROBOTS_MAX_BYTES // 1024} KiB; agentdex obeyed "
+                "the rules in its first 500 KiB (RFC 9309 2.5)."
+            )
+            if rules.truncated
+            else None
+        )
         return RobotsEntry(origin, rules, record, note)
     if record.status is not None and 400 <= record.status < 500 and record.status != 429:
         return RobotsEntry(origin, None, record)  # missing: everything allowed, nothing to note
     why = record.error or "no usable answer"
     if _unreachable(record):
-        note = (f"robots.txt of {origin} could not be had ({why}); as RFC 9309 asks, agentdex holds off: "
-                "only the well-known manifests were fetched.")
+        note = (
+            f"robots.txt of {origin} could not be had ({why}); as RFC 9309 asks, agentdex holds off: "
+            "only the well-known manifests were fetched."
+        )
         return RobotsEntry(origin, None, record, note, hold_off=True)
     # Redirects that lead nowhere (RFC 9309 2.3.1.2: "unavailable").
-    return RobotsEntry(origin, None, record, f"robots.txt of {origin} could not be read ({why}); "
-                                             "everything was treated as allowed.")
+    return RobotsEntry(
+        origin, None, record, f"robots.txt of {origin} could not be read ({why}); everything was treated as allowed."
+    )
 
 
 def _unreachable(record: FetchRecord) -> bool:

@@ -44,9 +44,15 @@ def hosted_tools(listing: Listing) -> list[dict[str, Any]]:
 
 async def anchor_checks(verifier, listing: Listing) -> list[Check]:
     """Every Anchor-specific check for one listing."""
-    return list(await asyncio.gather(dns_check(verifier.net, listing), http_proof(verifier, listing),
-                                     registry_proof(verifier, listing), read_only_variant(verifier, listing),
-                                     payments_check(verifier, listing)))
+    return list(
+        await asyncio.gather(
+            dns_check(verifier.net, listing),
+            http_proof(verifier, listing),
+            registry_proof(verifier, listing),
+            read_only_variant(verifier, listing),
+            payments_check(verifier, listing),
+        )
+    )
 
 
 async def txt_records(name: str, dns_server: str | None, lifetime: float = 5.0) -> list[str]:
@@ -79,7 +85,7 @@ async def dns_check(net, listing: Listing) -> Check:
         return Check("anchor.verify.dns", "fail", f"no TXT record at {name} ({type(exc).__name__})")
     except (dns.exception.DNSException, OSError) as exc:
         return Check("anchor.verify.dns", "warn", f"could not ask DNS for {name}: {type(exc).__name__}")
-    tokens = [r[len(TXT_PREFIX):] for r in records if r.startswith(TXT_PREFIX) and len(r) > len(TXT_PREFIX)]
+    tokens = [r[len(TXT_PREFIX) :] for r in records if r.startswith(TXT_PREFIX) and len(r) > len(TXT_PREFIX)]
     if tokens:
         return Check("anchor.verify.dns", "pass", f"{name} carries anchor-verify", {"name": name, "tokens": tokens})
     return Check("anchor.verify.dns", "fail", f"{name} has TXT records but no anchor-verify=<token>")
@@ -130,8 +136,11 @@ async def registry_proof(verifier, listing: Listing) -> Check:
         return Check("anchor.verify.registry", "fail", "; ".join(failed + unknown))
     if unknown:
         return Check("anchor.verify.registry", "warn", "; ".join(unknown))
-    return Check("anchor.verify.registry", "pass",
-                 f"{len(tools)} MCP tool(s) registered at {verifier.net.registry} with the same endpoint")
+    return Check(
+        "anchor.verify.registry",
+        "pass",
+        f"{len(tools)} MCP tool(s) registered at {verifier.net.registry} with the same endpoint",
+    )
 
 
 def registry_url(base: str, server_id: str) -> str:
@@ -207,8 +216,15 @@ async def _payment_one(verifier, tool: dict) -> tuple[str, str, str, dict]:
     if tool.get("kind") == "mcp":
         found = await verifier.probe(tool["endpoint"], tool.get("transport"))
         if found.state in ("ok", "auth_required"):
-            return "skip", (f"{tid}: the MCP server answers initialize without payment; x402 applies per "
-                            "tool call, which agentdex never makes"), tid, {"declared_usd": declared}
+            return (
+                "skip",
+                (
+                    f"{tid}: the MCP server answers initialize without payment; x402 applies per "
+                    "tool call, which agentdex never makes"
+                ),
+                tid,
+                {"declared_usd": declared},
+            )
         record = found.answer or FetchRecord(url=tool["endpoint"], kind="payment", error=found.detail)
     else:
         record = await verifier.get(tool["endpoint"], "payment", 64 * 1024, expected=(402,))
@@ -219,5 +235,9 @@ async def _payment_one(verifier, tool: dict) -> tuple[str, str, str, dict]:
         return "warn", f"{tid}: {problem}", tid, {}
     status, detail = x402.compare_price(declared, offers)
     live = min((o.price_usd for o in offers if o.price_usd is not None), default=None)
-    return status, f"{tid}: {detail}", tid, {"declared_usd": declared, "live_usd": live,
-                                             "offers": [o.to_dict() for o in offers]}
+    return (
+        status,
+        f"{tid}: {detail}",
+        tid,
+        {"declared_usd": declared, "live_usd": live, "offers": [o.to_dict() for o in offers]},
+    )

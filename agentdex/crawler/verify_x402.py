@@ -41,8 +41,14 @@ MAX_BYTES = 64 * 1024
 _TEMPLATE = re.compile(r"\{[^}]*\}|/:[A-Za-z_]")
 _METHOD = re.compile(r"[A-Z]{1,16}")
 _BLOCKED = {"blocked_address", "robots", "invalid_url", "scheme", "cross_origin"}
-_STATUS = {"match": "pass", "differs": "fail", "free": "fail", "not_402": "warn", "unreadable": "warn",
-           "blocked": "warn"}
+_STATUS = {
+    "match": "pass",
+    "differs": "fail",
+    "free": "fail",
+    "not_402": "warn",
+    "unreadable": "warn",
+    "blocked": "warn",
+}
 
 
 def document_of(crawl: OriginCrawl) -> tuple[Listing, str] | None:
@@ -50,7 +56,9 @@ def document_of(crawl: OriginCrawl) -> tuple[Listing, str] | None:
     result = crawl.results.get(x402_discovery.NAME)
     if result is None or result.listing is None:
         return None
-    return result.listing, crawl.read_at(x402_discovery.NAME) or origin_url(crawl.origin, x402_discovery.WELL_KNOWN_PATHS[0])
+    return result.listing, crawl.read_at(x402_discovery.NAME) or origin_url(
+        crawl.origin, x402_discovery.WELL_KNOWN_PATHS[0]
+    )
 
 
 def plan(listing: Listing, origin: str) -> tuple[list[tuple[str, str]], list[dict[str, str]]]:
@@ -95,11 +103,18 @@ async def x402_checks(verifier, crawl: OriginCrawl) -> list[Check]:
     listing, where = found
     asked, skipped = plan(listing, crawl.origin)
     if not asked:
-        return [Check(NAME, "skip", "no resource to ask" + skipped_note(skipped), {"document": where,
-                                                                                  "resources": {}, "skipped": skipped})]
+        return [
+            Check(
+                NAME,
+                "skip",
+                "no resource to ask" + skipped_note(skipped),
+                {"document": where, "resources": {}, "skipped": skipped},
+            )
+        ]
     # A 402 is the answer asked for: no error of the crawl.
-    records = await asyncio.gather(*(verifier.get(url, ROLE, MAX_BYTES, method=method, expected=(402,))
-                                     for method, url in asked))
+    records = await asyncio.gather(
+        *(verifier.get(url, ROLE, MAX_BYTES, method=method, expected=(402,)) for method, url in asked)
+    )
     offers = listing.extra.get("offers") or {}
     outcomes = [outcome(m, u, r, offers.get(normalise_url(u)) or []) for (m, u), r in zip(asked, records, strict=True)]
     return [summary(outcomes, skipped, where)]
@@ -107,9 +122,17 @@ async def x402_checks(verifier, crawl: OriginCrawl) -> list[Check]:
 
 def outcome(method: str, url: str, record: FetchRecord, declared: list[dict[str, Any]]) -> dict[str, Any]:
     """What one resource answered an unpaid request, set against its declared offers."""
-    out: dict[str, Any] = {"url": url, "method": method, "status": record.status, "error": record.error,
-                           "asked": record.error_code not in _BLOCKED, "declared": declared, "offers": [],
-                           "live_usd": None, "differences": []}
+    out: dict[str, Any] = {
+        "url": url,
+        "method": method,
+        "status": record.status,
+        "error": record.error,
+        "asked": record.error_code not in _BLOCKED,
+        "declared": declared,
+        "offers": [],
+        "live_usd": None,
+        "differences": [],
+    }
     if not out["asked"]:
         return {**out, "result": "blocked"}
     if record.status is not None and 200 <= record.status < 300:
@@ -121,9 +144,14 @@ def outcome(method: str, url: str, record: FetchRecord, declared: list[dict[str,
         return {**out, "result": "unreadable", "error": problem or "the 402 answer offers no way to pay"}
     offers = [o.to_dict() for o in live]
     found = differences(declared, offers)
-    return {**out, "error": None, "offers": offers, "result": "differs" if found else "match",
-            "live_usd": min((o.price_usd for o in live if o.price_usd is not None), default=None),
-            "differences": [d.to_dict() for d in found]}
+    return {
+        **out,
+        "error": None,
+        "offers": offers,
+        "result": "differs" if found else "match",
+        "live_usd": min((o.price_usd for o in live if o.price_usd is not None), default=None),
+        "differences": [d.to_dict() for d in found],
+    }
 
 
 def summary(outcomes: list[dict[str, Any]], skipped: list[dict[str, str]], where: str) -> Check:
@@ -131,8 +159,9 @@ def summary(outcomes: list[dict[str, Any]], skipped: list[dict[str, str]], where
     statuses = {_STATUS[o["result"]] for o in outcomes}
     status = next(s for s in ("fail", "warn", "pass") if s in statuses)
     detail = "; ".join(_sentence(o, where) for o in outcomes) + skipped_note(skipped)
-    return Check(NAME, status, detail, {"document": where, "resources": {o["url"]: o for o in outcomes},
-                                        "skipped": skipped})
+    return Check(
+        NAME, status, detail, {"document": where, "resources": {o["url"]: o for o in outcomes}, "skipped": skipped}
+    )
 
 
 def _sentence(o: dict[str, Any], where: str) -> str:
@@ -141,8 +170,11 @@ def _sentence(o: dict[str, Any], where: str) -> str:
         price = f"${o['live_usd']:g}" if o["live_usd"] is not None else "a price in an asset agentdex cannot value"
         return f"{url}: the live 402 asks {price}" + (", as declared" if o["declared"] else "; no terms declared")
     if result == "differs":
-        return f"{url}: " + ", ".join(f"{d['term']} declared {_show(d['declared'])} in {where} but the live 402 "
-                                      f"offers {', '.join(_show(v) for v in d['live']) or 'none'}" for d in o["differences"])
+        return f"{url}: " + ", ".join(
+            f"{d['term']} declared {_show(d['declared'])} in {where} but the live 402 "
+            f"offers {', '.join(_show(v) for v in d['live']) or 'none'}"
+            for d in o["differences"]
+        )
     if result == "free":
         return f"{url}: answered HTTP {o['status']} without payment, though {where} declares it paid"
     if result == "not_402":
@@ -167,14 +199,20 @@ def skipped_note(skipped: list[dict[str, str]]) -> str:
 def live_answers(checks: list[Check] | None) -> dict[str, dict[str, Any]]:
     """``{resource URL: {url, status, error, offers}}`` of the resources the check asked (the
     cross-check's ``live_402``)."""
-    return {url: {k: o.get(k) for k in ("url", "status", "error", "offers")}
-            for url, o in _resources(checks).items() if isinstance(o, dict) and o.get("asked")}
+    return {
+        url: {k: o.get(k) for k in ("url", "status", "error", "offers")}
+        for url, o in _resources(checks).items()
+        if isinstance(o, dict) and o.get("asked")
+    }
 
 
 def live_prices(checks: list[Check] | None) -> dict[str, float]:
     """``{resource URL: USD}`` the live 402s asked (for the cross-check's price comparison)."""
-    return {url: float(o["live_usd"]) for url, o in _resources(checks).items()
-            if isinstance(o, dict) and isinstance(o.get("live_usd"), (int, float))}
+    return {
+        url: float(o["live_usd"])
+        for url, o in _resources(checks).items()
+        if isinstance(o, dict) and isinstance(o.get("live_usd"), (int, float))
+    }
 
 
 def _resources(checks: list[Check] | None) -> dict[str, Any]:

@@ -78,8 +78,15 @@ def _offer(version: int, item: dict) -> Offer:
     network = V1_NETWORKS.get(network, network)
     amount = str(item.get("amount", item.get("maxAmountRequired", "")))
     asset = str(item.get("asset", ""))
-    return Offer(version, str(item.get("scheme", "")), network, asset, amount,
-                 usd_price(asset, amount, item.get("extra")), str(item.get("payTo", "")))
+    return Offer(
+        version,
+        str(item.get("scheme", "")),
+        network,
+        asset,
+        amount,
+        usd_price(asset, amount, item.get("extra")),
+        str(item.get("payTo", "")),
+    )
 
 
 def compare_price(declared: float | None, offers: list[Offer]) -> tuple[str, str]:

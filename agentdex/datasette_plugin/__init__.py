@@ -26,8 +26,19 @@ from agentdex.eventtext import stored_event_text
 
 LISTINGS = "listings"
 # What tells one listing from another at a glance; the rest is one click away.
-LISTING_COLUMNS = ("origin", "name", "format", "status", "one_liner", "categories", "pricing", "mcp_url",
-                   "checks_passed", "checks_failed", "last_changed_at")
+LISTING_COLUMNS = (
+    "origin",
+    "name",
+    "format",
+    "status",
+    "one_liner",
+    "categories",
+    "pricing",
+    "mcp_url",
+    "checks_passed",
+    "checks_failed",
+    "last_changed_at",
+)
 CELL_CHARS = 80  # a table cell longer than this is cut (the row page has it whole)
 CHOSEN = ("_col", "_nocol")  # query-string arguments by which a user chose columns
 
@@ -38,16 +49,24 @@ def prepare_connection(conn) -> None:
 
 
 @hookimpl
-def extra_template_vars(template: str, database: str | None, table: str | None, columns: list[str] | None,
-                        view_name: str, request, datasette) -> Any:
+def extra_template_vars(
+    template: str,
+    database: str | None,
+    table: str | None,
+    columns: list[str] | None,
+    view_name: str,
+    request,
+    datasette,
+) -> Any:
     if view_name == "index":
         return _index_vars(datasette)
     if view_name != "table" or request is None:
         return None
     values: dict[str, Any] = {"agentdex_cell_chars": CELL_CHARS}
     if table == LISTINGS and not any(arg in request.args for arg in CHOSEN):
-        values.update(agentdex_columns=list(LISTING_COLUMNS),
-                      agentdex_all_columns_url=_all_columns_url(request, columns or []))
+        values.update(
+            agentdex_columns=list(LISTING_COLUMNS), agentdex_all_columns_url=_all_columns_url(request, columns or [])
+        )
     return values
 
 
@@ -60,8 +79,9 @@ def _all_columns_url(request, columns: list[str]) -> str:
 
 def _index_vars(datasette):
     async def catalogues() -> dict[str, Any]:
-        found = [name for name, db in datasette.databases.items()
-                 if not db.is_memory and await db.table_exists(LISTINGS)]
+        found = [
+            name for name, db in datasette.databases.items() if not db.is_memory and await db.table_exists(LISTINGS)
+        ]
         return {"agentdex_catalogues": found}
 
     return catalogues

@@ -88,7 +88,8 @@ def _check_schema(db: Database, path: Path, *, readonly: bool) -> None:
     if unknown:
         raise DatabaseError(
             f"{path} has schema version {len(applied)} (up to {unknown[-1]}), newer than this "
-            f"agentdex understands (version {len(known)}); upgrade agentdex to open it")
+            f"agentdex understands (version {len(known)}); upgrade agentdex to open it"
+        )
     if not applied and _has_foreign_tables(db):
         raise DatabaseError(f"{path} is an SQLite database but not an agentdex catalogue")
     if readonly and not applied:
@@ -96,7 +97,8 @@ def _check_schema(db: Database, path: Path, *, readonly: bool) -> None:
     if readonly and len(applied) < len(known):
         raise DatabaseError(
             f"{path} has schema version {len(applied)}, older than this agentdex "
-            f"(version {len(known)}); open it once for writing (any `agentdex crawl`) to upgrade it")
+            f"(version {len(known)}); open it once for writing (any `agentdex crawl`) to upgrade it"
+        )
 
 
 def _has_foreign_tables(db: Database) -> bool:

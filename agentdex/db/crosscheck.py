@@ -22,15 +22,22 @@ def save_consistency(db: Database, origin: str, consistency: Consistency | None,
     """The verdict and its disagreements (``None``: nothing parsed, so nothing compared)."""
     db.execute("DELETE FROM findings WHERE origin = ? AND format = ?", [origin, FORMAT])
     if consistency is None:
-        db.execute("UPDATE listings SET consistency = NULL, consistency_sources = NULL, disagreements = 0 "
-                   "WHERE origin = ?", [origin])
+        db.execute(
+            "UPDATE listings SET consistency = NULL, consistency_sources = NULL, disagreements = 0 WHERE origin = ?",
+            [origin],
+        )
         return
-    db.execute("UPDATE listings SET consistency = ?, consistency_sources = ?, disagreements = ? WHERE origin = ?",
-               [consistency.verdict, dumps(list(consistency.sources)), len(consistency.disagreements), origin])
+    db.execute(
+        "UPDATE listings SET consistency = ?, consistency_sources = ?, disagreements = ? WHERE origin = ?",
+        [consistency.verdict, dumps(list(consistency.sources)), len(consistency.disagreements), origin],
+    )
     db.conn.executemany(
         "INSERT INTO findings (origin, format, severity, path, code, message, crawl_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(origin, FORMAT, f.severity, safe_text(f.path), f.code, safe_text(f.message), crawl_id)
-         for f in sorted_findings(consistency.findings)])
+        [
+            (origin, FORMAT, f.severity, safe_text(f.path), f.code, safe_text(f.message), crawl_id)
+            for f in sorted_findings(consistency.findings)
+        ],
+    )
 
 
 def tool_events(old: dict[str, Any] | None, new: dict[str, Any] | None) -> list[Event]:
@@ -45,5 +52,15 @@ def tool_events(old: dict[str, Any] | None, new: dict[str, Any] | None) -> list[
 
 def _tools(state: dict[str, dict]) -> list[Tool]:
     # Rebuilt as the probe built them, so ``read_only`` is derived from the annotations again.
-    return [tool_from_mcp({"name": name, "description": t.get("description"), "annotations": t.get("annotations"),
-                           "inputSchema": t.get("input_schema")}, source="mcp") for name, t in state.items()]
+    return [
+        tool_from_mcp(
+            {
+                "name": name,
+                "description": t.get("description"),
+                "annotations": t.get("annotations"),
+                "inputSchema": t.get("input_schema"),
+            },
+            source="mcp",
+        )
+        for name, t in state.items()
+    ]

@@ -3,7 +3,8 @@ fetch error of one, and forgetting origins with every row that depends on them."
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from sqlite_utils import Database
 
@@ -22,9 +23,13 @@ def missing_origins(db: Database, origins: Iterable[str]) -> list[str]:
 
 def known_categories(db: Database) -> list[str]:
     """Every category some listing of the catalogue names, sorted."""
-    return [row[0] for row in db.execute(
-        "SELECT DISTINCT value FROM listings, json_each(listings.categories) "
-        "WHERE json_valid(listings.categories) ORDER BY value")]
+    return [
+        row[0]
+        for row in db.execute(
+            "SELECT DISTINCT value FROM listings, json_each(listings.categories) "
+            "WHERE json_valid(listings.categories) ORDER BY value"
+        )
+    ]
 
 
 def last_fetch_error(db: Database, origin: str) -> dict[str, Any] | None:
@@ -33,17 +38,23 @@ def last_fetch_error(db: Database, origin: str) -> dict[str, Any] | None:
     row = db.execute(
         "SELECT url, kind, error_code, error, status_code, fetched_at FROM snapshots "
         "WHERE origin = ? AND error_code IS NOT NULL AND coalesce(status_code, 0) NOT IN (404, 410) "
-        "ORDER BY id DESC LIMIT 1", [origin]).fetchone()
+        "ORDER BY id DESC LIMIT 1",
+        [origin],
+    ).fetchone()
     keys = ("url", "kind", "error_code", "error", "status_code", "fetched_at")
-    return None if row is None else dict(zip(keys, row))
+    return None if row is None else dict(zip(keys, row, strict=True))
 
 
 def _origin_tables(db: Database) -> list[str]:
     """Every table with an ``origin`` column but ``listings`` and its full-text index
     (tables later migrations add are found too, so forgetting never leaves rows behind)."""
-    names = [row[0] for row in db.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'listings' "
-        "AND name NOT LIKE 'listings\\_fts%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")]
+    names = [
+        row[0]
+        for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'listings' "
+            "AND name NOT LIKE 'listings\\_fts%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        )
+    ]
     return [n for n in names if any(col[1] == "origin" for col in db.execute(f"PRAGMA table_info([{n}])"))]
 
 
@@ -66,9 +77,11 @@ def forget_origins(db: Database, origins: Iterable[str]) -> dict[str, int]:
 
 
 def _bodies_of(db: Database, origins: list[str], marks: str) -> list[str]:
-    rows = db.execute(f"SELECT sha256 FROM documents WHERE origin IN ({marks}) UNION "
-                      f"SELECT body_sha256 FROM snapshots WHERE origin IN ({marks}) AND body_sha256 IS NOT NULL",
-                      [*origins, *origins])
+    rows = db.execute(
+        f"SELECT sha256 FROM documents WHERE origin IN ({marks}) UNION "
+        f"SELECT body_sha256 FROM snapshots WHERE origin IN ({marks}) AND body_sha256 IS NOT NULL",
+        [*origins, *origins],
+    )
     return [row[0] for row in rows]
 
 
@@ -79,5 +92,7 @@ def _drop_orphan_blobs(db: Database, shas: list[str]) -> int:
     for sha in shas:
         dropped += db.execute(
             "DELETE FROM blobs WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM documents WHERE sha256 = ?) "
-            "AND NOT EXISTS (SELECT 1 FROM snapshots WHERE body_sha256 = ?)", [sha, sha, sha]).rowcount
+            "AND NOT EXISTS (SELECT 1 FROM snapshots WHERE body_sha256 = ?)",
+            [sha, sha, sha],
+        ).rowcount
     return dropped

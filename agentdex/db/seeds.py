@@ -16,8 +16,18 @@ from agentdex.db.common import dumps, safe_text, utc_now
 STATUS_EVENTS = {"deprecated": "registry_deprecated", "deleted": "registry_deleted", "active": "registry_active"}
 KEY = ("source", "name", "via", "url")
 # The census states, in the order a report lists them.
-CENSUS_STATES = ("open", "auth_gated", "payment_required", "wrong_transport", "not_mcp", "unreachable", "dns_gone",
-                 "initialized_rejected", "template_not_expanded", "not_probed")
+CENSUS_STATES = (
+    "open",
+    "auth_gated",
+    "payment_required",
+    "wrong_transport",
+    "not_mcp",
+    "unreachable",
+    "dns_gone",
+    "initialized_rejected",
+    "template_not_expanded",
+    "not_probed",
+)
 
 
 def load_cursors(db: Database) -> dict[str, str]:
@@ -25,8 +35,9 @@ def load_cursors(db: Database) -> dict[str, str]:
     return {row[0]: row[1] for row in db.execute("SELECT source, updated_since FROM seed_cursors")}
 
 
-def save_run(db: Database, rows: list[dict[str, Any]], cursors: dict[str, str], seen: dict[str, int],
-             at: str | None = None) -> list[dict[str, Any]]:
+def save_run(
+    db: Database, rows: list[dict[str, Any]], cursors: dict[str, str], seen: dict[str, int], at: str | None = None
+) -> list[dict[str, Any]]:
     """Record every naming of a seeds run (:func:`agentdex.seeds.as_rows`) and the registries'
     cursors in one transaction; returns the events written (a listed origin whose registry
     status changed)."""
@@ -36,29 +47,52 @@ def save_run(db: Database, rows: list[dict[str, Any]], cursors: dict[str, str], 
         for row in rows:
             events += _save_row(db, row, at)
         for source, since in cursors.items():
-            db.execute("INSERT INTO seed_cursors (source, updated_since, servers_seen, at) VALUES (?, ?, ?, ?) "
-                       "ON CONFLICT(source) DO UPDATE SET updated_since = excluded.updated_since, "
-                       "servers_seen = excluded.servers_seen, at = excluded.at",
-                       [source, since, seen.get(source, 0), at])
+            db.execute(
+                "INSERT INTO seed_cursors (source, updated_since, servers_seen, at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(source) DO UPDATE SET updated_since = excluded.updated_since, "
+                "servers_seen = excluded.servers_seen, at = excluded.at",
+                [source, since, seen.get(source, 0), at],
+            )
     return events
 
 
 def _save_row(db: Database, row: dict[str, Any], at: str) -> list[dict[str, Any]]:
     key = [safe_text(row[k]) or "" for k in KEY]
-    old = db.execute("SELECT id, status FROM seed_sources WHERE source = ? AND name = ? AND via = ? AND url = ?",
-                     key).fetchone()
+    old = db.execute(
+        "SELECT id, status FROM seed_sources WHERE source = ? AND name = ? AND via = ? AND url = ?", key
+    ).fetchone()
     if old is None:
-        db.execute("INSERT INTO seed_sources (origin, source, name, via, url, status, status_message, refused, "
-                   "first_seen_at, last_seen_at, status_changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   [row["origin"], *key, row["status"], safe_text(row["status_message"]), row["refused"], at, at,
-                    row.get("updated_at") if row["status"] != "active" else None])
+        db.execute(
+            "INSERT INTO seed_sources (origin, source, name, via, url, status, status_message, refused, "
+            "first_seen_at, last_seen_at, status_changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                row["origin"],
+                *key,
+                row["status"],
+                safe_text(row["status_message"]),
+                row["refused"],
+                at,
+                at,
+                row.get("updated_at") if row["status"] != "active" else None,
+            ],
+        )
         previous = "active" if row["status"] != "active" else None  # a first sight of a deprecated one is news too
     else:
         changed = old[1] != row["status"]
-        db.execute("UPDATE seed_sources SET origin = ?, status = ?, status_message = ?, refused = ?, last_seen_at = ?"
-                   + (", status_changed_at = ?" if changed else "") + " WHERE id = ?",
-                   [row["origin"], row["status"], safe_text(row["status_message"]), row["refused"], at,
-                    *([row.get("updated_at") or at] if changed else []), old[0]])
+        db.execute(
+            "UPDATE seed_sources SET origin = ?, status = ?, status_message = ?, refused = ?, last_seen_at = ?"
+            + (", status_changed_at = ?" if changed else "")
+            + " WHERE id = ?",
+            [
+                row["origin"],
+                row["status"],
+                safe_text(row["status_message"]),
+                row["refused"],
+                at,
+                *([row.get("updated_at") or at] if changed else []),
+                old[0],
+            ],
+        )
         previous = old[1] if changed else None
     return _status_event(db, row, previous, at)
 
@@ -71,20 +105,26 @@ def _status_event(db: Database, row: dict[str, Any], previous: str | None, at: s
         return []
     if db.execute("SELECT 1 FROM listings WHERE origin = ?", [origin]).fetchone() is None:
         return []  # not in the catalogue yet: seed_sources keeps the status for when it is
-    if db.execute("SELECT 1 FROM events WHERE origin = ? AND kind = ? AND subject = ? AND at = ?",
-                  [origin, kind, row["name"], at]).fetchone():
+    if db.execute(
+        "SELECT 1 FROM events WHERE origin = ? AND kind = ? AND subject = ? AND at = ?", [origin, kind, row["name"], at]
+    ).fetchone():
         return []  # the same server named twice (a remote and its website) on one origin: one event
     new = {"status": row["status"], "message": row["status_message"], "source": row["source"]}
-    db.execute("INSERT INTO events (origin, kind, at, old, new, subject) VALUES (?, ?, ?, ?, ?, ?)",
-               [origin, kind, at, dumps(previous), dumps(new), safe_text(row["name"]) or ""])
+    db.execute(
+        "INSERT INTO events (origin, kind, at, old, new, subject) VALUES (?, ?, ?, ?, ?, ?)",
+        [origin, kind, at, dumps(previous), dumps(new), safe_text(row["name"]) or ""],
+    )
     return [{"origin": origin, "kind": kind, "at": at, "old": previous, "new": new, "subject": row["name"]}]
 
 
 def sources_of(db: Database, origin: str) -> list[dict[str, Any]]:
     """Which seed sources named ``origin``: ``[{source, name, via, url, status, status_message,
     first_seen_at, last_seen_at}]``, oldest first."""
-    cursor = db.execute("SELECT source, name, via, url, status, status_message, first_seen_at, last_seen_at "
-                        "FROM seed_sources WHERE origin = ? ORDER BY first_seen_at, id", [origin])
+    cursor = db.execute(
+        "SELECT source, name, via, url, status, status_message, first_seen_at, last_seen_at "
+        "FROM seed_sources WHERE origin = ? ORDER BY first_seen_at, id",
+        [origin],
+    )
     columns = [c[0] for c in cursor.description]
     return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 
@@ -94,14 +134,18 @@ def census(db: Database) -> dict[str, Any]:
     [{state, count, share}]}`` (every state listed, a share in percent to one decimal)."""
     counts = dict(db.execute("SELECT census, count(*) FROM mcp_census GROUP BY census").fetchall())
     total = sum(counts.values())
-    states = [{"state": s, "count": counts.get(s, 0),
-               "share": round(100.0 * counts.get(s, 0) / total, 1) if total else 0.0} for s in CENSUS_STATES]
+    states = [
+        {"state": s, "count": counts.get(s, 0), "share": round(100.0 * counts.get(s, 0) / total, 1) if total else 0.0}
+        for s in CENSUS_STATES
+    ]
     return {"total": total, "states": states}
 
 
 def census_endpoints(db: Database, state: str | None = None) -> list[dict[str, Any]]:
     """The endpoints behind the census, one row each (``url, origin, state, detail, census``)."""
     sql = "SELECT url, origin, state, detail, census FROM mcp_census"
-    cursor = db.execute(sql + (" WHERE census = ?" if state else "") + " ORDER BY census, url", [state] if state else [])
+    cursor = db.execute(
+        sql + (" WHERE census = ?" if state else "") + " ORDER BY census, url", [state] if state else []
+    )
     columns = [c[0] for c in cursor.description]
     return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]

@@ -21,8 +21,9 @@ from agentdex import checks
 def check_status_sql(names: Iterable[str]) -> str:
     """``CREATE VIEW check_status``: a listing a row, a column per check (dots become
     underscores) holding that check's status, and the failing checks' names together."""
-    pivot = ",\n".join(f"  max(CASE c.name WHEN '{name}' THEN c.status END) AS {name.replace('.', '_')}"
-                       for name in names)
+    pivot = ",\n".join(
+        f"  max(CASE c.name WHEN '{name}' THEN c.status END) AS {name.replace('.', '_')}" for name in names
+    )
     return f"""CREATE VIEW check_status AS
 SELECT l.origin, l.name, l.format, l.status, l.checks_passed, l.checks_failed,
   group_concat(CASE c.status WHEN 'fail' THEN c.name END, ', ') AS failing_checks,

@@ -70,8 +70,7 @@ DISCOVERY_PATHS = {name: REGISTRY[name].paths for name in DISCOVERY_NAMES if REG
 # The files an origin without a manifest is read from, for the formats built from them.
 ORIGIN_FILES: tuple[OriginFile, ...] = tuple(f for s in REGISTRY.values() for f in s.origin_files)
 # The fetch cap of every document kind a format defines (a manifest, or an origin file).
-FETCH_CAPS = {**{name: s.max_bytes for name, s in REGISTRY.items()},
-              **{f.kind: f.max_bytes for f in ORIGIN_FILES}}
+FETCH_CAPS = {**{name: s.max_bytes for name, s in REGISTRY.items()}, **{f.kind: f.max_bytes for f in ORIGIN_FILES}}
 # Every path ``validate`` reads in a repository folder, once each.
 FOLDER_FILES = tuple(dict.fromkeys(rel for name in FORMAT_NAMES for rel in REGISTRY[name].folder_files))
 # ``(path, format)`` of the folder files that hold a manifest of a crawled format.

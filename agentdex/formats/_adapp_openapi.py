@@ -25,8 +25,9 @@ def _show(value: str, limit: int = 80) -> str:
     return repr(value[:limit] + ("…" if len(value) > limit else ""))
 
 
-def derive_openapi_tools(spec: dict, server: str, secrets: list[dict[str, Any] | None]
-                         ) -> tuple[list[Tool], list[Finding]]:
+def derive_openapi_tools(
+    spec: dict, server: str, secrets: list[dict[str, Any] | None]
+) -> tuple[list[Tool], list[Finding]]:
     """The tools an OpenAPI 3 document describes: one per operation, named by its
     ``operationId`` (or ``method_path``), with an ``inputSchema`` built from its parameters
     and JSON request body and a generated ``http_binding`` whose server is ``server``."""
@@ -34,7 +35,7 @@ def derive_openapi_tools(spec: dict, server: str, secrets: list[dict[str, Any] |
     paths = spec.get("paths")
     tools: list[Tool] = []
     seen: set[str] = set()
-    for path, item in (paths.items() if isinstance(paths, dict) else ()):
+    for path, item in paths.items() if isinstance(paths, dict) else ():
         for method in OPENAPI_METHODS:
             op = item.get(method) if isinstance(item, dict) else None
             if isinstance(op, dict) and len(tools) < MAX_OPENAPI_TOOLS:
@@ -53,8 +54,16 @@ def _add_unique(c: Checker, tools: list[Tool], seen: set[str], tool: Tool, where
     tools.append(tool)
 
 
-def _operation_tool(c: Checker, spec: dict, path: str, method: str, op: dict, item: dict,
-                    server: str, secrets: list[dict[str, Any] | None]) -> Tool:
+def _operation_tool(
+    c: Checker,
+    spec: dict,
+    path: str,
+    method: str,
+    op: dict,
+    item: dict,
+    server: str,
+    secrets: list[dict[str, Any] | None],
+) -> Tool:
     op_id = op.get("operationId")
     name = op_id if isinstance(op_id, str) and op_id.strip() else _method_path(method, path)
     props, required, params = _operation_inputs(c, spec, path, method, op, item)
@@ -62,14 +71,20 @@ def _operation_tool(c: Checker, spec: dict, path: str, method: str, op: dict, it
     if required:
         schema["required"] = required
     schema = _with_defs(spec, schema)
-    binding: dict[str, Any] = {"version": "v1", "method": method.upper(), "path": path,
-                               "server": server, "params": params}
+    binding: dict[str, Any] = {
+        "version": "v1",
+        "method": method.upper(),
+        "path": path,
+        "server": server,
+        "params": params,
+    }
     auth = _operation_auth(c, spec, op, name, secrets)
     if auth is not None:
         binding["auth"] = auth
     description = next((t for t in (op.get("summary"), op.get("description")) if isinstance(t, str)), "")
-    return Tool(name=name, description=description, input_schema=schema, source="manifest",
-                detail={"http_binding": binding})
+    return Tool(
+        name=name, description=description, input_schema=schema, source="manifest", detail={"http_binding": binding}
+    )
 
 
 def _method_path(method: str, path: str) -> str:
@@ -77,8 +92,9 @@ def _method_path(method: str, path: str) -> str:
     return f"{method}_{slug}" if slug else method
 
 
-def _operation_inputs(c: Checker, spec: dict, path: str, method: str, op: dict, item: dict
-                      ) -> tuple[dict[str, Any], list[str], dict[str, str]]:
+def _operation_inputs(
+    c: Checker, spec: dict, path: str, method: str, op: dict, item: dict
+) -> tuple[dict[str, Any], list[str], dict[str, str]]:
     props: dict[str, Any] = {}
     required: list[str] = []
     params: dict[str, str] = {}
@@ -87,7 +103,11 @@ def _operation_inputs(c: Checker, spec: dict, path: str, method: str, op: dict, 
         name, loc = p.get("name"), p.get("in")
         if not isinstance(name, str) or loc not in ("query", "header", "path"):
             if loc == "cookie":
-                c.warn(where, "openapi", f"{where}: cookie parameter {_show(str(name), 40)} cannot be bound; it is left out")
+                c.warn(
+                    where,
+                    "openapi",
+                    f"{where}: cookie parameter {_show(str(name), 40)} cannot be bound; it is left out",
+                )
             continue
         schema = p.get("schema")
         schema = schema if isinstance(schema, dict) else {}
@@ -128,8 +148,7 @@ def _body_inputs(spec: dict, op: dict, props: dict, required: list, params: dict
         _add_input(props, required, params, "body", schema, "body", body_required)
 
 
-def _add_input(props: dict, required: list, params: dict, name: str, schema: Any, loc: str,
-               is_required: bool) -> None:
+def _add_input(props: dict, required: list, params: dict, name: str, schema: Any, loc: str, is_required: bool) -> None:
     if name in props:
         return  # the first binding of a name wins; a body field never shadows a parameter
     props[name] = schema
@@ -156,7 +175,6 @@ def _pointer(spec: dict, ref: str) -> Any:
     return node
 
 
-
 def _with_defs(spec: dict, schema: dict) -> dict:
     """The schema with ``#/components/schemas/X`` refs rewritten to ``#/$defs/X`` and each
     schema it needs copied once into ``$defs`` (linear size, even for recursive schemas)."""
@@ -173,7 +191,7 @@ def _with_defs(spec: dict, schema: dict) -> dict:
         out = {}
         for key, value in node.items():
             if key == "$ref" and isinstance(value, str) and value.startswith(_SCHEMA_REF):
-                target = value[len(_SCHEMA_REF):]
+                target = value[len(_SCHEMA_REF) :]
                 if target not in needed:
                     needed[target] = None
                     queue.append(target)
@@ -189,26 +207,35 @@ def _with_defs(spec: dict, schema: dict) -> dict:
     return {**root, "$defs": needed} if needed else root
 
 
-def _operation_auth(c: Checker, spec: dict, op: dict, tool: str,
-                    secrets: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+def _operation_auth(
+    c: Checker, spec: dict, op: dict, tool: str, secrets: list[dict[str, Any] | None]
+) -> dict[str, Any] | None:
     requirements = op.get("security", spec.get("security"))
     first = requirements[0] if isinstance(requirements, list) and requirements else None
     if not isinstance(first, dict) or not first:
         return None
     scheme_name = next(iter(first))
-    schemes = (spec.get("components") or {}).get("securitySchemes") if isinstance(spec.get("components"), dict) else None
+    schemes = (
+        (spec.get("components") or {}).get("securitySchemes") if isinstance(spec.get("components"), dict) else None
+    )
     scheme = _deref(spec, schemes.get(scheme_name)) if isinstance(schemes, dict) else None
     auth = _scheme_auth(scheme)
     if auth is None:
-        c.warn("components.securitySchemes", "openapi",
-               f"tool {_show(tool)} uses security scheme {_show(str(scheme_name), 40)}, which http_binding "
-               "cannot express (apiKey, http bearer and http basic can); it is bound without auth")
+        c.warn(
+            "components.securitySchemes",
+            "openapi",
+            f"tool {_show(tool)} uses security scheme {_show(str(scheme_name), 40)}, which http_binding "
+            "cannot express (apiKey, http bearer and http basic can); it is bound without auth",
+        )
         return None
     index = _secret_for(str(scheme_name), secrets)
     if index is None:
-        c.warn("components.securitySchemes", "credential_ref",
-               f"tool {_show(tool)} needs scheme {_show(str(scheme_name), 40)} but no required_secrets "
-               "entry can be chosen for it (declare one whose key matches the scheme name)")
+        c.warn(
+            "components.securitySchemes",
+            "credential_ref",
+            f"tool {_show(tool)} needs scheme {_show(str(scheme_name), 40)} but no required_secrets "
+            "entry can be chosen for it (declare one whose key matches the scheme name)",
+        )
         return None
     return {**auth, "credential_ref": f"required_secrets[{index}].key"}
 
@@ -226,8 +253,10 @@ def _scheme_auth(scheme: Any) -> dict[str, Any] | None:
 def _secret_for(scheme_name: str, secrets: list[dict[str, Any] | None]) -> int | None:
     """The secret whose key matches the scheme's name (ignoring case and punctuation), else
     the only usable secret."""
+
     def squash(text: str) -> str:
         return re.sub(r"[^a-z0-9]", "", text.lower())
+
     usable = [(i, s) for i, s in enumerate(secrets) if s is not None]
     for i, secret in usable:
         if squash(secret["key"]) == squash(scheme_name):

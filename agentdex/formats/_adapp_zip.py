@@ -90,6 +90,7 @@ def read_package(data: bytes) -> tuple[dict[str, bytes] | None, list[Finding]]:
 
 # -- reading the ZIP safely ------------------------------------------------------------------
 
+
 class _Refused(Exception):
     """An archive agentdex will not read; carries the finding that says why."""
 
@@ -121,8 +122,11 @@ def _not_zip(data: bytes) -> Finding | None:
     if data.startswith(_ZIP_STARTS):
         return None
     if data.lstrip()[:1] in (b"{", b"["):
-        return package_error("not_zip", "the package is a JSON document, not a ZIP archive; an .adapp "
-                                 "package is a ZIP with manifest.json at its root")
+        return package_error(
+            "not_zip",
+            "the package is a JSON document, not a ZIP archive; an .adapp "
+            "package is a ZIP with manifest.json at its root",
+        )
     return package_error("not_zip", "the package is not a ZIP archive (a ZIP starts with the bytes PK\\x03\\x04)")
 
 
@@ -135,7 +139,9 @@ def _read_entries(zf: zipfile.ZipFile) -> tuple[dict[str, bytes] | None, list[Fi
         return None, findings
     declared = sum(info.file_size for info in infos)
     if declared > MAX_TOTAL_BYTES:
-        raise _Refused("zip_bomb", f"the package declares {declared:,} bytes uncompressed; the limit is {MAX_TOTAL_BYTES:,}")
+        raise _Refused(
+            "zip_bomb", f"the package declares {declared:,} bytes uncompressed; the limit is {MAX_TOTAL_BYTES:,}"
+        )
     files: dict[str, bytes] = {}
     budget = MAX_TOTAL_BYTES
     for info in infos:
@@ -153,8 +159,12 @@ def _unsafe_entries(infos: list[zipfile.ZipInfo]) -> list[Finding]:
             reason = "appears twice in the archive"
         seen.add(info.filename)
         if reason:
-            findings.append(package_error("unsafe_path", f"entry {show(info.orig_filename, 120)} {reason}; "
-                                                  "the package is refused and nothing in it is used"))
+            findings.append(
+                package_error(
+                    "unsafe_path",
+                    f"entry {show(info.orig_filename, 120)} {reason}; the package is refused and nothing in it is used",
+                )
+            )
     return findings
 
 
@@ -191,12 +201,16 @@ def _read_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int) -> byte
     limit = min(MAX_FILE_BYTES, budget)
     name = show(info.filename)
     if info.file_size > limit:
-        raise _Refused("zip_bomb", f"entry {name} expands to {info.file_size:,} bytes; at most {limit:,} more may be read")
+        raise _Refused(
+            "zip_bomb", f"entry {name} expands to {info.file_size:,} bytes; at most {limit:,} more may be read"
+        )
     if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
         ratio = info.file_size // max(info.compress_size, 1)
         raise _Refused("zip_bomb", f"entry {name} compresses {ratio:,} to 1; the limit is {MAX_RATIO} to 1")
     if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-        raise _Refused("zip_entry", f"entry {name} uses compression method {info.compress_type}; a package uses deflate or store")
+        raise _Refused(
+            "zip_entry", f"entry {name} uses compression method {info.compress_type}; a package uses deflate or store"
+        )
     raw = _raw_bytes(zf, info, name)
     data = raw if info.compress_type == zipfile.ZIP_STORED else _inflate(raw, limit, name)
     if zlib.crc32(data) != info.CRC:
@@ -239,7 +253,7 @@ def _inflate(raw: bytes, limit: int, name: str) -> bytes:
     view = memoryview(raw)
     try:
         for start in range(0, len(raw), _CHUNK):
-            pending: bytes | memoryview = view[start:start + _CHUNK]
+            pending: bytes | memoryview = view[start : start + _CHUNK]
             while pending and not inflater.eof:
                 out += inflater.decompress(pending, _CHUNK)
                 _cap(len(out), limit, name)
@@ -268,6 +282,7 @@ def _check_read(info: zipfile.ZipInfo, data: bytes, name: str) -> bytes:
 
 
 # -- packing -----------------------------------------------------------------------------------
+
 
 def _path_bytes(path: str) -> bytes:
     return path.encode("utf-8", "surrogatepass")
@@ -310,8 +325,10 @@ def _refuse_secret_values(tree: Mapping[str, bytes], manifest: dict) -> None:
         items = doc.get("required_secrets") if isinstance(doc, dict) else None
         for i, item in enumerate(items if isinstance(items, list) else []):
             if isinstance(item, dict) and "value" in item:
-                raise PackageError(f"{path}: required_secrets[{i}] carries a value; secrets never "
-                                   "travel inside a package (remove it; the value is not shown)")
+                raise PackageError(
+                    f"{path}: required_secrets[{i}] carries a value; secrets never "
+                    "travel inside a package (remove it; the value is not shown)"
+                )
 
 
 def _with_checksum(manifest: dict, checksum: str) -> dict:

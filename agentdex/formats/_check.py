@@ -18,8 +18,14 @@ _MISSING = object()
 DATE_RE = re.compile(r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+\Z")
 _URL_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_TYPE_NAMES = {str: "a string", bool: "a boolean", list: "an array", dict: "an object",
-               int: "an integer", float: "a number"}
+_TYPE_NAMES = {
+    str: "a string",
+    bool: "a boolean",
+    list: "an array",
+    dict: "an object",
+    int: "an integer",
+    float: "a number",
+}
 
 
 def join(path: str, key: str | int) -> str:
@@ -86,19 +92,36 @@ class Checker:
             return None
         return value
 
-    def string(self, obj: dict, key: str, path: str, required: bool = False, *,
-               max_len: int | None = None, min_len: int | None = None,
-               pattern: re.Pattern | None = None, pattern_text: str = "") -> str | None:
+    def string(
+        self,
+        obj: dict,
+        key: str,
+        path: str,
+        required: bool = False,
+        *,
+        max_len: int | None = None,
+        min_len: int | None = None,
+        pattern: re.Pattern | None = None,
+        pattern_text: str = "",
+    ) -> str | None:
         """A string field with optional length limits and pattern."""
         value = self.get(obj, key, path, str, required)
         if value is None:
             return None
-        return self.check_string(value, join(path, key), max_len=max_len, min_len=min_len,
-                                 pattern=pattern, pattern_text=pattern_text)
+        return self.check_string(
+            value, join(path, key), max_len=max_len, min_len=min_len, pattern=pattern, pattern_text=pattern_text
+        )
 
-    def check_string(self, value: str, where: str, *, max_len: int | None = None,
-                     min_len: int | None = None, pattern: re.Pattern | None = None,
-                     pattern_text: str = "") -> str | None:
+    def check_string(
+        self,
+        value: str,
+        where: str,
+        *,
+        max_len: int | None = None,
+        min_len: int | None = None,
+        pattern: re.Pattern | None = None,
+        pattern_text: str = "",
+    ) -> str | None:
         """Length and pattern checks on a string already known to be one."""
         ok = True
         if max_len is not None and len(value) > max_len:
@@ -112,8 +135,7 @@ class Checker:
             ok = False
         return value if ok else None
 
-    def url(self, obj: dict, key: str, path: str, required: bool = False, *,
-            https_only: bool = False) -> str | None:
+    def url(self, obj: dict, key: str, path: str, required: bool = False, *, https_only: bool = False) -> str | None:
         """An absolute http(s) URL (https only when ``https_only``)."""
         value = self.get(obj, key, path, str, required)
         if value is None:
@@ -150,9 +172,17 @@ class Checker:
         """A true JSON boolean (``"true"`` and ``1`` are type errors)."""
         return self.get(obj, key, path, bool, required)
 
-    def number(self, obj: dict, key: str, path: str, required: bool = False, *,
-               minimum: float | None = None, maximum: float | None = None,
-               integer: bool = False) -> float | None:
+    def number(
+        self,
+        obj: dict,
+        key: str,
+        path: str,
+        required: bool = False,
+        *,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        integer: bool = False,
+    ) -> float | None:
         """A JSON number (booleans refused) within optional bounds."""
         kind: type | tuple = int if integer else (int, float)
         value = self.get(obj, key, path, kind, required)
@@ -171,8 +201,16 @@ class Checker:
         """A nested object."""
         return self.get(obj, key, path, dict, required)
 
-    def array(self, obj: dict, key: str, path: str, required: bool = False, *,
-              max_items: int | None = None, min_items: int | None = None) -> list | None:
+    def array(
+        self,
+        obj: dict,
+        key: str,
+        path: str,
+        required: bool = False,
+        *,
+        max_items: int | None = None,
+        min_items: int | None = None,
+    ) -> list | None:
         """An array with optional item-count limits."""
         value = self.get(obj, key, path, list, required)
         if value is None:
@@ -184,8 +222,9 @@ class Checker:
             self.error(where, "min_items", f"{where} has {len(value)} items; at least {min_items} required")
         return value
 
-    def enum_array(self, obj: dict, key: str, path: str, values: Iterable[str],
-                   required: bool = False, **limits: int) -> list[str]:
+    def enum_array(
+        self, obj: dict, key: str, path: str, values: Iterable[str], required: bool = False, **limits: int
+    ) -> list[str]:
         """An array whose items each come from ``values`` (duplicates warned)."""
         items = self.array(obj, key, path, required, **limits)
         if items is None:
@@ -205,7 +244,11 @@ class Checker:
         for key in obj:
             if key not in known_set and key not in silent_set:
                 where = join(path, key)
-                self.warn(where, "unknown_key", f"unknown key {key!r} {'at ' + path if path else 'at the top level'} is ignored; check for a typo")
+                self.warn(
+                    where,
+                    "unknown_key",
+                    f"unknown key {key!r} {'at ' + path if path else 'at the top level'} is ignored; check for a typo",
+                )
 
 
 def _is_kind(value: Any, kind: type | tuple) -> bool:

@@ -27,17 +27,32 @@ from agentdex.models import ParseResult, Tool
 # agentdex's auth vocabulary for comparing documents: what a caller must bring.
 AUTH_WORDS = ("none", "oauth", "bearer", "api_key", "basic", "mtls", "signature", "x402", "other")
 _AUTH_ALIASES = {
-    "none": "none", "oauth": "oauth", "oauth2": "oauth", "openidconnect": "oauth", "oidc": "oauth",
-    "mcp_oauth": "oauth", "oauth_provider": "oauth", "bearer": "bearer", "pat": "bearer", "jwt": "bearer",
-    "apikey": "api_key", "api-key": "api_key", "api_key": "api_key", "basic": "basic", "mutualtls": "mtls",
-    "mtls": "mtls", "httpsig": "signature", "x402": "x402",
+    "none": "none",
+    "oauth": "oauth",
+    "oauth2": "oauth",
+    "openidconnect": "oauth",
+    "oidc": "oauth",
+    "mcp_oauth": "oauth",
+    "oauth_provider": "oauth",
+    "bearer": "bearer",
+    "pat": "bearer",
+    "jwt": "bearer",
+    "apikey": "api_key",
+    "api-key": "api_key",
+    "api_key": "api_key",
+    "basic": "basic",
+    "mutualtls": "mtls",
+    "mtls": "mtls",
+    "httpsig": "signature",
+    "x402": "x402",
 }
 _TEMPLATE_RE = re.compile(r"\$\{[^}]*\}|\{\{[^}]*\}\}|YOUR_[A-Z_]+|<[a-z_ -]+>")
 DEFAULT_PORTS = {"https": 443, "http": 80}
 
 
-def read_document(data: bytes, validate: Callable[..., ParseResult], *, name: str, what: str,
-                  max_bytes: int, origin: str | None) -> ParseResult:
+def read_document(
+    data: bytes, validate: Callable[..., ParseResult], *, name: str, what: str, max_bytes: int, origin: str | None
+) -> ParseResult:
     """Decode ``data`` as a JSON object of at most ``max_bytes`` and hand it to ``validate``
     (a format's ``validate_document``), the decoder's warnings (a repeated key) first among
     its findings; bytes that decode to no object give a result of format ``name`` without a
@@ -132,8 +147,14 @@ def tool_from_mcp(item: dict, *, source: str = "manifest") -> Tool:
     annotations = annotations if isinstance(annotations, dict) else {}
     read_only = annotations.get("readOnlyHint") is True and annotations.get("destructiveHint") is not True
     schema = item.get("inputSchema") if isinstance(item.get("inputSchema"), dict) else None
-    return Tool(name=str(item.get("name", "")), description=str(item.get("description") or ""),
-                annotations=annotations, read_only=read_only, input_schema=schema, source=source)
+    return Tool(
+        name=str(item.get("name", "")),
+        description=str(item.get("description") or ""),
+        annotations=annotations,
+        read_only=read_only,
+        input_schema=schema,
+        source=source,
+    )
 
 
 def unique(values: list[str]) -> list[str]:

@@ -30,8 +30,17 @@ SERVE = ("hosted", "local")
 ENV_RE = re.compile(r"[A-Z][A-Z0-9_]*")
 SECRET_WORDS = re.compile(r"(^|_)(SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|APIKEY|PRIVATE_KEY|CREDENTIALS?)(_|$)")
 VERSION_RE = re.compile(r"v?(\d+)(?:\.(\d+|x))?(?:\.(\d+|x))?")
-CODE_BUNDLE_KEYS = ("entrypoint", "runtime", "mcp", "serve", "allowed_hosts", "build_command",
-                    "install_cwd", "ui", "env")
+CODE_BUNDLE_KEYS = (
+    "entrypoint",
+    "runtime",
+    "mcp",
+    "serve",
+    "allowed_hosts",
+    "build_command",
+    "install_cwd",
+    "ui",
+    "env",
+)
 SKILLS_BUNDLE_KEYS = ("skills_source", "router_skill_id")
 
 
@@ -49,7 +58,9 @@ def skills(c: Checker, doc: dict, kind: str) -> list[dict[str, Any]]:
         skill = _bundle_skill(c, entry, where) if kind == "skills-bundle" else _code_skill(c, entry, where)
         key = skill.get("id") or skill.get("name")
         if key is not None and key in seen:
-            c.error(join(where, "id" if "id" in entry else "name"), "unique", f"skill {key!r} is declared more than once")
+            c.error(
+                join(where, "id" if "id" in entry else "name"), "unique", f"skill {key!r} is declared more than once"
+            )
         elif key is not None:
             seen.add(key)
             out.append(skill)
@@ -57,12 +68,20 @@ def skills(c: Checker, doc: dict, kind: str) -> list[dict[str, Any]]:
 
 
 def _bundle_skill(c: Checker, entry: dict, where: str) -> dict[str, Any]:
-    skill = {"id": c.string(entry, "id", where, min_len=1),
-             "name": c.string(entry, "name", where, True, pattern=SKILL_NAME_RE,
-                              pattern_text="must be 1-64 lowercase letters, digits and single hyphens"),
-             "description": _skill_description(c, entry, where),
-             "tags": strings(c, entry, "tags", where),
-             "path": c.string(entry, "path", where)}
+    skill = {
+        "id": c.string(entry, "id", where, min_len=1),
+        "name": c.string(
+            entry,
+            "name",
+            where,
+            True,
+            pattern=SKILL_NAME_RE,
+            pattern_text="must be 1-64 lowercase letters, digits and single hyphens",
+        ),
+        "description": _skill_description(c, entry, where),
+        "tags": strings(c, entry, "tags", where),
+        "path": c.string(entry, "path", where),
+    }
     _folder_matches(c, skill, where)
     c.unknown_keys(entry, where, BUNDLE_SKILL_KEYS)
     return {k: v for k, v in skill.items() if v is not None}
@@ -95,18 +114,23 @@ def _folder_matches(c: Checker, skill: dict, where: str) -> None:
 
 def _code_skill(c: Checker, entry: dict, where: str) -> dict[str, Any]:
     text = "must be 1-64 characters of a-z, A-Z, 0-9, _ and - (it is served as an MCP tool name)"
-    skill = {"id": c.string(entry, "id", where, pattern=TOOL_NAME_RE, pattern_text=text),
-             "name": c.string(entry, "name", where, pattern=TOOL_NAME_RE, pattern_text=text),
-             "description": c.string(entry, "description", where),
-             "tags": strings(c, entry, "tags", where),
-             "input_schema": _served_schema(c, entry, where)}
+    skill = {
+        "id": c.string(entry, "id", where, pattern=TOOL_NAME_RE, pattern_text=text),
+        "name": c.string(entry, "name", where, pattern=TOOL_NAME_RE, pattern_text=text),
+        "description": c.string(entry, "description", where),
+        "tags": strings(c, entry, "tags", where),
+        "input_schema": _served_schema(c, entry, where),
+    }
     if "id" not in entry and "name" not in entry:
         c.error(join(where, "id"), "required", f"{join(where, 'id')} (or name) is required")
     description = skill["description"]
     if description is not None and len(description) > TOOL_DESCRIPTION_MAX:
-        c.warn(join(where, "description"), "max_length",
-               f"{join(where, 'description')} is {len(description)} characters; "
-               f"the served tool list cuts at {TOOL_DESCRIPTION_MAX}")
+        c.warn(
+            join(where, "description"),
+            "max_length",
+            f"{join(where, 'description')} is {len(description)} characters; "
+            f"the served tool list cuts at {TOOL_DESCRIPTION_MAX}",
+        )
     c.unknown_keys(entry, where, CODE_SKILL_KEYS)
     return {k: v for k, v in skill.items() if v is not None}
 
@@ -155,9 +179,17 @@ def _refs(value: Any) -> list[str]:
 
 def skill_tools(items: list[dict[str, Any]]) -> list[Tool]:
     """A code bundle's skills as the tools its page lists."""
-    return [Tool(name=s.get("name") or s["id"], description=s.get("description") or "",
-                 input_schema=s.get("input_schema"), source="manifest", detail={"skill_id": s.get("id")})
-            for s in items if s.get("name") or s.get("id")]
+    return [
+        Tool(
+            name=s.get("name") or s["id"],
+            description=s.get("description") or "",
+            input_schema=s.get("input_schema"),
+            source="manifest",
+            detail={"skill_id": s.get("id")},
+        )
+        for s in items
+        if s.get("name") or s.get("id")
+    ]
 
 
 def skills_bundle(c: Checker, doc: dict, items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -165,8 +197,10 @@ def skills_bundle(c: Checker, doc: dict, items: list[dict[str, Any]]) -> dict[st
     out: dict[str, Any] = {}
     source = c.obj(doc, "skills_source", "")
     if source is not None:
-        out["skills_source"] = {"kind": c.enum(source, "kind", "skills_source", ("r2",), True),
-                                "key": c.string(source, "key", "skills_source", True, min_len=1)}
+        out["skills_source"] = {
+            "kind": c.enum(source, "kind", "skills_source", ("r2",), True),
+            "key": c.string(source, "key", "skills_source", True, min_len=1),
+        }
         c.unknown_keys(source, "skills_source", ("kind", "key"))
     router = c.string(doc, "router_skill_id", "")
     if router is not None:
@@ -181,12 +215,17 @@ def skills_bundle(c: Checker, doc: dict, items: list[dict[str, Any]]) -> dict[st
 # -- code bundles -------------------------------------------------------------------------
 def code_bundle(c: Checker, doc: dict) -> dict[str, Any]:
     """The code-bundle contract; entrypoint, runtime and mcp are required."""
-    out = {"entrypoint": _entrypoint(c, doc), "runtime": _runtime(c, doc), "mcp": _mcp(c, doc),
-           "serve": c.enum_array(doc, "serve", "", SERVE, min_items=1) or ["hosted"],
-           "allowed_hosts": hosts(c, doc, "allowed_hosts", "") or [],
-           "build_command": c.string(doc, "build_command", "", min_len=1),
-           "install_cwd": _optional_path(c, doc, "install_cwd"),
-           "ui": _ui(c, doc), "env": _env(c, doc)}
+    out = {
+        "entrypoint": _entrypoint(c, doc),
+        "runtime": _runtime(c, doc),
+        "mcp": _mcp(c, doc),
+        "serve": c.enum_array(doc, "serve", "", SERVE, min_items=1) or ["hosted"],
+        "allowed_hosts": hosts(c, doc, "allowed_hosts", "") or [],
+        "build_command": c.string(doc, "build_command", "", min_len=1),
+        "install_cwd": _optional_path(c, doc, "install_cwd"),
+        "ui": _ui(c, doc),
+        "env": _env(c, doc),
+    }
     return {k: v for k, v in out.items() if v is not None}
 
 
@@ -217,8 +256,11 @@ def _runtime(c: Checker, doc: dict) -> dict[str, Any] | None:
     version = None if version is None else str(version)
     if kind and version is not None and not _supported(kind, version):
         supported = " or ".join(SUPPORTED_RUNTIMES[kind])
-        c.error("runtime.version", "unsupported_runtime",
-                f"{kind} {version} is not offered; the supported {kind} versions are {supported}")
+        c.error(
+            "runtime.version",
+            "unsupported_runtime",
+            f"{kind} {version} is not offered; the supported {kind} versions are {supported}",
+        )
     c.unknown_keys(runtime, "runtime", ("kind", "version"))
     return {"kind": kind, "version": version}
 
@@ -239,12 +281,17 @@ def _mcp(c: Checker, doc: dict) -> dict[str, Any] | None:
         return None
     mode = c.enum(mcp, "mode", "mcp", MCP_MODES, True)
     native = mode == "native"
-    out = {"mode": mode, "command": c.string(mcp, "command", "mcp", required=native, min_len=1),
-           "args": strings(c, mcp, "args", "mcp")}
+    out = {
+        "mode": mode,
+        "command": c.string(mcp, "command", "mcp", required=native, min_len=1),
+        "args": strings(c, mcp, "args", "mcp"),
+    }
     if mode == "wrap":
         for key in ("command", "args"):
             if key in mcp:
-                c.warn(join("mcp", key), "ignored", f"mcp.{key} is used only with mode \"native\"; wrap generates the server")
+                c.warn(
+                    join("mcp", key), "ignored", f'mcp.{key} is used only with mode "native"; wrap generates the server'
+                )
     c.unknown_keys(mcp, "mcp", ("mode", "command", "args"))
     return {k: v for k, v in out.items() if v is not None}
 
@@ -269,8 +316,11 @@ def _env(c: Checker, doc: dict) -> list[dict[str, Any]] | None:
     if env is None:
         return None
     if isinstance(env, dict):
-        return [e for e in (_env_entry(c, {"name": k, "description": v}, join("env", k), keyed=True)
-                            for k, v in env.items()) if e]
+        return [
+            e
+            for e in (_env_entry(c, {"name": k, "description": v}, join("env", k), keyed=True) for k, v in env.items())
+            if e
+        ]
     return [e for e in (_env_entry(c, item, join("env", i)) for i, item in enumerate(env)) if e]
 
 
@@ -281,8 +331,11 @@ def _env_entry(c: Checker, item: Any, where: str, keyed: bool = False) -> dict[s
     name_at = where if keyed else join(where, "name")
     name = item.get("name")
     if not isinstance(name, str) or not ENV_RE.fullmatch(name):
-        c.error(name_at, "pattern" if isinstance(name, str) else "required",
-                f"{name_at} must be an UPPER_SNAKE environment variable name")
+        c.error(
+            name_at,
+            "pattern" if isinstance(name, str) else "required",
+            f"{name_at} must be an UPPER_SNAKE environment variable name",
+        )
         name = None
     elif SECRET_WORDS.search(name):
         c.warn(name_at, "secret_env", f"{name} looks like a secret; secrets belong in credential_slots, never in env")

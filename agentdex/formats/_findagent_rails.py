@@ -20,16 +20,32 @@ SLOT_TYPES = ("string", "secret", "json")
 AUTH_SCHEMES = ("bearer", "basic", "raw", "header")
 ACQUISITIONS = ("paste", "oauth")
 APPROVALS = ("none", "human", "human_strict")
-SLOT_KEYS = ("ref", "label", "env", "allowed_hosts", "type", "required", "auth_scheme",
-             "header_name", "prefix", "auth_acquisition", "provider", "install_host",
-             "host_example", "description")
+SLOT_KEYS = (
+    "ref",
+    "label",
+    "env",
+    "allowed_hosts",
+    "type",
+    "required",
+    "auth_scheme",
+    "header_name",
+    "prefix",
+    "auth_acquisition",
+    "provider",
+    "install_host",
+    "host_example",
+    "description",
+)
 # Keys that would carry the secret itself: a manifest only declares slots, never values.
 SECRET_KEYS = ("value", "secret", "token", "password", "api_key", "default")
 GOOGLE_TOKEN_HOSTS = ("oauth2.googleapis.com", "www.googleapis.com", "accounts.google.com")
 
 ENV_RE = re.compile(r"[A-Z][A-Z0-9_]*")
-HOST_RE = re.compile(r"(?=.{1,253}(:\d{1,5})?$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
-                     r"(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?", re.I)
+HOST_RE = re.compile(
+    r"(?=.{1,253}(:\d{1,5})?$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
+    r"(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?",
+    re.I,
+)
 HEADER_NAME_RE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 RATE_RE = re.compile(r"[1-9][0-9]*/(second|minute|hour|day)")
 INPUT_RAIL_KEYS = ("max_length", "deny_patterns", "pii_redaction")
@@ -40,8 +56,9 @@ _META_VALIDATORS: dict[type, Any] = {}  # one meta-schema validator per draft, b
 
 
 # -- shared value checks ------------------------------------------------------------------
-def strings(c: Checker, obj: dict, key: str, path: str, *,
-            max_items: int | None = None, min_items: int | None = None) -> list[str] | None:
+def strings(
+    c: Checker, obj: dict, key: str, path: str, *, max_items: int | None = None, min_items: int | None = None
+) -> list[str] | None:
     """An array whose items must all be strings (returns the strings, ``None`` when absent)."""
     items = c.array(obj, key, path, max_items=max_items, min_items=min_items)
     if items is None:
@@ -65,8 +82,11 @@ def hosts(c: Checker, obj: dict, key: str, path: str) -> list[str] | None:
         if HOST_RE.fullmatch(host):
             out.append(host.lower().rstrip("."))
         else:
-            c.error(join(where, i), "pattern",
-                    f"{join(where, i)} must be a host name such as api.example.com, not {host[:80]!r}")
+            c.error(
+                join(where, i),
+                "pattern",
+                f"{join(where, i)} must be a host name such as api.example.com, not {host[:80]!r}",
+            )
     return out
 
 
@@ -181,13 +201,19 @@ def _default(value: Any, default: Any) -> Any:
 
 def _slot_scheme(c: Checker, entry: dict, where: str) -> dict[str, Any]:
     scheme = c.enum(entry, "auth_scheme", where, AUTH_SCHEMES) or "bearer"
-    name = c.string(entry, "header_name", where, required=scheme == "header",
-                    pattern=HEADER_NAME_RE, pattern_text="must be an HTTP header name such as X-API-KEY")
+    name = c.string(
+        entry,
+        "header_name",
+        where,
+        required=scheme == "header",
+        pattern=HEADER_NAME_RE,
+        pattern_text="must be an HTTP header name such as X-API-KEY",
+    )
     prefix = c.string(entry, "prefix", where)
     if scheme != "header":
         for key in ("header_name", "prefix"):
             if key in entry:
-                c.warn(join(where, key), "ignored", f"{join(where, key)} is used only with auth_scheme \"header\"")
+                c.warn(join(where, key), "ignored", f'{join(where, key)} is used only with auth_scheme "header"')
         name = prefix = None
     return {"auth_scheme": scheme, "header_name": name, "prefix": prefix}
 
@@ -198,32 +224,50 @@ def _slot_audience(c: Checker, entry: dict, where: str) -> dict[str, Any]:
     oauth = acquisition == "oauth"
     provider = c.string(entry, "provider", where, required=oauth, min_len=1)
     if provider is not None and not oauth:
-        c.warn(join(where, "provider"), "ignored", f"{join(where, 'provider')} is used only with auth_acquisition \"oauth\"")
+        c.warn(
+            join(where, "provider"), "ignored", f'{join(where, "provider")} is used only with auth_acquisition "oauth"'
+        )
     if oauth and install_host:
-        c.error(join(where, "install_host"), "exclusive",
-                "an OAuth slot does not use install_host: its audience is the provider's own API hosts")
+        c.error(
+            join(where, "install_host"),
+            "exclusive",
+            "an OAuth slot does not use install_host: its audience is the provider's own API hosts",
+        )
     host_example = c.string(entry, "host_example", where)
     if host_example is not None and not install_host:
-        c.warn(join(where, "host_example"), "ignored", f"{join(where, 'host_example')} is used only with install_host true")
+        c.warn(
+            join(where, "host_example"), "ignored", f"{join(where, 'host_example')} is used only with install_host true"
+        )
     allowed = _slot_hosts(c, entry, where, oauth, install_host)
     _token_hosts(c, entry, where, allowed)
-    return {"auth_acquisition": acquisition, "provider": provider if oauth else None,
-            "install_host": install_host, "host_example": host_example if install_host else None,
-            "allowed_hosts": allowed}
+    return {
+        "auth_acquisition": acquisition,
+        "provider": provider if oauth else None,
+        "install_host": install_host,
+        "host_example": host_example if install_host else None,
+        "allowed_hosts": allowed,
+    }
 
 
 def _slot_hosts(c: Checker, entry: dict, where: str, oauth: bool, install_host: bool) -> list[str]:
     allowed = hosts(c, entry, "allowed_hosts", where)
     at = join(where, "allowed_hosts")
     if (oauth or install_host) and allowed:
-        why = "an OAuth slot's audience is fixed by its provider" if oauth else \
-            "an install_host slot's audience is the host the buyer enters"
+        why = (
+            "an OAuth slot's audience is fixed by its provider"
+            if oauth
+            else "an install_host slot's audience is the host the buyer enters"
+        )
         c.error(at, "exclusive", f"{at} must be empty: {why}")
         return []
     raw = entry.get("allowed_hosts")
     if not oauth and not install_host and (raw is None or raw == []):
-        c.error(at, "no_audience", "a credential slot needs allowed_hosts (or install_host / OAuth): "
-                "a secret without an audience is a cross-host exfiltration risk")
+        c.error(
+            at,
+            "no_audience",
+            "a credential slot needs allowed_hosts (or install_host / OAuth): "
+            "a secret without an audience is a cross-host exfiltration risk",
+        )
     return allowed or []
 
 
@@ -234,15 +278,21 @@ def _token_hosts(c: Checker, entry: dict, where: str, allowed: list[str]) -> Non
         return
     missing = [h for h in GOOGLE_TOKEN_HOSTS if not host_covered(h, allowed)]
     if missing:
-        c.warn(join(where, "allowed_hosts"), "token_host",
-               f"a json service-account key for a Google API must also allow {', '.join(missing)}")
+        c.warn(
+            join(where, "allowed_hosts"),
+            "token_host",
+            f"a json service-account key for a Google API must also allow {', '.join(missing)}",
+        )
 
 
 def _secret_keys(c: Checker, entry: dict, where: str) -> None:
     for key in SECRET_KEYS:
         if key in entry:
-            c.error(join(where, key), "secret_value",
-                    f"{join(where, key)} would put a secret in the manifest; slots only declare what the buyer supplies")
+            c.error(
+                join(where, key),
+                "secret_value",
+                f"{join(where, key)} would put a secret in the manifest; slots only declare what the buyer supplies",
+            )
 
 
 # -- guardrails ---------------------------------------------------------------------------
@@ -251,8 +301,11 @@ def guardrails(c: Checker, doc: dict, tool_names: set[str]) -> dict[str, Any] | 
     rails = c.obj(doc, "guardrails", "")
     if rails is None:
         return None
-    out = {"input": _input_rail(c, rails), "output": _output_rail(c, rails),
-           "actions": _action_rails(c, rails, tool_names)}
+    out = {
+        "input": _input_rail(c, rails),
+        "output": _output_rail(c, rails),
+        "actions": _action_rails(c, rails, tool_names),
+    }
     c.unknown_keys(rails, "guardrails", out.keys())
     return {k: v for k, v in out.items() if v is not None}
 
@@ -262,9 +315,11 @@ def _input_rail(c: Checker, rails: dict) -> dict[str, Any] | None:
     if rail is None:
         return None
     where = "guardrails.input"
-    out = {"max_length": c.number(rail, "max_length", where, minimum=1, integer=True),
-           "deny_patterns": strings(c, rail, "deny_patterns", where),
-           "pii_redaction": strings(c, rail, "pii_redaction", where)}
+    out = {
+        "max_length": c.number(rail, "max_length", where, minimum=1, integer=True),
+        "deny_patterns": strings(c, rail, "deny_patterns", where),
+        "pii_redaction": strings(c, rail, "pii_redaction", where),
+    }
     c.unknown_keys(rail, where, INPUT_RAIL_KEYS)
     return {k: v for k, v in out.items() if v is not None}
 
@@ -273,10 +328,16 @@ def _output_rail(c: Checker, rails: dict) -> dict[str, Any]:
     rail = c.obj(rails, "output", "guardrails") or {}
     where = "guardrails.output"
     if c.boolean(rail, "secret_leak_scan", where) is False:
-        c.error(join(where, "secret_leak_scan"), "mandatory_guardrail",
-                "secret_leak_scan is mandatory: the platform always runs it and it cannot be set false")
-    out = {"secret_leak_scan": True, "pii_redaction": strings(c, rail, "pii_redaction", where),
-           "schema": json_schema(c, rail, "schema", where)}
+        c.error(
+            join(where, "secret_leak_scan"),
+            "mandatory_guardrail",
+            "secret_leak_scan is mandatory: the platform always runs it and it cannot be set false",
+        )
+    out = {
+        "secret_leak_scan": True,
+        "pii_redaction": strings(c, rail, "pii_redaction", where),
+        "schema": json_schema(c, rail, "schema", where),
+    }
     c.unknown_keys(rail, where, OUTPUT_RAIL_KEYS)
     return {k: v for k, v in out.items() if v is not None}
 
@@ -298,12 +359,19 @@ def _action_rails(c: Checker, rails: dict, tool_names: set[str]) -> dict[str, An
 
 
 def _action_rail(c: Checker, policy: dict, where: str, name: str, tool_names: set[str]) -> dict[str, Any]:
-    out = {"approval": c.enum(policy, "approval", where, APPROVALS) or "none",
-           "max_amount": c.number(policy, "max_amount", where, minimum=0),
-           "rate_limit": c.string(policy, "rate_limit", where, pattern=RATE_RE,
-                                  pattern_text="must be <count>/<second|minute|hour|day>, e.g. 10/hour"),
-           "idempotent": c.boolean(policy, "idempotent", where),
-           "requires": _requires(c, policy, where, name, tool_names)}
+    out = {
+        "approval": c.enum(policy, "approval", where, APPROVALS) or "none",
+        "max_amount": c.number(policy, "max_amount", where, minimum=0),
+        "rate_limit": c.string(
+            policy,
+            "rate_limit",
+            where,
+            pattern=RATE_RE,
+            pattern_text="must be <count>/<second|minute|hour|day>, e.g. 10/hour",
+        ),
+        "idempotent": c.boolean(policy, "idempotent", where),
+        "requires": _requires(c, policy, where, name, tool_names),
+    }
     c.unknown_keys(policy, where, ACTION_RAIL_KEYS)
     return {k: v for k, v in out.items() if v is not None}
 

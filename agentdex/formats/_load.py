@@ -36,11 +36,14 @@ def decode_text(data: bytes, *, what: str = "document") -> tuple[str | None, Fin
     try:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
-        return None, _doc_error("encoding", f"the {what} is not valid UTF-8 (byte {exc.start}: {data[exc.start:exc.start + 1]!r})")
+        return None, _doc_error(
+            "encoding", f"the {what} is not valid UTF-8 (byte {exc.start}: {data[exc.start : exc.start + 1]!r})"
+        )
 
 
-def load_json(data: bytes, *, max_bytes: int | None = None, what: str = "document",
-              require_object: bool = True) -> tuple[Any, list[Finding]]:
+def load_json(
+    data: bytes, *, max_bytes: int | None = None, what: str = "document", require_object: bool = True
+) -> tuple[Any, list[Finding]]:
     """Decode ``data`` as a JSON document; returns ``(value or None, findings)``.
 
     With a value, the findings are warnings about it (a key repeated in one object: the
@@ -64,9 +67,13 @@ def load_json(data: bytes, *, max_bytes: int | None = None, what: str = "documen
 
 def _repeated_key(what: str, key: str) -> Finding:
     shown = json.dumps(key[:80], ensure_ascii=False)
-    return Finding("warning", "", "duplicate_key",
-                   f"the {what} repeats the key {shown} in one object; agentdex reads the last value "
-                   "(other readers may take the first)")
+    return Finding(
+        "warning",
+        "",
+        "duplicate_key",
+        f"the {what} repeats the key {shown} in one object; agentdex reads the last value "
+        "(other readers may take the first)",
+    )
 
 
 class _Refused(ValueError):
@@ -83,7 +90,9 @@ def _constant(name: str) -> Any:
 
 def _float(text: str) -> float:
     if len(text) > MAX_NUMBER_CHARS:
-        raise _Refused("number_too_long", f"a number of {len(text):,} characters; agentdex reads at most {MAX_NUMBER_CHARS}")
+        raise _Refused(
+            "number_too_long", f"a number of {len(text):,} characters; agentdex reads at most {MAX_NUMBER_CHARS}"
+        )
     value = float(text)
     if math.isinf(value):
         raise _Refused("non_finite", f"the number {text[:40]} is too large to be a finite number")
@@ -92,12 +101,15 @@ def _float(text: str) -> float:
 
 def _int(text: str) -> int:
     if len(text) > MAX_NUMBER_CHARS:
-        raise _Refused("number_too_long", f"a number of {len(text):,} digits; agentdex reads at most {MAX_NUMBER_CHARS}")
+        raise _Refused(
+            "number_too_long", f"a number of {len(text):,} digits; agentdex reads at most {MAX_NUMBER_CHARS}"
+        )
     return int(text)
 
 
 def _pairs_hook(repeated: list[str]) -> Any:
     """An ``object_pairs_hook`` that notes keys repeated within one object (the last counts)."""
+
     def hook(pairs: list[tuple[str, Any]]) -> dict:
         value = dict(pairs)
         if len(value) != len(pairs) and len(repeated) < MAX_REPEATED_REPORTED:
@@ -107,6 +119,7 @@ def _pairs_hook(repeated: list[str]) -> Any:
                     repeated.append(key)
                 seen.add(key)
         return value
+
     return hook
 
 
@@ -116,24 +129,36 @@ def loads(text: str | bytes, repeated: list[str] | None = None) -> Any:
     ``ValueError`` too (never ``RecursionError``). ``repeated`` collects keys repeated in one
     object."""
     try:
-        return json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int,
-                          object_pairs_hook=_pairs_hook(repeated if repeated is not None else []))
+        return json.loads(
+            text,
+            parse_constant=_constant,
+            parse_float=_float,
+            parse_int=_int,
+            object_pairs_hook=_pairs_hook(repeated if repeated is not None else []),
+        )
     except RecursionError as exc:
         raise _Refused("too_deep", "nests deeper than agentdex reads") from exc
 
 
-def parse_json_text(text: str, *, what: str = "document", repeated: list[str] | None = None) -> tuple[Any, Finding | None]:
+def parse_json_text(
+    text: str, *, what: str = "document", repeated: list[str] | None = None
+) -> tuple[Any, Finding | None]:
     """``json.loads`` that reports position, depth and number problems as findings."""
     try:
         value = loads(text, repeated)
     except json.JSONDecodeError as exc:
-        return None, _doc_error("not_json", f"the {what} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")
+        return None, _doc_error(
+            "not_json", f"the {what} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        )
     except _Refused as exc:
         return None, _doc_error(exc.code, f"the {what} is refused: {exc}")
     except ValueError as exc:  # the decoder's own limits (e.g. int digits): never a traceback
         return None, _doc_error("not_json", f"the {what} cannot be read as JSON ({str(exc)[:120]})")
     if _has_lone_surrogate(text, value):
-        return None, _doc_error("encoding", f"the {what} contains an unpaired UTF-16 surrogate escape (\\ud800-\\udfff); it is not valid Unicode")
+        return None, _doc_error(
+            "encoding",
+            f"the {what} contains an unpaired UTF-16 surrogate escape (\\ud800-\\udfff); it is not valid Unicode",
+        )
     if _depth(value) > MAX_DEPTH:
         return None, _doc_error("too_deep", f"the {what} nests deeper than {MAX_DEPTH} levels")
     return value, None
@@ -147,7 +172,6 @@ def _depth(value: Any, level: int = 0) -> int:
     if isinstance(value, list):
         return max((_depth(v, level + 1) for v in value), default=level + 1)
     return level
-
 
 
 def _has_lone_surrogate(text: str, value: Any) -> bool:

@@ -38,30 +38,74 @@ from agentdex.models import Finding, Listing, ParseResult, Tool
 NAME = "a2a_card"
 WELL_KNOWN_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 MAX_BYTES = 256 * 1024  # A2A names no limit; a card with a hundred skills is ~60 KB
-SPEC = FormatSpec(NAME, priority=110, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATHS[0],
-                  also_at=WELL_KNOWN_PATHS[1:], discovery=True, title="an A2A Agent Card",
-                  keys=frozenset({"protocolVersion", "url", "skills", "capabilities", "defaultInputModes",
-                                  "defaultOutputModes", "supportedInterfaces", "preferredTransport",
-                                  "securitySchemes", "security", "provider", "documentationUrl",
-                                  "supportsExtendedAgentCard", "authentication"}),
-                  schema_marks=("/a2a",), detect_rank=90)  # any url or skills key passes: tried last
+SPEC = FormatSpec(
+    NAME,
+    priority=110,
+    max_bytes=MAX_BYTES,
+    well_known=WELL_KNOWN_PATHS[0],
+    also_at=WELL_KNOWN_PATHS[1:],
+    discovery=True,
+    title="an A2A Agent Card",
+    keys=frozenset(
+        {
+            "protocolVersion",
+            "url",
+            "skills",
+            "capabilities",
+            "defaultInputModes",
+            "defaultOutputModes",
+            "supportedInterfaces",
+            "preferredTransport",
+            "securitySchemes",
+            "security",
+            "provider",
+            "documentationUrl",
+            "supportsExtendedAgentCard",
+            "authentication",
+        }
+    ),
+    schema_marks=("/a2a",),
+    detect_rank=90,
+)  # any url or skills key passes: tried last
 CARD_KEYS = ("skills", "url", "supportedInterfaces", "protocolVersion", "preferredTransport")
-TOP_LEVEL = ("protocolVersion", "name", "description", "url", "preferredTransport", "additionalInterfaces",
-             "supportedInterfaces", "iconUrl", "provider", "version", "documentationUrl", "capabilities",
-             "securitySchemes", "security", "defaultInputModes", "defaultOutputModes", "skills",
-             "supportsAuthenticatedExtendedCard", "supportsExtendedAgentCard", "signatures", "authentication")
+TOP_LEVEL = (
+    "protocolVersion",
+    "name",
+    "description",
+    "url",
+    "preferredTransport",
+    "additionalInterfaces",
+    "supportedInterfaces",
+    "iconUrl",
+    "provider",
+    "version",
+    "documentationUrl",
+    "capabilities",
+    "securitySchemes",
+    "security",
+    "defaultInputModes",
+    "defaultOutputModes",
+    "skills",
+    "supportsAuthenticatedExtendedCard",
+    "supportsExtendedAgentCard",
+    "signatures",
+    "authentication",
+)
 SKILL_KEYS = ("id", "name", "description", "tags", "examples", "inputModes", "outputModes", "security")
 MEDIA_TYPE_RE = re.compile(r"[\w.+-]+/[\w.+-]+(?:;.*)?")
 # v1.0 wraps each scheme in one key; v0.3 gives its type.
-_SCHEME_WRAPPERS = {"httpAuthSecurityScheme": "http", "apiKeySecurityScheme": "apiKey",
-                    "oauth2SecurityScheme": "oauth2", "openIdConnectSecurityScheme": "openIdConnect",
-                    "mtlsSecurityScheme": "mutualTLS"}
+_SCHEME_WRAPPERS = {
+    "httpAuthSecurityScheme": "http",
+    "apiKeySecurityScheme": "apiKey",
+    "oauth2SecurityScheme": "oauth2",
+    "openIdConnectSecurityScheme": "openIdConnect",
+    "mtlsSecurityScheme": "mutualTLS",
+}
 
 
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     """Decode and validate the bytes of an agent card (256 KB limit)."""
-    return read_document(data, validate_document, name=NAME, what="agent card", max_bytes=MAX_BYTES,
-                         origin=origin)
+    return read_document(data, validate_document, name=NAME, what="agent card", max_bytes=MAX_BYTES, origin=origin)
 
 
 def looks_like(doc: Any) -> bool:
@@ -84,7 +128,11 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
     elif "url" in doc and "supportedInterfaces" not in doc:  # the v0.3 shape: its schema requires it
         c.error("protocolVersion", "required", "protocolVersion is required in an A2A 0.3 card (one with url)")
     else:
-        c.warn("protocolVersion", "recommended", "protocolVersion is missing; clients cannot tell which A2A version the card follows")
+        c.warn(
+            "protocolVersion",
+            "recommended",
+            "protocolVersion is missing; clients cannot tell which A2A version the card follows",
+        )
     c.obj(doc, "capabilities", "", required=True)
     for key in ("defaultInputModes", "defaultOutputModes"):
         _modes(c, doc, key, "", required=True)
@@ -92,16 +140,23 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
     _provider(c, doc, listing)
     listing.auth_methods = _auth(c, doc)
     listing.tools = _skills(c, doc)
-    listing.extra = {"a2a_urls": urls, "version": version, "protocol_version": doc.get("protocolVersion"),
-                     "auth": listing.auth_methods}
+    listing.extra = {
+        "a2a_urls": urls,
+        "version": version,
+        "protocol_version": doc.get("protocolVersion"),
+        "auth": listing.auth_methods,
+    }
     return ParseResult(NAME, listing, c.findings, doc)
 
 
 def _not_a2a(doc: Any) -> str:
     if isinstance(doc, dict) and "ahp" in doc:
-        return "this is an Agent Handshake Protocol document, not an A2A agent card (it shares the legacy agent.json path)"
-    return ("not an A2A agent card: it has none of skills, url, supportedInterfaces, protocolVersion "
-            "or preferredTransport")
+        return (
+            "this is an Agent Handshake Protocol document, not an A2A agent card (it shares the legacy agent.json path)"
+        )
+    return (
+        "not an A2A agent card: it has none of skills, url, supportedInterfaces, protocolVersion or preferredTransport"
+    )
 
 
 def _modes(c: Checker, obj: dict, key: str, path: str, required: bool = False) -> None:
@@ -195,6 +250,7 @@ def _skills(c: Checker, doc: dict) -> list[Tool]:
             _modes(c, skill, key, where)
         tool_name = skill_id or name
         if tool_name:
-            tools.append(Tool(name=tool_name, description=description or "",
-                              detail={"kind": "a2a_skill", "title": name}))
+            tools.append(
+                Tool(name=tool_name, description=description or "", detail={"kind": "a2a_skill", "title": name})
+            )
     return tools

@@ -46,16 +46,28 @@ FORMAT = "adapp/v1"
 REDACTED = "[redacted]"
 
 # An adapp source tree is a folder whose manifest.json declares "format": "adapp/v1".
-SPEC = FormatSpec(NAME, priority=40, max_bytes=MAX_PACKAGE_BYTES, folder_files=(MANIFEST,),
-                  title="the adapp package manifest")
+SPEC = FormatSpec(
+    NAME, priority=40, max_bytes=MAX_PACKAGE_BYTES, folder_files=(MANIFEST,), title="the adapp package manifest"
+)
 
 CHECKSUM_RE = re.compile(r"^sha256:[a-f0-9]{64}$")
 SLUG_RE = re.compile(r"^[a-z0-9_-]{1,100}$")
 CREDENTIAL_REF_RE = re.compile(r"^required_secrets\[(0|[1-9][0-9]*)\]\.key$")
 PLACEHOLDER_RE = re.compile(r"\{([^{}]*)\}")
 TRANSPORTS = ("http", "sse", "openapi")
-TOP_LEVEL = ("format", "checksum", "name", "label", "description", "category", "icon",
-             "transport", "endpoint", "tools", "required_secrets")
+TOP_LEVEL = (
+    "format",
+    "checksum",
+    "name",
+    "label",
+    "description",
+    "category",
+    "icon",
+    "transport",
+    "endpoint",
+    "tools",
+    "required_secrets",
+)
 TOOL_ITEM_KEYS = ("name", "inputSchema")
 TOOL_FILE_KEYS = ("name", "description", "inputSchema", "required_secrets", "http_binding")
 SECRET_KEYS = ("key", "label", "required")
@@ -65,12 +77,15 @@ LOCATIONS = ("body", "query", "header", "path")
 AUTH_TYPES = ("apiKey", "bearer", "basic")
 # keys that, inside an auth block, can only mean an embedded credential
 CREDENTIAL_KEYS = ("value", "token", "secret", "password", "api_key", "apiKey", "credential")
-STDIO_CURATED = ('transport "stdio_curated" is not supported in adapp/v1: it is exclusive to '
-                 "the official catalogue entries the platform manages internally; a package "
-                 "uses http, sse or openapi")
+STDIO_CURATED = (
+    'transport "stdio_curated" is not supported in adapp/v1: it is exclusive to '
+    "the official catalogue entries the platform manages internally; a package "
+    "uses http, sse or openapi"
+)
 
 
 # -- public API ----------------------------------------------------------------------------
+
 
 def parse_package(data: bytes, *, origin: str | None = None) -> ParseResult:
     """Open a ``.adapp`` ZIP held in memory and validate it, checksum included."""
@@ -96,7 +111,9 @@ def looks_like(doc: Any) -> bool:
 def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
     """Validate a decoded manifest on its own (no package: nothing it names can be checked)."""
     if not isinstance(doc, dict):
-        return ParseResult(NAME, None, [_error("not_object", f"the {MANIFEST} is {type_name(doc)}; it must be a JSON object")])
+        return ParseResult(
+            NAME, None, [_error("not_object", f"the {MANIFEST} is {type_name(doc)}; it must be a JSON object")]
+        )
     return _validate(doc, None, origin)
 
 
@@ -108,15 +125,21 @@ def _no_manifest(files: Mapping[str, bytes]) -> Finding:
 
 # -- validating the manifest -----------------------------------------------------------------
 
+
 def _validate_manifest(data: bytes, files: Mapping[str, bytes] | None, origin: str | None) -> ParseResult:
     doc, findings = load_json(data, max_bytes=MAX_FILE_BYTES, what=MANIFEST)
     if doc is None:
         return ParseResult(NAME, None, findings)
     result = _validate(doc, files, origin)
-    result.findings.extend(_error("duplicate", f"{MANIFEST} repeats the key {_show(key, 40)} in one object; "
-                                               "readers disagree on which one counts (and the checksum "
-                                               "sees only the last), so the package is refused")
-                           for key in duplicate_keys(data))
+    result.findings.extend(
+        _error(
+            "duplicate",
+            f"{MANIFEST} repeats the key {_show(key, 40)} in one object; "
+            "readers disagree on which one counts (and the checksum "
+            "sees only the last), so the package is refused",
+        )
+        for key in duplicate_keys(data)
+    )
     return result
 
 
@@ -145,8 +168,14 @@ def _validate(doc: dict, files: Mapping[str, bytes] | None, origin: str | None) 
         return ParseResult(NAME, None, c.findings, redact(doc))
     listing = Listing(format=NAME, origin=origin)
     c.unknown_keys(doc, "", TOP_LEVEL)
-    checksum = c.string(doc, "checksum", "", True, pattern=CHECKSUM_RE,
-                        pattern_text="must be sha256: followed by 64 lower-case hex digits")
+    checksum = c.string(
+        doc,
+        "checksum",
+        "",
+        True,
+        pattern=CHECKSUM_RE,
+        pattern_text="must be sha256: followed by 64 lower-case hex digits",
+    )
     slug, category, icon = _identity(c, doc, listing, files)
     transport = _transport(c, doc, listing)
     secrets = _secrets(c, doc, "")
@@ -155,8 +184,14 @@ def _validate(doc: dict, files: Mapping[str, bytes] | None, origin: str | None) 
     else:
         _tools_mode(c, doc, files, listing, secrets)
     _checksum(c, checksum, files)
-    listing.extra = {"slug": slug, "category": category, "icon": icon, "transport": transport,
-                     "required_secrets": [s for s in secrets if s is not None], "checksum": checksum}
+    listing.extra = {
+        "slug": slug,
+        "category": category,
+        "icon": icon,
+        "transport": transport,
+        "required_secrets": [s for s in secrets if s is not None],
+        "checksum": checksum,
+    }
     return ParseResult(NAME, listing, c.findings, redact(doc))
 
 
@@ -174,8 +209,9 @@ def _format_ok(c: Checker, doc: dict) -> bool:
     return True
 
 
-def _identity(c: Checker, doc: dict, listing: Listing,
-              files: Mapping[str, bytes] | None) -> tuple[str | None, str | None, str | None]:
+def _identity(
+    c: Checker, doc: dict, listing: Listing, files: Mapping[str, bytes] | None
+) -> tuple[str | None, str | None, str | None]:
     slug = c.string(doc, "name", "", True, max_len=100)
     if slug is not None and not SLUG_RE.fullmatch(slug):
         c.error("name", "pattern", "name must be a slug: 1 to 100 characters of a-z, 0-9, _ and -")
@@ -227,15 +263,23 @@ def _secret(c: Checker, item: Any, where: str) -> dict[str, Any] | None:
         return None
     for extra in item:
         if extra == "value":
-            c.error(join(where, "value"), "secret_value",
-                    f"{where} carries a value: secrets never travel inside a package, only their key "
-                    "and label; the package is rejected (the value is not shown)")
+            c.error(
+                join(where, "value"),
+                "secret_value",
+                f"{where} carries a value: secrets never travel inside a package, only their key "
+                "and label; the package is rejected (the value is not shown)",
+            )
         elif extra not in SECRET_KEYS:
-            c.error(join(where, extra), "unknown_key",
-                    f"{where} may hold only key, label and required; {_show(extra, 40)} is not allowed")
-    entry = {"key": c.string(item, "key", where, True, min_len=1),
-             "label": c.string(item, "label", where, True),
-             "required": c.boolean(item, "required", where, True)}
+            c.error(
+                join(where, extra),
+                "unknown_key",
+                f"{where} may hold only key, label and required; {_show(extra, 40)} is not allowed",
+            )
+    entry = {
+        "key": c.string(item, "key", where, True, min_len=1),
+        "label": c.string(item, "label", where, True),
+        "required": c.boolean(item, "required", where, True),
+    }
     return entry if None not in entry.values() else None
 
 
@@ -255,23 +299,32 @@ def redact(doc: Any) -> Any:
 
 def _checksum(c: Checker, checksum: str | None, files: Mapping[str, bytes] | None) -> None:
     if files is None:
-        c.warn("checksum", "unverified",
-               f"only {MANIFEST} was given: the checksum and the files it names (icon, "
-               "tools/<name>.json, openapi.json) cannot be verified; validate the .adapp package")
+        c.warn(
+            "checksum",
+            "unverified",
+            f"only {MANIFEST} was given: the checksum and the files it names (icon, "
+            "tools/<name>.json, openapi.json) cannot be verified; validate the .adapp package",
+        )
         return
     if checksum is None:
         return
     actual = compute_checksum(files)
     if actual != checksum:
-        c.error("checksum", "checksum", f"checksum does not match the package content: the manifest "
-                                        f"says {checksum[:19]}…, the content hashes to {actual[:19]}…; "
-                                        "the package was changed after packing")
+        c.error(
+            "checksum",
+            "checksum",
+            f"checksum does not match the package content: the manifest "
+            f"says {checksum[:19]}…, the content hashes to {actual[:19]}…; "
+            "the package was changed after packing",
+        )
 
 
 # -- tools (http and sse) ------------------------------------------------------------------------
 
-def _tools_mode(c: Checker, doc: dict, files: Mapping[str, bytes] | None, listing: Listing,
-                secrets: list[dict[str, Any] | None]) -> None:
+
+def _tools_mode(
+    c: Checker, doc: dict, files: Mapping[str, bytes] | None, listing: Listing, secrets: list[dict[str, Any] | None]
+) -> None:
     items = c.array(doc, "tools", "")
     seen: set[str] = set()
     for i, item in enumerate(items or []):
@@ -291,8 +344,11 @@ def _tool_entry(c: Checker, item: Any, where: str, seen: set[str]) -> tuple[str,
     if name is None:
         return None
     if unsafe_path_reason(name) or "/" in name:
-        c.error(join(where, "name"), "pattern", f"{where}.name names the file tools/<name>.json; "
-                                                "it cannot hold /, \\, : or control characters")
+        c.error(
+            join(where, "name"),
+            "pattern",
+            f"{where}.name names the file tools/<name>.json; it cannot hold /, \\, : or control characters",
+        )
         return None
     if name in seen:
         c.error(join(where, "name"), "unique", f"{where}.name {_show(name)} is declared twice")
@@ -301,8 +357,14 @@ def _tool_entry(c: Checker, item: Any, where: str, seen: set[str]) -> tuple[str,
     return name, schema
 
 
-def _tool(c: Checker, name: str, schema: dict | None, where: str, files: Mapping[str, bytes] | None,
-          secrets: list[dict[str, Any] | None]) -> Tool:
+def _tool(
+    c: Checker,
+    name: str,
+    schema: dict | None,
+    where: str,
+    files: Mapping[str, bytes] | None,
+    secrets: list[dict[str, Any] | None],
+) -> Tool:
     tool = Tool(name=name, input_schema=schema, source="manifest", detail={"http_binding": None})
     if files is None:
         return tool
@@ -319,8 +381,9 @@ def _tool(c: Checker, name: str, schema: dict | None, where: str, files: Mapping
     return tool
 
 
-def _tool_file(c: Checker, tdoc: dict, name: str, schema: dict | None,
-               manifest_secrets: list[dict[str, Any] | None]) -> tuple[str, dict | None]:
+def _tool_file(
+    c: Checker, tdoc: dict, name: str, schema: dict | None, manifest_secrets: list[dict[str, Any] | None]
+) -> tuple[str, dict | None]:
     own = c.string(tdoc, "name", "", True)
     if own is not None and own != name:
         c.error("name", "mismatch", f"name is {_show(own)}; it must be {_show(name)}, the tool this file describes")
@@ -336,21 +399,28 @@ def _tool_file(c: Checker, tdoc: dict, name: str, schema: dict | None,
     return description or "", binding
 
 
-def _binding(c: Checker, tdoc: dict, schema: dict | None,
-             secrets: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+def _binding(
+    c: Checker, tdoc: dict, schema: dict | None, secrets: list[dict[str, Any] | None]
+) -> dict[str, Any] | None:
     b = c.obj(tdoc, "http_binding", "")
     if b is None:
         return None
     version = b.get("version")
     if isinstance(version, str) and version != "v1":
-        c.error("http_binding.version", "unsupported_version", f"http_binding.version {_show(version)} is not supported; agentdex reads v1")
+        c.error(
+            "http_binding.version",
+            "unsupported_version",
+            f"http_binding.version {_show(version)} is not supported; agentdex reads v1",
+        )
     else:
         c.enum(b, "version", "http_binding", ("v1",), True)
-    out: dict[str, Any] = {"version": "v1",
-           "method": c.enum(b, "method", "http_binding", METHODS, True),
-           "path": _binding_path(c, b),
-           "server": _binding_server(c, b),
-           "params": _params(c, b, schema)}
+    out: dict[str, Any] = {
+        "version": "v1",
+        "method": c.enum(b, "method", "http_binding", METHODS, True),
+        "path": _binding_path(c, b),
+        "server": _binding_server(c, b),
+        "params": _params(c, b, schema),
+    }
     _placeholders(c, out["path"], out["params"])
     auth = _auth(c, b, secrets)
     if auth is not None:
@@ -394,8 +464,11 @@ def _placeholders(c: Checker, path: str | None, params: dict[str, str]) -> None:
     names = PLACEHOLDER_RE.findall(path)
     for name in names:
         if params.get(name) != "path":
-            c.error("http_binding.path", "placeholder",
-                    f"http_binding.path has {{{name[:40]}}} but params does not bind {_show(name, 40)} to path")
+            c.error(
+                "http_binding.path",
+                "placeholder",
+                f"http_binding.path has {{{name[:40]}}} but params does not bind {_show(name, 40)} to path",
+            )
     for arg, location in params.items():
         if location == "path" and arg not in names:
             where = join("http_binding.params", arg)
@@ -416,9 +489,12 @@ def _auth(c: Checker, b: dict, secrets: list[dict[str, Any] | None]) -> dict[str
     out["credential_ref"] = _credential_ref(c, auth, secrets)
     for key in auth:
         if key in CREDENTIAL_KEYS:
-            c.error(join("http_binding.auth", key), "secret_value",
-                    f"http_binding.auth carries {key!r}: a package holds only a credential_ref, never "
-                    "the credential (the value is not shown)")
+            c.error(
+                join("http_binding.auth", key),
+                "secret_value",
+                f"http_binding.auth carries {key!r}: a package holds only a credential_ref, never "
+                "the credential (the value is not shown)",
+            )
     c.unknown_keys(auth, "http_binding.auth", known, silent=CREDENTIAL_KEYS)
     return out
 
@@ -434,20 +510,30 @@ def _credential_ref(c: Checker, auth: dict, secrets: list[dict[str, Any] | None]
         return None
     index = int(match.group(1))
     if index >= len(secrets) or secrets[index] is None:
-        c.error(where, "credential_ref", f"{where} points at required_secrets[{index}], but the "
-                                         f"required_secrets it refers to hold {len(secrets)} usable entr"
-                                         f"{'y' if len(secrets) == 1 else 'ies'} at most")
+        c.error(
+            where,
+            "credential_ref",
+            f"{where} points at required_secrets[{index}], but the "
+            f"required_secrets it refers to hold {len(secrets)} usable entr"
+            f"{'y' if len(secrets) == 1 else 'ies'} at most",
+        )
         return None
     return ref
 
 
 # -- tools (openapi) -----------------------------------------------------------------------------
 
-def _openapi_mode(c: Checker, doc: dict, files: Mapping[str, bytes] | None, listing: Listing,
-                  secrets: list[dict[str, Any] | None]) -> None:
+
+def _openapi_mode(
+    c: Checker, doc: dict, files: Mapping[str, bytes] | None, listing: Listing, secrets: list[dict[str, Any] | None]
+) -> None:
     if doc.get("tools") is not None:
-        c.error("tools", "not_allowed", "tools must be absent or null with transport openapi: "
-                                        "the tools are derived from the package's openapi.json")
+        c.error(
+            "tools",
+            "not_allowed",
+            "tools must be absent or null with transport openapi: "
+            "the tools are derived from the package's openapi.json",
+        )
     if files is None:
         return
     if OPENAPI not in files:
@@ -469,6 +555,6 @@ def _openapi_version_ok(c: Checker, spec: dict) -> bool:
     if "swagger" in spec:
         message = f"{OPENAPI} is Swagger 2.0; adapp openapi packages need OpenAPI 3.x"
     else:
-        message = f"{OPENAPI} must declare openapi: \"3.x\" (an OpenAPI 3 document)"
+        message = f'{OPENAPI} must declare openapi: "3.x" (an OpenAPI 3 document)'
     c.error(f"{OPENAPI}:openapi", "openapi", message)
     return False

@@ -27,18 +27,35 @@ from agentdex.models import Finding, Listing, ParseResult
 NAME = "agent_app"
 MAX_BYTES = 32 * 1024
 WELL_KNOWN_PATH = "/.well-known/agent-app.json"
-SPEC = FormatSpec(NAME, priority=10, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATH,
-                  folder_files=(WELL_KNOWN_PATH.lstrip("/"), "agent-app.json"),
-                  title="the agent-app v1 format")
+SPEC = FormatSpec(
+    NAME,
+    priority=10,
+    max_bytes=MAX_BYTES,
+    well_known=WELL_KNOWN_PATH,
+    folder_files=(WELL_KNOWN_PATH.lstrip("/"), "agent-app.json"),
+    title="the agent-app v1 format",
+)
 
 AUTH_METHODS = ("email_code", "magic_link", "oauth_provider", "mcp_oauth", "api_key", "none")
 EVENTS = ("mcp_events", "webhook", "slack", "discord", "email", "poll", "none")
-HOSTS = ("openclaw", "chatgpt", "claude", "claude_code", "codex", "openai_dots", "muse",
-         "grok", "instinct", "other")
+HOSTS = ("openclaw", "chatgpt", "claude", "claude_code", "codex", "openai_dots", "muse", "grok", "instinct", "other")
 HOST_STATUSES = ("tested", "untested", "unsupported")
 HUMAN_UI = ("none", "auth_only", "some")
-CATEGORIES = ("lifestyle", "social", "productivity", "finance", "health", "education",
-              "developer", "commerce", "travel", "home", "media", "utilities", "other")
+CATEGORIES = (
+    "lifestyle",
+    "social",
+    "productivity",
+    "finance",
+    "health",
+    "education",
+    "developer",
+    "commerce",
+    "travel",
+    "home",
+    "media",
+    "utilities",
+    "other",
+)
 AUDIENCES = ("all", "13+", "18+")
 PRICING = ("free", "freemium", "paid")
 MCP_AUTH = ("oauth", "bearer", "none")
@@ -46,9 +63,30 @@ MCP_TRANSPORTS = ("streamable-http",)
 FEEDBACK_AUTH = ("none", "existing_account")
 FEEDBACK_MAX_MESSAGE = 4000
 
-TOP_LEVEL = ("agent_app", "name", "one_liner", "description", "homepage", "guide", "skill",
-             "mcp", "http", "auth_methods", "events", "hosts", "pattern", "categories", "tags",
-             "audience", "pricing", "publisher", "policies", "say", "instructions", "feedback")
+TOP_LEVEL = (
+    "agent_app",
+    "name",
+    "one_liner",
+    "description",
+    "homepage",
+    "guide",
+    "skill",
+    "mcp",
+    "http",
+    "auth_methods",
+    "events",
+    "hosts",
+    "pattern",
+    "categories",
+    "tags",
+    "audience",
+    "pricing",
+    "publisher",
+    "policies",
+    "say",
+    "instructions",
+    "feedback",
+)
 RETIRED_TOP_LEVEL = ("updated_at",)
 # Everything str.splitlines() splits on: "one line" means none of these.
 LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
@@ -88,9 +126,22 @@ def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
         return ParseResult(NAME, None, findings)
     warnings = findings  # a repeated key: the last value counts, and the finding says so
     if _SURROGATE_ESCAPE.search(data) and _has_lone_surrogate(doc):
-        return ParseResult(NAME, None, [Finding("error", "", "encoding", (
-            "the agent-app manifest contains a lone UTF-16 surrogate escape (\\ud800-\\udfff); "
-            "that is not a Unicode character"))], doc)
+        return ParseResult(
+            NAME,
+            None,
+            [
+                Finding(
+                    "error",
+                    "",
+                    "encoding",
+                    (
+                        "the agent-app manifest contains a lone UTF-16 surrogate escape (\\ud800-\\udfff); "
+                        "that is not a Unicode character"
+                    ),
+                )
+            ],
+            doc,
+        )
     result = validate_document(doc, origin=origin)
     result.findings[:0] = warnings
     return result
@@ -144,9 +195,12 @@ def _version_ok(c: Checker, doc: dict) -> bool:
     is_number = isinstance(version, (int, float)) and not isinstance(version, bool)
     if isinstance(version, str) or (is_number and version != 1):
         shown = repr(version[:20]) if isinstance(version, str) else f"the number {version}"
-        c.error("agent_app", "unsupported_version",
-                f'agent_app is {shown}: agentdex reads agent-app version "1" only, '
-                "so nothing else in this manifest was checked")
+        c.error(
+            "agent_app",
+            "unsupported_version",
+            f'agent_app is {shown}: agentdex reads agent-app version "1" only, '
+            "so nothing else in this manifest was checked",
+        )
         return False
     c.error("agent_app", "type", f'agent_app must be the string "1", not {_shown_type(version)}')
     return True
@@ -270,8 +324,11 @@ def _publisher(c: Checker, doc: dict, listing: Listing) -> None:
     listing.publisher_url = c.url(publisher, "url", "publisher")
     contact = c.string(publisher, "contact", "publisher", True)
     if contact is not None and not _is_contact(contact):
-        c.error("publisher.contact", "contact",
-                f"publisher.contact must be a mailto: address or an absolute URL, not {contact[:80]!r}")
+        c.error(
+            "publisher.contact",
+            "contact",
+            f"publisher.contact must be a mailto: address or an absolute URL, not {contact[:80]!r}",
+        )
         contact = None
     listing.publisher_contact = contact
     c.unknown_keys(publisher, "publisher", ("name", "url", "contact"))
@@ -306,8 +363,11 @@ def _instructions(c: Checker, doc: dict, name: str | None) -> str | None:
         c.error("instructions", "single_line", "instructions must be one line; it contains a line break")
         ok = False
     if name and not _leads_with(text, name):
-        c.error("instructions", "leading_name",
-                f"instructions must begin with the app's name {name!r}, then a space or punctuation")
+        c.error(
+            "instructions",
+            "leading_name",
+            f"instructions must begin with the app's name {name!r}, then a space or punctuation",
+        )
         ok = False
     return text if ok else None
 
@@ -316,7 +376,7 @@ def _leads_with(text: str, name: str) -> bool:
     # The name must be a whole word at the front: "Pan" does not lead "Pantry tracks…".
     if not text.startswith(name):
         return False
-    rest = text[len(name):]
+    rest = text[len(name) :]
     return not (rest and rest[0].isalnum() and name[-1].isalnum())
 
 
@@ -330,8 +390,9 @@ def _feedback(c: Checker, doc: dict) -> dict[str, Any] | None:
         "method": c.enum(value, "method", "feedback", ("POST",), True),
         "authentication": c.enum(value, "authentication", "feedback", FEEDBACK_AUTH, True),
         "operation": c.enum(value, "operation", "feedback", ("feedback.submit",), True),
-        "max_message_length": c.number(value, "max_message_length", "feedback", minimum=1,
-                                       maximum=FEEDBACK_MAX_MESSAGE, integer=True),
+        "max_message_length": c.number(
+            value, "max_message_length", "feedback", minimum=1, maximum=FEEDBACK_MAX_MESSAGE, integer=True
+        ),
         "requires_user_request": _requires_user_request(c, value),
     }
     c.unknown_keys(value, "feedback", out.keys())
@@ -341,8 +402,11 @@ def _feedback(c: Checker, doc: dict) -> dict[str, Any] | None:
 def _requires_user_request(c: Checker, value: dict) -> bool | None:
     flag = c.boolean(value, "requires_user_request", "feedback", True)
     if flag is False:
-        c.error("feedback.requires_user_request", "const",
-                "feedback.requires_user_request must be true: feedback is sent only on the user's explicit request")
+        c.error(
+            "feedback.requires_user_request",
+            "const",
+            "feedback.requires_user_request must be true: feedback is sent only on the user's explicit request",
+        )
     return flag
 
 

@@ -35,10 +35,18 @@ from agentdex.models import Listing, ParseResult
 NAME = "ai_catalog"
 WELL_KNOWN_PATHS = ("/.well-known/ai-catalog.json",)
 MAX_BYTES = 512 * 1024
-SPEC = FormatSpec(NAME, priority=160, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATHS[0],
-                  also_at=WELL_KNOWN_PATHS[1:], discovery=True,
-                  title="an AI catalog", keys=frozenset({"specVersion", "entries", "host"}),
-                  schema_marks=("ai-catalog",), detect_rank=20)
+SPEC = FormatSpec(
+    NAME,
+    priority=160,
+    max_bytes=MAX_BYTES,
+    well_known=WELL_KNOWN_PATHS[0],
+    also_at=WELL_KNOWN_PATHS[1:],
+    discovery=True,
+    title="an AI catalog",
+    keys=frozenset({"specVersion", "entries", "host"}),
+    schema_marks=("ai-catalog",),
+    detect_rank=20,
+)
 SPEC_VERSIONS = ("1.0",)
 MCP_TYPES = ("application/mcp-server-card+json", "application/mcp-server+json")
 TOP_LEVEL = ("specVersion", "host", "entries")
@@ -49,8 +57,7 @@ OLD_URN_RE = re.compile(r"urn:ai:[a-zA-Z0-9.-]+(:[a-zA-Z0-9._-]+)+")
 
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     """Decode and validate the bytes of an ai-catalog.json."""
-    return read_document(data, validate_document, name=NAME, what="AI catalog", max_bytes=MAX_BYTES,
-                         origin=origin)
+    return read_document(data, validate_document, name=NAME, what="AI catalog", max_bytes=MAX_BYTES, origin=origin)
 
 
 def looks_like(doc: Any) -> bool:
@@ -69,15 +76,20 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
         return ParseResult(NAME, None, c.findings, doc)
     host = _host(c, doc)
     listing = Listing(format=NAME, origin=origin, name=host, publisher_name=host)
-    read = [_entry(c, entry, join("entries", i), origin)
-            for i, entry in enumerate(c.array(doc, "entries", "", required=True) or [])]
+    read = [
+        _entry(c, entry, join("entries", i), origin)
+        for i, entry in enumerate(c.array(doc, "entries", "", required=True) or [])
+    ]
     entries = [e for e in read if e]
     mcp_urls = unique([u for e in entries for u in e.get("mcp_urls", [])])
     tools = [t for e in entries for t in e.get("tools", [])]
     listing.mcp_url = mcp_urls[0] if mcp_urls else None
-    listing.extra = {"documents": [{"type": e["type"], "url": e["url"]} for e in entries if e.get("url")],
-                     "entries": [{k: v for k, v in e.items() if k != "tools"} for e in entries],
-                     "mcp_urls": mcp_urls, "mcp_tools": tools or None}
+    listing.extra = {
+        "documents": [{"type": e["type"], "url": e["url"]} for e in entries if e.get("url")],
+        "entries": [{k: v for k, v in e.items() if k != "tools"} for e in entries],
+        "mcp_urls": mcp_urls,
+        "mcp_tools": tools or None,
+    }
     return ParseResult(NAME, listing, c.findings, doc)
 
 

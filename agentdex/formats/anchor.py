@@ -44,9 +44,14 @@ from agentdex.models import Listing, ParseResult, Tool
 NAME = "anchor"
 MAX_BYTES = 256 * 1024
 WELL_KNOWN_PATH = "/.well-known/anchor.json"
-SPEC = FormatSpec(NAME, priority=20, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATH,
-                  folder_files=(WELL_KNOWN_PATH.lstrip("/"), "anchor.json"),
-                  title="the Anchor format")
+SPEC = FormatSpec(
+    NAME,
+    priority=20,
+    max_bytes=MAX_BYTES,
+    well_known=WELL_KNOWN_PATH,
+    folder_files=(WELL_KNOWN_PATH.lstrip("/"), "anchor.json"),
+    title="the Anchor format",
+)
 VERSION = "0.1"
 
 KINDS = ("mcp", "http", "openapi", "a2a", "sdk")
@@ -63,9 +68,29 @@ TOP_LEVEL = ("anchor", "publisher", "tools", "verify", "updated")
 PUBLISHER_KEYS = ("name", "url", "contact", "docs", "llmsTxt")
 RECOMMENDED_PUBLISHER = ("contact", "docs", "llmsTxt")
 VERIFY_KEYS = ("dnsTxt", "http")
-TOOL_KEYS = ("id", "kind", "name", "description", "endpoint", "packages", "transport", "auth",
-             "readOnlyVariant", "scopedVariants", "payments", "pricing", "freeTier", "schemas",
-             "status", "changelog", "deprecations", "telemetry", "security", "source", "license")
+TOOL_KEYS = (
+    "id",
+    "kind",
+    "name",
+    "description",
+    "endpoint",
+    "packages",
+    "transport",
+    "auth",
+    "readOnlyVariant",
+    "scopedVariants",
+    "payments",
+    "pricing",
+    "freeTier",
+    "schemas",
+    "status",
+    "changelog",
+    "deprecations",
+    "telemetry",
+    "security",
+    "source",
+    "license",
+)
 PAYMENT_KEYS = ("protocol", "version", "networks", "asset", "priceUsd", "unit", "discovery")
 DEPRECATION_KEYS = ("what", "sunset", "replacement")
 PACKAGE_KEYS = ("registry", "name")
@@ -75,7 +100,9 @@ TELEMETRY_KEYS = ("collected", "optOut", "policy")
 # The MCP registry's server name: reverse-DNS namespace, one slash, a name (its schema's
 # pattern, with the namespace required to have at least two DNS labels).
 ID_MAX = 200
-ID_RE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)+/[a-zA-Z0-9._-]+")
+ID_RE = re.compile(
+    r"[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)+/[a-zA-Z0-9._-]+"
+)
 CAIP2_RE = re.compile(r"[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}")
 _LABEL = r"[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
 DNS_TXT_RE = re.compile(rf"_anchor\.({_LABEL}(?:\.{_LABEL})+)\.?")
@@ -120,6 +147,7 @@ def validate_document(doc: dict, *, origin: str | None = None) -> ParseResult:
 
 # -- top level -------------------------------------------------------------------------------
 
+
 def _version_ok(c: Checker, doc: dict) -> bool:
     version = doc.get("anchor")
     if version is None:
@@ -131,8 +159,11 @@ def _version_ok(c: Checker, doc: dict) -> bool:
         c.error("anchor", "type", f'anchor must be the string "{VERSION}", not the number {VERSION}')
         return True
     if isinstance(version, (str, int, float)) and not isinstance(version, bool):
-        c.error("anchor", "unsupported_version",
-                f'anchor {version!r} is not supported; agentdex reads Anchor version "{VERSION}"')
+        c.error(
+            "anchor",
+            "unsupported_version",
+            f'anchor {version!r} is not supported; agentdex reads Anchor version "{VERSION}"',
+        )
         return False
     c.error("anchor", "type", f'anchor must be the string "{VERSION}", not {type_name(version)}')
     return True
@@ -149,8 +180,11 @@ def _publisher(c: Checker, doc: dict, listing: Listing) -> None:
     listing.llms_txt_url = c.url(publisher, "llmsTxt", "publisher")
     for key in RECOMMENDED_PUBLISHER:
         if publisher.get(key) is None:
-            c.warn(join("publisher", key), "recommended",
-                   f"publisher.{key} is recommended so agents and people can reach the publisher")
+            c.warn(
+                join("publisher", key),
+                "recommended",
+                f"publisher.{key} is recommended so agents and people can reach the publisher",
+            )
     c.unknown_keys(publisher, "publisher", PUBLISHER_KEYS)
 
 
@@ -161,8 +195,11 @@ def _contact(c: Checker, publisher: dict) -> str | None:
     address = contact[7:].split("?", 1)[0] if contact.startswith("mailto:") else contact
     if EMAIL_RE.match(address) or is_absolute_url(contact):
         return contact
-    c.error("publisher.contact", "contact",
-            f"publisher.contact must be an email address, a mailto: address or an absolute URL, not {contact[:80]!r}")
+    c.error(
+        "publisher.contact",
+        "contact",
+        f"publisher.contact must be an email address, a mailto: address or an absolute URL, not {contact[:80]!r}",
+    )
     return None
 
 
@@ -180,13 +217,19 @@ def _dns_txt(c: Checker, verify: dict, publisher_url: str | None) -> str | None:
         return None
     match = DNS_TXT_RE.fullmatch(name)
     if match is None:
-        c.error("verify.dnsTxt", "pattern",
-                f"verify.dnsTxt must be the DNS name _anchor.<publisher-domain>, not {name[:80]!r}")
+        c.error(
+            "verify.dnsTxt",
+            "pattern",
+            f"verify.dnsTxt must be the DNS name _anchor.<publisher-domain>, not {name[:80]!r}",
+        )
         return None
     host = (urlsplit(publisher_url).hostname or "") if publisher_url else ""
     if host and not _related(match.group(1).lower(), host.lower()):
-        c.warn("verify.dnsTxt", "verify_domain",
-               f"verify.dnsTxt names {match.group(1)!r}, which is not the publisher's domain {host!r}")
+        c.warn(
+            "verify.dnsTxt",
+            "verify_domain",
+            f"verify.dnsTxt names {match.group(1)!r}, which is not the publisher's domain {host!r}",
+        )
     return name
 
 
@@ -199,8 +242,11 @@ def _related(domain: str, host: str) -> bool:
 def _verify_http(c: Checker, verify: dict) -> str | None:
     url = c.url(verify, "http", "verify")
     if url is not None and urlsplit(url).path != WELL_KNOWN_PATH:
-        c.warn("verify.http", "well_known",
-               f"verify.http is not at {WELL_KNOWN_PATH}; the HTTP proof needs the manifest served there")
+        c.warn(
+            "verify.http",
+            "well_known",
+            f"verify.http is not at {WELL_KNOWN_PATH}; the HTTP proof needs the manifest served there",
+        )
     return url
 
 
@@ -222,6 +268,7 @@ def _date(c: Checker, obj: dict, key: str, path: str, *, required: bool = False)
 
 # -- tools -----------------------------------------------------------------------------------
 
+
 def _tools(c: Checker, doc: dict) -> list[dict[str, Any]]:
     """The valid-enough tool entries (those with a usable, unique id), normalised."""
     entries = c.array(doc, "tools", "", True)
@@ -235,8 +282,11 @@ def _tools(c: Checker, doc: dict) -> list[dict[str, Any]]:
         tool = _tool(c, entry, where)
         tool_id = tool["id"]
         if tool_id is not None and tool_id in seen:
-            c.error(join(where, "id"), "unique",
-                    f"{where}.id {tool_id!r} is already used by tools[{seen[tool_id]}]; tool ids must be unique")
+            c.error(
+                join(where, "id"),
+                "unique",
+                f"{where}.id {tool_id!r} is already used by tools[{seen[tool_id]}]; tool ids must be unique",
+            )
         elif tool_id is not None:
             seen[tool_id] = i
             out.append(tool)
@@ -273,9 +323,12 @@ def _tool(c: Checker, entry: dict, where: str) -> dict[str, Any]:
 def _tool_id(c: Checker, entry: dict, where: str) -> str | None:
     value = c.string(entry, "id", where, True, max_len=ID_MAX)
     if value is not None and not ID_RE.fullmatch(value):
-        c.error(join(where, "id"), "reverse_dns",
-                f"{where}.id {value[:80]!r} must be a reverse-DNS name like com.example/search "
-                "(a namespace with a dot, one slash, then a name)")
+        c.error(
+            join(where, "id"),
+            "reverse_dns",
+            f"{where}.id {value[:80]!r} must be a reverse-DNS name like com.example/search "
+            "(a namespace with a dot, one slash, then a name)",
+        )
         return None
     return value
 
@@ -295,8 +348,12 @@ def _packages(c: Checker, entry: dict, where: str) -> list[dict[str, Any]]:
         if not isinstance(item, dict):
             c.error(path, "type", f"{path} must be an object {{registry, name}}")
             continue
-        out.append({"registry": c.enum(item, "registry", path, REGISTRIES, True),
-                    "name": c.string(item, "name", path, True, min_len=1)})
+        out.append(
+            {
+                "registry": c.enum(item, "registry", path, REGISTRIES, True),
+                "name": c.string(item, "name", path, True, min_len=1),
+            }
+        )
         c.unknown_keys(item, path, PACKAGE_KEYS)
     return out
 
@@ -391,9 +448,13 @@ def _deprecations(c: Checker, entry: dict, where: str) -> list[dict[str, Any]]:
         if not isinstance(item, dict):
             c.error(path, "type", f"{path} must be an object {{what, sunset, replacement}}")
             continue
-        out.append({"what": c.string(item, "what", path, True, min_len=1),
-                    "sunset": _date(c, item, "sunset", path),
-                    "replacement": c.string(item, "replacement", path, min_len=1)})
+        out.append(
+            {
+                "what": c.string(item, "what", path, True, min_len=1),
+                "sunset": _date(c, item, "sunset", path),
+                "replacement": c.string(item, "replacement", path, min_len=1),
+            }
+        )
         c.unknown_keys(item, path, DEPRECATION_KEYS)
     return out
 
@@ -404,12 +465,15 @@ def _telemetry(c: Checker, entry: dict, where: str) -> dict[str, Any] | None:
         return None
     path = join(where, "telemetry")
     c.unknown_keys(telemetry, path, TELEMETRY_KEYS)
-    return {"collected": c.boolean(telemetry, "collected", path),
-            "optOut": c.string(telemetry, "optOut", path),
-            "policy": c.url(telemetry, "policy", path)}
+    return {
+        "collected": c.boolean(telemetry, "collected", path),
+        "optOut": c.string(telemetry, "optOut", path),
+        "policy": c.url(telemetry, "policy", path),
+    }
 
 
 # -- SPDX ------------------------------------------------------------------------------------
+
 
 def _license(c: Checker, entry: dict, where: str) -> str | None:
     value = c.string(entry, "license", where)
@@ -426,8 +490,7 @@ def _license(c: Checker, entry: dict, where: str) -> str | None:
 def spdx_ids() -> frozenset[str]:
     """The SPDX license ids agentdex knows, lower-cased (package data, read once)."""
     text = resources.files("agentdex.formats").joinpath("data/spdx-ids.txt").read_text("utf-8")
-    return frozenset(line.strip().lower() for line in text.splitlines()
-                     if line.strip() and not line.startswith("#"))
+    return frozenset(line.strip().lower() for line in text.splitlines() if line.strip() and not line.startswith("#"))
 
 
 def spdx_problem(expression: str) -> str | None:
@@ -483,10 +546,18 @@ def _spdx_grammar_ok(tokens: list[str]) -> bool:
 
 # -- normalisation ---------------------------------------------------------------------------
 
+
 def _apply_tools(listing: Listing, tools: list[dict[str, Any]]) -> None:
     """Fill the Listing's tool list and its MCP/HTTP shortcuts from the tool entries."""
-    listing.tools = [Tool(name=t["id"], description=t["description"] or "", source="manifest",
-                          detail={"kind": t["kind"], "endpoint": t["endpoint"]}) for t in tools]
+    listing.tools = [
+        Tool(
+            name=t["id"],
+            description=t["description"] or "",
+            source="manifest",
+            detail={"kind": t["kind"], "endpoint": t["endpoint"]},
+        )
+        for t in tools
+    ]
     # stdio is local by definition: a URL on a stdio tool cannot be the hosted MCP endpoint.
     mcp = next((t for t in tools if t["kind"] == "mcp" and t["endpoint"] and t["transport"] != "stdio"), None)
     if mcp is not None:

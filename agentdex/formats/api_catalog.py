@@ -29,16 +29,23 @@ from agentdex.models import Listing, ParseResult
 NAME = "api_catalog"
 WELL_KNOWN_PATHS = ("/.well-known/api-catalog",)
 MAX_BYTES = 512 * 1024
-SPEC = FormatSpec(NAME, priority=140, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATHS[0],
-                  also_at=WELL_KNOWN_PATHS[1:], discovery=True,
-                  title="an RFC 9727 API catalog (a linkset)", keys=frozenset({"linkset"}), detect_rank=30)
+SPEC = FormatSpec(
+    NAME,
+    priority=140,
+    max_bytes=MAX_BYTES,
+    well_known=WELL_KNOWN_PATHS[0],
+    also_at=WELL_KNOWN_PATHS[1:],
+    discovery=True,
+    title="an RFC 9727 API catalog (a linkset)",
+    keys=frozenset({"linkset"}),
+    detect_rank=30,
+)
 API_RELATIONS = ("service-desc", "service-doc", "service-meta", "status")
 
 
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     """Decode and validate the bytes of an API catalog in JSON linkset form."""
-    return read_document(data, validate_document, name=NAME, what="API catalog", max_bytes=MAX_BYTES,
-                         origin=origin)
+    return read_document(data, validate_document, name=NAME, what="API catalog", max_bytes=MAX_BYTES, origin=origin)
 
 
 def looks_like(doc: Any) -> bool:
@@ -69,10 +76,18 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
         descriptions += links.get("service-desc", [])
     apis = unique(apis)
     if not apis and not c.has_errors:
-        c.warn("linkset", "empty_catalog", "the catalog names no API (no item link and no anchor "
-               "with a service-desc, service-doc, service-meta or status link)")
-    listing = Listing(format=NAME, origin=origin, http_base=apis[0] if apis else None,
-                      http_openapi=descriptions[0] if descriptions else None)
+        c.warn(
+            "linkset",
+            "empty_catalog",
+            "the catalog names no API (no item link and no anchor "
+            "with a service-desc, service-doc, service-meta or status link)",
+        )
+    listing = Listing(
+        format=NAME,
+        origin=origin,
+        http_base=apis[0] if apis else None,
+        http_openapi=descriptions[0] if descriptions else None,
+    )
     listing.extra = {"api_bases": apis, "service_descs": unique(descriptions), "catalogs": unique(catalogs)}
     return ParseResult(NAME, listing, c.findings, doc)
 

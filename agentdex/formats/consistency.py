@@ -54,9 +54,15 @@ LIVE_MCP = "live MCP tools/list"
 LIVE_402 = "live 402"
 VERDICTS = ("consistent", "inconsistent", "single-source")
 # fact -> finding code (tools and prices have their own codes below)
-CODES = {"name": "name_differs", "mcp_endpoint": "mcp_endpoint_differs", "api_base": "api_base_differs",
-         "auth": "auth_differs", "publisher": "publisher_differs", "publisher_url": "publisher_differs",
-         "contact": "contact_differs"}
+CODES = {
+    "name": "name_differs",
+    "mcp_endpoint": "mcp_endpoint_differs",
+    "api_base": "api_base_differs",
+    "auth": "auth_differs",
+    "publisher": "publisher_differs",
+    "publisher_url": "publisher_differs",
+    "contact": "contact_differs",
+}
 # Codes of a paid resource's live answer against the x402 discovery document declaring it.
 LIVE_402_CODES = ("payment_not_required", "payment_not_asked", "x402_terms_differ")
 PRICE_TOLERANCE = 1e-9
@@ -84,8 +90,20 @@ class Facts:
 
     def states_anything(self) -> bool:
         """Whether the document states any fact that can be compared."""
-        return any((self.name, self.mcp_urls, self.api_bases, self.comparable_auth(), self.publisher,
-                    self.publisher_url, self.contact, self.tools is not None, self.prices, self.paid))
+        return any(
+            (
+                self.name,
+                self.mcp_urls,
+                self.api_bases,
+                self.comparable_auth(),
+                self.publisher,
+                self.publisher_url,
+                self.contact,
+                self.tools is not None,
+                self.prices,
+                self.paid,
+            )
+        )
 
     def where(self) -> str:
         """``declared at <url>`` for a disagreement with a live answer (empty when unknown)."""
@@ -111,8 +129,10 @@ class Disagreement:
     @property
     def message(self) -> str:
         """One sentence naming both sources and both values."""
-        said = (f"{self.fact}: {self.first} says {_show(self.first_value)} "
-                f"but {self.second} says {_show(self.second_value)}")
+        said = (
+            f"{self.fact}: {self.first} says {_show(self.first_value)} "
+            f"but {self.second} says {_show(self.second_value)}"
+        )
         return f"{said} ({self.detail})" if self.detail else said
 
     def finding(self) -> Finding:
@@ -121,9 +141,16 @@ class Disagreement:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for storage and ``--json``."""
-        return {"fact": self.fact, "code": self.code, "first": self.first, "first_value": self.first_value,
-                "second": self.second, "second_value": self.second_value, "detail": self.detail,
-                "message": self.message}
+        return {
+            "fact": self.fact,
+            "code": self.code,
+            "first": self.first,
+            "first_value": self.first_value,
+            "second": self.second,
+            "second_value": self.second_value,
+            "detail": self.detail,
+            "message": self.message,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +168,11 @@ class Consistency:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for storage and ``--json``."""
-        return {"verdict": self.verdict, "sources": list(self.sources),
-                "disagreements": [d.to_dict() for d in self.disagreements]}
+        return {
+            "verdict": self.verdict,
+            "sources": list(self.sources),
+            "disagreements": [d.to_dict() for d in self.disagreements],
+        }
 
 
 def _show(value: Any) -> str:
@@ -163,12 +193,21 @@ def facts_of(source: ParseResult | Listing, document: str | None = None, url: st
     mcp_urls = _urls(extra.get("mcp_urls") or [listing.mcp_url] + _anchor_endpoints(extra, "mcp"))
     api_bases = _urls(extra.get("api_bases") or [listing.http_base] + _anchor_endpoints(extra, "http", "openapi"))
     tools = extra.get("mcp_tools")
-    return Facts(document=name, name=listing.name, mcp_urls=mcp_urls, api_bases=api_bases,
-                 auth=tuple(auth_words(list(listing.mcp_auth))),
-                 publisher=listing.publisher_name, publisher_url=listing.publisher_url,
-                 contact=listing.publisher_contact, tools=tuple(tools) if tools is not None else None,
-                 prices=_prices(extra), paid=_paid(extra),
-                 offers={k: tuple(v) for k, v in (extra.get("offers") or {}).items() if isinstance(v, list)}, url=url)
+    return Facts(
+        document=name,
+        name=listing.name,
+        mcp_urls=mcp_urls,
+        api_bases=api_bases,
+        auth=tuple(auth_words(list(listing.mcp_auth))),
+        publisher=listing.publisher_name,
+        publisher_url=listing.publisher_url,
+        contact=listing.publisher_contact,
+        tools=tuple(tools) if tools is not None else None,
+        prices=_prices(extra),
+        paid=_paid(extra),
+        offers={k: tuple(v) for k, v in (extra.get("offers") or {}).items() if isinstance(v, list)},
+        url=url,
+    )
 
 
 def _paid(extra: dict) -> tuple[str, ...]:
@@ -185,8 +224,11 @@ def _urls(values: Iterable[Any]) -> tuple[str, ...]:
 
 def _anchor_endpoints(extra: dict, *kinds: str) -> list[Any]:
     """The declared endpoints, unchecked: :func:`_urls` keeps the strings."""
-    return [t.get("endpoint") for t in extra.get("anchor_tools") or []
-            if isinstance(t, dict) and t.get("kind") in kinds and t.get("transport") != "stdio"]
+    return [
+        t.get("endpoint")
+        for t in extra.get("anchor_tools") or []
+        if isinstance(t, dict) and t.get("kind") in kinds and t.get("transport") != "stdio"
+    ]
 
 
 def _prices(extra: dict) -> dict[str, float]:
@@ -198,15 +240,23 @@ def _prices(extra: dict) -> dict[str, float]:
         if not isinstance(endpoint, str):
             continue
         for payment in tool.get("payments") or []:
-            if isinstance(payment, dict) and payment.get("protocol") == "x402" \
-                    and isinstance(payment.get("priceUsd"), (int, float)):
+            if (
+                isinstance(payment, dict)
+                and payment.get("protocol") == "x402"
+                and isinstance(payment.get("priceUsd"), (int, float))
+            ):
                 prices.setdefault(normalise_url(endpoint), float(payment["priceUsd"]))
     return prices
 
 
 # -- comparing ------------------------------------------------------------------------------------
-def compare(documents: Iterable[Facts], *, live_tools: Iterable[str] | None = None,
-            live_prices: dict[str, float] | None = None, live_402: dict[str, dict] | None = None) -> Consistency:
+def compare(
+    documents: Iterable[Facts],
+    *,
+    live_tools: Iterable[str] | None = None,
+    live_prices: dict[str, float] | None = None,
+    live_402: dict[str, dict] | None = None,
+) -> Consistency:
     """Compare the facts of one origin's documents with each other and with what is live
     (``live_tools``: the names ``tools/list`` answered; ``live_prices``: ``{resource URL:
     USD}`` from 402 answers; ``live_402``: ``{resource URL: {url, status, error, offers}}``,
@@ -214,8 +264,11 @@ def compare(documents: Iterable[Facts], *, live_tools: Iterable[str] | None = No
     ``None`` means not probed."""
     stating = [d for d in documents if d.states_anything()]
     live_402 = {normalise_url(k): v for k, v in (live_402 or {}).items()}
-    sources = [d.document for d in stating] + ([LIVE_MCP] if live_tools is not None else []) \
+    sources = (
+        [d.document for d in stating]
+        + ([LIVE_MCP] if live_tools is not None else [])
         + ([LIVE_402] if live_prices or live_402 else [])
+    )
     found: list[Disagreement] = []
     for first, second in combinations(stating, 2):
         found += _pair(first, second)
@@ -239,13 +292,18 @@ def _pair(a: Facts, b: Facts) -> list[Disagreement]:
         ("publisher_url", a.publisher_url, b.publisher_url, _same_host),
         ("contact", a.contact, b.contact, _same_contact),
     ]
-    out = [Disagreement(fact, CODES[fact], a.document, _plain(x), b.document, _plain(y))
-           for fact, x, y, same in checks if x and y and not same(x, y)]
+    out = [
+        Disagreement(fact, CODES[fact], a.document, _plain(x), b.document, _plain(y))
+        for fact, x, y, same in checks
+        if x and y and not same(x, y)
+    ]
     if a.tools is not None and b.tools is not None and set(a.tools) != set(b.tools):
         out.append(Disagreement("tools", "tools_differ", a.document, sorted(a.tools), b.document, sorted(b.tools)))
     for url in sorted(a.prices.keys() & b.prices.keys()):
         if abs(a.prices[url] - b.prices[url]) > PRICE_TOLERANCE:
-            out.append(Disagreement(f"price {url}", "price_differs", a.document, a.prices[url], b.document, b.prices[url]))
+            out.append(
+                Disagreement(f"price {url}", "price_differs", a.document, a.prices[url], b.document, b.prices[url])
+            )
     return out
 
 
@@ -284,11 +342,29 @@ def _against_live_tools(documents: list[Facts], live: set[str]) -> list[Disagree
             continue
         missing, undeclared = sorted(set(doc.tools) - live), sorted(live - set(doc.tools))
         if missing:
-            out.append(Disagreement("tools", "tool_not_listed", doc.document, sorted(doc.tools), LIVE_MCP, sorted(live),
-                                    f"declared but not listed: {', '.join(missing)}"))
+            out.append(
+                Disagreement(
+                    "tools",
+                    "tool_not_listed",
+                    doc.document,
+                    sorted(doc.tools),
+                    LIVE_MCP,
+                    sorted(live),
+                    f"declared but not listed: {', '.join(missing)}",
+                )
+            )
         if undeclared:
-            out.append(Disagreement("tools", "tool_not_declared", doc.document, sorted(doc.tools), LIVE_MCP, sorted(live),
-                                    f"listed but not declared: {', '.join(undeclared)}"))
+            out.append(
+                Disagreement(
+                    "tools",
+                    "tool_not_declared",
+                    doc.document,
+                    sorted(doc.tools),
+                    LIVE_MCP,
+                    sorted(live),
+                    f"listed but not declared: {', '.join(undeclared)}",
+                )
+            )
     return out
 
 
@@ -297,8 +373,11 @@ def _against_live_prices(documents: list[Facts], live: dict[str, float]) -> list
     for doc in documents:
         for url in sorted(doc.prices.keys() & live.keys()):
             if abs(doc.prices[url] - live[url]) > PRICE_TOLERANCE:
-                out.append(Disagreement(f"price {url}", "price_differs", doc.document, doc.prices[url], LIVE_402, live[url],
-                                        doc.where()))
+                out.append(
+                    Disagreement(
+                        f"price {url}", "price_differs", doc.document, doc.prices[url], LIVE_402, live[url], doc.where()
+                    )
+                )
     return out
 
 
@@ -313,12 +392,33 @@ def _against_live_402(documents: list[Facts], live: dict[str, dict]) -> list[Dis
 def _resource_against_live(doc: Facts, url: str, answer: dict) -> list[Disagreement]:
     status = answer.get("status")
     if isinstance(status, int) and 200 <= status < 300:
-        return [Disagreement(f"payment {url}", "payment_not_required", doc.document, "payment required", LIVE_402,
-                             f"HTTP {status} without payment", doc.where())]
+        return [
+            Disagreement(
+                f"payment {url}",
+                "payment_not_required",
+                doc.document,
+                "payment required",
+                LIVE_402,
+                f"HTTP {status} without payment",
+                doc.where(),
+            )
+        ]
     if status != 402 or not answer.get("offers"):
-        said = "a 402 without x402 payment requirements" if status == 402 else \
-            f"HTTP {status}" if status is not None else str(answer.get("error") or "no answer")
-        return [Disagreement(f"payment {url}", "payment_not_asked", doc.document, "payment required", LIVE_402, said,
-                             doc.where())]
-    return [Disagreement(f"{d.term} {url}", "x402_terms_differ", doc.document, d.declared, LIVE_402, list(d.live),
-                         doc.where()) for d in differences(list(doc.offers.get(url, ())), answer["offers"], price=False)]
+        said = (
+            "a 402 without x402 payment requirements"
+            if status == 402
+            else f"HTTP {status}"
+            if status is not None
+            else str(answer.get("error") or "no answer")
+        )
+        return [
+            Disagreement(
+                f"payment {url}", "payment_not_asked", doc.document, "payment required", LIVE_402, said, doc.where()
+            )
+        ]
+    return [
+        Disagreement(
+            f"{d.term} {url}", "x402_terms_differ", doc.document, d.declared, LIVE_402, list(d.live), doc.where()
+        )
+        for d in differences(list(doc.offers.get(url, ())), answer["offers"], price=False)
+    ]

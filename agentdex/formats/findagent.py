@@ -29,8 +29,9 @@ MAX_LISTED_TAGS = 100  # a listing keeps this many tags (the spec sets no limit)
 ROOT_FILE = "findagent.json"
 REPO_FILES = (ROOT_FILE, ".findagent/findagent.json")
 MANIFEST_JSON = "manifest.json"
-SPEC = FormatSpec(NAME, priority=30, max_bytes=MAX_BYTES, folder_files=(*REPO_FILES, MANIFEST_JSON),
-                  title="the FindAgent format")
+SPEC = FormatSpec(
+    NAME, priority=30, max_bytes=MAX_BYTES, folder_files=(*REPO_FILES, MANIFEST_JSON), title="the FindAgent format"
+)
 MANIFEST_JSON_VERSION = "1.1"  # the only version that makes a manifest.json a FindAgent manifest
 KNOWN_VERSIONS = ("1.0", "1.1", "1.2")
 
@@ -47,12 +48,21 @@ PLACEHOLDER_RE = re.compile(r"\{([^{}]*)\}")
 TEMPLATE_PARAM_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 INSTALL_HOST = "install_host"
 
-TOOL_KEYS = ("name", "description", "input_schema", "output_schema", "response_kind",
-             "annotations", "action")
+TOOL_KEYS = ("name", "description", "input_schema", "output_schema", "response_kind", "annotations", "action")
 HTTP_ACTION_KEYS = ("type", "kind", "method", "url", "headers", "body_template", "auth_ref")
 PROMPT_ACTION_KEYS = ("type", "kind", "template", "prompt")
-META_URLS = ("homepage", "docs_url", "support_url", "privacy_url", "terms_url", "repository",
-             "source_url", "changelog_url", "status_url", "icon")
+META_URLS = (
+    "homepage",
+    "docs_url",
+    "support_url",
+    "privacy_url",
+    "terms_url",
+    "repository",
+    "source_url",
+    "changelog_url",
+    "status_url",
+    "icon",
+)
 META_KEYS = (*META_URLS, "license", "support_email", "author")
 # Listing fields accept a couple of common aliases so exports from other tools import
 # cleanly; the spec's own name wins when both are present.
@@ -64,15 +74,35 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "tags": ("keywords",),
     "example_prompts": ("conversation_starters", "starter_prompts"),
 }
-TOP_LEVEL = ("$schema", "schema_version", "name", "description", "system_prompt",
-             "example_prompts", "tools", "credential_slots", "guardrails", "metadata", "tagline",
-             "version", "changelog", "category", "additional_category_slugs", "tags", "kind",
-             "delivery", "exec", "targets", "discipline", "skills",
-             *bundles.SKILLS_BUNDLE_KEYS, *bundles.CODE_BUNDLE_KEYS,
-             *(alias for names in ALIASES.values() for alias in names))
+TOP_LEVEL = (
+    "$schema",
+    "schema_version",
+    "name",
+    "description",
+    "system_prompt",
+    "example_prompts",
+    "tools",
+    "credential_slots",
+    "guardrails",
+    "metadata",
+    "tagline",
+    "version",
+    "changelog",
+    "category",
+    "additional_category_slugs",
+    "tags",
+    "kind",
+    "delivery",
+    "exec",
+    "targets",
+    "discipline",
+    "skills",
+    *bundles.SKILLS_BUNDLE_KEYS,
+    *bundles.CODE_BUNDLE_KEYS,
+    *(alias for names in ALIASES.values() for alias in names),
+)
 # Keys that make a document something else (another format, or a DXT/MCPB manifest).
-OTHER_FORMAT_KEYS = ("agent_app", "anchor", "format", "dxt_version", "manifest_version",
-                     "mcpServers", "openapi")
+OTHER_FORMAT_KEYS = ("agent_app", "anchor", "format", "dxt_version", "manifest_version", "mcpServers", "openapi")
 
 
 # -- entry points -------------------------------------------------------------------------
@@ -122,9 +152,18 @@ def parse_repo(files: Mapping[str, bytes], *, origin: str | None = None) -> Pars
         return result
     if MANIFEST_JSON in files:
         return _manifest_json(files[MANIFEST_JSON], origin)
-    return ParseResult(NAME, None, [Finding(
-        "error", ROOT_FILE, "no_manifest",
-        "no findagent.json, .findagent/findagent.json or manifest.json (schema_version 1.1) in the repository")])
+    return ParseResult(
+        NAME,
+        None,
+        [
+            Finding(
+                "error",
+                ROOT_FILE,
+                "no_manifest",
+                "no findagent.json, .findagent/findagent.json or manifest.json (schema_version 1.1) in the repository",
+            )
+        ],
+    )
 
 
 # -- repository layout --------------------------------------------------------------------
@@ -161,10 +200,16 @@ def _manifest_json(data: bytes, origin: str | None) -> ParseResult:
     declared = doc.get("schema_version") if isinstance(doc, dict) else None
     said = f"declares schema_version {declared!r}" if declared is not None else "declares no schema_version"
     findings = [_prefixed(f, _prefix(MANIFEST_JSON)) for f in findings]
-    findings.append(Finding("error", f"{MANIFEST_JSON}:schema_version", "not_findagent",
-                            f"manifest.json {said}; it is read as a FindAgent manifest only with "
-                            f'schema_version "{MANIFEST_JSON_VERSION}" (a DXT manifest is not one); '
-                            "add a findagent.json"))
+    findings.append(
+        Finding(
+            "error",
+            f"{MANIFEST_JSON}:schema_version",
+            "not_findagent",
+            f"manifest.json {said}; it is read as a FindAgent manifest only with "
+            f'schema_version "{MANIFEST_JSON_VERSION}" (a DXT manifest is not one); '
+            "add a findagent.json",
+        )
+    )
     return ParseResult(NAME, None, findings, doc)
 
 
@@ -175,8 +220,14 @@ def _second_file(name: str, data: bytes, primary: str) -> list[Finding]:
     if name == MANIFEST_JSON and not _is_findagent_manifest_json(doc):
         return []
     if _declares_actions(doc):
-        return [Finding("error", f"{name}:tools", "conflict",
-                        f"{name} also declares actions; {primary} is the manifest and the two are never merged")]
+        return [
+            Finding(
+                "error",
+                f"{name}:tools",
+                "conflict",
+                f"{name} also declares actions; {primary} is the manifest and the two are never merged",
+            )
+        ]
     return [Finding("warning", f"{name}:", "conflict", f"{name} is ignored: {primary} is the manifest")]
 
 
@@ -222,16 +273,21 @@ def _version(c: Checker, doc: dict) -> str | None:
     if version not in KNOWN_VERSIONS:
         newer_minor = version.split(".")[0] == "1"
         (c.warn if newer_minor else c.error)(
-            "schema_version", "unsupported_version",
-            f"schema_version {version[:20]!r} is not one agentdex knows ({', '.join(KNOWN_VERSIONS)})")
+            "schema_version",
+            "unsupported_version",
+            f"schema_version {version[:20]!r} is not one agentdex knows ({', '.join(KNOWN_VERSIONS)})",
+        )
     return version
 
 
 def _kind(c: Checker, doc: dict, extra: dict[str, Any]) -> str:
     declared = c.enum(doc, "kind", "", KINDS)
     if declared == "autonomous-agent":
-        c.warn("kind", "reserved_kind",
-               "autonomous-agent is a reserved roadmap kind with no distinct behaviour; it is treated as mcp-tool")
+        c.warn(
+            "kind",
+            "reserved_kind",
+            "autonomous-agent is a reserved roadmap kind with no distinct behaviour; it is treated as mcp-tool",
+        )
         extra["declared_kind"] = declared
     kind = "mcp-tool" if declared in (None, "autonomous-agent") else declared
     extra["kind"] = kind
@@ -243,8 +299,11 @@ def _core(c: Checker, doc: dict, listing: Listing, kind: str, skills: list) -> d
     listing.description = c.string(doc, "description", "")
     system_prompt = c.string(doc, "system_prompt", "")
     if kind == "mcp-tool" and not system_prompt and not doc.get("tools") and not skills:
-        c.warn("system_prompt", "one_of_required",
-               "the agent declares neither a system_prompt nor tools, so it can do nothing")
+        c.warn(
+            "system_prompt",
+            "one_of_required",
+            "the agent declares neither a system_prompt nor tools, so it can do nothing",
+        )
     return {"system_prompt": system_prompt}
 
 
@@ -282,8 +341,14 @@ def _tools(c: Checker, doc: dict, slots: dict[str, dict]) -> tuple[list[Tool], s
 
 
 def _tool(c: Checker, entry: dict, where: str, slots: dict[str, dict]) -> Tool | None:
-    name = c.string(entry, "name", where, True, pattern=TOOL_NAME_RE,
-                    pattern_text="must be 1-64 characters of a-z, A-Z, 0-9, _ and -")
+    name = c.string(
+        entry,
+        "name",
+        where,
+        True,
+        pattern=TOOL_NAME_RE,
+        pattern_text="must be 1-64 characters of a-z, A-Z, 0-9, _ and -",
+    )
     description = c.string(entry, "description", where, True, min_len=10, max_len=500)
     input_schema = json_schema(c, entry, "input_schema", where, object_type=True)
     output_schema = json_schema(c, entry, "output_schema", where)
@@ -295,9 +360,15 @@ def _tool(c: Checker, entry: dict, where: str, slots: dict[str, dict]) -> Tool |
     if name is None:
         return None
     detail = {"action": action, "response_kind": response_kind, "output_schema": output_schema}
-    return Tool(name=name, description=description or "", annotations=annotations, read_only=read_only,
-                input_schema=input_schema, source="manifest",
-                detail={k: v for k, v in detail.items() if v is not None or k == "action"})
+    return Tool(
+        name=name,
+        description=description or "",
+        annotations=annotations,
+        read_only=read_only,
+        input_schema=input_schema,
+        source="manifest",
+        detail={k: v for k, v in detail.items() if v is not None or k == "action"},
+    )
 
 
 def _params_schema(entry: dict, input_schema: dict | None) -> dict | None:
@@ -337,8 +408,7 @@ def _read_only(c: Checker, entry: dict, annotations: dict[str, Any], where: str)
 
 
 # -- actions ------------------------------------------------------------------------------
-def _action(c: Checker, entry: dict, where: str, slots: dict[str, dict],
-            schema: dict | None) -> dict[str, Any] | None:
+def _action(c: Checker, entry: dict, where: str, slots: dict[str, dict], schema: dict | None) -> dict[str, Any] | None:
     """The tool's binding; ``schema`` is ``None`` when an input_schema is given but unusable
     (reported once there, not again at every placeholder)."""
     action = c.obj(entry, "action", where)
@@ -360,18 +430,25 @@ def _action_kind(c: Checker, action: dict, path: str) -> str | None:
         c.error(join(path, "type"), "required", f"{join(path, 'type')} is required: http or prompt-template")
         return None
     if len(declared) == 2 and declared[0][1] != declared[1][1]:
-        c.error(join(path, "kind"), "alias_conflict",
-                f"{path} gives type {declared[0][1]!r} and kind {declared[1][1]!r}; an action has one binding kind")
+        c.error(
+            join(path, "kind"),
+            "alias_conflict",
+            f"{path} gives type {declared[0][1]!r} and kind {declared[1][1]!r}; an action has one binding kind",
+        )
         return None
     key, value = declared[0]
     return c.check_enum(value, join(path, key), ACTION_KINDS)
 
 
 def _http_action(c: Checker, action: dict, path: str, schema: dict | None, slots: dict[str, dict]) -> dict[str, Any]:
-    out = {"kind": "http", "method": c.enum(action, "method", path, METHODS, True),
-           "url": c.url(action, "url", path, True), "headers": _headers(c, action, path),
-           "body_template": c.get(action, "body_template", path, (str, dict, list)),
-           "auth_ref": c.string(action, "auth_ref", path, min_len=1)}
+    out = {
+        "kind": "http",
+        "method": c.enum(action, "method", path, METHODS, True),
+        "url": c.url(action, "url", path, True),
+        "headers": _headers(c, action, path),
+        "body_template": c.get(action, "body_template", path, (str, dict, list)),
+        "auth_ref": c.string(action, "auth_ref", path, min_len=1),
+    }
     if out["url"] is not None:
         _placeholders(c, out["url"], join(path, "url"), schema, slots, out["auth_ref"])
     if out["auth_ref"] is not None:
@@ -398,8 +475,9 @@ def _schema_properties(schema: dict | None) -> set[str]:
     return set(properties) if isinstance(properties, dict) else set()
 
 
-def _placeholders(c: Checker, url: str, where: str, schema: dict | None, slots: dict[str, dict],
-                  auth_ref: str | None) -> None:
+def _placeholders(
+    c: Checker, url: str, where: str, schema: dict | None, slots: dict[str, dict], auth_ref: str | None
+) -> None:
     """Each ``{param}`` must be an input_schema property; ``{install_host}`` must point at
     an install_host slot (the auth_ref's, or else any)."""
     properties = _schema_properties(schema)
@@ -407,12 +485,14 @@ def _placeholders(c: Checker, url: str, where: str, schema: dict | None, slots: 
         if param == INSTALL_HOST:
             candidates = [slots.get(auth_ref, {})] if auth_ref else list(slots.values())
             if not any(slot.get(INSTALL_HOST) is True for slot in candidates):
-                c.error(where, "placeholder",
-                        "{install_host} must reference a credential slot with install_host true"
-                        + (f" (slot {auth_ref!r} is not one)" if auth_ref else ""))
+                c.error(
+                    where,
+                    "placeholder",
+                    "{install_host} must reference a credential slot with install_host true"
+                    + (f" (slot {auth_ref!r} is not one)" if auth_ref else ""),
+                )
         elif schema is not None and param not in properties:
-            c.error(where, "placeholder",
-                    f"{{{param}}} in {where} is not a property of the tool's input_schema")
+            c.error(where, "placeholder", f"{{{param}}} in {where} is not a property of the tool's input_schema")
 
 
 def _auth(c: Checker, action: dict, path: str, ref: str, url: str | None, slots: dict[str, dict]) -> None:
@@ -435,8 +515,11 @@ def _audience(c: Checker, url: str, where: str, ref: str, slot: dict[str, Any]) 
     host = url_host(url)
     if slot.get(INSTALL_HOST):
         if host != "{install_host}":
-            c.error(where, "host_not_allowed",
-                    f"slot {ref!r} takes its host at install; the url's host must be {{install_host}}")
+            c.error(
+                where,
+                "host_not_allowed",
+                f"slot {ref!r} takes its host at install; the url's host must be {{install_host}}",
+            )
         return
     allowed = slot.get("allowed_hosts") or []
     if not allowed:
@@ -444,11 +527,17 @@ def _audience(c: Checker, url: str, where: str, ref: str, slot: dict[str, Any]) 
     if host == "{install_host}":
         return  # reported as a placeholder without an install_host slot
     if host is None or "{" in host:
-        c.error(where, "host_not_allowed",
-                f"the url's host is built from tool input; credential {ref!r} needs a fixed audience")
+        c.error(
+            where,
+            "host_not_allowed",
+            f"the url's host is built from tool input; credential {ref!r} needs a fixed audience",
+        )
     elif not host_covered(host, allowed):
-        c.error(where, "host_not_allowed",
-                f"host {host!r} is not covered by allowed_hosts of slot {ref!r} ({', '.join(allowed)})")
+        c.error(
+            where,
+            "host_not_allowed",
+            f"host {host!r} is not covered by allowed_hosts of slot {ref!r} ({', '.join(allowed)})",
+        )
 
 
 def _prompt_action(c: Checker, action: dict, path: str, schema: dict | None) -> dict[str, Any]:
@@ -457,8 +546,11 @@ def _prompt_action(c: Checker, action: dict, path: str, schema: dict | None) -> 
     if template is not None and schema is not None:
         properties = _schema_properties(schema)
         for param in sorted(set(TEMPLATE_PARAM_RE.findall(template)) - properties):
-            c.warn(join(path, key), "placeholder",
-                   f"{{{param}}} in the template is not a property of the tool's input_schema")
+            c.warn(
+                join(path, key),
+                "placeholder",
+                f"{{{param}}} in the template is not a property of the tool's input_schema",
+            )
     c.unknown_keys(action, path, PROMPT_ACTION_KEYS)
     return {"kind": "prompt-template", "template": template}
 
@@ -469,7 +561,11 @@ def _pick(c: Checker, doc: dict, field: str) -> str | None:
     present = [k for k in (field, *ALIASES.get(field, ())) if doc.get(k) is not None]
     for other in present[1:]:
         if doc[other] != doc[present[0]]:
-            c.warn(other, "alias_conflict", f"{other} is an alias of {field}; both are given and differ, so {present[0]} is used")
+            c.warn(
+                other,
+                "alias_conflict",
+                f"{other} is an alias of {field}; both are given and differ, so {present[0]} is used",
+            )
     return present[0] if present else None
 
 
@@ -493,12 +589,17 @@ def _capped_tags(c: Checker, tags: list[str] | None) -> list[str] | None:
 
 def _listing_fields(c: Checker, doc: dict, listing: Listing) -> dict[str, Any]:
     listing.one_liner = _text(c, doc, "tagline")
-    out: dict[str, Any] = {"version": c.string(doc, "version", ""), "changelog": _text(c, doc, "changelog"),
-           "category": _text(c, doc, "category"),
-           "additional_category_slugs": _texts(c, doc, "additional_category_slugs"),
-           "tags": _capped_tags(c, _texts(c, doc, "tags")), "example_prompts": _texts(c, doc, "example_prompts"),
-           "exec": c.string(doc, "exec", ""), "targets": strings(c, doc, "targets", ""),
-           "discipline": c.string(doc, "discipline", "")}
+    out: dict[str, Any] = {
+        "version": c.string(doc, "version", ""),
+        "changelog": _text(c, doc, "changelog"),
+        "category": _text(c, doc, "category"),
+        "additional_category_slugs": _texts(c, doc, "additional_category_slugs"),
+        "tags": _capped_tags(c, _texts(c, doc, "tags")),
+        "example_prompts": _texts(c, doc, "example_prompts"),
+        "exec": c.string(doc, "exec", ""),
+        "targets": strings(c, doc, "targets", ""),
+        "discipline": c.string(doc, "discipline", ""),
+    }
     listing.categories = _unique([out["category"], *(out["additional_category_slugs"] or [])])
     listing.tags = _unique(out["tags"] or [])
     return out
@@ -540,8 +641,11 @@ def _author(c: Checker, meta: dict) -> dict[str, Any] | None:
     if author is None:
         return None
     where = "metadata.author"
-    out = {"name": c.string(author, "name", where, min_len=1), "url": c.url(author, "url", where, https_only=True),
-           "email": c.string(author, "email", where)}
+    out = {
+        "name": c.string(author, "name", where, min_len=1),
+        "url": c.url(author, "url", where, https_only=True),
+        "email": c.string(author, "email", where),
+    }
     if out["email"] is not None and not EMAIL_RE.match(out["email"]):
         c.error(join(where, "email"), "email", f"{where}.email must be an email address")
     c.unknown_keys(author, where, out.keys())
@@ -587,8 +691,10 @@ def _delivery_mcp(c: Checker, mcp: dict, listing: Listing) -> dict[str, Any]:
     stdio = c.obj(mcp, "stdio", where)
     if stdio is not None:
         at = join(where, "stdio")
-        out["stdio"] = {"command": c.string(stdio, "command", at, True, min_len=1),
-                        "args": strings(c, stdio, "args", at) or []}
+        out["stdio"] = {
+            "command": c.string(stdio, "command", at, True, min_len=1),
+            "args": strings(c, stdio, "args", at) or [],
+        }
         c.unknown_keys(stdio, at, ("command", "args"))
     url = c.url(mcp, "url", where, https_only=True)
     if url is not None:

@@ -64,13 +64,21 @@ MAX_FRONTMATTER_CHARS = 64 * 1024
 MAX_MCP_JSON_BYTES = 256 * 1024
 # The bootstrap files a crawl fetches from an origin that publishes no manifest, under
 # fetch caps below the format's own limits (a crawl reads many origins).
-ORIGIN_FILES = (OriginFile("agent_md", AGENT_MD, "/agent.md", 512 * 1024),
-                OriginFile("llms_txt", LLMS_TXT, "/llms.txt", 256 * 1024),
-                OriginFile("skill", SKILL, "/SKILL.md", 256 * 1024),
-                OriginFile("mcp_json", MCP_JSON, "/mcp.json", 64 * 1024))
-SPEC = FormatSpec(NAME, priority=90, max_bytes=MAX_TEXT_BYTES, origin_files=ORIGIN_FILES,
-                  folder_files=FILES, json=False,
-                  title="a listing inferred from bootstrap files (SKILL.md, agent.md, llms.txt)")
+ORIGIN_FILES = (
+    OriginFile("agent_md", AGENT_MD, "/agent.md", 512 * 1024),
+    OriginFile("llms_txt", LLMS_TXT, "/llms.txt", 256 * 1024),
+    OriginFile("skill", SKILL, "/SKILL.md", 256 * 1024),
+    OriginFile("mcp_json", MCP_JSON, "/mcp.json", 64 * 1024),
+)
+SPEC = FormatSpec(
+    NAME,
+    priority=90,
+    max_bytes=MAX_TEXT_BYTES,
+    origin_files=ORIGIN_FILES,
+    folder_files=FILES,
+    json=False,
+    title="a listing inferred from bootstrap files (SKILL.md, agent.md, llms.txt)",
+)
 # The document kinds the crawler stores bootstrap files under, and the file each one is.
 BOOTSTRAP_NAMES = {f.kind: f.name for f in ORIGIN_FILES}
 FRONTMATTER_LIMITS = YamlLimits(chars=MAX_FRONTMATTER_CHARS, nodes=10_000, depth=64)
@@ -87,16 +95,33 @@ _HOST_RE = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a
 _TEMPLATE_CHARS = set("{}$<>\\ \t\r\n")
 _CALLED_MCP_RE = re.compile(r"\bmcp\s+(?:server\s+)?(?:endpoint|url)\b", re.I)
 _EMPHASIS_RE = re.compile(r"[*_`]+")
-DOC_SEGMENTS = frozenset({"docs", "doc", "documentation", "blog", "blogs", "guide", "guides",
-                          "learn", "tutorial", "tutorials", "wiki", "changelog", "news",
-                          "release_notes", "release-notes", "releases", "tags", "articles"})
+DOC_SEGMENTS = frozenset(
+    {
+        "docs",
+        "doc",
+        "documentation",
+        "blog",
+        "blogs",
+        "guide",
+        "guides",
+        "learn",
+        "tutorial",
+        "tutorials",
+        "wiki",
+        "changelog",
+        "news",
+        "release_notes",
+        "release-notes",
+        "releases",
+        "tags",
+        "articles",
+    }
+)
 SKIPPED_TRANSPORTS = ("stdio", "sse")
 
 
-
 # -- entry points ------------------------------------------------------------------------------
-def infer(files: Mapping[str, bytes | None], *, origin: str | None = None,
-          base_url: str | None = None) -> ParseResult:
+def infer(files: Mapping[str, bytes | None], *, origin: str | None = None, base_url: str | None = None) -> ParseResult:
     """Build an inferred listing from an origin's bootstrap files.
 
     ``files`` maps ``"SKILL.md"``, ``"agent.md"``, ``"llms.txt"`` and ``"mcp.json"`` to
@@ -104,19 +129,33 @@ def infer(files: Mapping[str, bytes | None], *, origin: str | None = None,
     """
     present = _present(files)
     if not ({SKILL, AGENT_MD, LLMS_TXT} & present.keys()):
-        return ParseResult(NAME, None, [Finding(
-            "error", "", "no_bootstrap",
-            "nothing to infer a listing from: there is no SKILL.md and no guide (agent.md or llms.txt)")])
+        return ParseResult(
+            NAME,
+            None,
+            [
+                Finding(
+                    "error",
+                    "",
+                    "no_bootstrap",
+                    "nothing to infer a listing from: there is no SKILL.md and no guide (agent.md or llms.txt)",
+                )
+            ],
+        )
     base = _base(origin, base_url)
     listing = Listing(format=NAME, origin=origin)
     findings: list[Finding] = []
     frontmatter = _skill(present, listing, base, findings)
     guide_text = _guide(present, listing, base, findings)
     _mcp(present.get(MCP_JSON), guide_text, listing, findings)
-    findings.append(Finding(
-        "warning", "", "inferred",
-        "this listing was inferred from the site's SKILL.md and guide because it publishes no manifest; "
-        "the publisher is asked to publish a real one at /.well-known/agent-app.json"))
+    findings.append(
+        Finding(
+            "warning",
+            "",
+            "inferred",
+            "this listing was inferred from the site's SKILL.md and guide because it publishes no manifest; "
+            "the publisher is asked to publish a real one at /.well-known/agent-app.json",
+        )
+    )
     return ParseResult(NAME, listing, findings, _document(listing, frontmatter))
 
 
@@ -143,6 +182,7 @@ def parse_frontmatter(text: str, *, prefix: str = "") -> tuple[dict | None, list
     bounded; dates become ISO strings so the mapping is plain JSON data. ``prefix`` goes in
     front of every finding's path (``"SKILL.md:"``).
     """
+
     def fail(message: str) -> tuple[None, list[Finding]]:
         return None, [Finding("error", prefix, "frontmatter", message)]
 
@@ -168,7 +208,7 @@ def _frontmatter_block(text: str) -> tuple[str, str | None]:
     closing = _CLOSE_RE.search(text, opening.end())
     if not closing:
         return "", "the frontmatter is not closed: no line of three dashes (---) ends it"
-    return text[opening.end():closing.start()], None
+    return text[opening.end() : closing.start()], None
 
 
 def _yaml_kind(value: Any) -> str:
@@ -218,21 +258,32 @@ def _at(base: str | None, name: str) -> str | None:
 def _text(data: bytes, name: str, severity: Severity = "error") -> tuple[str | None, list[Finding]]:
     """Decode a markdown/text file (a UTF-8 BOM is allowed there); findings are prefixed."""
     if len(data) > MAX_TEXT_BYTES:
-        return None, [Finding(severity, f"{name}:", "too_large",
-                              f"{name} is {len(data):,} bytes; agentdex reads at most {MAX_TEXT_BYTES:,}")]
+        return None, [
+            Finding(
+                severity,
+                f"{name}:",
+                "too_large",
+                f"{name} is {len(data):,} bytes; agentdex reads at most {MAX_TEXT_BYTES:,}",
+            )
+        ]
     text, problem = decode_text(data.removeprefix(b"\xef\xbb\xbf"), what=name)
     if problem:
         return None, [Finding(severity, f"{name}:{problem.path}", problem.code, problem.message)]
     return text, []
 
 
-def _skill(present: dict[str, bytes], listing: Listing, base: str | None,
-           findings: list[Finding]) -> dict | None:
+def _skill(present: dict[str, bytes], listing: Listing, base: str | None, findings: list[Finding]) -> dict | None:
     """Name and description from SKILL.md; the frontmatter mapping when it was read."""
     data = present.get(SKILL)
     if data is None:
-        findings.append(Finding("error", SKILL, "required",
-                                "an inferred listing needs /SKILL.md: its frontmatter gives the name and description"))
+        findings.append(
+            Finding(
+                "error",
+                SKILL,
+                "required",
+                "an inferred listing needs /SKILL.md: its frontmatter gives the name and description",
+            )
+        )
         return None
     listing.skill_url = _at(base, SKILL)
     text, problems = _text(data, SKILL)
@@ -257,8 +308,11 @@ def _skill_name(c: Checker, frontmatter: dict) -> str | None:
     if c.check_string(value, "name", max_len=NAME_MAX, min_len=1) is None:
         return None
     if not SKILL_NAME_RE.fullmatch(value):
-        c.warn("name", "pattern", f"name {value!r} is not in the Agent Skills form: lower-case letters, "
-                                  "digits and single hyphens")
+        c.warn(
+            "name",
+            "pattern",
+            f"name {value!r} is not in the Agent Skills form: lower-case letters, digits and single hyphens",
+        )
     return value
 
 
@@ -270,21 +324,29 @@ def _skill_description(c: Checker, frontmatter: dict) -> str | None:
     if c.check_string(value, "description", min_len=1) is None:
         return None
     if len(value) > DESCRIPTION_MAX:
-        c.warn("description", "max_length", f"description is {len(value):,} characters; a listing shows "
-                                             f"the first {DESCRIPTION_MAX:,}")
+        c.warn(
+            "description",
+            "max_length",
+            f"description is {len(value):,} characters; a listing shows the first {DESCRIPTION_MAX:,}",
+        )
         value = value[: DESCRIPTION_MAX - 1] + "…"
     return value
 
 
-def _guide(present: dict[str, bytes], listing: Listing, base: str | None,
-           findings: list[Finding]) -> str | None:
+def _guide(present: dict[str, bytes], listing: Listing, base: str | None, findings: list[Finding]) -> str | None:
     """Set guide_url / llms_txt_url; the guide's text when it could be read."""
     if LLMS_TXT in present:
         listing.llms_txt_url = _at(base, LLMS_TXT)
     name = AGENT_MD if AGENT_MD in present else LLMS_TXT if LLMS_TXT in present else None
     if name is None:
-        findings.append(Finding("error", AGENT_MD, "required",
-                                "an inferred listing needs a guide: publish /agent.md (or /llms.txt) beside /SKILL.md"))
+        findings.append(
+            Finding(
+                "error",
+                AGENT_MD,
+                "required",
+                "an inferred listing needs a guide: publish /agent.md (or /llms.txt) beside /SKILL.md",
+            )
+        )
         return None
     listing.guide_url = _at(base, name)
     listing.extra.setdefault("sources", {})["guide"] = name
@@ -296,8 +358,7 @@ def _guide(present: dict[str, bytes], listing: Listing, base: str | None,
 
 
 # -- the MCP endpoint --------------------------------------------------------------------------
-def _mcp(mcp_json: bytes | None, guide_text: str | None, listing: Listing,
-         findings: list[Finding]) -> None:
+def _mcp(mcp_json: bytes | None, guide_text: str | None, listing: Listing, findings: list[Finding]) -> None:
     url, source = None, None
     if mcp_json is not None:
         url, problems = mcp_url_from_mcp_json(mcp_json)
@@ -320,9 +381,15 @@ def mcp_url_from_mcp_json(data: bytes) -> tuple[str | None, list[Finding]]:
         url = _entry_url(entry)
         if url:
             return url, []
-    return None, [Finding("warning", f"{MCP_JSON}:", "no_mcp_url",
-                          "mcp.json names no remote MCP server with an https URL (local stdio "
-                          "servers cannot be listed); the guide is searched instead")]
+    return None, [
+        Finding(
+            "warning",
+            f"{MCP_JSON}:",
+            "no_mcp_url",
+            "mcp.json names no remote MCP server with an https URL (local stdio "
+            "servers cannot be listed); the guide is searched instead",
+        )
+    ]
 
 
 def _server_entries(doc: dict) -> list[dict]:

@@ -48,8 +48,7 @@ from agentdex.models import Finding, Listing, ParseResult
 NAME = "registry_server_json"
 MAX_BYTES = 512 * 1024  # one page of the registry's answer (at most 100 servers)
 # Never at a path of the origin: asked of the registry given to ``crawl --registry-lookup``.
-SPEC = FormatSpec(NAME, priority=135, max_bytes=MAX_BYTES, discovery=True,
-                  title="an MCP registry API answer")
+SPEC = FormatSpec(NAME, priority=135, max_bytes=MAX_BYTES, discovery=True, title="an MCP registry API answer")
 OFFICIAL = "io.modelcontextprotocol.registry/official"
 # One stored document a page of the answer: page 1 of kind NAME, the next ones NAME + "_page2"
 # …, at most PAGES pages (a namespace of more than a few pages of servers is no one origin's).
@@ -119,8 +118,7 @@ def merged(pages: Iterable[bytes]) -> tuple[dict | None, list[Finding]]:
 def looks_like(doc: Any) -> bool:
     """Whether a decoded document is a registry API list answer (``{"servers": [{"server": …}]}``)."""
     servers = doc.get("servers") if isinstance(doc, dict) else None
-    return isinstance(servers, list) and all(isinstance(e, dict) and isinstance(e.get("server"), dict)
-                                             for e in servers)
+    return isinstance(servers, list) and all(isinstance(e, dict) and isinstance(e.get("server"), dict) for e in servers)
 
 
 def validate_document(doc: Any, *, origin: str | None = None, endpoints: Iterable[str] = ()) -> ParseResult:
@@ -152,8 +150,10 @@ def summary(pages: Iterable[bytes], origin: str | None) -> dict[str, dict[str, A
     for name, server in in_namespace(merged(pages)[0], namespace(origin)).items():
         remotes = server.get("remotes")
         remotes = remotes if isinstance(remotes, list) else []
-        out[name] = {"version": server.get("version"),
-                     "remotes": sorted(str(r.get("url")) for r in remotes if isinstance(r, dict) and r.get("url"))}
+        out[name] = {
+            "version": server.get("version"),
+            "remotes": sorted(str(r.get("url")) for r in remotes if isinstance(r, dict) and r.get("url")),
+        }
     return out
 
 

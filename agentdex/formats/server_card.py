@@ -38,14 +38,26 @@ from agentdex.models import Listing, ParseResult, Tool
 
 NAME = "server_card"
 # The single card, the same without ".json" (SEP-2127's spelling), then the plural list.
-WELL_KNOWN_PATHS = ("/.well-known/mcp/server-card.json", "/.well-known/mcp/server-card",
-                    "/.well-known/mcp/server-cards.json")
+WELL_KNOWN_PATHS = (
+    "/.well-known/mcp/server-card.json",
+    "/.well-known/mcp/server-card",
+    "/.well-known/mcp/server-cards.json",
+)
 MAX_BYTES = 512 * 1024  # a card may carry every tool's input schema
-SPEC = FormatSpec(NAME, priority=120, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATHS[0],
-                  also_at=WELL_KNOWN_PATHS[1:], discovery=True, title="an MCP server card",
-                  keys=frozenset({"serverInfo", "transport", "transports", "endpoint", "discovery",
-                                  "authentication", "capabilities"}),
-                  schema_marks=("server-card",), detect_rank=50)
+SPEC = FormatSpec(
+    NAME,
+    priority=120,
+    max_bytes=MAX_BYTES,
+    well_known=WELL_KNOWN_PATHS[0],
+    also_at=WELL_KNOWN_PATHS[1:],
+    discovery=True,
+    title="an MCP server card",
+    keys=frozenset(
+        {"serverInfo", "transport", "transports", "endpoint", "discovery", "authentication", "capabilities"}
+    ),
+    schema_marks=("server-card",),
+    detect_rank=50,
+)
 REVERSE_DNS_RE = re.compile(r"[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+")
 DRAFT_KEYS = ("serverInfo", "transport", "transports", "endpoint", "url")
 REMOTE_TYPES = ("streamable-http", "sse")
@@ -53,16 +65,14 @@ REMOTE_TYPES = ("streamable-http", "sse")
 
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     """Decode and validate the bytes of a server card or a ``{"servers": [...]}`` file."""
-    return read_document(data, validate_document, name=NAME, what="server card", max_bytes=MAX_BYTES,
-                         origin=origin)
+    return read_document(data, validate_document, name=NAME, what="server card", max_bytes=MAX_BYTES, origin=origin)
 
 
 def looks_like(doc: Any) -> bool:
     """Whether a decoded document is meant as a server card (or a list of them)."""
     if not isinstance(doc, dict):
         return False
-    return isinstance(doc.get("servers"), list) or "serverInfo" in doc or (
-        "remotes" in doc and "packages" not in doc)
+    return isinstance(doc.get("servers"), list) or "serverInfo" in doc or ("remotes" in doc and "packages" not in doc)
 
 
 def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
@@ -81,9 +91,13 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
     listing.auth_methods = unique([w for card in read for w in card["auth"]])
     listing.mcp_auth = list(listing.auth_methods)
     listing.tools = [t for card in read for t in card["tools"]]
-    listing.extra = {"mcp_urls": mcp_urls, "registry_name": first.get("registry_name"),
-                     "mcp_tools": [t.name for t in listing.tools] if any(card["declares_tools"] for card in read) else None,
-                     "auth": listing.auth_methods, "cards": [{k: v for k, v in card.items() if k != "tools"} for card in read]}
+    listing.extra = {
+        "mcp_urls": mcp_urls,
+        "registry_name": first.get("registry_name"),
+        "mcp_tools": [t.name for t in listing.tools] if any(card["declares_tools"] for card in read) else None,
+        "auth": listing.auth_methods,
+        "cards": [{k: v for k, v in card.items() if k != "tools"} for card in read],
+    }
     return ParseResult(NAME, listing, c.findings, doc)
 
 
@@ -109,10 +123,18 @@ def _card(c: Checker, card: dict, where: str, base: str | None) -> dict[str, Any
     if name is None and "name" not in card and "name" not in info:
         c.error(join(where, "name"), "required", f"{join(where, 'name')} is required (SEP-2127: a reverse-DNS name)")
     elif name is not None and not REVERSE_DNS_RE.fullmatch(name):
-        c.warn(join(where, "name"), "reverse_dns", f"{join(where, 'name')} is {name!r}; SEP-2127 names a server in reverse-DNS form (com.example/server)")
+        c.warn(
+            join(where, "name"),
+            "reverse_dns",
+            f"{join(where, 'name')} is {name!r}; SEP-2127 names a server in reverse-DNS form (com.example/server)",
+        )
     draft = [k for k in DRAFT_KEYS if k in card]
     if draft:
-        c.warn(join(where, draft[0]), "draft_shape", f"{', '.join(draft)}: keys of an earlier server-card draft; SEP-2127 names endpoints in remotes[]")
+        c.warn(
+            join(where, draft[0]),
+            "draft_shape",
+            f"{', '.join(draft)}: keys of an earlier server-card draft; SEP-2127 names endpoints in remotes[]",
+        )
     urls, auth = _remotes(c, card, where, base)
     urls += _draft_endpoints(c, card, where, base)
     auth += _auth(card.get("authentication"))
@@ -120,9 +142,16 @@ def _card(c: Checker, card: dict, where: str, base: str | None) -> dict[str, Any
         c.warn(join(where, "remotes"), "no_endpoint", "the card names no MCP endpoint to connect to")
     tools = _tools(c, card, where)
     title = c.string(card, "title", where)
-    return {"name": title or name, "registry_name": name if name and REVERSE_DNS_RE.fullmatch(name) else None,
-            "description": c.string(card, "description", where), "version": card.get("version") or info.get("version"),
-            "mcp_urls": unique(urls), "auth": unique(auth), "tools": tools, "declares_tools": "tools" in card}
+    return {
+        "name": title or name,
+        "registry_name": name if name and REVERSE_DNS_RE.fullmatch(name) else None,
+        "description": c.string(card, "description", where),
+        "version": card.get("version") or info.get("version"),
+        "mcp_urls": unique(urls),
+        "auth": unique(auth),
+        "tools": tools,
+        "declares_tools": "tools" in card,
+    }
 
 
 def _remotes(c: Checker, card: dict, where: str, base: str | None) -> tuple[list[str], list[str]]:
@@ -166,7 +195,6 @@ def _auth(value: Any) -> list[str]:
         return []
     words = auth_words(value.get("schemes") or [])
     return (["none"] if value.get("required") is False else []) + words
-
 
 
 def _tools(c: Checker, card: dict, where: str) -> list[Tool]:

@@ -38,14 +38,31 @@ NAME = "server_json"
 FILE_NAMES = ("server.json",)
 MAX_BYTES = 256 * 1024
 # Never at a path of its own: read where an Anchor manifest links it (schemas.mcpServerJson).
-SPEC = FormatSpec(NAME, priority=130, max_bytes=MAX_BYTES, discovery=True, title="an MCP registry server.json",
-                  keys=frozenset({"packages", "remotes", "repository", "websiteUrl", "version_detail", "icons",
-                                  "status"}),
-                  schema_marks=("server.schema.json",), detect_rank=10)
+SPEC = FormatSpec(
+    NAME,
+    priority=130,
+    max_bytes=MAX_BYTES,
+    discovery=True,
+    title="an MCP registry server.json",
+    keys=frozenset({"packages", "remotes", "repository", "websiteUrl", "version_detail", "icons", "status"}),
+    schema_marks=("server.schema.json",),
+    detect_rank=10,
+)
 LEGACY_KEYS = ("registry_name", "version_detail")
-_CODES = {"required": "required", "type": "type", "maxLength": "max_length", "minLength": "min_length",
-          "pattern": "pattern", "enum": "enum", "const": "const", "not": "not_allowed", "format": "url",
-          "maxItems": "max_items", "minItems": "min_items", "additionalProperties": "unknown_key"}
+_CODES = {
+    "required": "required",
+    "type": "type",
+    "maxLength": "max_length",
+    "minLength": "min_length",
+    "pattern": "pattern",
+    "enum": "enum",
+    "const": "const",
+    "not": "not_allowed",
+    "format": "url",
+    "maxItems": "max_items",
+    "minItems": "min_items",
+    "additionalProperties": "unknown_key",
+}
 
 
 @cache
@@ -58,8 +75,7 @@ def validator() -> Draft7Validator:
 
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     """Decode and validate the bytes of a ``server.json``."""
-    return read_document(data, validate_document, name=NAME, what="server.json", max_bytes=MAX_BYTES,
-                         origin=origin)
+    return read_document(data, validate_document, name=NAME, what="server.json", max_bytes=MAX_BYTES, origin=origin)
 
 
 def looks_like(doc: Any) -> bool:
@@ -79,8 +95,12 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
         doc = doc["server"]
     c = Checker()
     if isinstance(doc, dict) and any(k in doc for k in LEGACY_KEYS):
-        c.error("", "unsupported_version", "this is the registry's pre-2025-09 server.json format "
-                "(registry_name, version_detail); republish it in the current format")
+        c.error(
+            "",
+            "unsupported_version",
+            "this is the registry's pre-2025-09 server.json format "
+            "(registry_name, version_detail); republish it in the current format",
+        )
         return ParseResult(NAME, None, c.findings, doc)
     for error in validator().iter_errors(doc):
         _record(c, error)
@@ -109,7 +129,9 @@ def _record(c: Checker, error: ValidationError) -> None:
         where = f"{where}.{missing}".lstrip(".")
         c.error(where, "required", f"{where} is required")
         return None
-    c.error(where, _CODES.get(str(error.validator), "schema_mismatch"), f"{where or 'the document'}: {error.message[:300]}")
+    c.error(
+        where, _CODES.get(str(error.validator), "schema_mismatch"), f"{where or 'the document'}: {error.message[:300]}"
+    )
     return None
 
 
@@ -128,15 +150,30 @@ def _templates(c: Checker, doc: dict) -> None:
 def _listing(doc: dict, origin: str | None) -> Listing:
     name = doc.get("name") if isinstance(doc.get("name"), str) else None
     title = doc.get("title") if isinstance(doc.get("title"), str) else None
-    remotes = [r for r in doc.get("remotes") or [] if isinstance(r, dict)] if isinstance(doc.get("remotes"), list) else []
+    remotes = (
+        [r for r in doc.get("remotes") or [] if isinstance(r, dict)] if isinstance(doc.get("remotes"), list) else []
+    )
     urls = unique([u for u in (resolve(r.get("url"), None) for r in remotes) if u])
     auth = unique([w for r in remotes for w in header_auth(r.get("headers"))])
-    listing = Listing(format=NAME, origin=origin, name=title or (name.split("/", 1)[-1] if name else None),
-                      description=doc.get("description") if isinstance(doc.get("description"), str) else None,
-                      homepage=doc.get("websiteUrl") if isinstance(doc.get("websiteUrl"), str) else None,
-                      mcp_url=urls[0] if urls else None, auth_methods=auth, mcp_auth=list(auth))
-    packages = [p for p in doc.get("packages") or [] if isinstance(p, dict)] if isinstance(doc.get("packages"), list) else []
-    listing.extra = {"registry_name": name, "version": doc.get("version"), "mcp_urls": urls, "auth": auth,
-                     "packages": [{k: p.get(k) for k in ("registryType", "identifier", "version")} for p in packages],
-                     "repository": (doc.get("repository") or {}).get("url") if isinstance(doc.get("repository"), dict) else None}
+    listing = Listing(
+        format=NAME,
+        origin=origin,
+        name=title or (name.split("/", 1)[-1] if name else None),
+        description=doc.get("description") if isinstance(doc.get("description"), str) else None,
+        homepage=doc.get("websiteUrl") if isinstance(doc.get("websiteUrl"), str) else None,
+        mcp_url=urls[0] if urls else None,
+        auth_methods=auth,
+        mcp_auth=list(auth),
+    )
+    packages = (
+        [p for p in doc.get("packages") or [] if isinstance(p, dict)] if isinstance(doc.get("packages"), list) else []
+    )
+    listing.extra = {
+        "registry_name": name,
+        "version": doc.get("version"),
+        "mcp_urls": urls,
+        "auth": auth,
+        "packages": [{k: p.get(k) for k in ("registryType", "identifier", "version")} for p in packages],
+        "repository": (doc.get("repository") or {}).get("url") if isinstance(doc.get("repository"), dict) else None,
+    }
     return listing

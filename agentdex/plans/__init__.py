@@ -17,12 +17,24 @@ from agentdex.models import Listing
 from agentdex.plans.hosts import ALIASES, HOSTS, SPEC_HOSTS, Host
 from agentdex.plans.model import NOT_STATED, Context, Plan, Step, choose_auth, server_name, token_env
 
-__all__ = ["HOST_IDS", "SPEC_HOSTS", "Plan", "Step", "plan_for", "plans_for", "guide_mentions", "host_id",
-           "host_choices", "similar_host"]
+__all__ = [
+    "HOST_IDS",
+    "SPEC_HOSTS",
+    "Plan",
+    "Step",
+    "plan_for",
+    "plans_for",
+    "guide_mentions",
+    "host_id",
+    "host_choices",
+    "similar_host",
+]
 
 HOST_IDS = tuple(HOSTS)
 _URL_RE = re.compile(r"https://[^\s<>\"'`)\]]+")
-_INSTALL_RE = re.compile(r"^\s*(?:\$\s*)?((?:claude|codex|gemini|grok|openclaw|code)\s+(?:mcp\s+(?:add|set)|--add-mcp)\b.*)$", re.M)
+_INSTALL_RE = re.compile(
+    r"^\s*(?:\$\s*)?((?:claude|codex|gemini|grok|openclaw|code)\s+(?:mcp\s+(?:add|set)|--add-mcp)\b.*)$", re.M
+)
 
 
 def _spelling(text: str) -> str:
@@ -72,10 +84,21 @@ def plan_for(listing: Listing, host: str, *, guide_text: str | None = None) -> P
     origin = listing.origin or "app"
     name = server_name(origin)
     status, notes = _host_status(listing, host)
-    plan = Plan(host=host, host_name=spec.name, listing_origin=origin, server_name=name,
-                kind="none", auth="n/a", supported=False, host_status=status, host_notes=notes,
-                confidence=spec.confidence, instruction=listing.instructions,
-                instruction_target=spec.instruction_target, skill_url=listing.skill_url)
+    plan = Plan(
+        host=host,
+        host_name=spec.name,
+        listing_origin=origin,
+        server_name=name,
+        kind="none",
+        auth="n/a",
+        supported=False,
+        host_status=status,
+        host_notes=notes,
+        confidence=spec.confidence,
+        instruction=listing.instructions,
+        instruction_target=spec.instruction_target,
+        skill_url=listing.skill_url,
+    )
     if listing.mcp_url:
         _mcp_plan(plan, spec, listing, name)
     elif listing.http_base:
@@ -107,8 +130,11 @@ def _mcp_plan(plan: Plan, spec: Host, listing: Listing, name: str) -> None:
 
 def _http_plan(plan: Plan, listing: Listing) -> None:
     plan.kind, plan.auth, plan.supported = "http_api", "n/a", True
-    lines = ["This app has an HTTP API and no MCP server. Give your agent the guide and the API base:",
-             f"Guide: {listing.guide_url or '(none declared)'}", f"API base: {listing.http_base}"]
+    lines = [
+        "This app has an HTTP API and no MCP server. Give your agent the guide and the API base:",
+        f"Guide: {listing.guide_url or '(none declared)'}",
+        f"API base: {listing.http_base}",
+    ]
     if listing.http_openapi:
         lines.append(f"OpenAPI: {listing.http_openapi}")
     plan.steps.append(Step("note", "Use the HTTP API through its guide", "\n".join(lines), language="text"))
@@ -116,8 +142,14 @@ def _http_plan(plan: Plan, listing: Listing) -> None:
 
 def _instruction_and_skill(plan: Plan, spec: Host, listing: Listing, name: str) -> None:
     if listing.instructions and spec.instruction_target:
-        plan.steps.append(Step("note", f"Add the app's instruction line to {spec.instruction_target} (after the user agrees)",
-                               listing.instructions, language="text"))
+        plan.steps.append(
+            Step(
+                "note",
+                f"Add the app's instruction line to {spec.instruction_target} (after the user agrees)",
+                listing.instructions,
+                language="text",
+            )
+        )
     elif not listing.instructions:
         plan.notes.append("The app publishes no instruction line.")
     if listing.skill_url:
@@ -129,8 +161,9 @@ def _skill_steps(spec: Host, skill_url: str, name: str) -> list[Step]:
         text = spec.skill_note or "agentdex knows no documented skills location for this host."
         return [Step("note", "Install the skill", f"{text}\nSkill: {skill_url}", language="text")]
     folder = spec.skill_dir.format(skill=name)
-    cmd = (f"mkdir -p {_home_quote(folder)} && curl -fsSL {shlex.quote(skill_url)} "
-           f"-o {_home_quote(folder + '/SKILL.md')}")
+    cmd = (
+        f"mkdir -p {_home_quote(folder)} && curl -fsSL {shlex.quote(skill_url)} -o {_home_quote(folder + '/SKILL.md')}"
+    )
     return [Step("command", f"Install the skill into {folder}", cmd, language="sh")]
 
 
@@ -156,8 +189,11 @@ def _guide_wins(plan: Plan, listing: Listing, guide_text: str | None) -> None:
     other_urls = [u for u in said["mcp_urls"] if u != listing.mcp_url]
     if other_urls or said["install_commands"]:
         plan.guide_says = {"mcp_urls": other_urls, "install_commands": said["install_commands"]}
-        plan.notes.append("The app's own guide names " + _what(other_urls, said["install_commands"])
-                          + "; where it differs from this plan, the guide wins.")
+        plan.notes.append(
+            "The app's own guide names "
+            + _what(other_urls, said["install_commands"])
+            + "; where it differs from this plan, the guide wins."
+        )
 
 
 def _what(urls: list[str], commands: list[str]) -> str:
@@ -167,4 +203,3 @@ def _what(urls: list[str], commands: list[str]) -> str:
     if commands:
         parts.append("its own install command (" + commands[0] + ")")
     return " and ".join(parts)
-

@@ -18,9 +18,13 @@ from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
-    "SampleWeb": "server", "WEB_ROOT": "server", "UNSERVED_HOST": "server", "run_forever": "server",
+    "SampleWeb": "server",
+    "WEB_ROOT": "server",
+    "UNSERVED_HOST": "server",
+    "run_forever": "server",
     "SampleDNS": "dns",
-    "SyntheticWeb": "synthetic", "write_synthetic_tree": "synthetic",
+    "SyntheticWeb": "synthetic",
+    "write_synthetic_tree": "synthetic",
 }
 __all__ = sorted(_EXPORTS)
 

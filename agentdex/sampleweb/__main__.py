@@ -15,8 +15,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=0, help="HTTPS port (default: a free one)")
     parser.add_argument("--root", default=None, help="a folder in the web/ layout instead of the bundled one")
     args = parser.parse_args(argv)
-    run_forever(synthetic=args.synthetic, port=args.port, print_fn=lambda line: print(line, flush=True),
-                root=args.root)
+    run_forever(synthetic=args.synthetic, port=args.port, print_fn=lambda line: print(line, flush=True), root=args.root)
 
 
 if __name__ == "__main__":

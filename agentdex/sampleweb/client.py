@@ -38,14 +38,21 @@ class MappedBackend(httpcore.AsyncNetworkBackend):
         self.rules = list(rules)
         self.inner = httpcore.AnyIOBackend()
 
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                          local_address: str | None = None, socket_options: Any = None) -> Any:
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> Any:
         """Connect to the rule's target (no DNS lookup at all)."""
         target = _target(self.rules, host, port)
         if target is None:
             raise httpcore.ConnectError(f"{host} is not served by the sample web")
-        return await self.inner.connect_tcp(*target, timeout=timeout, local_address=local_address,
-                                            socket_options=socket_options)
+        return await self.inner.connect_tcp(
+            *target, timeout=timeout, local_address=local_address, socket_options=socket_options
+        )
 
     async def sleep(self, seconds: float) -> None:
         await self.inner.sleep(seconds)
@@ -58,14 +65,21 @@ class MappedBackend2(httpcore2.AsyncNetworkBackend):
         self.rules = list(rules)
         self.inner = httpcore2.AnyIOBackend()
 
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                          local_address: str | None = None, socket_options: Any = None) -> Any:
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> Any:
         """Connect to the rule's target (no DNS lookup at all)."""
         target = _target(self.rules, host, port)
         if target is None:
             raise httpcore2.ConnectError(f"{host} is not served by the sample web")
-        return await self.inner.connect_tcp(*target, timeout=timeout, local_address=local_address,
-                                            socket_options=socket_options)
+        return await self.inner.connect_tcp(
+            *target, timeout=timeout, local_address=local_address, socket_options=socket_options
+        )
 
     async def sleep(self, seconds: float) -> None:
         await self.inner.sleep(seconds)
@@ -90,7 +104,8 @@ def mcp_http_client(web: Any, **kwargs: Any) -> httpx2.AsyncClient:
     """An httpx2 client for ``mcp.client.streamable_http.streamable_http_client``."""
     context = ssl_context(web)
     transport = httpx2.AsyncHTTPTransport(verify=context)
-    transport._pool = httpcore2.AsyncConnectionPool(ssl_context=context,
-                                                    network_backend=MappedBackend2(web.connect_to()))
+    transport._pool = httpcore2.AsyncConnectionPool(
+        ssl_context=context, network_backend=MappedBackend2(web.connect_to())
+    )
     kwargs.setdefault("timeout", httpx2.Timeout(10.0, read=30.0))
     return httpx2.AsyncClient(transport=transport, **kwargs)

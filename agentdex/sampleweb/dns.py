@@ -60,7 +60,7 @@ class ZoneResolver(BaseResolver):
 def _rdata(rtype: str, value: str) -> Any:
     if rtype == "TXT":
         raw = value.encode("utf-8")
-        return TXT([raw[i:i + TXT_CHUNK] for i in range(0, len(raw), TXT_CHUNK)] or [b""])
+        return TXT([raw[i : i + TXT_CHUNK] for i in range(0, len(raw), TXT_CHUNK)] or [b""])
     if rtype == "A":
         return A(value)
     raise ValueError(f"the sample DNS server answers TXT and A records, not {rtype}")
@@ -110,8 +110,12 @@ class SampleDNS:
         else:
             raise OSError("could not find a port free for both UDP and TCP")
         for server, proto in zip(self._servers, ("udp", "tcp"), strict=True):
-            server.thread = threading.Thread(target=server.server.serve_forever, kwargs={"poll_interval": POLL},
-                                             daemon=True, name=f"agentdex-dns-{self.port}-{proto}")
+            server.thread = threading.Thread(
+                target=server.server.serve_forever,
+                kwargs={"poll_interval": POLL},
+                daemon=True,
+                name=f"agentdex-dns-{self.port}-{proto}",
+            )
             server.thread.start()
         return self
 

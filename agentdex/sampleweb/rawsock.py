@@ -115,8 +115,9 @@ async def huge_header(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
 
 async def truncated_chunked(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     await _request(reader)
-    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
-                 b"1000\r\n{\"name\": \"cu")
+    writer.write(
+        b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1000\r\n{"name": "cu'
+    )
     await writer.drain()
 
 
@@ -130,8 +131,11 @@ async def endless_sse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     await _request(reader)
     writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n\r\n")
     while True:
-        await _write(writer, b'event: message\ndata: {"jsonrpc": "2.0", "method": "notifications/message", '
-                             b'"params": {"level": "info", "data": "' + b"x" * 4000 + b'"}}\n\n')
+        await _write(
+            writer,
+            b'event: message\ndata: {"jsonrpc": "2.0", "method": "notifications/message", '
+            b'"params": {"level": "info", "data": "' + b"x" * 4000 + b'"}}\n\n',
+        )
         await asyncio.sleep(0.01)
 
 
@@ -143,9 +147,23 @@ async def endless_continue(reader: asyncio.StreamReader, writer: asyncio.StreamW
         await _write(writer, batch)
 
 
-BEHAVIOURS: dict[str, Behaviour] = {f.__name__: f for f in (
-    silent, stall_handshake, header_drip, body_drip, endless_chunked, no_length, many_headers,
-    huge_header, truncated_chunked, garbage, endless_sse, endless_continue)}
+BEHAVIOURS: dict[str, Behaviour] = {
+    f.__name__: f
+    for f in (
+        silent,
+        stall_handshake,
+        header_drip,
+        body_drip,
+        endless_chunked,
+        no_length,
+        many_headers,
+        huge_header,
+        truncated_chunked,
+        garbage,
+        endless_sse,
+        endless_continue,
+    )
+}
 
 
 class RawServer:

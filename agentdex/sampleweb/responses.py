@@ -105,8 +105,9 @@ def merge_headers(base: dict[str, str], extra: dict[str, str]) -> dict[str, str]
     return out
 
 
-async def send_static(scope: Scope, send: Send, answer: Static, *, drip: int | None = None,
-                      disconnected: asyncio.Event | None = None) -> None:
+async def send_static(
+    scope: Scope, send: Send, answer: Static, *, drip: int | None = None, disconnected: asyncio.Event | None = None
+) -> None:
     """Send a static answer: validators, 304 when they match, HEAD, and optional drip."""
     headers = {"Content-Type": answer.content_type}
     etag = etag_of(answer.body) if answer.etag else None
@@ -134,21 +135,27 @@ async def send_bytes(send: Send, status: int, headers: dict[str, str], body: byt
     await send({"type": "http.response.body", "body": body})
 
 
-async def _send_drip(send: Send, status: int, headers: dict[str, str], body: bytes, rate: int,
-                     disconnected: asyncio.Event | None) -> None:
+async def _send_drip(
+    send: Send, status: int, headers: dict[str, str], body: bytes, rate: int, disconnected: asyncio.Event | None
+) -> None:
     """Send ``body`` at ``rate`` bytes per second; stop early if the client went away."""
     await send({"type": "http.response.start", "status": status, "headers": encode_headers(headers.items())})
     step = max(1, int(rate * DRIP_TICK))
     for start in range(0, len(body), step):
         if disconnected is not None and disconnected.is_set():
             return
-        await send({"type": "http.response.body", "body": body[start:start + step], "more_body": True})
+        await send({"type": "http.response.body", "body": body[start : start + step], "more_body": True})
         await asyncio.sleep(DRIP_TICK)
     await send({"type": "http.response.body", "body": b""})
 
 
-async def send_text(send: Send, status: int, text: str, content_type: str = "text/plain; charset=utf-8",
-                    headers: dict[str, str] | None = None) -> None:
+async def send_text(
+    send: Send,
+    status: int,
+    text: str,
+    content_type: str = "text/plain; charset=utf-8",
+    headers: dict[str, str] | None = None,
+) -> None:
     """Send a short text answer."""
     body = text.encode("utf-8")
     all_headers = {"Content-Type": content_type, "Content-Length": str(len(body)), **(headers or {})}

@@ -199,11 +199,13 @@ class SampleWebApp:
         finally:
             watch.close()
 
-    async def _static(self, site: Site, rule: Rule, extra: dict[str, str], scope: Scope, send: Send,
-                      watch: DisconnectWatch | None) -> None:
+    async def _static(
+        self, site: Site, rule: Rule, extra: dict[str, str], scope: Scope, send: Send, watch: DisconnectWatch | None
+    ) -> None:
         if rule.redirect:
-            await send_bytes(send, rule.redirect_status, {**extra, "Location": rule.redirect,
-                                                          "Content-Length": "0"}, b"")
+            await send_bytes(
+                send, rule.redirect_status, {**extra, "Location": rule.redirect, "Content-Length": "0"}, b""
+            )
             return
         if scope["method"] not in ("GET", "HEAD"):
             await send_text(send, 405, "Method not allowed.\n", headers={**extra, "Allow": "GET, HEAD"})
@@ -222,8 +224,7 @@ class SampleWebApp:
             await send_static(scope, send, Static(404, b"Not found.\n", "text/plain; charset=utf-8", etag=False))
             return
         body, content_type, headers = found
-        await send_static(scope, send, Static(200, body, content_type, dict(headers),
-                                              self.synthetic.last_modified))
+        await send_static(scope, send, Static(200, body, content_type, dict(headers), self.synthetic.last_modified))
 
     def mounted_app(self, host: str, path: str, variant: str | None = None) -> MountedApp:
         """The app mounted on a host's rule key (the host's current variant by default)."""
@@ -243,8 +244,9 @@ def static_answer(site: Site, rule: Rule, path: str) -> Static:
     headers: dict[str, str] = {}
     if rule.gzip_bomb:
         headers["Content-Encoding"] = "gzip"
-        return Static(rule.status or 200, gzip_bomb(rule.gzip_bomb), rule.content_type or "application/json",
-                      headers, etag=False)
+        return Static(
+            rule.status or 200, gzip_bomb(rule.gzip_bomb), rule.content_type or "application/json", headers, etag=False
+        )
     found = None if rule.body is not None else site.find_file(path)
     if rule.body is not None:
         body, ctype, modified = rule.body, rule.content_type or "text/plain; charset=utf-8", site.switched_at
@@ -253,8 +255,13 @@ def static_answer(site: Site, rule: Rule, path: str) -> Static:
         modified = max(int(found.stat().st_mtime), site.switched_at)
     else:
         status = rule.status or 404
-        return Static(status, f"{status} {'Not found' if status == 404 else 'Error'}.\n".encode(),
-                      "text/plain; charset=utf-8", headers, etag=False)
+        return Static(
+            status,
+            f"{status} {'Not found' if status == 404 else 'Error'}.\n".encode(),
+            "text/plain; charset=utf-8",
+            headers,
+            etag=False,
+        )
     if rule.pad_to and len(body) < rule.pad_to:
         body += b" " * (rule.pad_to - len(body) - 1) + b"\n"
     if rule.gzip:

@@ -77,8 +77,15 @@ def host_patterns(hosts: list[str], wildcard_at: int = WILDCARD_AT) -> list[str]
 class SampleWeb:
     """The bundled sample web (or any folder in its layout) served over HTTPS on loopback."""
 
-    def __init__(self, root: Path | str | None = None, *, synthetic: int = 0, port: int = 0,
-                 host: str = "127.0.0.1", dns: bool = True) -> None:
+    def __init__(
+        self,
+        root: Path | str | None = None,
+        *,
+        synthetic: int = 0,
+        port: int = 0,
+        host: str = "127.0.0.1",
+        dns: bool = True,
+    ) -> None:
         self.root = Path(root) if root is not None else WEB_ROOT
         self.synthetic_count = synthetic
         self.port = port
@@ -142,14 +149,23 @@ class SampleWeb:
         sock.listen(2048)
         self._socket = sock
         self.port = sock.getsockname()[1]
-        config = uvicorn.Config(self.app, ssl_certfile=str(cert_file), ssl_keyfile=str(cert_file),
-                                log_config=None, log_level="warning", access_log=False, lifespan="on",
-                                timeout_graceful_shutdown=1, timeout_keep_alive=5)
+        config = uvicorn.Config(
+            self.app,
+            ssl_certfile=str(cert_file),
+            ssl_keyfile=str(cert_file),
+            log_config=None,
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            timeout_graceful_shutdown=1,
+            timeout_keep_alive=5,
+        )
         self._server = uvicorn.Server(config)
         if _QUIET not in logging.getLogger("uvicorn.error").filters:
             logging.getLogger("uvicorn.error").addFilter(_QUIET)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]},
-                                        name=f"agentdex-sampleweb-{self.port}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, name=f"agentdex-sampleweb-{self.port}", daemon=True
+        )
         self._thread.start()
         deadline = time.monotonic() + START_TIMEOUT
         while not self._server.started:
@@ -206,7 +222,9 @@ class SampleWeb:
         single ``--connect-to`` for the narrowest wildcard covering every host (what a
         person types) instead of one rule per served name."""
         args: list[str] = []
-        specs = [f"{covering_pattern(self.hosts)}:{self.address}:{self.port}"] if one_wildcard else self.connect_to_args()
+        specs = (
+            [f"{covering_pattern(self.hosts)}:{self.address}:{self.port}"] if one_wildcard else self.connect_to_args()
+        )
         for spec in specs:
             args += ["--connect-to", spec]
         args += ["--ca-bundle", str(self.ca_pem)]
@@ -221,8 +239,11 @@ class SampleWeb:
         Python API (``overrides`` set any other field, or replace one of these)."""
         from agentdex.crawler.crawl import NetworkOptions  # the server itself needs no crawler
 
-        options: dict[str, Any] = {"connect_to": self.connect_to(), "ca_bundle": self.ca_pem,
-                                   "dns_server": self.dns_address}
+        options: dict[str, Any] = {
+            "connect_to": self.connect_to(),
+            "ca_bundle": self.ca_pem,
+            "dns_server": self.dns_address,
+        }
         if REGISTRY_HOST in self.sites:
             options["registry"] = f"https://{REGISTRY_HOST}"
         return NetworkOptions(**{**options, **overrides})
@@ -272,8 +293,13 @@ HELPER_PREFIXES = ("mcp.", "api.", "pay.")  # hosts that serve an origin's endpo
 HELPER_HOSTS = frozenset({REGISTRY_HOST, "elsewhere.test"})
 
 
-def run_forever(synthetic: int = 0, port: int = 0, print_fn: Callable[[str], Any] = print,
-                root: Path | str | None = None, seeds_out: Path | str | None = None) -> None:
+def run_forever(
+    synthetic: int = 0,
+    port: int = 0,
+    print_fn: Callable[[str], Any] = print,
+    root: Path | str | None = None,
+    seeds_out: Path | str | None = None,
+) -> None:
     """Serve the sample web until Ctrl-C or SIGTERM (both remove its folder, CA key
     included), printing what agentdex needs to reach it. With ``synthetic`` only the
     generated origins are served (unless ``root`` names a folder to serve beside them);
@@ -294,6 +320,7 @@ def run_forever(synthetic: int = 0, port: int = 0, print_fn: Callable[[str], Any
 @contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
     """SIGTERM raises KeyboardInterrupt, so a terminated server cleans up as on Ctrl-C."""
+
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
@@ -324,15 +351,20 @@ def describe(web: SampleWeb, seeds_out: Path | str | None = None) -> list[str]:
     """Human lines: port, CA, DNS, the origins served, and the agentdex arguments (one
     wildcard ``--connect-to`` for the whole web)."""
     origins = served_origins(web)
-    lines = [f"Sample web on https://{web.address}:{web.port} serving {len(web.hosts)} hosts.",
-             f"CA certificate: {web.ca_pem}"]
+    lines = [
+        f"Sample web on https://{web.address}:{web.port} serving {len(web.hosts)} hosts.",
+        f"CA certificate: {web.ca_pem}",
+    ]
     if web.dns_address:
         lines.append(f"DNS server: {web.dns_address} (UDP and TCP)")
     lines.append(f"Origins to crawl ({len(origins)}): {_span(origins)}")
     if seeds_out is not None:
         lines.append(f"Seeds file: {seeds_out} (agentdex crawl --seeds {_quote(str(seeds_out))})")
-    lines += ["Pass these to agentdex crawl / verify:", "  " + " ".join(_quote(a) for a in web.cli_args(one_wildcard=True)),
-              "Press Ctrl-C to stop."]
+    lines += [
+        "Pass these to agentdex crawl / verify:",
+        "  " + " ".join(_quote(a) for a in web.cli_args(one_wildcard=True)),
+        "Press Ctrl-C to stop.",
+    ]
     return lines
 
 

@@ -14,8 +14,23 @@ from typing import Any
 
 SITE_FILE = "_site.json"
 DNS_FILE = "_dns.json"
-RULE_KEYS = ("status", "headers", "content_type", "delay", "drip", "redirect", "redirect_status",
-             "body", "gzip", "gzip_bomb", "pad_to", "app", "options", "etag", "comment")
+RULE_KEYS = (
+    "status",
+    "headers",
+    "content_type",
+    "delay",
+    "drip",
+    "redirect",
+    "redirect_status",
+    "body",
+    "gzip",
+    "gzip_bomb",
+    "pad_to",
+    "app",
+    "options",
+    "etag",
+    "comment",
+)
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
 BOMB_DEFAULT = 100 * 1024 * 1024
 INDEX_FILES = ("index.html", "index.json")
@@ -56,8 +71,18 @@ def parse_rule(key: str, data: Any, where: str) -> Rule:
     if unknown:
         raise ValueError(f"{where}: rule {key!r} has unknown keys {sorted(unknown)}")
     rule = Rule(key=key)
-    for name in ("status", "content_type", "delay", "drip", "redirect", "redirect_status",
-                 "gzip", "pad_to", "app", "etag"):
+    for name in (
+        "status",
+        "content_type",
+        "delay",
+        "drip",
+        "redirect",
+        "redirect_status",
+        "gzip",
+        "pad_to",
+        "app",
+        "etag",
+    ):
         if name in data:
             setattr(rule, name, data[name])
     rule.headers = {str(k): str(v) for k, v in (data.get("headers") or {}).items()}

@@ -25,15 +25,90 @@ from typing import Any
 DOMAIN = "synthetic.test"
 CHANGED_EVERY = 10
 VARIANTS = ("", "v2")
-ADJECTIVES = ("Amber", "Brisk", "Cedar", "Copper", "Dawn", "Ember", "Fable", "Granite", "Harbor", "Indigo",
-              "Juniper", "Kestrel", "Lumen", "Maple", "Nimbus", "Onyx", "Pine", "Quill", "River", "Saffron",
-              "Tidal", "Umber", "Velvet", "Willow", "Zephyr")
-NOUNS = ("Ledger", "Planner", "Notes", "Atlas", "Pantry", "Journal", "Tracker", "Radar", "Courier", "Garden",
-         "Compass", "Desk", "Forge", "Studio", "Library", "Market", "Almanac", "Beacon", "Workshop", "Guide")
-CATEGORIES = ("lifestyle", "social", "productivity", "finance", "health", "education", "developer",
-              "commerce", "travel", "home", "media", "utilities", "other")
-TAGS = ("budget", "recipes", "habits", "weather", "travel", "reading", "fitness", "invoices", "calendar",
-        "notes", "music", "garden", "code-review", "podcasts", "maps", "shopping", "translation", "study")
+ADJECTIVES = (
+    "Amber",
+    "Brisk",
+    "Cedar",
+    "Copper",
+    "Dawn",
+    "Ember",
+    "Fable",
+    "Granite",
+    "Harbor",
+    "Indigo",
+    "Juniper",
+    "Kestrel",
+    "Lumen",
+    "Maple",
+    "Nimbus",
+    "Onyx",
+    "Pine",
+    "Quill",
+    "River",
+    "Saffron",
+    "Tidal",
+    "Umber",
+    "Velvet",
+    "Willow",
+    "Zephyr",
+)
+NOUNS = (
+    "Ledger",
+    "Planner",
+    "Notes",
+    "Atlas",
+    "Pantry",
+    "Journal",
+    "Tracker",
+    "Radar",
+    "Courier",
+    "Garden",
+    "Compass",
+    "Desk",
+    "Forge",
+    "Studio",
+    "Library",
+    "Market",
+    "Almanac",
+    "Beacon",
+    "Workshop",
+    "Guide",
+)
+CATEGORIES = (
+    "lifestyle",
+    "social",
+    "productivity",
+    "finance",
+    "health",
+    "education",
+    "developer",
+    "commerce",
+    "travel",
+    "home",
+    "media",
+    "utilities",
+    "other",
+)
+TAGS = (
+    "budget",
+    "recipes",
+    "habits",
+    "weather",
+    "travel",
+    "reading",
+    "fitness",
+    "invoices",
+    "calendar",
+    "notes",
+    "music",
+    "garden",
+    "code-review",
+    "podcasts",
+    "maps",
+    "shopping",
+    "translation",
+    "study",
+)
 PRICING = ("free", "freemium", "paid")
 HOSTS = ("claude", "claude_code", "chatgpt", "codex", "openclaw", "grok")
 HOST_STATUSES = ("tested", "untested", "unsupported")
@@ -86,14 +161,15 @@ def manifest(index: int, host: str, changed: bool = False) -> dict[str, Any]:
         "agent_app": "1",
         "name": p["name"],
         "one_liner": one_liner,
-        "description": (f"{p['name']} is synthetic origin {index} of the agentdex benchmark web. The agent reads "
-                        f"and writes {', '.join(p['tags'])} through a small HTTP API; the server stores them "
-                        "and runs no language model."),
+        "description": (
+            f"{p['name']} is synthetic origin {index} of the agentdex benchmark web. The agent reads "
+            f"and writes {', '.join(p['tags'])} through a small HTTP API; the server stores them "
+            "and runs no language model."
+        ),
         "homepage": f"{base}/",
         "guide": {"url": f"{base}/agent.md", "llms_txt": f"{base}/llms.txt"},
         "skill": {"url": f"{base}/SKILL.md"},
-        "http": {"base": f"{base}/v1", "openapi": f"{base}/v1/openapi.json",
-                 "capabilities": f"{base}/v1/capabilities"},
+        "http": {"base": f"{base}/v1", "openapi": f"{base}/v1/openapi.json", "capabilities": f"{base}/v1/capabilities"},
         "auth_methods": ["api_key"],
         "events": p["events"],
         "hosts": p["hosts"],
@@ -103,28 +179,44 @@ def manifest(index: int, host: str, changed: bool = False) -> dict[str, Any]:
         "publisher": {"name": f"{p['name']} Co", "url": f"{base}/", "contact": f"mailto:agents@{host}"},
         "policies": {"privacy": f"{base}/privacy", "terms": f"{base}/terms"},
         "say": [f"Install {p['name']}", f"Show my {p['tags'][0]} in {p['name']}"],
-        "instructions": (f"{p['name']} manages the user's {', '.join(p['tags'])}"
-                         f"{' and plans ahead' if changed else ''}. Guide: {base}/agent.md"),
+        "instructions": (
+            f"{p['name']} manages the user's {', '.join(p['tags'])}"
+            f"{' and plans ahead' if changed else ''}. Guide: {base}/agent.md"
+        ),
     }
 
 
 def _guide(doc: dict[str, Any], index: int, changed: bool) -> str:
     extra = "\n## What changed\n\nPlanning arrived in version two of this origin.\n" if changed else ""
-    return (f"# {doc['name']} — guide for agents\n\n{doc['description']}\n\n## API\n\n"
-            f"Base URL: {doc['http']['base']}\nAuthentication: an API key in the `Authorization` header.\n\n"
-            f"## Say\n\n" + "\n".join(f"- {line}" for line in doc["say"]) + f"\n\nOrigin {index}.\n{extra}")
+    return (
+        f"# {doc['name']} — guide for agents\n\n{doc['description']}\n\n## API\n\n"
+        f"Base URL: {doc['http']['base']}\nAuthentication: an API key in the `Authorization` header.\n\n"
+        f"## Say\n\n" + "\n".join(f"- {line}" for line in doc["say"]) + f"\n\nOrigin {index}.\n{extra}"
+    )
 
 
 def _html(title: str, text: str) -> str:
-    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>\n'
-            f"<body><h1>{title}</h1><p>{text}</p></body></html>\n")
+    return (
+        f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>\n'
+        f"<body><h1>{title}</h1><p>{text}</p></body></html>\n"
+    )
 
 
 def _openapi(doc: dict[str, Any]) -> dict[str, Any]:
-    return {"openapi": "3.1.0", "info": {"title": f"{doc['name']} API", "version": "1.0.0"},
-            "servers": [{"url": doc["http"]["base"]}],
-            "paths": {"/items": {"get": {"operationId": "listItems", "summary": "List items",
-                                         "responses": {"200": {"description": "The items"}}}}}}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": f"{doc['name']} API", "version": "1.0.0"},
+        "servers": [{"url": doc["http"]["base"]}],
+        "paths": {
+            "/items": {
+                "get": {
+                    "operationId": "listItems",
+                    "summary": "List items",
+                    "responses": {"200": {"description": "The items"}},
+                }
+            }
+        },
+    }
 
 
 @lru_cache(maxsize=8192)
@@ -137,8 +229,10 @@ def site_files(index: int, host: str, changed: bool) -> dict[str, bytes]:
         "/.well-known/agent-app.json": json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
         "/agent.md": _guide(doc, index, changed),
         "/llms.txt": f"# {doc['name']}\n\n> {doc['one_liner']}\n\n- [Guide]({doc['guide']['url']}): for agents\n",
-        "/SKILL.md": (f"---\nname: {slug}\ndescription: {doc['one_liner']}\n---\n\n"
-                      f"# {doc['name']}\n\nRead {doc['guide']['url']}.\n"),
+        "/SKILL.md": (
+            f"---\nname: {slug}\ndescription: {doc['one_liner']}\n---\n\n"
+            f"# {doc['name']}\n\nRead {doc['guide']['url']}.\n"
+        ),
         "/privacy": _html("Privacy", "We keep only what the app needs."),
         "/terms": _html("Terms", "Use it kindly."),
         "/v1": json.dumps({"name": doc["name"], "version": "v1"}) + "\n",

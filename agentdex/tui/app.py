@@ -213,14 +213,16 @@ class AgentdexApp(App[None]):
         # A thread with its own event loop: the crawl's parsing, hashing and writes never hold
         # the screen; post_message is thread-safe.
         def progress(state: Progress) -> None:
-            self.post_message(JobProgress(job_id, kind, state.done, state.total, state.last_origin,
-                                          state.last_status, state.requests))
+            self.post_message(
+                JobProgress(job_id, kind, state.done, state.total, state.last_origin, state.last_status, state.requests)
+            )
 
         worker = get_current_worker()
         try:
             summary = run_in_own_loop(
                 lambda: crawl_job(self.db_path, origins, self.net, kind=kind, progress=progress),
-                lambda: worker.is_cancelled)
+                lambda: worker.is_cancelled,
+            )
         except asyncio.CancelledError:
             return
         except (AgentdexError, sqlite3.Error, OSError) as exc:

@@ -18,8 +18,12 @@ from pathlib import Path
 
 TOOL_TIMEOUT = 3.0  # seconds: a clipboard tool that hangs (no display) must not hang the app
 # (command, the environment variable of the display it needs; "" for none)
-TOOLS = ((("wl-copy",), "WAYLAND_DISPLAY"), (("xclip", "-selection", "clipboard"), "DISPLAY"),
-         (("xsel", "--clipboard", "--input"), "DISPLAY"), (("pbcopy",), ""))
+TOOLS = (
+    (("wl-copy",), "WAYLAND_DISPLAY"),
+    (("xclip", "-selection", "clipboard"), "DISPLAY"),
+    (("xsel", "--clipboard", "--input"), "DISPLAY"),
+    (("pbcopy",), ""),
+)
 
 
 def clipboard_tool() -> tuple[str, ...] | None:
@@ -38,8 +42,14 @@ def copy_with_tool(text: str) -> str | None:
     if command is None:
         return None
     try:
-        done = subprocess.run(command, input=text.encode("utf-8"), timeout=TOOL_TIMEOUT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        done = subprocess.run(
+            command,
+            input=text.encode("utf-8"),
+            timeout=TOOL_TIMEOUT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return command[0] if done.returncode == 0 else None
@@ -48,8 +58,10 @@ def copy_with_tool(text: str) -> str | None:
 def copied_note(what: str, tool: str | None) -> str:
     """What the user is told after a copy: each way the text went, and the sure way."""
     how = f"{tool} put it on the system clipboard, and it was" if tool else "It was"
-    return (f"{how} sent to the terminal's clipboard (OSC 52), which some terminals ignore. "
-            f"{what}: press ctrl+s to write it to a file instead.")
+    return (
+        f"{how} sent to the terminal's clipboard (OSC 52), which some terminals ignore. "
+        f"{what}: press ctrl+s to write it to a file instead."
+    )
 
 
 def plan_file_name(origin: str, host: str) -> str:

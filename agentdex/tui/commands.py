@@ -31,8 +31,9 @@ class OriginCommands(Provider):
                 label.append(f"  {plain(row['name'], 60, single_line=True)}", style="dim")
             # Full-text matches need not fuzzy-match the typed words: keep them visible, in order.
             score = max(matcher.match(origin), 0.5 - rank / 100)
-            yield Hit(score, label, partial(self.app.open_listing, origin), text=f"Open {origin}",
-                      help="Jump to this listing")
+            yield Hit(
+                score, label, partial(self.app.open_listing, origin), text=f"Open {origin}", help="Jump to this listing"
+            )
 
 
 def _find(reader: reads.Reader, query: str) -> list[dict]:

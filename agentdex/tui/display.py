@@ -23,8 +23,13 @@ LINE_LIMIT = 1_000  # one value in the overview
 BLOCK_LIMIT = 4_000  # a description, an instruction line, a check's detail
 RAW_LIMIT = 200_000  # a stored document in the Raw tab
 
-STATUS_STYLE = {"listed": "green", "invalid": "red", "unreachable": "yellow", "no_manifest": "dim",
-                "delisted": "magenta"}
+STATUS_STYLE = {
+    "listed": "green",
+    "invalid": "red",
+    "unreachable": "yellow",
+    "no_manifest": "dim",
+    "delisted": "magenta",
+}
 CHECK_STYLE = {"pass": "green", "fail": "bold red", "warn": "yellow", "skip": "dim"}
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow"}
 

@@ -2,9 +2,10 @@
 
 A crawl runs in a thread worker on an event loop of its own (:func:`run_in_own_loop`), so
 its parsing, hashing and writes never hold the screen; quitting cancels the worker, which
-cancels the crawl on its loop (a cancelled crawl is recorded as interrupted). The write connection is opened in a thread;
-every write after that is one short synchronous transaction, so two jobs never hold the
-database at the same time. Nothing here touches a widget: callers pass callbacks.
+cancels the crawl on its loop (a cancelled crawl is recorded as interrupted). The write
+connection is opened in a thread; every write after that is one short synchronous
+transaction, so two jobs never hold the database at the same time. Nothing here touches a
+widget: callers pass callbacks.
 
 The crawler and the feedback client are imported when a job starts: they pull in httpx and
 the MCP client, which the TUI does not need to show its first screen.
@@ -52,8 +53,9 @@ async def _writer(path: Path):
     return await asyncio.to_thread(catalogue.open_db, path)
 
 
-async def crawl_job(path: Path, origins: list[str], net: NetworkOptions, *, kind: str,
-                    progress: Callable[[Progress], None]) -> CrawlSummary:
+async def crawl_job(
+    path: Path, origins: list[str], net: NetworkOptions, *, kind: str, progress: Callable[[Progress], None]
+) -> CrawlSummary:
     """Crawl (``kind="crawl"``) or re-verify (``kind="verify"``) ``origins``, verifying
     every claim, into the catalogue at ``path`` (created or upgraded if need be).
 

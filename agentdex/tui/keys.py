@@ -27,8 +27,12 @@ class EscapeThenKeyParser(XTermParser):
         if alt:  # the parser gave up on a sequence and replays what followed an ESC
             yield events.Key("escape", ESC)
             yield from super()._sequence_to_key_events(sequence)
-        elif (len(sequence) == 2 and sequence[0] == ESC and sequence[1] not in INTRODUCERS
-              and sequence not in ANSI_SEQUENCES_KEYS):
+        elif (
+            len(sequence) == 2
+            and sequence[0] == ESC
+            and sequence[1] not in INTRODUCERS
+            and sequence not in ANSI_SEQUENCES_KEYS
+        ):
             yield events.Key("escape", ESC)
             yield from super()._sequence_to_key_events(sequence[1])
         else:

@@ -45,9 +45,16 @@ class CatalogueQuery:
 
     def filters(self) -> dict[str, Any]:
         """The keyword filters of :func:`agentdex.db.list_listings` / ``count_listings``."""
-        return {"search": self.search.strip() or None, "format": self.format, "status": self.status,
-                "category": self.category, "pricing": self.pricing, "auth": self.auth,
-                "has_mcp": self.has_mcp, "failing_checks": self.failing_checks}
+        return {
+            "search": self.search.strip() or None,
+            "format": self.format,
+            "status": self.status,
+            "category": self.category,
+            "pricing": self.pricing,
+            "auth": self.auth,
+            "has_mcp": self.has_mcp,
+            "failing_checks": self.failing_checks,
+        }
 
     def with_(self, **changes: Any) -> CatalogueQuery:
         """A copy with ``changes``."""
@@ -55,8 +62,11 @@ class CatalogueQuery:
 
     def describe(self) -> str:
         """The active filters in words, for the status line."""
-        parts = [f"{name}={value}" for name in ("format", "status", "category", "pricing", "auth")
-                 if (value := getattr(self, name)) is not None]
+        parts = [
+            f"{name}={value}"
+            for name in ("format", "status", "category", "pricing", "auth")
+            if (value := getattr(self, name)) is not None
+        ]
         if self.has_mcp is not None:
             parts.append("has MCP" if self.has_mcp else "no MCP")
         if self.failing_checks:
@@ -109,10 +119,12 @@ class Reader:
 
 # --- reads -----------------------------------------------------------------------------------
 
+
 def window(db: Database, query: CatalogueQuery, start: int, size: int) -> list[dict[str, Any]]:
     """``size`` listing rows from ``start`` (absolute) for ``query``."""
-    return catalogue.list_listings(db, sort=query.sort, descending=query.descending, limit=size,
-                                   offset=max(0, start), **query.filters())
+    return catalogue.list_listings(
+        db, sort=query.sort, descending=query.descending, limit=size, offset=max(0, start), **query.filters()
+    )
 
 
 def counts(db: Database, query: CatalogueQuery) -> tuple[int, int]:
@@ -130,8 +142,10 @@ def listing_view(db: Database, origin: str) -> dict[str, Any] | None:
     guide = catalogue.get_document_text(db, origin, "guide")
     view["listing_obj"] = listing
     view["plans"] = plans_for(listing, guide) if listing is not None else {}
-    kinds = sorted((d["kind"] for d in view["documents"]),
-                   key=lambda k: (RAW_KINDS_FIRST.index(k) if k in RAW_KINDS_FIRST else 99, k))
+    kinds = sorted(
+        (d["kind"] for d in view["documents"]),
+        key=lambda k: (RAW_KINDS_FIRST.index(k) if k in RAW_KINDS_FIRST else 99, k),
+    )
     view["raw"] = {kind: catalogue.get_document_text(db, origin, kind) for kind in kinds}
     return view
 

@@ -28,6 +28,10 @@ def fetcher_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--concurrency", type=int, default=32, help="requests in flight")
     parser.add_argument("--per-host", type=int, default=2, help="requests in flight per host")
     parser.add_argument("--result", type=Path, required=True, help="where to write the JSON result")
-    parser.add_argument("--max-seconds", type=float, default=0.0,
-                        help="stop after this many seconds and report what was fetched (0: no limit)")
+    parser.add_argument(
+        "--max-seconds",
+        type=float,
+        default=0.0,
+        help="stop after this many seconds and report what was fetched (0: no limit)",
+    )
     return parser

@@ -49,17 +49,25 @@ class LoopbackBackend(httpcore.AsyncNetworkBackend):
         self.port = port
         self._inner = AutoBackend()
 
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                          local_address: str | None = None,
-                          socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
-                          ) -> httpcore.AsyncNetworkStream:
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
         """A TCP connection to the benchmark server, whatever the host."""
-        return await self._inner.connect_tcp("127.0.0.1", self.port, timeout=timeout,
-                                             local_address=local_address, socket_options=socket_options)
+        return await self._inner.connect_tcp(
+            "127.0.0.1", self.port, timeout=timeout, local_address=local_address, socket_options=socket_options
+        )
 
-    async def connect_unix_socket(self, path: str, timeout: float | None = None,
-                                  socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
-                                  ) -> httpcore.AsyncNetworkStream:
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
         """Not used."""
         raise NotImplementedError
 
@@ -75,8 +83,14 @@ def make_client(port: int, ca: Path, max_connections: int, max_keepalive: int) -
     transport = httpx.AsyncHTTPTransport(verify=context, trust_env=False)
     # httpx has no parameter for httpcore's network backend: swap in an equivalent pool.
     transport._pool = httpcore.AsyncConnectionPool(
-        ssl_context=context, max_connections=max_connections, max_keepalive_connections=max_keepalive,
-        keepalive_expiry=5.0, http1=True, http2=False, network_backend=LoopbackBackend(port))
+        ssl_context=context,
+        max_connections=max_connections,
+        max_keepalive_connections=max_keepalive,
+        keepalive_expiry=5.0,
+        http1=True,
+        http2=False,
+        network_backend=LoopbackBackend(port),
+    )
     return httpx.AsyncClient(transport=transport, trust_env=False, timeout=15.0)
 
 
@@ -88,8 +102,9 @@ def group_by_origin(urls: list[str]) -> list[list[str]]:
     return list(groups.values())
 
 
-async def fetch_all(urls: list[str], port: int, ca: Path, concurrency: int, per_host: int,
-                    pool: tuple[int, int], statuses: Counter) -> Counter:
+async def fetch_all(
+    urls: list[str], port: int, ca: Path, concurrency: int, per_host: int, pool: tuple[int, int], statuses: Counter
+) -> Counter:
     """Fetch every URL; a count of status codes (``error`` for a failed request)."""
     everyone = asyncio.Semaphore(concurrency)
     queue = group_by_origin(urls)
@@ -136,12 +151,20 @@ def main(argv: list[str] | None = None) -> int:
     urls = args.urls.read_text("utf-8").split()
     statuses: Counter = Counter()
     cpu0, wall0 = time.process_time(), time.perf_counter()
-    stopped = asyncio.run(capped(fetch_all(urls, args.port, args.ca, args.concurrency, args.per_host, pool, statuses),
-                                 args.max_seconds))
+    stopped = asyncio.run(
+        capped(fetch_all(urls, args.port, args.ca, args.concurrency, args.per_host, pool, statuses), args.max_seconds)
+    )
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    result = {"wall": wall, "cpu": cpu, "requests": sum(statuses.values()),
-              "statuses": {str(k): v for k, v in sorted(statuses.items(), key=str)},
-              "errors": statuses.get("error", 0), "stopped": stopped, "planned": len(urls), "peak_mb": peak_rss_mb()}
+    result = {
+        "wall": wall,
+        "cpu": cpu,
+        "requests": sum(statuses.values()),
+        "statuses": {str(k): v for k, v in sorted(statuses.items(), key=str)},
+        "errors": statuses.get("error", 0),
+        "stopped": stopped,
+        "planned": len(urls),
+        "peak_mb": peak_rss_mb(),
+    }
     args.result.write_text(json.dumps(result, indent=2), encoding="utf-8")
     return 0
 

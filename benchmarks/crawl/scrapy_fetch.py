@@ -58,8 +58,11 @@ class BenchmarkCAContextFactory(BrowserLikeContextFactory):
         """Twisted's verifying client options, trusting only the benchmark CA."""
         if BenchmarkCAContextFactory._trust is None:
             BenchmarkCAContextFactory._trust = tssl.Certificate.loadPEM(CA_PEM)
-        return tssl.optionsForClientTLS(hostname.decode("ascii"), trustRoot=BenchmarkCAContextFactory._trust,
-                                        extraCertificateOptions=self._get_cert_options_kwargs())
+        return tssl.optionsForClientTLS(
+            hostname.decode("ascii"),
+            trustRoot=BenchmarkCAContextFactory._trust,
+            extraCertificateOptions=self._get_cert_options_kwargs(),
+        )
 
 
 class ListSpider(scrapy.Spider):
@@ -147,12 +150,16 @@ def main(argv: list[str] | None = None) -> int:
     process.crawl(crawler, urls=urls)
     process.start()
     spider, stats = crawler.spider, crawler.stats.get_stats()
-    result = {"wall": spider.phase["wall1"] - spider.phase["wall0"], "cpu": spider.phase["cpu1"] - spider.phase["cpu0"],
-              "requests": stats.get("downloader/request_count", 0),
-              "statuses": {str(k): v for k, v in sorted(spider.statuses.items(), key=str)},
-              "errors": spider.statuses.get("error", 0),
-              "stopped": getattr(spider, "close_reason", "") == "closespider_timeout", "planned": len(urls),
-              "peak_mb": peak_rss_mb()}
+    result = {
+        "wall": spider.phase["wall1"] - spider.phase["wall0"],
+        "cpu": spider.phase["cpu1"] - spider.phase["cpu0"],
+        "requests": stats.get("downloader/request_count", 0),
+        "statuses": {str(k): v for k, v in sorted(spider.statuses.items(), key=str)},
+        "errors": spider.statuses.get("error", 0),
+        "stopped": getattr(spider, "close_reason", "") == "closespider_timeout",
+        "planned": len(urls),
+        "peak_mb": peak_rss_mb(),
+    }
     args.result.write_text(json.dumps(result, indent=2), encoding="utf-8")
     return 0
 

@@ -20,8 +20,10 @@ def load_schema(name: str) -> dict:
 # Schemas written by others and copied byte for byte (see SOURCES.md beside this file):
 # name -> (file, sha256 of the file as copied).
 VENDORED = {
-    "server_json": ("mcp-server.schema.2025-12-11.json",
-                    "d4c163f299ece68b7432f4e44c4108f2fdb663d99dc088c8344142e5b0a4b520"),
+    "server_json": (
+        "mcp-server.schema.2025-12-11.json",
+        "d4c163f299ece68b7432f4e44c4108f2fdb663d99dc088c8344142e5b0a4b520",
+    ),
 }
 
 

@@ -57,8 +57,11 @@ class Inbox:
                 return 200, {"data": receipt}
             if self.rate_limit is not None and len(self.items) >= self.rate_limit:
                 return 429, _error("RATE_LIMITED", "Too many submissions; retry later with the same key.")
-            receipt = {"feedback_id": "fb_" + uuid.uuid4().hex[:16], "status": "received",
-                       "received_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")}
+            receipt = {
+                "feedback_id": "fb_" + uuid.uuid4().hex[:16],
+                "status": "received",
+                "received_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            }
             self.items[key] = (message, receipt)
             return 201, {"data": receipt}
 
@@ -114,8 +117,9 @@ async def read_body(receive: Receive) -> bytes:
 def build(ctx: AppContext) -> MountedApp:
     """The ``feedback`` app."""
     rate = ctx.options.get("rate_limit")
-    inbox = Inbox(rate_limit=None if rate is None else int(rate),
-                  max_chars=int(ctx.options.get("max_message_length", 4000)))
+    inbox = Inbox(
+        rate_limit=None if rate is None else int(rate), max_chars=int(ctx.options.get("max_message_length", 4000))
+    )
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["method"] != "POST":

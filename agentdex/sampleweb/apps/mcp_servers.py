@@ -62,11 +62,11 @@ def annotations_for(kind: str) -> ToolAnnotations:
     if kind == "read":
         return ToolAnnotations(read_only_hint=True, open_world_hint=False)
     if kind == "write":
-        return ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
-                               open_world_hint=False)
+        return ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+        )
     if kind == "destructive":
-        return ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
-                               open_world_hint=False)
+        return ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
     raise ValueError(f"unknown tool kind {kind!r}; use read, write or destructive")
 
 
@@ -102,8 +102,12 @@ def profile_and_auth(options: dict[str, Any]) -> tuple[str, str]:
 def make_server(ctx: AppContext, profile: str) -> MCPServer:
     """An SDK server with the mount's tools."""
     opts = ctx.options
-    server = MCPServer(name=opts.get("name", ctx.host), version=opts.get("version", "1.0.0"),
-                       instructions=opts.get("instructions"), log_level="WARNING")
+    server = MCPServer(
+        name=opts.get("name", ctx.host),
+        version=opts.get("version", "1.0.0"),
+        instructions=opts.get("instructions"),
+        log_level="WARNING",
+    )
     for spec in tool_specs(opts, profile):
         fn = _read_tool if spec.kind == "read" else _write_tool
         server.add_tool(fn, name=spec.name, description=spec.description, annotations=annotations_for(spec.kind))
@@ -155,5 +159,9 @@ class BearerGate:
             await self.inner(scope, receive, send)
             return
         error = "invalid_token" if auth else "unauthorized"
-        await send_json(send, 401, {"error": error, "error_description": "A bearer token is required."},
-                        {"WWW-Authenticate": self.challenge(bool(auth))})
+        await send_json(
+            send,
+            401,
+            {"error": error, "error_description": "A bearer token is required."},
+            {"WWW-Authenticate": self.challenge(bool(auth))},
+        )

@@ -55,12 +55,13 @@ def _entry(item: dict[str, Any]) -> dict[str, Any]:
 
 def _segments(scope: Scope, prefix: str) -> list[str]:
     raw = scope.get("raw_path") or scope["path"].encode("utf-8")
-    rest = raw.decode("latin-1").split("?", 1)[0][len(prefix):]
+    rest = raw.decode("latin-1").split("?", 1)[0][len(prefix) :]
     return [unquote(s) for s in rest.split("/") if s]
 
 
-def route(entries: list[dict[str, Any]], segments: list[str], query: str,
-          page_size: int | None = None) -> tuple[int, Any]:
+def route(
+    entries: list[dict[str, Any]], segments: list[str], query: str, page_size: int | None = None
+) -> tuple[int, Any]:
     """Status and JSON body for a request below ``/servers``."""
     if not segments:
         return 200, _search(entries, parse_qs(query), page_size)
@@ -106,7 +107,7 @@ def _search(entries: list[dict[str, Any]], query: dict[str, list[str]], page_siz
     hits.sort(key=lambda e: e["server"].get("name", ""))
     cursor = (query.get("cursor") or ["0"])[0]
     start = int(cursor) if cursor.isdigit() else 0
-    page = hits[start:start + page_size]
+    page = hits[start : start + page_size]
     metadata: dict[str, Any] = {"count": len(page)}
     if start + page_size < len(hits):
         metadata["nextCursor"] = str(start + page_size)
@@ -136,8 +137,9 @@ def build(ctx: AppContext) -> MountedApp:
             await send_json(send, 404, {"error": "Not found"})
             return
         segments = _segments(scope, path[: marker + len("/servers")])
-        status, body = route(load_entries(ctx), segments, scope.get("query_string", b"").decode("latin-1"),
-                             ctx.options.get("page_size"))
+        status, body = route(
+            load_entries(ctx), segments, scope.get("query_string", b"").decode("latin-1"), ctx.options.get("page_size")
+        )
         await send_json(send, status, body)
 
     return MountedApp(app=app)

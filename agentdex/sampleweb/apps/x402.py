@@ -42,15 +42,34 @@ def requirements(ctx: AppContext, url: str) -> tuple[dict[str, Any], dict[str, A
     resource = o.get("resource", url)
     description = o.get("description", "One call to this paid sample endpoint.")
     mime = o.get("mime_type", "application/json")
-    common = {"scheme": "exact", "asset": o.get("asset", USDC_BASE), "payTo": o.get("pay_to", SAMPLE_PAY_TO),
-              "maxTimeoutSeconds": int(o.get("max_timeout_seconds", 60))}
+    common = {
+        "scheme": "exact",
+        "asset": o.get("asset", USDC_BASE),
+        "payTo": o.get("pay_to", SAMPLE_PAY_TO),
+        "maxTimeoutSeconds": int(o.get("max_timeout_seconds", 60)),
+    }
     extra = {"name": "USD Coin", "version": "2"}
-    v1 = {"x402Version": 1, "error": "X-PAYMENT header is required", "accepts": [{
-        **common, "network": o.get("network_v1", "base"), "maxAmountRequired": amount,
-        "resource": resource, "description": description, "mimeType": mime, "extra": extra}]}
-    v2 = {"x402Version": 2, "error": "PAYMENT-SIGNATURE header is required",
-          "resource": {"url": resource, "description": description, "mimeType": mime},
-          "accepts": [{**common, "network": o.get("network", "eip155:8453"), "amount": amount, "extra": extra}]}
+    v1 = {
+        "x402Version": 1,
+        "error": "X-PAYMENT header is required",
+        "accepts": [
+            {
+                **common,
+                "network": o.get("network_v1", "base"),
+                "maxAmountRequired": amount,
+                "resource": resource,
+                "description": description,
+                "mimeType": mime,
+                "extra": extra,
+            }
+        ],
+    }
+    v2 = {
+        "x402Version": 2,
+        "error": "PAYMENT-SIGNATURE header is required",
+        "resource": {"url": resource, "description": description, "mimeType": mime},
+        "accepts": [{**common, "network": o.get("network", "eip155:8453"), "amount": amount, "extra": extra}],
+    }
     return v1, v2
 
 
@@ -67,7 +86,8 @@ def build(ctx: AppContext) -> MountedApp:
         v1, v2 = requirements(ctx, url)
         if header(scope, "x-payment") or header(scope, "payment-signature"):
             v1["error"] = v2["error"] = "The sample web never settles payments."
-        await send_json(send, 402, v1, {"PAYMENT-REQUIRED": encode_header(v2),
-                                        "Access-Control-Expose-Headers": "PAYMENT-REQUIRED"})
+        await send_json(
+            send, 402, v1, {"PAYMENT-REQUIRED": encode_header(v2), "Access-Control-Expose-Headers": "PAYMENT-REQUIRED"}
+        )
 
     return MountedApp(app=app)

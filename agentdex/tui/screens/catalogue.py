@@ -103,8 +103,7 @@ class CatalogueScreen(Screen):
     def _load_window(self, reader: Reader, seq: int, query: CatalogueQuery, start: int) -> None:
         self._fetch_window(reader, seq, query, start, None)
 
-    def _fetch_window(self, reader: Reader, seq: int, query: CatalogueQuery, start: int,
-                      cursor: int | None) -> bool:
+    def _fetch_window(self, reader: Reader, seq: int, query: CatalogueQuery, start: int, cursor: int | None) -> bool:
         """Load and post one window (in a worker thread); False when it failed."""
         try:
             with reader.connect("window") as db:
@@ -172,14 +171,19 @@ class CatalogueScreen(Screen):
         nothing_matches = self.query_one(CatalogueTable).row_count == 0 and self.matching == 0
         note.set_class(empty_catalogue or nothing_matches, "-shown")
         if empty_catalogue:
-            note.update(Text(
-                f"The catalogue at {self.app.db_path} is empty.\n\n"
-                "Press ctrl+n to crawl origins into it (e.g. example.com), or quit (q) and run "
-                "`agentdex demo` to crawl the bundled sample web.", justify="center"))
+            note.update(
+                Text(
+                    f"The catalogue at {self.app.db_path} is empty.\n\n"
+                    "Press ctrl+n to crawl origins into it (e.g. example.com), or quit (q) and run "
+                    "`agentdex demo` to crawl the bundled sample web.",
+                    justify="center",
+                )
+            )
         elif nothing_matches:
             # Escape first: with the focus in the search box, an x would only be typed there.
-            note.update(Text("No listing matches. Press escape, then x, to clear the search and filters.",
-                             justify="center"))
+            note.update(
+                Text("No listing matches. Press escape, then x, to clear the search and filters.", justify="center")
+            )
 
     @on(DataTable.RowSelected, "#table")
     @on(CatalogueTable.Chosen)

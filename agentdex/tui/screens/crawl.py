@@ -43,8 +43,13 @@ class CrawlScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="dialog"):
             yield Static(Text("Crawl origins", style="bold"))
-            yield Static(Text("Hosts or https URLs, separated by spaces or commas. Each is fetched, "
-                              "validated, stored and verified.", style="dim"))
+            yield Static(
+                Text(
+                    "Hosts or https URLs, separated by spaces or commas. Each is fetched, "
+                    "validated, stored and verified.",
+                    style="dim",
+                )
+            )
             yield Input(placeholder="example.com https://other.example", id="origins", restrict=NO_CONTROLS)
             yield Static(id="crawl-error", classes="error-line")
             yield ProgressBar(id="crawl-progress", show_eta=False)
@@ -83,7 +88,8 @@ class CrawlScreen(ModalScreen):
             return
         self.query_one("#crawl-progress", ProgressBar).update(total=message.total, progress=message.done)
         self.query_one("#crawl-log", Log).write_line(
-            f"{plain(message.last_origin, 80, single_line=True)}: {plain(message.last_status, 30, single_line=True)}")
+            f"{plain(message.last_origin, 80, single_line=True)}: {plain(message.last_status, 30, single_line=True)}"
+        )
 
     def job_finished(self, message: JobFinished) -> None:
         """The crawl ended: its summary, or why it stopped."""
@@ -95,5 +101,7 @@ class CrawlScreen(ModalScreen):
             return
         summary = message.summary or {}
         by_status = ", ".join(f"{n} {k}" for k, n in sorted(summary.get("by_status", {}).items()))
-        log.write_line(f"done in {summary.get('seconds', 0):.1f}s: {by_status or 'nothing'}; "
-                       f"{summary.get('events', 0)} change event(s)")
+        log.write_line(
+            f"done in {summary.get('seconds', 0):.1f}s: {by_status or 'nothing'}; "
+            f"{summary.get('events', 0)} change event(s)"
+        )

@@ -41,9 +41,16 @@ class FeedbackScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         where = plain(self.descriptor.get("url"), 200, single_line=True)
         with Vertical(id="dialog", classes="dialog wide"):
-            yield Static(Text(f"Feedback to the developer of {plain(self.origin, 100, single_line=True)}", style="bold"))
-            yield Static(Text(f"Sent to {where} only when you confirm. Only your message goes: no profile, "
-                              "no contact details, no conversation.", style="dim"))
+            yield Static(
+                Text(f"Feedback to the developer of {plain(self.origin, 100, single_line=True)}", style="bold")
+            )
+            yield Static(
+                Text(
+                    f"Sent to {where} only when you confirm. Only your message goes: no profile, "
+                    "no contact details, no conversation.",
+                    style="dim",
+                )
+            )
             yield TextArea("", id="message", soft_wrap=True)
             yield Static(id="message-check", classes="hint-line")
             with VerticalScroll(id="review"):

@@ -59,8 +59,10 @@ class ListingScreen(Screen):
         Binding("f", "feedback", "Feedback"),
         # Digits switch tabs wherever the focus is (priority), but in an open list, where
         # they search it (Textual gives a widget that consumes printable keys first say).
-        *[Binding(str(i), f"tab('{tab}')", TAB_TITLES.get(tab, tab.title()), show=False, priority=True)
-          for i, tab in enumerate(TABS, 1)],
+        *[
+            Binding(str(i), f"tab('{tab}')", TAB_TITLES.get(tab, tab.title()), show=False, priority=True)
+            for i, tab in enumerate(TABS, 1)
+        ],
     ]
 
     def __init__(self, origin: str) -> None:
@@ -133,16 +135,25 @@ class ListingScreen(Screen):
 
     def _widgets(self, tab: str) -> list[Widget]:
         if tab == "install":
-            return [Horizontal(Select([], prompt="host", id="host"), Button("Copy (y)", id="copy-plan"),
-                               Button("Save to file (ctrl+s)", id="write-plan"),
-                               classes="toolbar"),
-                    VerticalScroll(Static(id="plan-body"))]
+            return [
+                Horizontal(
+                    Select([], prompt="host", id="host"),
+                    Button("Copy (y)", id="copy-plan"),
+                    Button("Save to file (ctrl+s)", id="write-plan"),
+                    classes="toolbar",
+                ),
+                VerticalScroll(Static(id="plan-body")),
+            ]
         if tab == "raw":
-            return [Horizontal(Select([], prompt="document", id="document"), classes="toolbar"),
-                    TextArea("", read_only=True, id="raw-text", soft_wrap=True, show_line_numbers=True)]
+            return [
+                Horizontal(Select([], prompt="document", id="document"), classes="toolbar"),
+                TextArea("", read_only=True, id="raw-text", soft_wrap=True, show_line_numbers=True),
+            ]
         if tab == "crosscheck":
-            return [Static(id="crosscheck-verdict"),
-                    SafeTable(parts.CROSSCHECK_COLUMNS, empty="No disagreement and no tool.", id="crosscheck-table")]
+            return [
+                Static(id="crosscheck-verdict"),
+                SafeTable(parts.CROSSCHECK_COLUMNS, empty="No disagreement and no tool.", id="crosscheck-table"),
+            ]
         columns, empty = {
             "findings": (parts.FINDING_COLUMNS, "No findings: the manifest follows its spec."),
             "checks": (parts.CHECK_COLUMNS, "Not verified yet: press ctrl+t."),
@@ -185,8 +196,9 @@ class ListingScreen(Screen):
         plans = view["plans"]
         select = self.query_one("#host", Select)
         # "5/14" on each host: a list cut by a short terminal shows that more hosts follow.
-        select.set_options([(f"{i}/{len(plans)} {p.host_name} ({host})", host)
-                            for i, (host, p) in enumerate(plans.items(), 1)])
+        select.set_options(
+            [(f"{i}/{len(plans)} {p.host_name} ({host})", host) for i, (host, p) in enumerate(plans.items(), 1)]
+        )
         if self.host is None:
             self.query_one("#plan-body", Static).update(Text("No install plan: the listing has no usable manifest."))
             return

@@ -37,7 +37,7 @@ def problem_kind(path: Path, text: str) -> str:
 
 WAY_FORWARD = {
     "missing": "Press ctrl+n to crawl origins into a new catalogue at this path, or quit (q) and run "
-               "`agentdex demo` to crawl the bundled sample web.",
+    "`agentdex demo` to crawl the bundled sample web.",
     "older": "Press u to upgrade it now (its data is kept), or run any `agentdex crawl` on it.",
     "other": "Quit (q) and open another file with `agentdex tui --db PATH`.",
 }

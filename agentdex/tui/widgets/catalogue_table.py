@@ -62,7 +62,7 @@ def columns_for(width: int) -> list[tuple[str, str, int, str]]:
 def row_cells(row: dict[str, Any], keys: list[str] | None = None) -> list[Text]:
     """The cells of one listing row (every crawled value plain): every column's, or those
     of ``keys``."""
-    cells = dict(zip((key for key, _, _, _ in COLUMNS), _all_cells(row)))
+    cells = dict(zip((key for key, _, _, _ in COLUMNS), _all_cells(row), strict=True))
     return [cells[key] for key in (keys or cells)]
 
 
@@ -178,8 +178,15 @@ class CatalogueTable(DataTable):
         width = sum(column.get_render_width(self) for column in self.columns.values())
         self.virtual_size = Size(width + self._row_label_column_width, self._total_row_height + header)
 
-    def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
-                     cursor: bool = False, hover: bool = False) -> list[list[Segment]]:
+    def _render_cell(
+        self,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool = False,
+        hover: bool = False,
+    ) -> list[list[Segment]]:
         # A body cell here is always one line of Text in a fixed-width column, so it is cut
         # and padded directly instead of going through Rich's Padding and line wrapping:
         # DataTable's general path made repainting 38 new rows take ~60 ms.
@@ -187,20 +194,40 @@ class CatalogueTable(DataTable):
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         row_key = self._row_locations.get_key(row_index)
         column_key = self._column_locations.get_key(column_index)
-        key = (row_key, column_key, base_style, cursor, hover, self._show_hover_cursor, self._update_count,
-               self._pseudo_class_state)
+        key = (
+            row_key,
+            column_key,
+            base_style,
+            cursor,
+            hover,
+            self._show_hover_cursor,
+            self._update_count,
+            self._pseudo_class_state,
+        )
         lines = self._cell_render_cache.get(key)
         if lines is None:
-            lines = [self._cell_line(self._data[row_key][column_key], row_index, column_index, base_style, width,
-                                     cursor, hover)]
+            lines = [
+                self._cell_line(
+                    self._data[row_key][column_key], row_index, column_index, base_style, width, cursor, hover
+                )
+            ]
             self._cell_render_cache[key] = lines
         return lines
 
-    def _cell_line(self, value: Any, row_index: int, column_index: int, base_style: Style, width: int,
-                   cursor: bool, hover: bool) -> list[Segment]:
+    def _cell_line(
+        self, value: Any, row_index: int, column_index: int, base_style: Style, width: int, cursor: bool, hover: bool
+    ) -> list[Segment]:
         component_style, post_style = self._get_styles_to_render_cell(
-            False, False, False, hover, cursor, self.show_cursor, self._show_hover_cursor,
-            self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
+            False,
+            False,
+            False,
+            hover,
+            cursor,
+            self.show_cursor,
+            self._show_hover_cursor,
+            self.cursor_foreground_priority == "css",
+            self.cursor_background_priority == "css",
+        )
         text = value.copy() if isinstance(value, Text) else Text(str(value or ""))
         pad, console = self.cell_padding, self.app.console
         inner = max(0, width - 2 * pad)

@@ -48,8 +48,9 @@ class FilterBar(Vertical):
             self.query = query
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="Search names, descriptions, tags and hosts…  (/ to focus)", id="search",
-                    restrict=NO_CONTROLS)
+        yield Input(
+            placeholder="Search names, descriptions, tags and hosts…  (/ to focus)", id="search", restrict=NO_CONTROLS
+        )
         with Horizontal(id="filters"):
             for name, prompt, options in SELECTS:
                 yield Select(options, prompt=prompt, id=f"filter-{name}", compact=True)

@@ -28,6 +28,9 @@ class JobLine(Static):
                 text.append("   ")
             text.append(f"⟳ {VERB.get(job.kind, job.kind)} {job.done}/{job.total}")
             if job.last_origin:
-                text.append(f" · last {plain(job.last_origin, 60, single_line=True)} "
-                            f"{plain(job.last_status, 20, single_line=True)}", style="dim")
+                text.append(
+                    f" · last {plain(job.last_origin, 60, single_line=True)} "
+                    f"{plain(job.last_status, 20, single_line=True)}",
+                    style="dim",
+                )
         self.update(text, layout=False)

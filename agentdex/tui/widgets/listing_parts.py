@@ -27,15 +27,41 @@ from agentdex.tui.display import (
     when,
 )
 
-FINDING_COLUMNS = (("severity", "Severity", 8), ("path", "Path", 30), ("code", "Code", 16), ("message", "Message", None))
-CHECK_COLUMNS = (("status", "Status", 6), ("name", "Check", 24), ("detail", "Detail", 60),
-                 ("checked", "Checked", 16), ("last_pass", "Last pass", 16))
-TOOL_COLUMNS = (("source", "Source", 8), ("name", "Tool", 22), ("access", "Access", 10),
-                ("annotations", "Annotations", 40), ("description", "Description", None))
+FINDING_COLUMNS = (
+    ("severity", "Severity", 8),
+    ("path", "Path", 30),
+    ("code", "Code", 16),
+    ("message", "Message", None),
+)
+CHECK_COLUMNS = (
+    ("status", "Status", 6),
+    ("name", "Check", 24),
+    ("detail", "Detail", 60),
+    ("checked", "Checked", 16),
+    ("last_pass", "Last pass", 16),
+)
+TOOL_COLUMNS = (
+    ("source", "Source", 8),
+    ("name", "Tool", 22),
+    ("access", "Access", 10),
+    ("annotations", "Annotations", 40),
+    ("description", "Description", None),
+)
 # The Cross-check tab: each disagreement between two sources, then each tool's fingerprint.
-CROSSCHECK_COLUMNS = (("kind", "Kind", 12), ("what", "Fact / tool", 22), ("code", "Code", 20), ("detail", "Detail", None))
-HEALTH_COLUMNS = (("role", "Role", 10), ("state", "State", 14), ("history", "Last probes", 10),
-                  ("uptime", "Up", 10), ("last_ok", "Last ok", 16), ("url", "Endpoint", None))
+CROSSCHECK_COLUMNS = (
+    ("kind", "Kind", 12),
+    ("what", "Fact / tool", 22),
+    ("code", "Code", 20),
+    ("detail", "Detail", None),
+)
+HEALTH_COLUMNS = (
+    ("role", "Role", 10),
+    ("state", "State", 14),
+    ("history", "Last probes", 10),
+    ("uptime", "Up", 10),
+    ("last_ok", "Last ok", 16),
+    ("url", "Endpoint", None),
+)
 EVENT_COLUMNS = (("at", "When", 16), ("kind", "Kind", 20), ("change", "Change", None))
 
 
@@ -56,8 +82,14 @@ def title(view: dict[str, Any]) -> Text:
 
 def _links(view: dict[str, Any]) -> list[tuple[str, Text]]:
     rows = []
-    for label, key in (("Homepage", "homepage"), ("Guide", "guide_url"), ("llms.txt", "llms_txt_url"),
-                       ("Skill", "skill_url"), ("Privacy", "privacy_url"), ("Terms", "terms_url")):
+    for label, key in (
+        ("Homepage", "homepage"),
+        ("Guide", "guide_url"),
+        ("llms.txt", "llms_txt_url"),
+        ("Skill", "skill_url"),
+        ("Privacy", "privacy_url"),
+        ("Terms", "terms_url"),
+    ):
         if view.get(key):
             rows.append((label, _line(view[key])))
     return rows
@@ -67,22 +99,34 @@ def _interfaces(view: dict[str, Any]) -> list[tuple[str, Text]]:
     rows = []
     if view.get("mcp_url"):
         auth = joined(view.get("mcp_auth")) or "not stated"
-        rows.append(("MCP", _line(f"{view['mcp_url']}  ({view.get('mcp_transport') or 'transport not stated'}, "
-                                  f"auth: {auth})")))
+        rows.append(
+            ("MCP", _line(f"{view['mcp_url']}  ({view.get('mcp_transport') or 'transport not stated'}, auth: {auth})"))
+        )
     for label, key in (("HTTP API", "http_base"), ("OpenAPI", "http_openapi"), ("Capabilities", "http_capabilities")):
         if view.get(key):
             rows.append((label, _line(view[key])))
     feedback = view.get("feedback")
     if isinstance(feedback, dict):
-        rows.append(("Feedback", _line(f"{feedback.get('url')}  ({feedback.get('method')}, "
-                                       f"authentication: {feedback.get('authentication')})")))
+        rows.append(
+            (
+                "Feedback",
+                _line(
+                    f"{feedback.get('url')}  ({feedback.get('method')}, "
+                    f"authentication: {feedback.get('authentication')})"
+                ),
+            )
+        )
     return rows
 
 
 def _about(view: dict[str, Any]) -> list[tuple[str, Text]]:
     rows: list[tuple[str, Text]] = []
-    for label, key in (("Auth methods", "auth_methods"), ("Categories", "categories"), ("Tags", "tags"),
-                       ("Events", "event_channels")):
+    for label, key in (
+        ("Auth methods", "auth_methods"),
+        ("Categories", "categories"),
+        ("Tags", "tags"),
+        ("Events", "event_channels"),
+    ):
         if view.get(key):
             rows.append((label, _line(joined(view[key], LINE_LIMIT))))
     for label, key in (("Audience", "audience"), ("Pricing", "pricing")):
@@ -91,8 +135,11 @@ def _about(view: dict[str, Any]) -> list[tuple[str, Text]]:
     if view.get("say"):
         rows.append(("Say", _line("\n".join(plain(s, 200, single_line=True) for s in view["say"]))))
     if view.get("hosts"):
-        hosts = [f"{h.get('host')}: {h.get('status')}" + (f" ({h.get('notes')})" if h.get("notes") else "")
-                 for h in view["hosts"] if isinstance(h, dict)]
+        hosts = [
+            f"{h.get('host')}: {h.get('status')}" + (f" ({h.get('notes')})" if h.get("notes") else "")
+            for h in view["hosts"]
+            if isinstance(h, dict)
+        ]
         rows.append(("Hosts", _line("\n".join(plain(h, 200, single_line=True) for h in hosts))))
     if view.get("instructions"):
         rows.append(("Instructions", block(view["instructions"])))
@@ -106,12 +153,21 @@ def _publisher(view: dict[str, Any]) -> list[tuple[str, Text]]:
 
 def _record(view: dict[str, Any]) -> list[tuple[str, Text]]:
     found = joined(view.get("formats_found"))
-    rows = [("Status", _line(f"{view.get('status')}" + (f" — {view['status_detail']}" if view.get("status_detail") else ""))),
-            ("Formats found", _line(found or "none")),
-            ("Findings", _line(f"{view.get('error_count', 0)} error(s), {view.get('warning_count', 0)} warning(s)")),
-            ("Checks", _line(f"{view.get('checks_passed', 0)} passed, {view.get('checks_failed', 0)} failed"))]
-    for label, key in (("First seen", "first_seen_at"), ("First listed", "first_listed_at"),
-                       ("Last crawled", "last_crawled_at"), ("Last changed", "last_changed_at")):
+    rows = [
+        (
+            "Status",
+            _line(f"{view.get('status')}" + (f" — {view['status_detail']}" if view.get("status_detail") else "")),
+        ),
+        ("Formats found", _line(found or "none")),
+        ("Findings", _line(f"{view.get('error_count', 0)} error(s), {view.get('warning_count', 0)} warning(s)")),
+        ("Checks", _line(f"{view.get('checks_passed', 0)} passed, {view.get('checks_failed', 0)} failed")),
+    ]
+    for label, key in (
+        ("First seen", "first_seen_at"),
+        ("First listed", "first_listed_at"),
+        ("Last crawled", "last_crawled_at"),
+        ("Last changed", "last_changed_at"),
+    ):
         rows.append((label, _line(when(view.get(key)) or "—")))
     return rows + _schedule(view)
 
@@ -122,10 +178,20 @@ def _schedule(view: dict[str, Any]) -> list[tuple[str, Text]]:
 
     rows = []
     if view.get("next_due_at"):
-        rows.append(("Next due", _line(f"{when(view['next_due_at'])}  (every {age_text(view.get('recrawl_interval'))}, "
-                                       f"{view.get('unchanged_crawls') or 0} unchanged crawl(s) in a row)")))
-    facts = [f"{f['kind']}: {f['obtained']}, {age_text(f['age_seconds']) or '?'} old"
-             + (f", fresh until {when(f['fresh_until'])}" if f["fresh"] else "") for f in view.get("facts") or []]
+        rows.append(
+            (
+                "Next due",
+                _line(
+                    f"{when(view['next_due_at'])}  (every {age_text(view.get('recrawl_interval'))}, "
+                    f"{view.get('unchanged_crawls') or 0} unchanged crawl(s) in a row)"
+                ),
+            )
+        )
+    facts = [
+        f"{f['kind']}: {f['obtained']}, {age_text(f['age_seconds']) or '?'} old"
+        + (f", fresh until {when(f['fresh_until'])}" if f["fresh"] else "")
+        for f in view.get("facts") or []
+    ]
     if facts:
         rows.append(("Facts", _line("\n".join(plain(f, 200, single_line=True) for f in facts))))
     return rows
@@ -135,22 +201,36 @@ def overview(view: dict[str, Any]) -> Group:
     """The Overview tab: the listing's fields, publisher and links, then every field of
     the stored manifest by path."""
     head = [("Name", _line(view.get("name") or "(no name)")), ("Origin", _line(view["origin"]))]
-    head += [(label, block(view[key])) for label, key in (("One-liner", "one_liner"), ("Description", "description"))
-             if view.get(key)]
+    head += [
+        (label, block(view[key]))
+        for label, key in (("One-liner", "one_liner"), ("Description", "description"))
+        if view.get(key)
+    ]
     parts = [kv_table(head + _publisher(view) + _links(view) + _interfaces(view) + _about(view) + _record(view))]
     manifest = view.get("manifest")
     if manifest is not None:
         parts.append(Text("\nEvery field of the manifest", style="bold underline"))
-        parts.append(kv_table((plain(path or "(document)", 80, single_line=True), _line(compact_json(value, LINE_LIMIT)))
-                              for path, value in flatten(manifest)))
+        parts.append(
+            kv_table(
+                (plain(path or "(document)", 80, single_line=True), _line(compact_json(value, LINE_LIMIT)))
+                for path, value in flatten(manifest)
+            )
+        )
     return Group(*parts)
 
 
 def finding_rows(view: dict[str, Any]) -> list[list[Text]]:
     """The Findings tab: errors first, each with its path and code."""
     findings = sorted(view.get("findings") or [], key=lambda f: (f["severity"] != "error", f["path"]))
-    return [[cell(f["severity"], 10, SEVERITY_STYLE.get(f["severity"], "")), cell(f["path"] or "(document)", 200),
-             cell(f["code"], 40), cell(f["message"], 600)] for f in findings]
+    return [
+        [
+            cell(f["severity"], 10, SEVERITY_STYLE.get(f["severity"], "")),
+            cell(f["path"] or "(document)", 200),
+            cell(f["code"], 40),
+            cell(f["message"], 600),
+        ]
+        for f in findings
+    ]
 
 
 def _sorted_checks(view: dict[str, Any]) -> list[dict[str, Any]]:
@@ -161,8 +241,16 @@ def _sorted_checks(view: dict[str, Any]) -> list[dict[str, Any]]:
 def check_rows(view: dict[str, Any]) -> list[list[Text]]:
     """The Checks tab: failures first."""
     checks = _sorted_checks(view)
-    return [[cell(c["status"], 6, CHECK_STYLE.get(c["status"], "")), cell(c["name"], 60), cell(c.get("detail"), 600),
-             cell(when(c.get("checked_at"))), cell(when(c.get("last_pass_at")) or "never", 20)] for c in checks]
+    return [
+        [
+            cell(c["status"], 6, CHECK_STYLE.get(c["status"], "")),
+            cell(c["name"], 60),
+            cell(c.get("detail"), 600),
+            cell(when(c.get("checked_at"))),
+            cell(when(c.get("last_pass_at")) or "never", 20),
+        ]
+        for c in checks
+    ]
 
 
 def check_details(view: dict[str, Any]) -> list[Text]:
@@ -185,10 +273,24 @@ def tool_rows(view: dict[str, Any]) -> list[list[Text]]:
     """The Tools tab: declared and probed tools, read-only or not."""
     rows = []
     for t in view.get("tools") or []:
-        access = cell("read-only", 10, "green") if t.get("read_only") else cell(
-            "destructive" if t.get("destructive") else "writes", 11, "bold red" if t.get("destructive") else "yellow")
-        rows.append([cell(t.get("source"), 10), cell(t.get("name"), 80), access,
-                     cell(compact_json(t.get("annotations") or {}, 300), 300), cell(t.get("description"), 600)])
+        access = (
+            cell("read-only", 10, "green")
+            if t.get("read_only")
+            else cell(
+                "destructive" if t.get("destructive") else "writes",
+                11,
+                "bold red" if t.get("destructive") else "yellow",
+            )
+        )
+        rows.append(
+            [
+                cell(t.get("source"), 10),
+                cell(t.get("name"), 80),
+                access,
+                cell(compact_json(t.get("annotations") or {}, 300), 300),
+                cell(t.get("description"), 600),
+            ]
+        )
     return rows
 
 
@@ -206,10 +308,21 @@ def crosscheck_verdict(view: dict[str, Any]) -> Text:
 
 def crosscheck_rows(view: dict[str, Any]) -> list[list[Text]]:
     """The Cross-check tab: disagreements (both sources, both values), then fingerprints."""
-    rows = [[cell("disagrees", 12, "red"), cell(f["path"], 60), cell(f["code"], 40), cell(f["message"], 600)]
-            for f in view.get("findings") or [] if f.get("format") == "consistency"]
-    rows += [[cell("fingerprint", 12, "dim"), cell(f"{t.get('source')}: {t.get('name')}", 80), cell("sha256", 10),
-              cell(t["fingerprint"], 64)] for t in view.get("tools") or [] if t.get("fingerprint")]
+    rows = [
+        [cell("disagrees", 12, "red"), cell(f["path"], 60), cell(f["code"], 40), cell(f["message"], 600)]
+        for f in view.get("findings") or []
+        if f.get("format") == "consistency"
+    ]
+    rows += [
+        [
+            cell("fingerprint", 12, "dim"),
+            cell(f"{t.get('source')}: {t.get('name')}", 80),
+            cell("sha256", 10),
+            cell(t["fingerprint"], 64),
+        ]
+        for t in view.get("tools") or []
+        if t.get("fingerprint")
+    ]
     return rows
 
 
@@ -220,9 +333,16 @@ def health_rows(view: dict[str, Any]) -> list[list[Text]]:
     for e in view.get("endpoints") or []:
         up = e.get("up") or [e["state"] == "ok"]
         style = "green" if up[-1] else "red"
-        rows.append([cell(e["role"], 12), cell(e["state"], 16, style), cell(sparkline(e["history"], e.get("up")), 10),
-                     cell(f"{e['recent_ok']}/{e['recent_probes']}", 10), cell(when(e.get("last_ok_at")) or "never", 20),
-                     cell(e["url"], 300)])
+        rows.append(
+            [
+                cell(e["role"], 12),
+                cell(e["state"], 16, style),
+                cell(sparkline(e["history"], e.get("up")), 10),
+                cell(f"{e['recent_ok']}/{e['recent_probes']}", 10),
+                cell(when(e.get("last_ok_at")) or "never", 20),
+                cell(e["url"], 300),
+            ]
+        )
     return rows
 
 

@@ -25,8 +25,9 @@ class SafeTable(Vertical):
     SafeTable > .detail { height: auto; max-height: 12; padding: 0 1; border-top: solid $panel-lighten-2; }
     """
 
-    def __init__(self, columns: Sequence[tuple[str, str, int | None]], *, empty: str = "Nothing here.",
-                 **kwargs) -> None:
+    def __init__(
+        self, columns: Sequence[tuple[str, str, int | None]], *, empty: str = "Nothing here.", **kwargs
+    ) -> None:
         super().__init__(**kwargs)
         self._columns = columns
         self.empty = empty
@@ -48,8 +49,9 @@ class SafeTable(Vertical):
         """The DataTable inside."""
         return self.query_one(DataTable)
 
-    def fill(self, rows: Sequence[Sequence[Text]], keys: Sequence[str] | None = None,
-             details: Sequence[Text] | None = None) -> None:
+    def fill(
+        self, rows: Sequence[Sequence[Text]], keys: Sequence[str] | None = None, details: Sequence[Text] | None = None
+    ) -> None:
         """Replace the rows (one Text per column); ``details`` is shown in full below the
         table for the highlighted row (default: its cells, one per line)."""
         table = self.table
@@ -78,7 +80,7 @@ class SafeTable(Vertical):
 
 def _cells_detail(columns: Sequence[tuple[str, str, int | None]], cells: Sequence[Text]) -> Text:
     text = Text(end="")
-    for (_, label, _), value in zip(columns, cells):
+    for (_, label, _), value in zip(columns, cells, strict=False):
         if value.plain:
             text.append(f"{label}: ", style="bold")
             value = value.copy()
