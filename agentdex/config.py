@@ -20,9 +20,12 @@ import tomllib
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentdex.errors import InputError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 CONFIG_ENV = "AGENTDEX_CONFIG"
 
@@ -48,7 +51,7 @@ def config_path(env: Mapping[str, str] | None = None) -> Path | None:
 
 
 @cache
-def config_model() -> type:
+def config_model() -> type[BaseModel]:
     """The pydantic model of the file, built on first use: importing pydantic takes about
     0.1 s, which a command run without a config file (``agentdex tui``'s first paint) does
     not pay."""
@@ -98,7 +101,7 @@ def load_config(env: Mapping[str, str] | None = None) -> Any:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise InputError(f"config file {path} cannot be read as TOML: {exc}") from exc
     try:
-        config = config_model().model_validate(data)
+        config: Any = config_model().model_validate(data)  # a NetworkConfig (built on first use)
     except ValidationError as exc:
         first = exc.errors()[0]
         key = ".".join(str(part) for part in first["loc"]) or "(top level)"
