@@ -221,8 +221,13 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     """The closing summary of a crawl."""
     parts = counts_text(summary["by_status"], by_name=True)
     head = "interrupted" if summary.get("interrupted") else "done"
-    return [f"crawl {summary['crawl_id']} {head}: {summary['origins']} origin(s) in {summary['seconds']:.1f}s — {parts or 'nothing'}",
-            f"{summary['requests']} request(s), {summary['errors']} error(s), {summary['events']} change event(s)"]
+    lines = [f"crawl {summary['crawl_id']} {head}: {summary['origins']} origin(s) in {summary['seconds']:.1f}s — {parts or 'nothing'}",
+             f"{summary['requests']} request(s), {summary['errors']} error(s), {summary['events']} change event(s)"]
+    if summary.get("internal"):
+        lines.append(f"{summary['internal']} origin(s) failed on an internal error of agentdex (see their status_detail); the others are saved")
+    if summary.get("cut_short"):
+        lines.append(f"{summary['cut_short']} origin(s) cut short at the per-origin budget")
+    return lines
 
 
 def crawl_line(summary: dict[str, Any]) -> str:
