@@ -98,7 +98,7 @@ def event_line(e: Mapping[str, Any]) -> str:
 
 def show_lines(data: dict[str, Any]) -> list[str]:
     """The human form of ``agentdex show``."""
-    out = [f"{plain(data.get('name') or '(no name)', 80)}  —  {plain(data['origin'])}",
+    out = [f"{plain(data.get('name') or '(no name)', 80, single_line=True)}  —  {plain(data['origin'], single_line=True)}",
            f"format {data.get('format') or '-'}, status {data.get('status')}"]
     if data.get("status_detail"):
         out.append(f"  {plain(data['status_detail'], 200)}")

@@ -22,6 +22,13 @@ metadata file:
 - ``serve`` answers every HTTP method but GET, HEAD and OPTIONS with 405 before Datasette
   sees it. Datasette's own command refuses those requests too (403 or 500), less clearly.
 
+No query can take more memory than SQLite's own limits allow (:func:`limit_connection`):
+every connection Datasette opens gets :data:`SQLITE_LIMITS` (no string or blob above 32 MiB,
+no SQL text above 100,000 characters …) and ``serve`` caps SQLite's heap for the process
+(:data:`HEAP_LIMIT`). Datasette's time limit cannot stop one function call that builds a
+huge value (``zeroblob(2000000000)``, ``replace(hex(…))``, ``printf('%.*c', …)``): SQLite
+refuses to build it, and the page shows the error. Datasette's own command has neither.
+
 Read-only by construction: Datasette opens a mutable file through ``file:…?mode=ro``
 connections (not ``immutable=1``, since a crawl may write while it serves, and WAL lets
 every query see only committed transactions), 0.65 has no write API, and the metadata
@@ -36,6 +43,7 @@ import asyncio
 import errno
 import json
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -128,6 +136,7 @@ def make_datasette(db_path: Path):
     from datasette.app import Datasette
 
     register_plugins()
+    register_limits()
     db_path = Path(db_path)
     open_db(db_path, readonly=True).close()
     return Datasette([str(db_path)], metadata=load_metadata(database_name(db_path)), settings=dict(SETTINGS))
@@ -178,9 +187,60 @@ def serve(db_path: Path, *, host: str = "127.0.0.1", port: int = 8001) -> None:
     """
     import uvicorn
 
+    limit_heap()
     ds = make_datasette(db_path)
     asyncio.run(ds.invoke_startup())
     uvicorn.run(read_only(ds.app()), host=host, port=port, log_level="info", lifespan="on", workers=1)
+
+
+# -- SQLite's own limits on every serving connection ------------------------------------------
+
+MIB = 1024 * 1024
+# The largest value agentdex stores is a document or package file of 8 MiB; 32 MiB leaves room
+# and refuses the gigabyte values one SQL function call can otherwise build.
+SQLITE_LIMITS = {
+    sqlite3.SQLITE_LIMIT_LENGTH: 32 * MIB,  # any string or blob, built or read
+    sqlite3.SQLITE_LIMIT_SQL_LENGTH: 100_000,  # the text of one statement
+    sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH: 10_000,
+    sqlite3.SQLITE_LIMIT_EXPR_DEPTH: 500,
+    sqlite3.SQLITE_LIMIT_COMPOUND_SELECT: 100,
+    sqlite3.SQLITE_LIMIT_FUNCTION_ARG: 100,
+}
+HEAP_LIMIT = 512 * MIB  # all of SQLite's memory in the serving process (PRAGMA hard_heap_limit)
+
+
+def limit_connection(conn: sqlite3.Connection) -> None:
+    """Apply :data:`SQLITE_LIMITS` to ``conn``: SQLite itself then refuses, with an error,
+    any statement or value past them, however few steps it takes."""
+    for category, value in SQLITE_LIMITS.items():
+        conn.setlimit(category, value)
+
+
+def limit_heap(limit: int = HEAP_LIMIT) -> None:
+    """Cap the memory SQLite may hold in this process (``PRAGMA hard_heap_limit``, which is
+    process-wide: only ``serve``, whose process does nothing else, sets it). A query past it
+    fails with "out of memory" instead of growing the server."""
+    with sqlite3.connect(":memory:") as conn:
+        conn.execute(f"PRAGMA hard_heap_limit = {int(limit)}")
+
+
+class _Limits:
+    """The Datasette plugin that applies :func:`limit_connection` to every connection."""
+
+    @staticmethod
+    def prepare_connection(conn: sqlite3.Connection) -> None:
+        limit_connection(conn)
+
+
+def register_limits() -> None:
+    """Register the plugin that limits every Datasette connection (once per process)."""
+    from datasette import hookimpl
+    from datasette.plugins import pm
+
+    if pm.get_plugin("agentdex-sqlite-limits") is None:
+        plugin = _Limits()
+        hookimpl(plugin.prepare_connection)
+        pm.register(plugin, name="agentdex-sqlite-limits")
 
 
 # -- Datasette in a child process (the demo's --serve) ----------------------------------------

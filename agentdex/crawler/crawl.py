@@ -33,7 +33,7 @@ from agentdex.crawler.fetch import Fetcher
 from agentdex.crawler.origins import origin_url
 from agentdex.crawler.robots import definite, reusable
 from agentdex.errors import DatabaseError, InputError
-from agentdex.formats import x402_discovery
+from agentdex.formats import tool_safety, x402_discovery
 from agentdex.models import OriginCrawl
 
 DEFAULT_REGISTRY = "https://registry.modelcontextprotocol.io"
@@ -275,7 +275,16 @@ async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None, *,
             await verifier(result, listing)
     result.consistency = cross_check(result)
     result.robots = _fetched_robots(origin, fetcher)
+    tools = _tools_of(result)
+    if tools:  # the safety scan of megabytes of hostile text takes seconds: not on the event loop
+        await asyncio.to_thread(tool_safety.check_tools, tools)
     return result
+
+
+def _tools_of(result: OriginCrawl) -> list:
+    """Every tool the origin's documents and MCP server declared this crawl."""
+    declared = [t for r in result.results.values() if r.listing is not None for t in r.listing.tools]
+    return declared + list(result.mcp_tools or [])
 
 
 def _offer_robots(db, origin: str, fetcher: Fetcher, now: float | None) -> None:
