@@ -24,7 +24,7 @@ metadata file:
 
 No query can take more memory than SQLite's own limits allow (:func:`limit_connection`):
 every connection Datasette opens gets :data:`SQLITE_LIMITS` (no string or blob above 32 MiB,
-no SQL text above 100,000 characters …) and ``serve`` caps SQLite's heap for the process
+no SQL text above 50,000 characters …) and ``serve`` caps SQLite's heap for the process
 (:data:`HEAP_LIMIT`). Datasette's time limit cannot stop one function call that builds a
 huge value (``zeroblob(2000000000)``, ``replace(hex(…))``, ``printf('%.*c', …)``): SQLite
 refuses to build it, and the page shows the error. Datasette's own command has neither.
@@ -48,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
@@ -200,7 +201,7 @@ MIB = 1024 * 1024
 # and refuses the gigabyte values one SQL function call can otherwise build.
 SQLITE_LIMITS = {
     sqlite3.SQLITE_LIMIT_LENGTH: 32 * MIB,  # any string or blob, built or read
-    sqlite3.SQLITE_LIMIT_SQL_LENGTH: 100_000,  # the text of one statement
+    sqlite3.SQLITE_LIMIT_SQL_LENGTH: 50_000,  # the text of one statement
     sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH: 10_000,
     sqlite3.SQLITE_LIMIT_EXPR_DEPTH: 500,
     sqlite3.SQLITE_LIMIT_COMPOUND_SELECT: 100,
@@ -224,23 +225,20 @@ def limit_heap(limit: int = HEAP_LIMIT) -> None:
         conn.execute(f"PRAGMA hard_heap_limit = {int(limit)}")
 
 
-class _Limits:
-    """The Datasette plugin that applies :func:`limit_connection` to every connection."""
-
-    @staticmethod
-    def prepare_connection(conn: sqlite3.Connection) -> None:
-        limit_connection(conn)
+LIMITS_PLUGIN = "agentdex_sqlite_limits"
 
 
 def register_limits() -> None:
-    """Register the plugin that limits every Datasette connection (once per process)."""
+    """Register the Datasette plugin whose ``prepare_connection`` applies
+    :func:`limit_connection` to every connection Datasette opens (once per process)."""
     from datasette import hookimpl
     from datasette.plugins import pm
 
-    if pm.get_plugin("agentdex-sqlite-limits") is None:
-        plugin = _Limits()
-        hookimpl(plugin.prepare_connection)
-        pm.register(plugin, name="agentdex-sqlite-limits")
+    if pm.get_plugin(LIMITS_PLUGIN) is None:
+        # Datasette lists plugins by module name: a module of its own, holding just the hook.
+        plugin = types.ModuleType(LIMITS_PLUGIN)
+        plugin.prepare_connection = hookimpl(specname="prepare_connection")(limit_connection)
+        pm.register(plugin, name=LIMITS_PLUGIN)
 
 
 # -- Datasette in a child process (the demo's --serve) ----------------------------------------
