@@ -35,10 +35,12 @@ def http_digits(text: str | None, cap: int = DELTA_SECONDS_MAX) -> int | None:
     text = text.strip(" \t")
     if not _DIGITS.fullmatch(text):
         return None
-    # More digits than the cap has cannot be below it: never convert a million digits.
-    if len(text.lstrip("0")) > len(str(cap)):
+    # More digits than the cap has cannot be below it: never convert a million digits
+    # (nor a million leading zeros: int() refuses more than 4,300 digits).
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(cap)):
         return cap
-    return min(int(text), cap)
+    return min(int(digits), cap)
 
 
 def retry_after_seconds(value: str) -> float | None:
