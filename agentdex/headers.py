@@ -8,6 +8,8 @@ Every number read from the network has a stated domain: RFC 9110 (5.6.1, 10.2.3)
 ``str.isdigit`` and then fails ``int``), underscores, signs and exponents; none of those is
 HTTP. :func:`http_digits` is the one reader: ASCII digits or ``None``, and a value beyond
 its cap is the cap (RFC 9111, 1.2.2: a delta-seconds too large to hold is 2^31).
+:func:`decimal_seconds` is its twin for robots.txt's ``Crawl-delay``, which real files
+write with a fraction (``0.5``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ SAFE_METHODS = ("GET", "HEAD")
 
 DELTA_SECONDS_MAX = 2**31  # RFC 9111, 1.2.2: the value a too-large delta-seconds stands for
 _DIGITS = re.compile(r"[0-9]+", re.ASCII)
+_DECIMAL = re.compile(r"([0-9]+)(?:\.([0-9]*))?", re.ASCII)
 
 
 def http_digits(text: str | None, cap: int = DELTA_SECONDS_MAX) -> int | None:
@@ -41,6 +44,21 @@ def http_digits(text: str | None, cap: int = DELTA_SECONDS_MAX) -> int | None:
     if len(digits) > len(str(cap)):
         return cap
     return min(int(digits), cap)
+
+
+def decimal_seconds(text: str | None, cap: int = DELTA_SECONDS_MAX) -> float | None:
+    """A number of seconds written in ASCII digits with an optional fraction (robots.txt's
+    ``Crawl-delay: 0.5``, which RFC 9309 leaves unspecified), at most ``cap``; ``None`` for
+    anything else: Unicode digits, signs, exponents, ``inf`` and ``nan`` (all of which
+    ``float()`` takes)."""
+    if text is None:
+        return None
+    found = _DECIMAL.fullmatch(text.strip(" \t"))
+    if found is None:
+        return None
+    whole = http_digits(found.group(1), cap)
+    fraction = found.group(2)[:9] if found.group(2) else ""  # nanoseconds are enough
+    return min(float(f"{whole}.{fraction or 0}"), float(cap))
 
 
 def retry_after_seconds(value: str) -> float | None:

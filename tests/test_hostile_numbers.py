@@ -27,7 +27,7 @@ from agentdex.errors import FetchError
 from agentdex.formats import x402_discovery
 from agentdex.formats.x402_money import (AMOUNT_MAX, DECIMALS_MAX, PRICE_USD_MAX, MoneyError, amount_problem,
                                          base_units, dollars, usd_price)
-from agentdex.headers import DELTA_SECONDS_MAX, http_date, http_digits, retry_after_seconds
+from agentdex.headers import DELTA_SECONDS_MAX, decimal_seconds, http_date, http_digits, retry_after_seconds
 from agentdex.sampleweb.server import HOSTILE_ROOT, SampleWeb
 
 USDC = "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913"
@@ -56,6 +56,16 @@ def test_unicode_digits_are_not_http_digits():
     for text in ("²", "١٢", "１２", "1_000", "+5", "1e3", "٣"):
         assert http_digits(text) is None, text
     assert http_digits("9" * 5000) == DELTA_SECONDS_MAX and http_digits(" 42\t") == 42
+
+
+@given(st.one_of(header_text, st.sampled_from(["inf", "nan", "1e308", "-1", "0.5", "٣.٥", " 2.25 ", "1."])))
+def test_a_crawl_delay_is_a_bounded_finite_number_or_none(text):
+    seconds = decimal_seconds(text)
+    assert seconds is None or (math.isfinite(seconds) and 0 <= seconds <= DELTA_SECONDS_MAX)
+    if text.strip(" \t") in ("0.5", "2.25", "1."):
+        assert seconds == float(text)
+    if text in ("inf", "nan", "1e308", "-1", "٣.٥"):
+        assert seconds is None
 
 
 @given(header_text)
