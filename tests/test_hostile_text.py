@@ -119,9 +119,9 @@ def odd_db(tmp_path_factory) -> Path:
 
 def test_a_line_break_in_a_name_cannot_forge_a_list_row(odd_db):
     shown = CliRunner().invoke(app, ["list", "--db", str(odd_db)]).stdout
-    rows = [line for line in shown.splitlines() if line.endswith(".test") or ".test " in line]
-    assert not any(line.startswith("forged.test") for line in shown.splitlines())
-    assert len([line for line in rows if line.startswith(("oddtext.test", "poisoned.test"))]) == 2
+    lines = shown.splitlines()
+    assert not any(line.startswith("forged.test") for line in lines)
+    assert len([line for line in lines if line.startswith(("oddtext.test", "poisoned.test"))]) == 2
     assert "Odd forged.test agent_app listed Forged" in shown
     listed = json.loads(CliRunner().invoke(app, ["list", "--db", str(odd_db), "--json"]).stdout)["listings"]
     assert {r["origin"]: r["name"] for r in listed}[ODD] == "Odd\nforged.test agent_app listed Forged"
