@@ -12,7 +12,7 @@ names the field, the exact character span and why it was flagged.
 
 The scan is bounded: it reads the first ``SCAN_CHARS`` characters of each text (a longer
 text is flagged ``tool_text_too_long``: nobody reviews megabytes, and orders may hide past
-what is read), at most ``MAX_STRINGS`` strings of a tool. Its cost is still linear in what
+what is read), at most ``MAX_STRINGS`` strings and ``TOOL_SCAN_CHARS`` characters of a tool. Its cost is still linear in what
 it reads, with a large constant for hostile text (several microseconds a character), so the
 crawler runs it in a worker thread (:func:`check_tools` there, before the store asks
 :func:`check_tool` again): results are kept in a small cache keyed by the texts.
@@ -41,6 +41,7 @@ MAX_STRINGS = 500  # strings read from one tool's schema and annotations, at mos
 MAX_FLAGS = 20  # flags kept per tool: enough to act on, bounded for a hostile server
 EXCERPT_CHARS = 120
 SCAN_CHARS = 65_536  # characters of one text read for instructions
+TOOL_SCAN_CHARS = 4 * SCAN_CHARS  # characters of all of one tool's texts together
 
 
 _VERB = r"(?:read|open|cat|load|include|attach|pass|send|provide|copy|extract|collect|upload|paste|share|print|output|return)"
@@ -102,20 +103,22 @@ def check_tools(tools: Iterable[Any]) -> None:
 @functools.lru_cache(maxsize=1024)
 def _check_texts(texts: tuple[tuple[str, str], ...]) -> tuple[ToolFlag, ...]:
     flags: list[ToolFlag] = []
+    left = TOOL_SCAN_CHARS
     for field, text in texts:
-        flags.extend(check_text(text, field))
-        if len(flags) >= MAX_FLAGS:
+        if left <= 0 or len(flags) >= MAX_FLAGS:
             break
+        flags.extend(check_text(text, field, min(SCAN_CHARS, left)))
+        left -= len(text)
     return tuple(flags[:MAX_FLAGS])
 
 
-def check_text(text: str, field: str) -> list[ToolFlag]:
-    """The flags one string raises (its first ``SCAN_CHARS`` characters are read)."""
+def check_text(text: str, field: str, limit: int = SCAN_CHARS) -> list[ToolFlag]:
+    """The flags one string raises (its first ``limit`` characters are read)."""
     flags = []
-    if len(text) > SCAN_CHARS:
-        flags.append(ToolFlag("tool_text_too_long", f"it is {len(text)} characters long; only the first {SCAN_CHARS} "
-                              "were read for instructions", field, SCAN_CHARS, len(text), text[SCAN_CHARS:SCAN_CHARS + 40]))
-        text = text[:SCAN_CHARS]
+    if len(text) > limit:
+        flags.append(ToolFlag("tool_text_too_long", f"it is {len(text)} characters long; only the first {limit} "
+                              "were read for instructions", field, limit, len(text), text[limit:limit + 40]))
+        text = text[:limit]
     flags += [ToolFlag(code, reason, field, m.start(), m.end(), m.group())
               for code, reason, pattern in _PATTERNS for m in pattern.finditer(text)]
     flags += [ToolFlag("tool_invisible_text", f"it holds invisible {kind} characters", field, start, end,
