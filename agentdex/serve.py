@@ -29,6 +29,10 @@ no SQL text above 50,000 characters …) and ``serve`` caps SQLite's heap for th
 huge value (``zeroblob(2000000000)``, ``replace(hex(…))``, ``printf('%.*c', …)``): SQLite
 refuses to build it, and the page shows the error. Datasette's own command has neither.
 
+Crawled text is shown inert on its HTML pages too: a cell holding invisible characters,
+controls or escape sequences is shown as :func:`~agentdex.text.plain` shows it
+(:func:`shown_cell`); the JSON API keeps the exact value.
+
 Read-only by construction: Datasette opens a mutable file through ``file:…?mode=ro``
 connections (not ``immutable=1``, since a crawl may write while it serves, and WAL lets
 every query see only committed transactions), 0.65 has no write API, and the metadata
@@ -138,6 +142,7 @@ def make_datasette(db_path: Path):
 
     register_plugins()
     register_limits()
+    register_text_plugin()
     db_path = Path(db_path)
     open_db(db_path, readonly=True).close()
     return Datasette([str(db_path)], metadata=load_metadata(database_name(db_path)), settings=dict(SETTINGS))
@@ -226,6 +231,30 @@ def limit_heap(limit: int = HEAP_LIMIT) -> None:
 
 
 LIMITS_PLUGIN = "agentdex_sqlite_limits"
+TEXT_PLUGIN = "agentdex_inert_text"
+
+
+def shown_cell(value: Any) -> str | None:
+    """How an HTML page shows a cell that holds invisible characters, controls or escape
+    sequences: :func:`~agentdex.text.plain` text (``⟨U+202E⟩`` placeholders), which Datasette's
+    templates escape as any text; ``None`` (Datasette's own rendering) for every other value.
+    The JSON API and CSV keep the exact value."""
+    if isinstance(value, str):
+        shown = plain(value)
+        if shown != value:
+            return shown
+    return None
+
+
+def register_text_plugin() -> None:
+    """Register the Datasette plugin whose ``render_cell`` is :func:`shown_cell` (once)."""
+    from datasette import hookimpl
+    from datasette.plugins import pm
+
+    if pm.get_plugin(TEXT_PLUGIN) is None:
+        plugin = types.ModuleType(TEXT_PLUGIN)
+        plugin.render_cell = hookimpl(specname="render_cell")(shown_cell)
+        pm.register(plugin, name=TEXT_PLUGIN)
 
 
 def register_limits() -> None:

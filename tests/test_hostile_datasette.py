@@ -15,7 +15,11 @@ import sys
 import httpx
 import pytest
 
+from typer.testing import CliRunner
+
+from agentdex.cli import app
 from agentdex.db import open_db
+from agentdex.sampleweb.server import HOSTILE_ROOT, SampleWeb
 from agentdex.serve import SQLITE_LIMITS, make_datasette
 from test_datasette_live import server
 
@@ -77,3 +81,25 @@ async def test_every_connection_datasette_opens_carries_the_limits(catalogue):
 
     for name in ("agentdex", "_internal"):
         assert await ds.get_database(name).execute_fn(read_limits) == SQLITE_LIMITS
+
+
+@pytest.fixture(scope="module")
+def odd_served(tmp_path_factory):
+    """``agentdex serve`` over a catalogue holding oddtext.test (variation selectors, tag
+    characters and a Hangul filler in its one-liner)."""
+    path = tmp_path_factory.mktemp("odd") / "agentdex.db"
+    with SampleWeb(HOSTILE_ROOT) as web:
+        crawled = CliRunner().invoke(app, ["crawl", "oddtext.test", "--db", str(path), *web.cli_args(), "--no-verify"])
+        assert crawled.exit_code == 0, crawled.output
+    args = [sys.executable, "-m", "agentdex", "serve", "--db", str(path)]
+    with server(args, path.parent, path.parent / "serve.log") as base:
+        yield base
+
+
+def test_datasette_pages_show_invisible_characters_as_placeholders_and_json_keeps_them(odd_served):
+    page = httpx.get(f"{odd_served}/agentdex/listings", params={"origin": "oddtext.test"}, timeout=30).text
+    assert "⟨U+FE01⟩" in page and "⟨U+E0041⟩" in page and "⟨U+3164⟩" in page
+    assert not any(raw in page for raw in ("\ufe01", "\U000e0041", "\u3164"))
+    rows = httpx.get(f"{odd_served}/agentdex/listings.json", params={"origin": "oddtext.test", "_shape": "array"},
+                     timeout=30).json()
+    assert "\ufe01\ufe02" in rows[0]["one_liner"] and "\U000e0041" in rows[0]["one_liner"]  # the exact value
