@@ -253,7 +253,7 @@ def register_text_plugin() -> None:
 
     if pm.get_plugin(TEXT_PLUGIN) is None:
         plugin = types.ModuleType(TEXT_PLUGIN)
-        plugin.render_cell = hookimpl(specname="render_cell")(shown_cell)
+        vars(plugin)["render_cell"] = hookimpl(specname="render_cell")(shown_cell)
         pm.register(plugin, name=TEXT_PLUGIN)
 
 
@@ -266,7 +266,7 @@ def register_limits() -> None:
     if pm.get_plugin(LIMITS_PLUGIN) is None:
         # Datasette lists plugins by module name: a module of its own, holding just the hook.
         plugin = types.ModuleType(LIMITS_PLUGIN)
-        plugin.prepare_connection = hookimpl(specname="prepare_connection")(limit_connection)
+        vars(plugin)["prepare_connection"] = hookimpl(specname="prepare_connection")(limit_connection)
         pm.register(plugin, name=LIMITS_PLUGIN)
 
 

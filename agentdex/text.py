@@ -46,11 +46,17 @@ _TAGS = "\U000e0000-\U000e007f"
 _SELECTORS = "\u180b-\u180d\u180f\ufe00-\ufe0f\U000e0100-\U000e01ef"
 _IGNORABLE = r"[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cs}--\p{Prepended_Concatenation_Mark}]"
 # One presentation selector right after a visible character only chooses how it is drawn.
-_PRESENTATION = r"(?<=[^\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cs}])[\ufe0e\ufe0f](?![\ufe00-\ufe0f\U000e0100-\U000e01ef])"
+_PRESENTATION = (
+    r"(?<=[^\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cs}])[\ufe0e\ufe0f](?![\ufe00-\ufe0f\U000e0100-\U000e01ef])"
+)
 _INVISIBLE = regex.compile(rf"(?!{_PRESENTATION}){_IGNORABLE}", regex.V1)
-_KIND = (("bidi", re.compile(f"[{_BIDI}]")), ("zero-width", re.compile(f"[{_ZERO_WIDTH}]")),
-         ("tag", re.compile(f"[{_TAGS}]")), ("variation-selector", re.compile(f"[{_SELECTORS}]")),
-         ("surrogate", re.compile("[\ud800-\udfff]")))
+_KIND = (
+    ("bidi", re.compile(f"[{_BIDI}]")),
+    ("zero-width", re.compile(f"[{_ZERO_WIDTH}]")),
+    ("tag", re.compile(f"[{_TAGS}]")),
+    ("variation-selector", re.compile(f"[{_SELECTORS}]")),
+    ("surrogate", re.compile("[\ud800-\udfff]")),
+)
 ELLIPSIS = "…"
 
 

@@ -63,8 +63,13 @@ def start(db: Path, max_bytes: int) -> tuple[subprocess.Popen, str]:
 
     # cwd outside the checkout: ``python -m`` puts the working folder first on the path,
     # which would hide the version PYTHONPATH names.
-    proc = subprocess.Popen([sys.executable, "-m", "agentdex", "serve", "--db", str(db), "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=cap, cwd=db.parent)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentdex", "serve", "--db", str(db), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=cap,
+        cwd=db.parent,
+    )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -84,7 +89,11 @@ def measure(db: Path, sql: str, max_bytes: int, timeout: float) -> tuple[str, fl
         started = time.perf_counter()
         try:
             answer = httpx.get(f"{base}/agentdex.json", params={"sql": sql}, timeout=timeout)
-            outcome = f"{answer.status_code} {answer.text[:60]!r}" if answer.status_code != 200 else f"200 {answer.json()['rows']}"
+            outcome = (
+                f"{answer.status_code} {answer.text[:60]!r}"
+                if answer.status_code != 200
+                else f"200 {answer.json()['rows']}"
+            )
         except httpx.HTTPError as exc:
             outcome = f"no answer ({type(exc).__name__})"
         seconds = time.perf_counter() - started

@@ -19,8 +19,7 @@ from agentdex.cli import app
 from agentdex.crawler import verify as verify_module
 from agentdex.crawler.crawl import crawl
 from agentdex.crawler.fetch import Fetcher
-from agentdex.db import get_listing, open_db
-from agentdex.db import store
+from agentdex.db import get_listing, open_db, store
 from agentdex.formats import agent_app
 from agentdex.sampleweb.server import HOSTILE_ROOT, SampleWeb
 
@@ -42,6 +41,7 @@ def hostile_web():
 
 def _inject(monkeypatch, stage: str) -> None:
     """Make ``stage`` raise for VICTIM only (a bug of agentdex, as a user would meet it)."""
+
     def boom(what: str):
         raise RuntimeError(f"injected {what} failure")
 
@@ -52,6 +52,7 @@ def _inject(monkeypatch, stage: str) -> None:
             if VICTIM in url:
                 boom("fetch")
             return await real_fetch(self, url, **options)
+
         monkeypatch.setattr(Fetcher, "fetch", fetch)
     elif stage == "parse":
         real_parse = agent_app.parse
@@ -60,6 +61,7 @@ def _inject(monkeypatch, stage: str) -> None:
             if origin == VICTIM:
                 boom("parse")
             return real_parse(data, origin=origin)
+
         monkeypatch.setattr(agent_app, "parse", parse)
     elif stage == "verify":
         real_verify = verify_module.Verifier.verify_crawl
@@ -68,6 +70,7 @@ def _inject(monkeypatch, stage: str) -> None:
             if result.origin == VICTIM:
                 boom("verify")
             return await real_verify(self, result, listing)
+
         monkeypatch.setattr(verify_module.Verifier, "verify_crawl", verify_crawl)
     else:  # inside save_origin's transaction, after some rows of the origin were written
         real_findings = store._replace_findings
@@ -76,6 +79,7 @@ def _inject(monkeypatch, stage: str) -> None:
             real_findings(db, result, crawl_id)
             if result.origin == VICTIM:
                 boom("store")
+
         monkeypatch.setattr(store, "_replace_findings", replace_findings)
 
 
@@ -129,8 +133,21 @@ def test_an_origin_answering_just_inside_each_deadline_is_cut_short_at_its_budge
 
 def test_the_origin_budget_is_a_crawl_option(hostile_web, tmp_path):
     path = tmp_path / "catalogue.db"
-    result = CliRunner().invoke(app, ["crawl", "justintime.test", "--db", str(path), *hostile_web.cli_args(),
-                                      "--timeout", "1", "--origin-budget", "1.5", "--no-verify"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "crawl",
+            "justintime.test",
+            "--db",
+            str(path),
+            *hostile_web.cli_args(),
+            "--timeout",
+            "1",
+            "--origin-budget",
+            "1.5",
+            "--no-verify",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "1 origin(s) cut short at the per-origin budget" in result.stdout
     refused = CliRunner().invoke(app, ["crawl", "justintime.test", "--db", str(path), "--origin-budget", "0"])

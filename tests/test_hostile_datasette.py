@@ -14,7 +14,6 @@ import sys
 
 import httpx
 import pytest
-
 from typer.testing import CliRunner
 
 from agentdex.cli import app
@@ -28,10 +27,14 @@ HOSTILE_QUERIES = {
     "zeroblob": "select length(zeroblob(900000000))",
     "hex-replace": "select length(replace(hex(zeroblob(100000000)), '0', 'xxxxxxxx'))",
     "randomblob": "select length(randomblob(900000000))",
-    "recursive-cte": ("with recursive r(i, s) as (select 1, 'x' union all select i + 1, s || s from r where i < 40) "
-                      "select max(length(s)) from r"),
-    "group-concat": ("with recursive r(i) as (select 1 union all select i + 1 from r where i < 100000000) "
-                     "select length(group_concat(printf('%01000d', i))) from r"),
+    "recursive-cte": (
+        "with recursive r(i, s) as (select 1, 'x' union all select i + 1, s || s from r where i < 40) "
+        "select max(length(s)) from r"
+    ),
+    "group-concat": (
+        "with recursive r(i) as (select 1 union all select i + 1 from r where i < 100000000) "
+        "select length(group_concat(printf('%01000d', i))) from r"
+    ),
 }
 # printf past the length limit gives NULL (SQLite's printf never builds it) rather than an error.
 NULL_QUERIES = {"printf": "select length(printf('%.*c', 900000000, 'x')) as n"}
@@ -100,6 +103,7 @@ def test_datasette_pages_show_invisible_characters_as_placeholders_and_json_keep
     page = httpx.get(f"{odd_served}/agentdex/listings", params={"origin": "oddtext.test"}, timeout=30).text
     assert "⟨U+FE01⟩" in page and "⟨U+E0041⟩" in page and "⟨U+3164⟩" in page
     assert not any(raw in page for raw in ("\ufe01", "\U000e0041", "\u3164"))
-    rows = httpx.get(f"{odd_served}/agentdex/listings.json", params={"origin": "oddtext.test", "_shape": "array"},
-                     timeout=30).json()
+    rows = httpx.get(
+        f"{odd_served}/agentdex/listings.json", params={"origin": "oddtext.test", "_shape": "array"}, timeout=30
+    ).json()
     assert "\ufe01\ufe02" in rows[0]["one_liner"] and "\U000e0041" in rows[0]["one_liner"]  # the exact value

@@ -25,8 +25,16 @@ from agentdex.crawler.x402 import parse_402
 from agentdex.db import get_listing, open_db
 from agentdex.errors import FetchError
 from agentdex.formats import x402_discovery
-from agentdex.formats.x402_money import (AMOUNT_MAX, DECIMALS_MAX, PRICE_USD_MAX, MoneyError, amount_problem,
-                                         base_units, dollars, usd_price)
+from agentdex.formats.x402_money import (
+    AMOUNT_MAX,
+    DECIMALS_MAX,
+    PRICE_USD_MAX,
+    MoneyError,
+    amount_problem,
+    base_units,
+    dollars,
+    usd_price,
+)
 from agentdex.headers import DELTA_SECONDS_MAX, decimal_seconds, http_date, http_digits, retry_after_seconds
 from agentdex.sampleweb.server import HOSTILE_ROOT, SampleWeb
 
@@ -80,9 +88,14 @@ def test_an_http_date_is_a_finite_moment_or_none(text):
     assert when is None or math.isfinite(when)
 
 
-@given(st.dictionaries(st.sampled_from(["cache-control", "age", "date", "expires"]),
-                       st.one_of(header_text, st.builds("max-age={}".format, header_text)), max_size=4),
-       st.sampled_from([200, 203, 404, 410, 500, None]))
+@given(
+    st.dictionaries(
+        st.sampled_from(["cache-control", "age", "date", "expires"]),
+        st.one_of(header_text, st.builds("max-age={}".format, header_text)),
+        max_size=4,
+    ),
+    st.sampled_from([200, 203, 404, 410, 500, None]),
+)
 def test_freshness_of_any_headers_is_a_moment_or_none(headers, status):
     until = freshness.fresh_until(headers, status, 1_000.0, 1_001.0)
     assert until is None or (math.isfinite(until) and until > 1_001.0)
@@ -91,8 +104,9 @@ def test_freshness_of_any_headers_is_a_moment_or_none(headers, status):
 
 @given(header_text)
 async def test_any_content_length_is_read_or_refused_with_a_code(length):
-    response = httpx.Response(200, headers=[(b"content-length", length.encode("utf-8", "surrogatepass"))],
-                              stream=httpx.ByteStream(b"{}"))
+    response = httpx.Response(
+        200, headers=[(b"content-length", length.encode("utf-8", "surrogatepass"))], stream=httpx.ByteStream(b"{}")
+    )
     try:
         assert await read_capped(response, 1024) == b"{}"
     except FetchError as exc:
@@ -100,8 +114,15 @@ async def test_any_content_length_is_read_or_refused_with_a_code(length):
 
 
 amounts = st.one_of(header_text, st.decimals(allow_nan=True, allow_infinity=True).map(str), st.integers().map(str))
-extras = st.one_of(st.none(), st.fixed_dictionaries({"name": st.sampled_from(["USDC", "USD Coin", "EURC"]),
-                                                     "decimals": st.one_of(st.integers(), header_text, st.floats())}))
+extras = st.one_of(
+    st.none(),
+    st.fixed_dictionaries(
+        {
+            "name": st.sampled_from(["USDC", "USD Coin", "EURC"]),
+            "decimals": st.one_of(st.integers(), header_text, st.floats()),
+        }
+    ),
+)
 
 
 @given(st.sampled_from([USDC, "0xabc", ""]), amounts, extras)
@@ -137,16 +158,34 @@ def test_prices_beyond_any_sane_range_are_rejected_not_overflowed():
     assert usd_price(USDC, "1e999999999999999999") is None and usd_price(USDC, "9" * 90) is None
     assert "outside 0..36" in amount_problem("0xabc", "1", {"name": "USDC", "decimals": 10**12})
     assert "2^256" in amount_problem(USDC, "9" * 90)
-    assert usd_price(USDC, "10000") == 0.01 and usd_price("0xabc", "1", {"name": "USDC", "decimals": DECIMALS_MAX}) == 1e-36
+    assert (
+        usd_price(USDC, "10000") == 0.01
+        and usd_price("0xabc", "1", {"name": "USDC", "decimals": DECIMALS_MAX}) == 1e-36
+    )
 
 
-@given(st.lists(st.fixed_dictionaries({"scheme": st.just("exact"), "network": st.sampled_from(["base", "eip155:8453"]),
-                                       "asset": st.sampled_from([USDC, "0xabc"]), "amount": amounts,
-                                       "maxAmountRequired": amounts, "extra": extras}), max_size=3))
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "scheme": st.just("exact"),
+                "network": st.sampled_from(["base", "eip155:8453"]),
+                "asset": st.sampled_from([USDC, "0xabc"]),
+                "amount": amounts,
+                "maxAmountRequired": amounts,
+                "extra": extras,
+            }
+        ),
+        max_size=3,
+    )
+)
 def test_any_402_offer_is_read_without_a_crash(accepts):
     offers, _ = parse_402({}, json.dumps({"x402Version": 1, "accepts": accepts}).encode())
     assert all(o.price_usd is None or math.isfinite(o.price_usd) for o in offers)
-    document = {"x402Version": 2, "items": [{"resource": {"url": "https://a.test/x"}, "type": "http", "accepts": accepts}]}
+    document = {
+        "x402Version": 2,
+        "items": [{"resource": {"url": "https://a.test/x"}, "type": "http", "accepts": accepts}],
+    }
     result = x402_discovery.parse(json.dumps(document).encode(), origin="a.test")
     if result.listing is None:  # a NaN among the decimals: JSON has none, a typed finding
         assert {f.code for f in result.findings} == {"non_finite"}
@@ -168,8 +207,12 @@ def test_an_origin_of_hostile_numbers_is_crawled_and_its_offers_are_findings(tmp
     assert summary.internal == 0
     assert get_listing(db, "numbers.test")["status"] == "listed"
     assert get_listing(db, "poisoned.test")["status"] == "listed"
-    findings = {(f["path"], f["code"]): f["message"] for f in db.query(
-        "SELECT path, code, message FROM findings WHERE origin = 'numbers.test' AND format = 'x402_discovery'")}
+    findings = {
+        (f["path"], f["code"]): f["message"]
+        for f in db.query(
+            "SELECT path, code, message FROM findings WHERE origin = 'numbers.test' AND format = 'x402_discovery'"
+        )
+    }
     assert "outside 0..36" in findings[("items[0].accepts[0].amount", "maximum")]
     assert "2^256" in findings[("items[1].accepts[0].amount", "maximum")]
     assert ("items[2].accepts[0].amount", "maximum") not in findings

@@ -29,8 +29,8 @@ from agentdex.sampleweb.server import HOSTILE_ROOT, SampleWeb
 from agentdex.text import invisible_spans, plain, terminal_safe_json
 from agentdex.tui.app import make_app
 from db_records import listing_crawl
-from tests.conftest import cli_env
 from test_tui_support import SIZE, no_cursor_blink, open_listing, screen_text  # noqa: F401
+from tests.conftest import cli_env
 
 UCD = Path(__file__).parent / "unicode" / "DerivedCoreProperties-Default_Ignorable_Code_Point.txt"
 ODD = "oddtext.test"
@@ -61,7 +61,7 @@ def test_every_default_ignorable_code_point_is_a_placeholder_and_a_flag():
 
 
 def test_an_emoji_presentation_selector_and_drawn_format_characters_stay_as_they_are():
-    for text in ("I \u2764\ufe0f it", "\u0600\u0661", "\U0001F44D\ufe0f"):
+    for text in ("I \u2764\ufe0f it", "\u0600\u0661", "\U0001f44d\ufe0f"):
         assert plain(text) == text and invisible_spans(text) == []
     assert invisible_spans("ok\ufe0f\ufe0f") == [(2, 4, "variation-selector")]
 
@@ -80,13 +80,23 @@ def test_a_huge_tool_text_is_scanned_to_a_bound_and_flagged():
 
 # -- a lone surrogate and a forged row -----------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def surrogate_db(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("surrogate") / "catalogue.db"
-    listing = Listing(format="agent_app", origin="lone.test", name="Lone\ud800Surrogate", one_liner="x",
-                      homepage="https://lone.test/", mcp_url="https://lone.test/mcp", mcp_auth=["none"],
-                      categories=["utilities"])
-    tools = [Tool("search", description="d", input_schema={"properties": {"q\udfff": {"type": "string"}}}, source="mcp")]
+    listing = Listing(
+        format="agent_app",
+        origin="lone.test",
+        name="Lone\ud800Surrogate",
+        one_liner="x",
+        homepage="https://lone.test/",
+        mcp_url="https://lone.test/mcp",
+        mcp_auth=["none"],
+        categories=["utilities"],
+    )
+    tools = [
+        Tool("search", description="d", input_schema={"properties": {"q\udfff": {"type": "string"}}}, source="mcp")
+    ]
     db = open_db(path)
     save_origin(db, listing_crawl(listing, origin="lone.test", mcp_tools=tools), start_crawl(db))
     db.conn.close()
@@ -95,16 +105,24 @@ def surrogate_db(tmp_path_factory) -> Path:
 
 def test_a_lone_surrogate_is_escaped_by_show_json_not_a_traceback(surrogate_db):
     # A real process writing to a real pipe: where an unencodable character would raise.
-    run = subprocess.run([sys.executable, "-m", "agentdex", "show", "lone.test", "--db", str(surrogate_db), "--json"],
-                         capture_output=True, env=cli_env(), timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "agentdex", "show", "lone.test", "--db", str(surrogate_db), "--json"],
+        capture_output=True,
+        env=cli_env(),
+        timeout=60,
+    )
     assert run.returncode == 0, run.stderr.decode("utf-8", "replace")
     assert b"Traceback" not in run.stderr
     assert b"\\udfff" in run.stdout  # spelled as a JSON escape, which any pipe can carry
     shown = json.loads(run.stdout)
     assert "q\udfff" in shown["tools"][0]["input_schema"]["properties"]  # the exact stored value
     assert shown["name"] == "Lone\ufffdSurrogate"  # text columns store U+FFFD (db.common.safe_text)
-    human = subprocess.run([sys.executable, "-m", "agentdex", "show", "lone.test", "--db", str(surrogate_db)],
-                           capture_output=True, env=cli_env(), timeout=60)
+    human = subprocess.run(
+        [sys.executable, "-m", "agentdex", "show", "lone.test", "--db", str(surrogate_db)],
+        capture_output=True,
+        env=cli_env(),
+        timeout=60,
+    )
     assert human.returncode == 0 and b"Traceback" not in human.stderr
 
 
@@ -112,7 +130,9 @@ def test_a_lone_surrogate_is_escaped_by_show_json_not_a_traceback(surrogate_db):
 def odd_db(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("odd") / "catalogue.db"
     with SampleWeb(HOSTILE_ROOT) as web:
-        result = CliRunner().invoke(app, ["crawl", ODD, "poisoned.test", "--db", str(path), *web.cli_args(), "--no-verify"])
+        result = CliRunner().invoke(
+            app, ["crawl", ODD, "poisoned.test", "--db", str(path), *web.cli_args(), "--no-verify"]
+        )
         assert result.exit_code == 0, result.output
     return path
 
@@ -148,13 +168,23 @@ async def test_the_tui_shows_the_new_invisible_characters_as_placeholders(odd_db
 
 # -- files and limits ----------------------------------------------------------------------------
 
+
 @pytest.fixture
 def linked_repo(tmp_path) -> Path:
     """A repository whose findagent.json is a symbolic link to a file outside it."""
     secret = tmp_path / "elsewhere" / "findagent.json"
     secret.parent.mkdir()
-    secret.write_text(json.dumps({"schema_version": "1.1", "name": "Secret Planner", "system_prompt": "TOP SECRET text",
-                                  "description": "A file outside the repository."}), "utf-8")
+    secret.write_text(
+        json.dumps(
+            {
+                "schema_version": "1.1",
+                "name": "Secret Planner",
+                "system_prompt": "TOP SECRET text",
+                "description": "A file outside the repository.",
+            }
+        ),
+        "utf-8",
+    )
     repo = tmp_path / "repo"
     (repo / ".findagent").mkdir(parents=True)
     (repo / ".findagent" / "findagent.json").symlink_to(secret)

@@ -12,10 +12,11 @@ names the field, the exact character span and why it was flagged.
 
 The scan is bounded: it reads the first ``SCAN_CHARS`` characters of each text (a longer
 text is flagged ``tool_text_too_long``: nobody reviews megabytes, and orders may hide past
-what is read), at most ``MAX_STRINGS`` strings and ``TOOL_SCAN_CHARS`` characters of a tool. Its cost is still linear in what
-it reads, with a large constant for hostile text (several microseconds a character), so the
-crawler runs it in a worker thread (:func:`check_tools` there, before the store asks
-:func:`check_tool` again): results are kept in a small cache keyed by the texts.
+what is read), at most ``MAX_STRINGS`` strings and ``TOOL_SCAN_CHARS`` characters of a tool.
+Its cost is still linear in what it reads, with a large constant for hostile text (several
+microseconds a character), so the crawler runs it in a worker thread (:func:`check_tools`
+there, before the store asks :func:`check_tool` again): results are kept in a small cache
+keyed by the texts.
 
 Public API::
 

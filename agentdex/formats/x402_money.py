@@ -16,8 +16,17 @@ why, for a finding.
 from __future__ import annotations
 
 import re
-from decimal import (Clamped, Context, Decimal, DecimalException, DivisionByZero, FloatOperation, InvalidOperation,
-                     Overflow, Underflow)
+from decimal import (
+    Clamped,
+    Context,
+    Decimal,
+    DecimalException,
+    DivisionByZero,
+    FloatOperation,
+    InvalidOperation,
+    Overflow,
+    Underflow,
+)
 from typing import Any
 
 V1_NETWORKS = {
