@@ -238,6 +238,7 @@ def crawl(
     min_fresh: Annotated[float, typer.Option("--min-fresh", min=0, metavar="SECONDS", help="Seconds of freshness a stored answer must have left to be used instead of asking.")] = 60.0,
     registry_lookup: Annotated[bool, typer.Option("--registry-lookup", help="Also ask the MCP registry (--registry, default the official one) what it lists in each origin's namespace (pantry.test: test.pantry/…), and cross-check it.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display (bar or lines); the summary only.")] = False,
+    origin_budget: Annotated[float, typer.Option("--origin-budget", min=1, max=86400, metavar="SECONDS", help="Seconds one origin may take, all its requests together; past it the origin is recorded as cut short.")] = 120.0,
     as_json: JsonOpt = False,
 ) -> None:
     """Crawl origins into the catalogue: discover, validate, store, diff and verify.
@@ -261,6 +262,7 @@ def crawl(
             return
     net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout,
                           registry_lookup)
+    net.origin_budget = origin_budget
     policy = Policy(ceiling=max_fresh, floor=min_fresh, revalidate=revalidate)
     summary = run_crawl(db, unique(wanted), net, verify=not no_verify, policy=policy, quiet=quiet)
     if as_json:
@@ -269,6 +271,8 @@ def crawl(
         from agentdex.render import summary_lines
 
         typer.echo("\n".join(summary_lines(summary)))
+    if summary["internal"]:  # an origin hit a bug of agentdex: the others are saved, the run says so
+        raise typer.Exit(1)
 
 
 def _recrawl_origins(db, due: bool) -> list[str]:

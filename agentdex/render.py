@@ -98,7 +98,8 @@ def event_line(e: Mapping[str, Any]) -> str:
 
 def show_lines(data: dict[str, Any]) -> list[str]:
     """The human form of ``agentdex show``."""
-    out = [f"{plain(data.get('name') or '(no name)', 80)}  —  {plain(data['origin'])}",
+    name = plain(data.get("name") or "(no name)", 80, single_line=True)
+    out = [f"{name}  —  {plain(data['origin'], single_line=True)}",
            f"format {data.get('format') or '-'}, status {data.get('status')}"]
     if data.get("status_detail"):
         out.append(f"  {plain(data['status_detail'], 200)}")
@@ -221,8 +222,15 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     """The closing summary of a crawl."""
     parts = counts_text(summary["by_status"], by_name=True)
     head = "interrupted" if summary.get("interrupted") else "done"
-    return [f"crawl {summary['crawl_id']} {head}: {summary['origins']} origin(s) in {summary['seconds']:.1f}s — {parts or 'nothing'}",
-            f"{summary['requests']} request(s), {summary['errors']} error(s), {summary['events']} change event(s)"]
+    took = f"{summary['origins']} origin(s) in {summary['seconds']:.1f}s"
+    lines = [f"crawl {summary['crawl_id']} {head}: {took} — {parts or 'nothing'}",
+             f"{summary['requests']} request(s), {summary['errors']} error(s), {summary['events']} change event(s)"]
+    if summary.get("internal"):
+        lines.append(f"{summary['internal']} origin(s) failed on an internal error of agentdex "
+                     "(see their status_detail); the others are saved")
+    if summary.get("cut_short"):
+        lines.append(f"{summary['cut_short']} origin(s) cut short at the per-origin budget")
+    return lines
 
 
 def crawl_line(summary: dict[str, Any]) -> str:

@@ -22,6 +22,17 @@ metadata file:
 - ``serve`` answers every HTTP method but GET, HEAD and OPTIONS with 405 before Datasette
   sees it. Datasette's own command refuses those requests too (403 or 500), less clearly.
 
+No query can take more memory than SQLite's own limits allow (:func:`limit_connection`):
+every connection Datasette opens gets :data:`SQLITE_LIMITS` (no string or blob above 32 MiB,
+no SQL text above 50,000 characters …) and ``serve`` caps SQLite's heap for the process
+(:data:`HEAP_LIMIT`). Datasette's time limit cannot stop one function call that builds a
+huge value (``zeroblob(2000000000)``, ``replace(hex(…))``, ``printf('%.*c', …)``): SQLite
+refuses to build it, and the page shows the error. Datasette's own command has neither.
+
+Crawled text is shown inert on its HTML pages too: a cell holding invisible characters,
+controls or escape sequences is shown as :func:`~agentdex.text.plain` shows it
+(:func:`shown_cell`); the JSON API keeps the exact value.
+
 Read-only by construction: Datasette opens a mutable file through ``file:…?mode=ro``
 connections (not ``immutable=1``, since a crawl may write while it serves, and WAL lets
 every query see only committed transactions), 0.65 has no write API, and the metadata
@@ -36,10 +47,12 @@ import asyncio
 import errno
 import json
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
@@ -128,6 +141,8 @@ def make_datasette(db_path: Path):
     from datasette.app import Datasette
 
     register_plugins()
+    register_limits()
+    register_text_plugin()
     db_path = Path(db_path)
     open_db(db_path, readonly=True).close()
     return Datasette([str(db_path)], metadata=load_metadata(database_name(db_path)), settings=dict(SETTINGS))
@@ -178,9 +193,81 @@ def serve(db_path: Path, *, host: str = "127.0.0.1", port: int = 8001) -> None:
     """
     import uvicorn
 
+    limit_heap()
     ds = make_datasette(db_path)
     asyncio.run(ds.invoke_startup())
     uvicorn.run(read_only(ds.app()), host=host, port=port, log_level="info", lifespan="on", workers=1)
+
+
+# -- SQLite's own limits on every serving connection ------------------------------------------
+
+MIB = 1024 * 1024
+# The largest value agentdex stores is a document or package file of 8 MiB; 32 MiB leaves room
+# and refuses the gigabyte values one SQL function call can otherwise build.
+SQLITE_LIMITS = {
+    sqlite3.SQLITE_LIMIT_LENGTH: 32 * MIB,  # any string or blob, built or read
+    sqlite3.SQLITE_LIMIT_SQL_LENGTH: 50_000,  # the text of one statement
+    sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH: 10_000,
+    sqlite3.SQLITE_LIMIT_EXPR_DEPTH: 500,
+    sqlite3.SQLITE_LIMIT_COMPOUND_SELECT: 100,
+    sqlite3.SQLITE_LIMIT_FUNCTION_ARG: 100,
+}
+HEAP_LIMIT = 512 * MIB  # all of SQLite's memory in the serving process (PRAGMA hard_heap_limit)
+
+
+def limit_connection(conn: sqlite3.Connection) -> None:
+    """Apply :data:`SQLITE_LIMITS` to ``conn``: SQLite itself then refuses, with an error,
+    any statement or value past them, however few steps it takes."""
+    for category, value in SQLITE_LIMITS.items():
+        conn.setlimit(category, value)
+
+
+def limit_heap(limit: int = HEAP_LIMIT) -> None:
+    """Cap the memory SQLite may hold in this process (``PRAGMA hard_heap_limit``, which is
+    process-wide: only ``serve``, whose process does nothing else, sets it). A query past it
+    fails with "out of memory" instead of growing the server."""
+    with sqlite3.connect(":memory:") as conn:
+        conn.execute(f"PRAGMA hard_heap_limit = {int(limit)}")
+
+
+LIMITS_PLUGIN = "agentdex_sqlite_limits"
+TEXT_PLUGIN = "agentdex_inert_text"
+
+
+def shown_cell(value: Any) -> str | None:
+    """How an HTML page shows a cell that holds invisible characters, controls or escape
+    sequences: :func:`~agentdex.text.plain` text (``⟨U+202E⟩`` placeholders), which Datasette's
+    templates escape as any text; ``None`` (Datasette's own rendering) for every other value.
+    The JSON API and CSV keep the exact value."""
+    if isinstance(value, str):
+        shown = plain(value)
+        if shown != value:
+            return shown
+    return None
+
+
+def register_text_plugin() -> None:
+    """Register the Datasette plugin whose ``render_cell`` is :func:`shown_cell` (once)."""
+    from datasette import hookimpl
+    from datasette.plugins import pm
+
+    if pm.get_plugin(TEXT_PLUGIN) is None:
+        plugin = types.ModuleType(TEXT_PLUGIN)
+        vars(plugin)["render_cell"] = hookimpl(specname="render_cell")(shown_cell)
+        pm.register(plugin, name=TEXT_PLUGIN)
+
+
+def register_limits() -> None:
+    """Register the Datasette plugin whose ``prepare_connection`` applies
+    :func:`limit_connection` to every connection Datasette opens (once per process)."""
+    from datasette import hookimpl
+    from datasette.plugins import pm
+
+    if pm.get_plugin(LIMITS_PLUGIN) is None:
+        # Datasette lists plugins by module name: a module of its own, holding just the hook.
+        plugin = types.ModuleType(LIMITS_PLUGIN)
+        vars(plugin)["prepare_connection"] = hookimpl(specname="prepare_connection")(limit_connection)
+        pm.register(plugin, name=LIMITS_PLUGIN)
 
 
 # -- Datasette in a child process (the demo's --serve) ----------------------------------------

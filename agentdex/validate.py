@@ -110,13 +110,30 @@ def _is_bootstrap(filename: str, data: bytes) -> bool:
 
 
 def read_folder(path: Path) -> dict[str, bytes]:
-    """The files of a folder that any format reads, keyed by their relative path."""
+    """The files of a folder that any format reads, keyed by their relative path.
+
+    :raises InputError: one of them is a symbolic link (or lies under one) whose target is
+        outside the folder: a repository is read from its own files, never from elsewhere
+    """
     files: dict[str, bytes] = {}
     for rel in formats.FOLDER_FILES:
         candidate = path / rel
         if candidate.is_file():
-            files[rel] = read_capped(candidate)
+            files[rel] = read_capped(inside(candidate, path))
     return files
+
+
+def inside(item: Path, root: Path) -> Path:
+    """``item`` when it resolves (every symbolic link followed) to a place inside ``root``.
+
+    :raises InputError: it resolves outside ``root``
+    """
+    real = item.resolve()
+    if not real.is_relative_to(root.resolve()):
+        rel = item.relative_to(root).as_posix()
+        raise InputError(f"{rel} in {root} is a symbolic link to {real}, outside the folder; "
+                         "agentdex reads only the folder's own files")
+    return real
 
 
 def validate_folder(path: Path, fmt: str = "auto") -> ParseResult:
@@ -153,7 +170,7 @@ def read_tree(path: Path, cap_files: int = 2000) -> dict[str, bytes]:
         if item.is_file() and not item.is_symlink():
             if len(files) >= cap_files:
                 raise InputError(f"{path} holds more than {cap_files} files")
-            files[rel.as_posix()] = read_capped(item)
+            files[rel.as_posix()] = read_capped(inside(item, path))
     return files
 
 

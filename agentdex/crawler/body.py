@@ -21,14 +21,18 @@ from typing import Any
 import httpx
 
 from agentdex.errors import FetchError
+from agentdex.headers import http_digits
 
 
 async def read_capped(response: httpx.Response, max_bytes: int, *, prefix: bool = False) -> bytes:
     """The decoded body, refusing (``too_large``) as soon as it would exceed ``max_bytes``;
     with ``prefix``, its first ``max_bytes`` bytes instead."""
-    announced = response.headers.get("content-length", "").strip()
-    if announced.isdigit() and int(announced) > max_bytes and not prefix:
-        raise FetchError("too_large", f"The answer announces {announced} bytes, above the {max_bytes}-byte cap.")
+    # ASCII digits only (RFC 9110, 8.6); the cap bounds the conversion of a huge number.
+    header = response.headers.get("content-length")
+    announced = http_digits(header, cap=max_bytes + 1)
+    if announced is not None and announced > max_bytes and not prefix:
+        shown = header.strip()[:40]  # a length of a million digits is not repeated whole
+        raise FetchError("too_large", f"The answer announces {shown} bytes, above the {max_bytes}-byte cap.")
     inflater = _Inflater(response.headers.get("content-encoding", ""))
     body = bytearray()
     async for raw in response.aiter_raw():

@@ -32,11 +32,14 @@ from agentdex.crawler.discovery import REGISTRY_KINDS, Before, OriginDiscovery, 
 from agentdex.crawler.fetch import Fetcher
 from agentdex.crawler.origins import origin_url
 from agentdex.crawler.robots import definite, reusable
-from agentdex.errors import InputError
-from agentdex.formats import x402_discovery
+from agentdex.errors import DatabaseError, InputError
+from agentdex.formats import tool_safety, x402_discovery
 from agentdex.models import OriginCrawl
 
 DEFAULT_REGISTRY = "https://registry.modelcontextprotocol.io"
+# The most one origin may take, fetches and verification together (``crawl --origin-budget``):
+# an origin that answers each request just inside its deadline cannot hold a worker for long.
+ORIGIN_BUDGET = 120.0
 
 
 @dataclass
@@ -53,6 +56,7 @@ class NetworkOptions:
     # Also ask ``registry`` what it lists for each origin's namespace (off unless asked:
     # ``crawl --registry-lookup``); see agentdex.crawler.discovery.
     registry_lookup: bool = False
+    origin_budget: float = ORIGIN_BUDGET  # seconds one origin may take, all its requests together
 
     def __post_init__(self) -> None:
         self.registry = registry_base(self.registry)
@@ -115,6 +119,8 @@ class CrawlSummary:
     events: int = 0
     seconds: float = 0.0
     interrupted: bool = False
+    internal: int = 0  # origins whose crawl hit a bug of agentdex (recorded as their error)
+    cut_short: int = 0  # origins stopped at the per-origin budget
 
     def to_dict(self) -> dict:
         """Plain data for JSON output."""
@@ -140,7 +146,7 @@ async def crawl(db, origins: list[str], net: NetworkOptions, *, verify: bool = T
         async with net.fetcher() as fetcher:
             verifier = _make_verifier(fetcher, net) if verify else None
             stage = _Stage(fetcher, verifier, policy or freshness.Policy(), now,
-                           net.registry if net.registry_lookup else None)
+                           net.registry if net.registry_lookup else None, net.origin_budget)
             await _run_all(db, origins, stage, net.concurrency, summary, state, progress)
             summary.requests, summary.errors = fetcher.stats.requests, fetcher.stats.errors
     except (asyncio.CancelledError, KeyboardInterrupt):
@@ -161,6 +167,7 @@ class _Stage:
     policy: freshness.Policy
     now: float | None
     registry: str | None  # the registry asked for each origin's namespace (None: none)
+    budget: float = ORIGIN_BUDGET  # seconds one origin may take
 
 
 async def _run_all(db, origins, stage: _Stage, concurrency, summary, state, progress) -> None:
@@ -170,16 +177,67 @@ async def _run_all(db, origins, stage: _Stage, concurrency, summary, state, prog
 
     async def worker() -> None:
         while not queue.empty():
-            origin = queue.get_nowait()
-            result = await crawl_origin(db, origin, stage.fetcher, stage.verifier, policy=stage.policy, now=stage.now,
-                                        registry=stage.registry)
-            events = catalogue.save_origin(db, result, summary.crawl_id)
+            result, events = await _one_origin(db, queue.get_nowait(), stage, summary)
             _count(summary, state, result, events, stage.fetcher)
             if progress:
                 progress(state)
 
     workers = max(1, min(concurrency, len(origins)))
     await asyncio.gather(*(worker() for _ in range(workers)))
+
+
+async def _one_origin(db, origin: str, stage: _Stage, summary: CrawlSummary) -> tuple[OriginCrawl, list]:
+    """Crawl and save one origin. Its boundary: whatever goes wrong inside (a bug while
+    fetching, parsing, verifying or storing, or the budget running out) becomes that
+    origin's recorded error, counted in ``summary``, and the crawl goes on with the others."""
+    try:
+        result = await _crawl_within_budget(db, origin, stage)
+    except _Failed as failed:
+        result = _failed(origin, summary, failed.code, failed.message)
+    try:
+        return result, catalogue.save_origin(db, result, summary.crawl_id)
+    except DatabaseError:
+        raise  # the catalogue itself failed (a full disk): every other origin would fail too
+    except Exception as exc:  # noqa: BLE001 - a bug while storing: its transaction rolled back
+        result = _failed(origin, summary, "internal", _describe(exc))
+        return result, catalogue.save_origin(db, result, summary.crawl_id)
+
+
+class _Failed(Exception):
+    """An origin agentdex itself could not finish: ``code`` ``internal`` or ``budget``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+async def _crawl_within_budget(db, origin: str, stage: _Stage) -> OriginCrawl:
+    """:func:`crawl_origin` under the per-origin budget; :class:`_Failed` for a bug or the budget."""
+    try:
+        async with asyncio.timeout(stage.budget) as budget:
+            return await crawl_origin(db, origin, stage.fetcher, stage.verifier, policy=stage.policy,
+                                      now=stage.now, registry=stage.registry)
+    except TimeoutError as exc:
+        if budget.expired():
+            raise _Failed("budget", f"cut short: the origin took more than its {stage.budget:g}-second budget") from exc
+        raise _Failed("internal", _describe(exc)) from exc
+    except Exception as exc:  # noqa: BLE001 - one origin never ends a crawl
+        raise _Failed("internal", _describe(exc)) from exc
+
+
+def _failed(origin: str, summary: CrawlSummary, code: str, message: str) -> OriginCrawl:
+    """An origin agentdex itself could not finish, counted in ``summary``: ``unreachable``
+    (what is stored stands, under the unreachable grace), its detail ``<code>: <message>``."""
+    if code == "budget":
+        summary.cut_short += 1
+    else:
+        summary.internal += 1
+    return OriginCrawl(origin, "unreachable", status_detail=f"{code}: {message}")
+
+
+def _describe(exc: BaseException) -> str:
+    """The exception's class and message, as an origin's error."""
+    return f"{type(exc).__name__}: {str(exc)[:300]}".rstrip(": ")
 
 
 def _count(summary: CrawlSummary, state: Progress, result: OriginCrawl, events: list, fetcher) -> None:
@@ -217,7 +275,16 @@ async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None, *,
             await verifier(result, listing)
     result.consistency = cross_check(result)
     result.robots = _fetched_robots(origin, fetcher)
+    tools = _tools_of(result)
+    if tools:  # the safety scan of megabytes of hostile text takes seconds: not on the event loop
+        await asyncio.to_thread(tool_safety.check_tools, tools)
     return result
+
+
+def _tools_of(result: OriginCrawl) -> list:
+    """Every tool the origin's documents and MCP server declared this crawl."""
+    declared = [t for r in result.results.values() if r.listing is not None for t in r.listing.tools]
+    return declared + list(result.mcp_tools or [])
 
 
 def _offer_robots(db, origin: str, fetcher: Fetcher, now: float | None) -> None:

@@ -102,7 +102,9 @@ NETWORK_ERRORS = {"dns", "refused", "tls", "timeout", "blocked_address", "connec
 # Failures that say nothing about whether a manifest exists: the answer never came whole,
 # or the server failed. An origin whose manifest fetch ends like this is "unreachable"
 # (a listed origin survives a few of those), never "no_manifest" (which delists at once).
-TRANSIENT_ERRORS = NETWORK_ERRORS | {"incomplete", "protocol"}
+# A body agentdex cannot decode (an encoding it did not ask for: br, zstd, gzip twice; or a
+# corrupt one) and a bug of agentdex's own say nothing about the manifest either.
+TRANSIENT_ERRORS = NETWORK_ERRORS | {"incomplete", "protocol", "decoding", "internal"}
 JSON_TYPES = ("application/json", "application/manifest+json")
 _LINK_RE = re.compile(r'<([^>]+)>\s*;[^,]*rel="?anchor-manifest"?', re.I)
 

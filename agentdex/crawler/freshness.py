@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from agentdex.db.common import age_text, epoch, iso  # noqa: F401 (the catalogue's time format, re-exported)
-from agentdex.headers import http_date
+from agentdex.headers import http_date, http_digits
 
 DAY = 24 * 3600.0
 FRESH_STATUSES = frozenset({200, 203, 404, 410})
@@ -95,9 +95,9 @@ def lifetime(headers: Mapping[str, str], date: float) -> float | None:
     names = {name for name, _ in found}
     if names & NEVER_FRESH:
         return None
-    ages = {value for name, value in found if name == "max-age"}
+    ages = {http_digits(value) for name, value in found if name == "max-age"}
     if ages:
-        if len(ages) > 1 or not all(v is not None and v.isdigit() for v in ages):
+        if len(ages) > 1 or None in ages:  # differing or not ASCII digits (RFC 9111, 5.2.2.1)
             return 0.0
         return float(next(iter(ages)))  # type: ignore[arg-type]
     if "expires" not in headers:
@@ -119,8 +119,8 @@ def corrected_initial_age(headers: Mapping[str, str], request_time: float, respo
 
 def age_value(text: str | None) -> float:
     """The ``Age`` header in seconds: its first member; 0 when absent or invalid (5.1)."""
-    first = (text or "").split(",")[0].strip()
-    return float(first) if first.isdigit() else 0.0
+    seconds = http_digits((text or "").split(",")[0])
+    return 0.0 if seconds is None else float(seconds)
 
 
 def fresh_until(headers: Mapping[str, str], status: int | None, request_time: float,

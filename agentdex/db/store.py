@@ -509,11 +509,25 @@ def _listing_columns(crawl: OriginCrawl, listing: Listing | None) -> dict[str, A
     data = listing.to_dict()
     data["origin"] = crawl.origin
     columns["format"] = primary.format if primary else listing.format
+    if data.get("tags"):
+        data["tags"] = stored_tags(columns["format"], data["tags"])
     columns.update({name: safe_text(data.get(name)) for name in TEXT_FIELDS})
     columns.update({name: dumps(data.get(name)) for name in JSON_FIELDS})
     columns["listing_json"] = dumps(data)
     columns["has_mcp"] = int(bool(listing.mcp_url))
     return columns
+
+
+# A listing keeps no more tags than its format allows: an invalid manifest may declare
+# thousands, and each would be a row of the listing_tags view (FindAgent sets no limit:
+# its parser keeps the first 100).
+TAG_LIMITS = {"agent_app": 10}
+TAG_LIMIT_DEFAULT = 100
+
+
+def stored_tags(fmt: str | None, tags: list) -> list:
+    """The tags stored for a listing of format ``fmt``: the first its format allows."""
+    return list(tags)[:TAG_LIMITS.get(fmt or "", TAG_LIMIT_DEFAULT)]
 
 
 def _upsert_listing(db: Database, crawl: OriginCrawl, listing: Listing | None, status: str, streak: int,

@@ -119,5 +119,12 @@ CODES: dict[str, str] = {
     "tool_override": "A tool text tells the model to ignore its instructions or to keep something from the user.",
     "tool_reads_local": "A tool text asks the model to read local files, keys, credentials or the conversation.",
     "tool_sends_elsewhere": "A tool text asks the model to send data to a URL or address.",
-    "tool_invisible_text": "A tool text holds invisible characters (bidi overrides, zero-width or tag characters).",
+    "tool_invisible_text": (
+        "A tool text holds invisible characters (bidi overrides, zero-width, tag, variation selector "
+        "or other default-ignorable characters)."
+    ),
+    "tool_text_too_long": (
+        "A tool text is longer than agentdex reads for instructions (65,536 characters); only its start "
+        "was read, and it is stored whole."
+    ),
 }

@@ -75,7 +75,8 @@ class Fingerprint:
 
 def canonical_json(value: Any) -> bytes:
     """``value`` as canonical JSON bytes: keys sorted, no whitespace, UTF-8."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    # surrogatepass: a lone surrogate (a crawled "\\udfff") is hashed as itself, not a crash
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
 def surface(tool: Tool) -> dict[str, Any]:

@@ -10,9 +10,18 @@ agentdex stores such tools verbatim and flags them; it never acts on what they s
 never calls a tool at all). The flags are heuristics meant for a human reviewer: each one
 names the field, the exact character span and why it was flagged.
 
+The scan is bounded: it reads the first ``SCAN_CHARS`` characters of each text (a longer
+text is flagged ``tool_text_too_long``: nobody reviews megabytes, and orders may hide past
+what is read), at most ``MAX_STRINGS`` strings and ``TOOL_SCAN_CHARS`` characters of a tool.
+Its cost is still linear in what it reads, with a large constant for hostile text (several
+microseconds a character), so the crawler runs it in a worker thread (:func:`check_tools`
+there, before the store asks :func:`check_tool` again): results are kept in a small cache
+keyed by the texts.
+
 Public API::
 
     check_tool(name, description="", input_schema=None, annotations=None) -> list[ToolFlag]
+    check_tools(tools) -> None     scan a list of Tool objects ahead (fills the cache)
     ToolFlag(code, reason, field, start, end, excerpt)   .to_finding(tool_name) -> Finding
 
 The codes (``tool_*``) and their meaning are in :mod:`agentdex.formats.codes`.
@@ -20,8 +29,9 @@ The codes (``tool_*``) and their meaning are in :mod:`agentdex.formats.codes`.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +41,8 @@ from agentdex.text import invisible_spans, plain
 MAX_STRINGS = 500  # strings read from one tool's schema and annotations, at most
 MAX_FLAGS = 20  # flags kept per tool: enough to act on, bounded for a hostile server
 EXCERPT_CHARS = 120
+SCAN_CHARS = 65_536  # characters of one text read for instructions
+TOOL_SCAN_CHARS = 4 * SCAN_CHARS  # characters of all of one tool's texts together
 
 
 _VERB = r"(?:read|open|cat|load|include|attach|pass|send|provide|copy|extract|collect|upload|paste|share|print|output|return)"
@@ -78,18 +90,38 @@ class ToolFlag:
 def check_tool(name: str, description: str = "", input_schema: Any = None, annotations: Any = None) -> list[ToolFlag]:
     """Every flag raised by a tool's texts (name, description, annotations, schema), at
     most ``MAX_FLAGS``; an empty list when nothing looks like an instruction."""
+    return list(_check_texts(tuple(_texts(name, description, input_schema, annotations))))
+
+
+def check_tools(tools: Iterable[Any]) -> None:
+    """Scan every tool (objects with ``name``, ``description``, ``input_schema`` and
+    ``annotations``) ahead of :func:`check_tool`, whose answers for them are then cached:
+    the crawler calls this in a worker thread, off its event loop."""
+    for tool in tools:
+        check_tool(tool.name, tool.description, tool.input_schema, tool.annotations)
+
+
+@functools.lru_cache(maxsize=1024)
+def _check_texts(texts: tuple[tuple[str, str], ...]) -> tuple[ToolFlag, ...]:
     flags: list[ToolFlag] = []
-    for field, text in _texts(name, description, input_schema, annotations):
-        flags.extend(check_text(text, field))
-        if len(flags) >= MAX_FLAGS:
-            return flags[:MAX_FLAGS]
-    return flags
+    left = TOOL_SCAN_CHARS
+    for field, text in texts:
+        if left <= 0 or len(flags) >= MAX_FLAGS:
+            break
+        flags.extend(check_text(text, field, min(SCAN_CHARS, left)))
+        left -= len(text)
+    return tuple(flags[:MAX_FLAGS])
 
 
-def check_text(text: str, field: str) -> list[ToolFlag]:
-    """The flags one string raises."""
-    flags = [ToolFlag(code, reason, field, m.start(), m.end(), m.group())
-             for code, reason, pattern in _PATTERNS for m in pattern.finditer(text)]
+def check_text(text: str, field: str, limit: int = SCAN_CHARS) -> list[ToolFlag]:
+    """The flags one string raises (its first ``limit`` characters are read)."""
+    flags = []
+    if len(text) > limit:
+        flags.append(ToolFlag("tool_text_too_long", f"it is {len(text)} characters long; only the first {limit} "
+                              "were read for instructions", field, limit, len(text), text[limit:limit + 40]))
+        text = text[:limit]
+    flags += [ToolFlag(code, reason, field, m.start(), m.end(), m.group())
+              for code, reason, pattern in _PATTERNS for m in pattern.finditer(text)]
     flags += [ToolFlag("tool_invisible_text", f"it holds invisible {kind} characters", field, start, end,
                        text[start:end]) for start, end, kind in invisible_spans(text)]
     return sorted(flags, key=lambda f: (f.start, f.code))

@@ -30,13 +30,12 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from agentdex.formats._check import Checker, join
 from agentdex.formats._discovery import base_url, normalise_url, read_document, resolve, template_in, unique
 from agentdex.formats._spec import FormatSpec
-from agentdex.formats.x402_money import usd_price
+from agentdex.formats.x402_money import MoneyError, amount_problem, dollars, usd_price
 from agentdex.formats.x402_offers import declared_offer
 from agentdex.models import Listing, ParseResult
 
@@ -125,11 +124,13 @@ def _resources(c: Checker, doc: dict, base: str | None, out: list, prices: dict,
 
 
 def _price(c: Checker, value: Any, where: str, key: str, prices: dict) -> None:
-    price = _dollars(value)
-    if price is None:
-        c.error(join(where, "price"), "type", f"{where}.price must be a price in dollars (\"0.01\"), not {str(value)[:40]!r}")
-    else:
-        prices[key] = price
+    try:
+        prices[key] = float(dollars(value))
+    except MoneyError as exc:
+        if exc.code == "maximum":
+            c.error(join(where, "price"), "maximum", f"{where}.price: {exc}")
+        else:
+            c.error(join(where, "price"), "type", f"{where}.price must be a price in dollars (\"0.01\"), not {str(value)[:40]!r}")
 
 
 def _items(c: Checker, doc: dict, base: str | None, out: list, prices: dict, mcp: dict, offers: dict) -> None:
@@ -149,6 +150,7 @@ def _items(c: Checker, doc: dict, base: str | None, out: list, prices: dict, mcp
             mcp["urls"].append(url)
             mcp["tools"].append(str(entry_input.get("toolName") or ""))
         accepts = [a for a in c.array(item, "accepts", where) or [] if isinstance(a, dict)]
+        _amounts(c, accepts, join(where, "accepts"))
         if accepts:
             offers[normalise_url(url)] = [declared_offer(a) for a in accepts]
         offered = [usd_price(str(a.get("asset", "")), str(a.get("amount", a.get("maxAmountRequired", ""))), a.get("extra"))
@@ -158,20 +160,20 @@ def _items(c: Checker, doc: dict, base: str | None, out: list, prices: dict, mcp
             prices[normalise_url(url)] = min(offered)
 
 
+def _amounts(c: Checker, accepts: list[dict], where: str) -> None:
+    """A warning for each offer whose amount or decimals lie beyond the range agentdex reads
+    (:mod:`agentdex.formats.x402_money`): the offer has no price, the document stays readable."""
+    for i, offer in enumerate(accepts):
+        amount = offer.get("amount", offer.get("maxAmountRequired"))
+        problem = amount_problem(offer.get("asset"), amount, offer.get("extra"))
+        if problem:
+            key = "amount" if "amount" in offer else "maxAmountRequired"
+            c.warn(join(join(where, i), key), "maximum", f"{join(where, i)}: {problem}; it has no price")
+
+
 def _method_url(text: str) -> tuple[str | None, str]:
     found = _METHOD_RE.fullmatch(text.strip())
     return (found.group(1).upper(), found.group(2)) if found else (None, text.strip())
-
-
-def _dollars(value: Any) -> float | None:
-    """A price in dollars (``"0.01"``, ``"$0.01"``, ``0.01``): finite and not negative."""
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        return None
-    try:
-        price = float(Decimal(str(value).strip().lstrip("$")))
-    except (InvalidOperation, ValueError):
-        return None
-    return price if math.isfinite(price) and price >= 0 else None
 
 
 def _placeholders(c: Checker, doc: dict) -> None:

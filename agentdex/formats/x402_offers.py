@@ -24,11 +24,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from agentdex.formats._discovery import template_in
-from agentdex.formats.x402_money import USD_ASSETS, V1_NETWORKS, usd_price
+from agentdex.formats.x402_money import USD_ASSETS, V1_NETWORKS, MoneyError, base_units, usd_price
 
 TERMS = ("network", "asset", "scheme", "pay_to", "price")
 USD_SYMBOLS = frozenset({"USDC", "USD COIN"})
@@ -128,8 +127,8 @@ def _same_price(declared: dict[str, Any], live: dict[str, Any]) -> bool:
     if key == "price_usd":
         return abs(declared["price_usd"] - live["price_usd"]) <= PRICE_TOLERANCE
     try:
-        return Decimal(str(declared["amount"])) == Decimal(str(live["amount"]))
-    except (InvalidOperation, ValueError):
+        return base_units(declared["amount"]) == base_units(live["amount"])
+    except MoneyError:  # unreadable or beyond range: no price to be the same
         return False
 
 
