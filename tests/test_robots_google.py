@@ -99,3 +99,14 @@ def test_a_line_cut_at_the_prefix_end_is_dropped_not_read_wider() -> None:
     body = head + b"Allow: /public/only/this\n"  # the prefix ends 8 bytes in: "Allow: /"
     rules = RobotsRules.parse(body, "agentdex")
     assert rules.truncated and not rules.allows("https://a.test/anything")
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [("0.5", 0.5), ("2", 2.0), ("\u0661\u0662", 0.0), ("1e308", 0.0), ("inf", 0.0), ("-3", 0.0), ("nan", 0.0)],
+)
+def test_a_crawl_delay_is_ascii_decimal_seconds_or_none(value, seconds):
+    # Protego reads the value with float(), which takes Unicode digits, exponents and inf.
+    rules = RobotsRules.parse(f"User-agent: *\nCrawl-delay: {value}\nDisallow: /private\n", "agentdex")
+    assert rules.crawl_delay() == seconds
+    assert not rules.allows("https://a.example/private")

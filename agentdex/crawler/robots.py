@@ -61,6 +61,7 @@ from protego import Protego
 
 from agentdex.crawler import freshness
 from agentdex.formats import MANIFEST_PATHS
+from agentdex.headers import decimal_seconds
 from agentdex.models import FetchRecord
 
 PRODUCT_TOKEN = "agentdex"  # the User-Agent's first word, and the token robots.txt names agentdex by
@@ -145,6 +146,10 @@ def _settle(line: str, agent: str) -> str | None:
     name = match.group(1).lower()
     if name not in _RECORDS:
         return None
+    if name == "crawl-delay":
+        # Protego reads the value with float(): Unicode digits, exponents and inf pass. Only
+        # ASCII decimal seconds are a delay (agentdex.headers); anything else is no record.
+        return line if decimal_seconds(match.group(2)) is not None else None
     if name != "user-agent":
         return line
     value = match.group(2).strip()
