@@ -11,7 +11,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from agentdex.eventtext import event_text
 from agentdex.models import ParseResult, sorted_findings
@@ -32,12 +33,47 @@ def result_lines(path: str, result: ParseResult) -> list[str]:
 
 
 # The fields ``agentdex list`` can print (--fields), and the ones it prints by default.
-LIST_FIELDS = ("origin", "name", "format", "status", "one_liner", "categories", "tags", "pricing", "auth_methods",
-               "has_mcp", "mcp_url", "http_base", "checks_passed", "checks_failed", "error_count", "warning_count",
-               "status_detail", "first_seen_at", "last_crawled_at", "last_changed_at", "next_due_at")
-BRIEF_FIELDS = ("origin", "name", "format", "status", "one_liner", "categories", "pricing", "mcp_url", "http_base",
-                "checks_passed", "checks_failed", "error_count", "warning_count", "last_changed_at",
-                "last_crawled_at", "next_due_at")  # --json without --fields (its contract)
+LIST_FIELDS = (
+    "origin",
+    "name",
+    "format",
+    "status",
+    "one_liner",
+    "categories",
+    "tags",
+    "pricing",
+    "auth_methods",
+    "has_mcp",
+    "mcp_url",
+    "http_base",
+    "checks_passed",
+    "checks_failed",
+    "error_count",
+    "warning_count",
+    "status_detail",
+    "first_seen_at",
+    "last_crawled_at",
+    "last_changed_at",
+    "next_due_at",
+)
+BRIEF_FIELDS = (
+    "origin",
+    "name",
+    "format",
+    "status",
+    "one_liner",
+    "categories",
+    "pricing",
+    "mcp_url",
+    "http_base",
+    "checks_passed",
+    "checks_failed",
+    "error_count",
+    "warning_count",
+    "last_changed_at",
+    "last_crawled_at",
+    "next_due_at",
+)  # --json without --fields (its contract)
 TABLE_FIELDS = ("origin", "format", "status", "name", "next_due_at")  # a table or TSV without --fields
 
 
@@ -92,42 +128,71 @@ def check_sentence(origin: str, c: Mapping[str, Any]) -> str:
 
 def event_line(e: Mapping[str, Any]) -> str:
     """``at  origin  kind  what changed``."""
-    return (f"{plain(e.get('at'), 25)}  {plain(e.get('origin', ''), 40)}  {plain(e.get('kind'), 22)}  "
-            f"{event_text(e)}")
+    return f"{plain(e.get('at'), 25)}  {plain(e.get('origin', ''), 40)}  {plain(e.get('kind'), 22)}  {event_text(e)}"
 
 
 def show_lines(data: dict[str, Any]) -> list[str]:
     """The human form of ``agentdex show``."""
     name = plain(data.get("name") or "(no name)", 80, single_line=True)
-    out = [f"{name}  —  {plain(data['origin'], single_line=True)}",
-           f"format {data.get('format') or '-'}, status {data.get('status')}"]
+    out = [
+        f"{name}  —  {plain(data['origin'], single_line=True)}",
+        f"format {data.get('format') or '-'}, status {data.get('status')}",
+    ]
     if data.get("status_detail"):
         out.append(f"  {plain(data['status_detail'], 200)}")
     if data.get("last_error"):
         e = data["last_error"]
-        out.append(f"  last fetch error ({plain(e.get('fetched_at'), 30)}): {plain(e.get('url'), 120)}: "
-                   f"{plain(e.get('error') or e.get('error_code'), 200, single_line=True)}")
+        out.append(
+            f"  last fetch error ({plain(e.get('fetched_at'), 30)}): {plain(e.get('url'), 120)}: "
+            f"{plain(e.get('error') or e.get('error_code'), 200, single_line=True)}"
+        )
     listing = data.get("listing") or {}
-    for label, key in (("one-liner", "one_liner"), ("homepage", "homepage"), ("guide", "guide_url"),
-                       ("MCP", "mcp_url"), ("HTTP API", "http_base"), ("pricing", "pricing"),
-                       ("publisher", "publisher_name"), ("instructions", "instructions")):
+    for label, key in (
+        ("one-liner", "one_liner"),
+        ("homepage", "homepage"),
+        ("guide", "guide_url"),
+        ("MCP", "mcp_url"),
+        ("HTTP API", "http_base"),
+        ("pricing", "pricing"),
+        ("publisher", "publisher_name"),
+        ("instructions", "instructions"),
+    ):
         if listing.get(key):
             out.append(f"  {label:<13}{plain(listing[key], 300, single_line=True)}")
     out += consistency_lines(data)
-    out += section("Findings:", [f"{f['severity']:<7} {plain(f['path'] or '(document)', 80)}: "
-                                 f"{plain(f['message'], 300)} [{f['code']}]" for f in data.get("findings", [])
-                                 if f.get("format") != "consistency"])
+    out += section(
+        "Findings:",
+        [
+            f"{f['severity']:<7} {plain(f['path'] or '(document)', 80)}: {plain(f['message'], 300)} [{f['code']}]"
+            for f in data.get("findings", [])
+            if f.get("format") != "consistency"
+        ],
+    )
     out += section("Checks:", [check_line(c) for c in data.get("checks", [])])
-    out += section("Tools:", [f"{'read-only' if t.get('read_only') else 'writes   '} {plain(t['name'], 60)}  "
-                              f"{plain(t.get('description'), 100, single_line=True)}" for t in data.get("tools", [])])
-    out += section("Tool fingerprints:", [f"{plain(t.get('source'), 16):<16} {plain(t['name'], 60)}  {t['fingerprint'][:16]}"
-                                          for t in data.get("tools", []) if t.get("fingerprint")])
+    out += section(
+        "Tools:",
+        [
+            f"{'read-only' if t.get('read_only') else 'writes   '} {plain(t['name'], 60)}  "
+            f"{plain(t.get('description'), 100, single_line=True)}"
+            for t in data.get("tools", [])
+        ],
+    )
+    out += section(
+        "Tool fingerprints:",
+        [
+            f"{plain(t.get('source'), 16):<16} {plain(t['name'], 60)}  {t['fingerprint'][:16]}"
+            for t in data.get("tools", [])
+            if t.get("fingerprint")
+        ],
+    )
     out += section("Endpoint health:", [health_line(e) for e in data.get("endpoints", [])])
     out += section("History:", [event_line(e) for e in data.get("events", [])])
     out += section("Seed sources:", [seed_source_line(s) for s in data.get("seed_sources", [])])
     out += schedule_lines(data)
     out.append("")
-    out.append(f"Install plans: agentdex plan {data['origin']} --host HOST  ({', '.join(sorted(data.get('plans', {})))})")
+    out.append(
+        f"Install plans: agentdex plan {data['origin']} --host HOST  ({', '.join(sorted(data.get('plans', {})))})"
+    )
     return out
 
 
@@ -135,8 +200,10 @@ def seed_source_line(s: Mapping[str, Any]) -> str:
     """One seed source of an origin: where, which entry, the registry's status (and why)."""
     status = "" if s.get("status") in ("active", "listed") else f"  {plain(s['status'], 20)}"
     message = f" ({plain(s['status_message'], 120, single_line=True)})" if s.get("status_message") else ""
-    return (f"{plain(s['source'], 60)}  {plain(s.get('name'), 80, single_line=True)}"
-            f"  [{plain(s.get('via'), 12)}]{status}{message}")
+    return (
+        f"{plain(s['source'], 60)}  {plain(s.get('name'), 80, single_line=True)}"
+        f"  [{plain(s.get('via'), 12)}]{status}{message}"
+    )
 
 
 def census_lines(census: Mapping[str, Any]) -> list[str]:
@@ -154,11 +221,16 @@ def schedule_lines(data: dict[str, Any]) -> list[str]:
     out = []
     if data.get("next_due_at"):
         unchanged = data.get("unchanged_crawls") or 0
-        out = ["", f"Schedule: next due {plain(data['next_due_at'], 30)} (every {age_text(data.get('recrawl_interval'))}; "
-                   f"{unchanged} crawl(s) in a row without a change)"]
-    facts = [f"{plain(f['kind'], 12):<12} {f['obtained']:<11} {age_text(f['age_seconds']) or '-':>7} old"
-             f"{'  fresh until ' + plain(f['fresh_until'], 30) if f['fresh'] else ''}  {plain(f['url'], 120)}"
-             for f in data.get("facts", [])]
+        out = [
+            "",
+            f"Schedule: next due {plain(data['next_due_at'], 30)} (every {age_text(data.get('recrawl_interval'))}; "
+            f"{unchanged} crawl(s) in a row without a change)",
+        ]
+    facts = [
+        f"{plain(f['kind'], 12):<12} {f['obtained']:<11} {age_text(f['age_seconds']) or '-':>7} old"
+        f"{'  fresh until ' + plain(f['fresh_until'], 30) if f['fresh'] else ''}  {plain(f['url'], 120)}"
+        for f in data.get("facts", [])
+    ]
     return out + section("Facts (how each answer was obtained, and its age):", facts)
 
 
@@ -171,10 +243,12 @@ def sparkline(states: Iterable[str], up: Iterable[bool] | None = None) -> str:
 def health_line(e: Mapping[str, Any]) -> str:
     """One endpoint's health: role, URL, latest state, its recent history and uptime, first
     seen and last ok."""
-    return (f"{plain(e['role'], 12):<12} {plain(e['url'], 80)}  {plain(e['state'], 16)}  "
-            f"{sparkline(e.get('history') or [], e.get('up'))}  up {e['recent_ok']}/{e['recent_probes']} "
-            f"({e['uptime']:.0%}), first seen {plain(e.get('first_seen_at'), 25)}, "
-            f"last ok {plain(e.get('last_ok_at'), 25) or 'never'}")
+    return (
+        f"{plain(e['role'], 12):<12} {plain(e['url'], 80)}  {plain(e['state'], 16)}  "
+        f"{sparkline(e.get('history') or [], e.get('up'))}  up {e['recent_ok']}/{e['recent_probes']} "
+        f"({e['uptime']:.0%}), first seen {plain(e.get('first_seen_at'), 25)}, "
+        f"last ok {plain(e.get('last_ok_at'), 25) or 'never'}"
+    )
 
 
 def consistency_lines(data: Mapping[str, Any]) -> list[str]:
@@ -196,8 +270,11 @@ def section(title: str, lines: list[str]) -> list[str]:
     return ["", title] + [f"  {line}" for line in lines]
 
 
-PLAN_KINDS = {"mcp": "MCP", "http_api": "HTTP API, no MCP server",
-              "none": "nothing to install (no MCP endpoint or HTTP API declared)"}
+PLAN_KINDS = {
+    "mcp": "MCP",
+    "http_api": "HTTP API, no MCP server",
+    "none": "nothing to install (no MCP endpoint or HTTP API declared)",
+}
 PLAN_AUTH = {"none": "no authentication", "oauth": "OAuth sign-in", "bearer": "a bearer token"}
 CONFIDENCE = {"H": "high", "M": "medium", "L": "low"}
 
@@ -207,9 +284,11 @@ def plan_lines(plan: dict[str, Any]) -> list[str]:
     how = PLAN_KINDS.get(plan["kind"], plan["kind"])
     if plan["auth"] in PLAN_AUTH:
         how += f", {PLAN_AUTH[plan['auth']]}"
-    out = [f"{plan['host_name']} ({plan['host']}): {how}{'' if plan['supported'] else '  — no documented way'}",
-           f"  host status: {plan['host_status']}" + (f" ({plain(plan['host_notes'])})" if plan.get("host_notes") else ""),
-           f"  documentation confidence: {CONFIDENCE.get(plan['confidence'], plan['confidence'])}"]
+    out = [
+        f"{plan['host_name']} ({plan['host']}): {how}{'' if plan['supported'] else '  — no documented way'}",
+        f"  host status: {plan['host_status']}" + (f" ({plain(plan['host_notes'])})" if plan.get("host_notes") else ""),
+        f"  documentation confidence: {CONFIDENCE.get(plan['confidence'], plan['confidence'])}",
+    ]
     for i, step in enumerate(plan["steps"] + plan.get("skill_steps", []), 1):
         where = f" → {step['path']}" if step.get("path") else ""
         out.append(f"  {i}. {plain(step['title'])}{where}")
@@ -223,11 +302,15 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     parts = counts_text(summary["by_status"], by_name=True)
     head = "interrupted" if summary.get("interrupted") else "done"
     took = f"{summary['origins']} origin(s) in {summary['seconds']:.1f}s"
-    lines = [f"crawl {summary['crawl_id']} {head}: {took} — {parts or 'nothing'}",
-             f"{summary['requests']} request(s), {summary['errors']} error(s), {summary['events']} change event(s)"]
+    lines = [
+        f"crawl {summary['crawl_id']} {head}: {took} — {parts or 'nothing'}",
+        f"{summary['requests']} request(s), {summary['errors']} error(s), {summary['events']} change event(s)",
+    ]
     if summary.get("internal"):
-        lines.append(f"{summary['internal']} origin(s) failed on an internal error of agentdex "
-                     "(see their status_detail); the others are saved")
+        lines.append(
+            f"{summary['internal']} origin(s) failed on an internal error of agentdex "
+            "(see their status_detail); the others are saved"
+        )
     if summary.get("cut_short"):
         lines.append(f"{summary['cut_short']} origin(s) cut short at the per-origin budget")
     return lines
@@ -235,8 +318,10 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
 
 def crawl_line(summary: dict[str, Any]) -> str:
     """One line on a finished crawl, as the demo prints it after each of its two crawls."""
-    return (f"  done in {summary['seconds']:.1f} s: {counts_text(summary['by_status'], by_name=True)}; "
-            f"{summary['requests']} requests, {summary['events']} change event(s).")
+    return (
+        f"  done in {summary['seconds']:.1f} s: {counts_text(summary['by_status'], by_name=True)}; "
+        f"{summary['requests']} requests, {summary['events']} change event(s)."
+    )
 
 
 def progress_line(state: Any, new_events: int | None = None) -> str:

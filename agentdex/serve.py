@@ -121,8 +121,9 @@ def _setting_value(value: Any) -> str:
     return str(value)
 
 
-def datasette_command(db_path: Path, metadata: Path | str = METADATA_FILE, *, host: str = "127.0.0.1",
-                      port: int = 8001) -> list[str]:
+def datasette_command(
+    db_path: Path, metadata: Path | str = METADATA_FILE, *, host: str = "127.0.0.1", port: int = 8001
+) -> list[str]:
     """The ``datasette`` command line equivalent to :func:`serve` (for a file named
     ``agentdex.db``; see the module docstring)."""
     args = ["datasette", "serve", str(db_path), "--metadata", str(metadata), "--host", host, "--port", str(port)]
@@ -272,6 +273,7 @@ def register_limits() -> None:
 
 # -- Datasette in a child process (the demo's --serve) ----------------------------------------
 
+
 def free_port(port: int) -> int:
     """``port`` when nothing listens on it on 127.0.0.1 (0: any free port).
 
@@ -317,8 +319,18 @@ def in_child(db_path: Path, port: int) -> Iterator[subprocess.Popen]:
     :raises ServeError: the child ended, or did not listen within :data:`START_TIMEOUT`
     """
     log = tempfile.TemporaryFile()
-    command = [sys.executable, "-m", "agentdex", "serve", "--db", str(db_path), "--host", "127.0.0.1",
-               "--port", str(port)]
+    command = [
+        sys.executable,
+        "-m",
+        "agentdex",
+        "serve",
+        "--db",
+        str(db_path),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+    ]
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
     try:
         _wait_listening(proc, port, log)
@@ -334,7 +346,9 @@ def _wait_listening(proc: subprocess.Popen, port: int, log) -> None:
         if proc.poll() is not None:
             log.seek(0)
             tail = [line for line in log.read().decode("utf-8", "replace").splitlines() if line.strip()][-1:]
-            raise ServeError(f"Datasette did not start: {plain(tail[0] if tail else 'exit code ' + str(proc.returncode), 300)}")
+            raise ServeError(
+                f"Datasette did not start: {plain(tail[0] if tail else 'exit code ' + str(proc.returncode), 300)}"
+            )
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
             return

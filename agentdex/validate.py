@@ -12,6 +12,7 @@ input (:class:`InputError`, exit 2) whose message names the closest guess.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from agentdex import formats
 from agentdex.errors import InputError, PackageError
@@ -55,15 +56,27 @@ def validate_path(path: str | Path, fmt: str = "auto", *, discovery: bool = True
         return validate_folder(path, fmt)
     data = read_capped(path)
     if len(data) > MAX_FILE_BYTES:
-        return ParseResult(fmt if fmt != "auto" else "unknown", None, [Finding(
-            "error", "", "too_large", f"{path.name} is over {MAX_FILE_BYTES:,} bytes; agentdex reads no manifest that large")])
+        return ParseResult(
+            fmt if fmt != "auto" else "unknown",
+            None,
+            [
+                Finding(
+                    "error",
+                    "",
+                    "too_large",
+                    f"{path.name} is over {MAX_FILE_BYTES:,} bytes; agentdex reads no manifest that large",
+                )
+            ],
+        )
     if fmt == "adapp" or (fmt == "auto" and (data.startswith(ZIP_MAGIC) or path.suffix == ".adapp")):
         return formats.get("adapp").parse_package(data)
     if fmt == "inferred" or (fmt == "auto" and (path.suffix.lower() == ".md" or path.name == "llms.txt")):
         if fmt == "auto" and not _is_bootstrap(path.name, data):
-            raise InputError(f"{path.name} is no manifest or discovery document: it looks closest to a guide "
-                             "(agent.md, llms.txt) or a skill (SKILL.md) but is named neither and has no skill "
-                             "front matter; to read it as one anyway, force --format inferred")
+            raise InputError(
+                f"{path.name} is no manifest or discovery document: it looks closest to a guide "
+                "(agent.md, llms.txt) or a skill (SKILL.md) but is named neither and has no skill "
+                "front matter; to read it as one anyway, force --format inferred"
+            )
         return formats.get("inferred").infer({_bootstrap_name(path.name): data}, origin=None)
     if fmt in DISCOVERY_FORMATS:
         return formats.get(fmt).parse(data)
@@ -98,7 +111,7 @@ def detect(doc: dict) -> str | None:
 def _bare_server_json(doc: dict) -> bool:
     # The registry's own invalid examples are as bare as {"description", "version"}: a document
     # with nothing but the schema's keys is read as the server.json it can only be.
-    schema = server_json.validator().schema
+    schema: Any = server_json.validator().schema  # the registry's schema: an object, not a bare bool
     known = set(schema["definitions"]["ServerDetail"]["properties"])
     return bool(doc) and set(doc) <= known and len(set(doc) & {"name", "description", "version"}) >= 2
 
@@ -131,8 +144,10 @@ def inside(item: Path, root: Path) -> Path:
     real = item.resolve()
     if not real.is_relative_to(root.resolve()):
         rel = item.relative_to(root).as_posix()
-        raise InputError(f"{rel} in {root} is a symbolic link to {real}, outside the folder; "
-                         "agentdex reads only the folder's own files")
+        raise InputError(
+            f"{rel} in {root} is a symbolic link to {real}, outside the folder; "
+            "agentdex reads only the folder's own files"
+        )
     return real
 
 
@@ -149,8 +164,11 @@ def validate_folder(path: Path, fmt: str = "auto") -> ParseResult:
             raise InputError(f"cannot pack {path}: {exc}") from exc
     if fmt in ("findagent", "auto") and findagent_files & files.keys():
         result = formats.get("findagent").parse_repo(files)
-        if fmt == "findagent" or result.listing is not None or \
-                {"findagent.json", ".findagent/findagent.json"} & files.keys():
+        if (
+            fmt == "findagent"
+            or result.listing is not None
+            or {"findagent.json", ".findagent/findagent.json"} & files.keys()
+        ):
             return result
     for rel, name in formats.FOLDER_MANIFESTS:
         if rel in files and fmt in ("auto", name):
@@ -188,9 +206,27 @@ GENERIC_KEYS = {"name", "description", "version", "$schema", "id", "title", "tag
 # Formats agentdex does not read, named so an unknown document that is one of them is told so.
 FOREIGN: tuple[tuple[str, str, frozenset[str]], ...] = (
     ("mcp_config", "an MCP client configuration (mcp.json)", frozenset({"mcpServers", "servers", "inputs"})),
-    ("agentweave", "an AgentWeave app manifest", frozenset({
-        "schemaVersion", "appId", "package", "compatibility", "requires", "features", "policy", "branding",
-        "appearance", "localization", "modelAccess", "identity", "entitlements"})),
+    (
+        "agentweave",
+        "an AgentWeave app manifest",
+        frozenset(
+            {
+                "schemaVersion",
+                "appId",
+                "package",
+                "compatibility",
+                "requires",
+                "features",
+                "policy",
+                "branding",
+                "appearance",
+                "localization",
+                "modelAccess",
+                "identity",
+                "entitlements",
+            }
+        ),
+    ),
     ("openapi", "an OpenAPI document", frozenset({"openapi", "swagger", "paths", "info", "components", "servers"})),
 )
 
@@ -204,7 +240,9 @@ def _own(name: str) -> tuple[str, str, frozenset[str]]:
 OWN_FORMATS = (*(n for n in formats.JSON_FORMATS if n != "inferred"), *DISCOVERY_FORMATS)
 # (format, in words, keys that mark it); agentdex's own formats first (they win a tie).
 LOOKALIKES: tuple[tuple[str, str, frozenset[str]], ...] = (
-    *map(_own, (n for n in formats.REGISTRY if n in OWN_FORMATS)), *FOREIGN)
+    *map(_own, (n for n in formats.REGISTRY if n in OWN_FORMATS)),
+    *FOREIGN,
+)
 MARKERS = {"agent_app": "agent_app key", "anchor": "anchor key", "findagent": "name with system_prompt or tools"}
 NAMED_AS = {"agent-app.json": "agent_app", "anchor.json": "anchor", "findagent.json": "findagent"}
 
@@ -213,8 +251,10 @@ def closest_format(doc: dict) -> tuple[str, str, list[str]] | None:
     """The format ``doc`` shares the most telling keys with: (format, in words, those keys),
     or None when it shares none with any format agentdex knows of."""
     keys = set(doc) - GENERIC_KEYS
-    scored = [(len(keys & marks), -rank, fmt, words, sorted(keys & marks))
-              for rank, (fmt, words, marks) in enumerate(LOOKALIKES)]
+    scored = [
+        (len(keys & marks), -rank, fmt, words, sorted(keys & marks))
+        for rank, (fmt, words, marks) in enumerate(LOOKALIKES)
+    ]
     best = max(scored)
     return (best[2], best[3], best[4]) if best[0] else None
 
@@ -233,9 +273,13 @@ def diagnose(doc: dict, filename: str = "") -> str:
         fmt, words, keys = closest
         shown = ", ".join(keys[:5]) + (", …" if len(keys) > 5 else "")
         own = fmt in OWN_FORMATS
-        parts.append(f"it looks closest to {words}{'' if own else ', which agentdex does not validate'} "
-                     f"(decided by the keys {shown})")
+        parts.append(
+            f"it looks closest to {words}{'' if own else ', which agentdex does not validate'} "
+            f"(decided by the keys {shown})"
+        )
     meant = named[1] if named else (closest[0] if closest and closest[0] in OWN_FORMATS else None)
-    parts.append("to validate it as one of agentdex's formats anyway, force one with "
-                 + (f"--format {meant}" if meant else f"--format {OWN_FORMATS[0]} (or {', '.join(OWN_FORMATS[1:])})"))
+    parts.append(
+        "to validate it as one of agentdex's formats anyway, force one with "
+        + (f"--format {meant}" if meant else f"--format {OWN_FORMATS[0]} (or {', '.join(OWN_FORMATS[1:])})")
+    )
     return "; ".join(parts)

@@ -55,11 +55,13 @@ class _Inflater:
     def __init__(self, content_encoding: str) -> None:
         encoding = content_encoding.strip().lower()
         if encoding not in ("", "identity", "gzip", "x-gzip", "deflate"):
-            raise FetchError("decoding", f"The body uses Content-Encoding {encoding!r}, which agentdex did not ask for.")
+            raise FetchError(
+                "decoding", f"The body uses Content-Encoding {encoding!r}, which agentdex did not ask for."
+            )
         self.encoding = "gzip" if encoding == "x-gzip" else encoding
         self.after = " after decompression" if self.encoding in ("gzip", "deflate") else ""
         self._raw_deflate = False
-        self._z = self._new() if self.after else None
+        self._z: Any = self._new() if self.after else None  # a zlib decompressobj
 
     def _new(self) -> Any:
         if self.encoding == "gzip":

@@ -123,8 +123,9 @@ def age_value(text: str | None) -> float:
     return 0.0 if seconds is None else float(seconds)
 
 
-def fresh_until(headers: Mapping[str, str], status: int | None, request_time: float,
-                response_time: float) -> float | None:
+def fresh_until(
+    headers: Mapping[str, str], status: int | None, request_time: float, response_time: float
+) -> float | None:
     """The moment (epoch seconds) an answer with these headers (lower-case names) stops
     being fresh; None when it never is (see the module docstring). ``request_time`` and
     ``response_time`` are when the request left and the answer arrived."""

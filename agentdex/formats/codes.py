@@ -68,7 +68,9 @@ CODES: dict[str, str] = {
     "zip_bomb": "A package expands beyond the limits agentdex reads.",
     "frontmatter": "A SKILL.md has no readable YAML frontmatter.",
     "inferred": "The listing was inferred from bootstrap files; publish a real manifest.",
-    "no_bootstrap": "An origin has neither SKILL.md nor a guide (agent.md / llms.txt): nothing to infer a listing from.",
+    "no_bootstrap": (
+        "An origin has neither SKILL.md nor a guide (agent.md / llms.txt): nothing to infer a listing from."
+    ),
     "no_mcp_url": "A mcp.json names no remote MCP server with an https URL (stdio servers cannot be listed).",
     "openapi": "An OpenAPI document is missing or is not OpenAPI 3.x.",
     "alias_conflict": "A field and its alias are both given with different values (the field's own name wins).",
@@ -90,9 +92,15 @@ CODES: dict[str, str] = {
     "mismatch": "Two values that must agree do not (e.g. a tool file's name and the manifest's tool name).",
     "unverified": "A check was skipped because only part of a package was given (e.g. a bare adapp manifest.json).",
     # discovery documents (A2A cards, MCP server cards, server.json, api-catalog, x402, ai-catalog)
-    "not_a2a": "A document at an A2A agent-card path is not an A2A agent card (the legacy agent.json name is shared with other protocols).",
+    "not_a2a": (
+        "A document at an A2A agent-card path is not an A2A agent card (the legacy agent.json name is "
+        "shared with other protocols)."
+    ),
     "media_type": "A value must be a media type (type/subtype), such as text/plain.",
-    "draft_shape": "A discovery document uses the keys of an earlier draft of its format; agentdex reads them and names the current spelling.",
+    "draft_shape": (
+        "A discovery document uses the keys of an earlier draft of its format; agentdex reads them and "
+        "names the current spelling."
+    ),
     "no_endpoint": "A discovery document names no endpoint to connect to.",
     "schema_mismatch": "A value matches none of the shapes its published JSON Schema allows.",
     "placeholder_value": "A value is an unfilled template placeholder (${VERSION}, {{APP_ID}}, YOUR_WALLET_ADDRESS).",
@@ -108,14 +116,24 @@ CODES: dict[str, str] = {
     "tool_not_listed": "A document declares an MCP tool the live server does not list.",
     "tool_not_declared": "The live MCP server lists a tool a document that declares tools does not name.",
     "price_differs": "Two sources (documents or the live 402) state different prices for one resource.",
-    "x402_terms_differ": "An x402 discovery document declares a payment term (network, asset, scheme, payee) no offer of the resource's live 402 shares.",
+    "x402_terms_differ": (
+        "An x402 discovery document declares a payment term (network, asset, scheme, payee) no offer of the "
+        "resource's live 402 shares."
+    ),
     "payment_not_required": "A resource an x402 discovery document declares paid answered an unpaid request with 2xx.",
-    "payment_not_asked": "A resource an x402 discovery document declares paid did not answer an unpaid request with an x402 402 (another status, no answer, or a 402 without payment requirements).",
+    "payment_not_asked": (
+        "A resource an x402 discovery document declares paid did not answer an unpaid request with an x402 "
+        "402 (another status, no answer, or a 402 without payment requirements)."
+    ),
     # tool fingerprints (formats/tool_fingerprint.py)
-    "tool_read_only_writes": "A tool annotated readOnlyHint: true whose name, input schema or destructiveHint says it writes.",
+    "tool_read_only_writes": (
+        "A tool annotated readOnlyHint: true whose name, input schema or destructiveHint says it writes."
+    ),
     "param": "An http_binding parameter does not match the tool's inputSchema or its path template.",
     # tool texts that carry instructions (formats/tool_safety.py): flagged, never acted on
-    "tool_hidden_block": "A tool text holds a tag-delimited block of orders for the model (<IMPORTANT>, <system>, an HTML comment).",
+    "tool_hidden_block": (
+        "A tool text holds a tag-delimited block of orders for the model (<IMPORTANT>, <system>, an HTML comment)."
+    ),
     "tool_override": "A tool text tells the model to ignore its instructions or to keep something from the user.",
     "tool_reads_local": "A tool text asks the model to read local files, keys, credentials or the conversation.",
     "tool_sends_elsewhere": "A tool text asks the model to send data to a URL or address.",

@@ -32,28 +32,132 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from agentdex.models import Event, Finding, Tool
 from agentdex.text import plain
 
-WRITE_VERBS = frozenset({
-    "add", "append", "approve", "archive", "assign", "book", "buy", "cancel", "charge", "checkout", "clear",
-    "close", "commit", "create", "delete", "deploy", "destroy", "disable", "drop", "edit", "enable", "erase",
-    "execute", "exec", "insert", "install", "invite", "kill", "merge", "modify", "move", "order", "overwrite",
-    "patch", "pay", "post", "publish", "purchase", "purge", "push", "put", "refund", "register", "remove",
-    "rename", "replace", "reset", "restart", "revoke", "run", "save", "schedule", "send", "set", "share",
-    "shutdown", "start", "stop", "submit", "subscribe", "transfer", "truncate", "uninstall", "unsubscribe",
-    "update", "upload", "upsert", "wipe", "write",
-})
+WRITE_VERBS = frozenset(
+    {
+        "add",
+        "append",
+        "approve",
+        "archive",
+        "assign",
+        "book",
+        "buy",
+        "cancel",
+        "charge",
+        "checkout",
+        "clear",
+        "close",
+        "commit",
+        "create",
+        "delete",
+        "deploy",
+        "destroy",
+        "disable",
+        "drop",
+        "edit",
+        "enable",
+        "erase",
+        "execute",
+        "exec",
+        "insert",
+        "install",
+        "invite",
+        "kill",
+        "merge",
+        "modify",
+        "move",
+        "order",
+        "overwrite",
+        "patch",
+        "pay",
+        "post",
+        "publish",
+        "purchase",
+        "purge",
+        "push",
+        "put",
+        "refund",
+        "register",
+        "remove",
+        "rename",
+        "replace",
+        "reset",
+        "restart",
+        "revoke",
+        "run",
+        "save",
+        "schedule",
+        "send",
+        "set",
+        "share",
+        "shutdown",
+        "start",
+        "stop",
+        "submit",
+        "subscribe",
+        "transfer",
+        "truncate",
+        "uninstall",
+        "unsubscribe",
+        "update",
+        "upload",
+        "upsert",
+        "wipe",
+        "write",
+    }
+)
 # A name led by one of these reads, whatever follows (``get_post``, ``list_orders``).
-READ_VERBS = frozenset({"get", "list", "read", "search", "find", "fetch", "query", "describe", "show", "view",
-                        "lookup", "look", "check", "count", "browse", "preview", "inspect", "explain", "validate"})
+READ_VERBS = frozenset(
+    {
+        "get",
+        "list",
+        "read",
+        "search",
+        "find",
+        "fetch",
+        "query",
+        "describe",
+        "show",
+        "view",
+        "lookup",
+        "look",
+        "check",
+        "count",
+        "browse",
+        "preview",
+        "inspect",
+        "explain",
+        "validate",
+    }
+)
 # An input property led by one of these asks for a write (``overwrite``, ``delete_after``);
 # a narrower set than WRITE_VERBS, since properties are mostly nouns (``order_by``, ``post_id``).
-PROPERTY_VERBS = frozenset({"overwrite", "delete", "remove", "destroy", "drop", "truncate", "wipe", "erase",
-                            "purge", "write", "upload", "send", "publish", "transfer", "pay", "execute"})
+PROPERTY_VERBS = frozenset(
+    {
+        "overwrite",
+        "delete",
+        "remove",
+        "destroy",
+        "drop",
+        "truncate",
+        "wipe",
+        "erase",
+        "purge",
+        "write",
+        "upload",
+        "send",
+        "publish",
+        "transfer",
+        "pay",
+        "execute",
+    }
+)
 MUTATING_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 PARTS = ("description", "inputSchema", "annotations")
 _TOKEN_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -82,8 +186,12 @@ def canonical_json(value: Any) -> bytes:
 def surface(tool: Tool) -> dict[str, Any]:
     """What a model reads of a tool, in MCP's spelling: name, description, inputSchema,
     annotations (empty ones as ``{}``, a missing schema as ``None``)."""
-    return {"name": tool.name, "description": tool.description or "",
-            "inputSchema": tool.input_schema, "annotations": tool.annotations or {}}
+    return {
+        "name": tool.name,
+        "description": tool.description or "",
+        "inputSchema": tool.input_schema,
+        "annotations": tool.annotations or {},
+    }
 
 
 def fingerprint(tool: Tool) -> Fingerprint:
@@ -156,8 +264,12 @@ def read_only_contradiction(tool: Tool) -> Finding | None:
     if reason is None:
         return None
     name = plain(tool.name, 80, single_line=True)
-    return Finding("warning", f"tools[{name}].annotations.readOnlyHint", "tool_read_only_writes",
-                   f"tool {name!r} is annotated readOnlyHint: true, but {reason}; treat it as a tool that writes")
+    return Finding(
+        "warning",
+        f"tools[{name}].annotations.readOnlyHint",
+        "tool_read_only_writes",
+        f"tool {name!r} is annotated readOnlyHint: true, but {reason}; treat it as a tool that writes",
+    )
 
 
 # -- diffs between crawls -------------------------------------------------------------------------
@@ -168,13 +280,19 @@ def diff(old: Iterable[Tool] | None, new: Iterable[Tool]) -> list[Event]:
         return []
     before = {t.name: t for t in old}
     after = {t.name: t for t in new}
-    events = [_changed(before[name], after[name]) for name in sorted(before.keys() & after.keys())]
-    events = [e for e in events if e is not None]
+    changed = (_changed(before[name], after[name]) for name in sorted(before.keys() & after.keys()))
+    events = [e for e in changed if e is not None]
     for name in sorted(after.keys() - before.keys()):
         if is_write_tool(after[name]):
             reason = write_reason(after[name]) or "it is not annotated readOnlyHint: true"
-            events.append(Event("write_tool_added", None, {"tool": name, "reason": reason,
-                                                           "fingerprint": fingerprint(after[name]).sha256}, name))
+            events.append(
+                Event(
+                    "write_tool_added",
+                    None,
+                    {"tool": name, "reason": reason, "fingerprint": fingerprint(after[name]).sha256},
+                    name,
+                )
+            )
     return events
 
 
@@ -184,6 +302,9 @@ def _changed(old: Tool, new: Tool) -> Event | None:
         return None
     parts = was.changed_parts(now)
     old_surface, new_surface = surface(old), surface(new)
-    return Event("tool_changed",
-                 {"fingerprint": was.sha256, **{p: old_surface[p] for p in parts}},
-                 {"fingerprint": now.sha256, **{p: new_surface[p] for p in parts}}, old.name)
+    return Event(
+        "tool_changed",
+        {"fingerprint": was.sha256, **{p: old_surface[p] for p in parts}},
+        {"fingerprint": now.sha256, **{p: new_surface[p] for p in parts}},
+        old.name,
+    )

@@ -45,26 +45,53 @@ SCAN_CHARS = 65_536  # characters of one text read for instructions
 TOOL_SCAN_CHARS = 4 * SCAN_CHARS  # characters of all of one tool's texts together
 
 
-_VERB = r"(?:read|open|cat|load|include|attach|pass|send|provide|copy|extract|collect|upload|paste|share|print|output|return)"
-_LOCAL = (r"(?:~/|\$HOME/|%USERPROFILE%)[\w./-]*|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.ssh\b|\.aws/credentials|\.npmrc\b"
-          r"|\.netrc\b|(?<![\w.])\.env\b|/etc/(?:passwd|shadow)\b|\bprivate[ _-]?keys?\b|\bapi[ _-]?keys?\b|\bsecret[ _-]?keys?\b"
-          r"|\baccess[ _-]?tokens?\b|\bcredentials?\b|\bpasswords?\b|\bconversation(?: history)?\b|\bchat history\b"
-          r"|\b(?:previous|prior|earlier) messages\b|\bsystem prompt\b|\bmcp\.json\b|claude_desktop_config")
+_VERB = (
+    r"(?:read|open|cat|load|include|attach|pass|send|provide|copy|extract|collect|upload|paste|share|print"
+    r"|output|return)"
+)
+_LOCAL = (
+    r"(?:~/|\$HOME/|%USERPROFILE%)[\w./-]*|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.ssh\b|\.aws/credentials"
+    r"|\.npmrc\b|\.netrc\b|(?<![\w.])\.env\b|/etc/(?:passwd|shadow)\b|\bprivate[ _-]?keys?\b|\bapi[ _-]?keys?\b"
+    r"|\bsecret[ _-]?keys?\b"
+    r"|\baccess[ _-]?tokens?\b|\bcredentials?\b|\bpasswords?\b|\bconversation(?: history)?\b|\bchat history\b"
+    r"|\b(?:previous|prior|earlier) messages\b|\bsystem prompt\b|\bmcp\.json\b|claude_desktop_config"
+)
 _PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
-    ("tool_hidden_block", "a tag-delimited block of orders for the model",
-     re.compile(r"<\s*(important|system|instructions?|secret|hidden|admin|assistant|prompt|context)\b[^>]{0,80}>"
-                r"(?:[\s\S]{0,5000}?<\s*/\s*\1\s*>)?"
-                r"|<!--[\s\S]{0,2000}?-->", re.I)),
-    ("tool_override", "it tells the model to set aside its instructions or to hide something from the user",
-     re.compile(r"\b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}?\b(?:previous|prior|above|earlier|all|other|system)\b"
-                r"[^.\n]{0,20}?\b(?:instructions?|prompts?|messages?|rules|guidelines)\b"
-                r"|\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|show|notify)\b[^\n]{0,80}?\buser\b"
-                r"|\byou are now\b|\bnew instructions\b", re.I)),
-    ("tool_reads_local", "it asks the model to read local files, keys, credentials or the conversation",
-     re.compile(rf"\b{_VERB}\b[^.\n]{{0,80}}?(?:{_LOCAL})", re.I)),
-    ("tool_sends_elsewhere", "it asks the model to send data to a URL or address",
-     re.compile(r"\b(?:send|post|forward|upload|transmit|exfiltrate|e-?mail|leak|report)\b[^.\n]{0,80}?"
-                r"(?:https?://[^\s\"'<>]+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+)", re.I)),
+    (
+        "tool_hidden_block",
+        "a tag-delimited block of orders for the model",
+        re.compile(
+            r"<\s*(important|system|instructions?|secret|hidden|admin|assistant|prompt|context)\b[^>]{0,80}>"
+            r"(?:[\s\S]{0,5000}?<\s*/\s*\1\s*>)?"
+            r"|<!--[\s\S]{0,2000}?-->",
+            re.I,
+        ),
+    ),
+    (
+        "tool_override",
+        "it tells the model to set aside its instructions or to hide something from the user",
+        re.compile(
+            r"\b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}?\b(?:previous|prior|above|earlier|all|other|system)\b"
+            r"[^.\n]{0,20}?\b(?:instructions?|prompts?|messages?|rules|guidelines)\b"
+            r"|\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|show|notify)\b[^\n]{0,80}?\buser\b"
+            r"|\byou are now\b|\bnew instructions\b",
+            re.I,
+        ),
+    ),
+    (
+        "tool_reads_local",
+        "it asks the model to read local files, keys, credentials or the conversation",
+        re.compile(rf"\b{_VERB}\b[^.\n]{{0,80}}?(?:{_LOCAL})", re.I),
+    ),
+    (
+        "tool_sends_elsewhere",
+        "it asks the model to send data to a URL or address",
+        re.compile(
+            r"\b(?:send|post|forward|upload|transmit|exfiltrate|e-?mail|leak|report)\b[^.\n]{0,80}?"
+            r"(?:https?://[^\s\"'<>]+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+)",
+            re.I,
+        ),
+    ),
 )
 
 
@@ -82,8 +109,10 @@ class ToolFlag:
     def to_finding(self, tool_name: str) -> Finding:
         """A warning located at ``tools[<name>].<field>``; the excerpt shown inert."""
         shown = plain(self.excerpt, EXCERPT_CHARS, single_line=True)
-        message = (f"tool {plain(tool_name, 80)!r}: {self.reason} (characters {self.start}-{self.end} "
-                   f"of {self.field}: {shown!r}); stored as sent, never acted on")
+        message = (
+            f"tool {plain(tool_name, 80)!r}: {self.reason} (characters {self.start}-{self.end} "
+            f"of {self.field}: {shown!r}); stored as sent, never acted on"
+        )
         return Finding("warning", f"tools[{plain(tool_name, 80)}].{self.field}", self.code, message)
 
 
@@ -117,13 +146,26 @@ def check_text(text: str, field: str, limit: int = SCAN_CHARS) -> list[ToolFlag]
     """The flags one string raises (its first ``limit`` characters are read)."""
     flags = []
     if len(text) > limit:
-        flags.append(ToolFlag("tool_text_too_long", f"it is {len(text)} characters long; only the first {limit} "
-                              "were read for instructions", field, limit, len(text), text[limit:limit + 40]))
+        flags.append(
+            ToolFlag(
+                "tool_text_too_long",
+                f"it is {len(text)} characters long; only the first {limit} were read for instructions",
+                field,
+                limit,
+                len(text),
+                text[limit : limit + 40],
+            )
+        )
         text = text[:limit]
-    flags += [ToolFlag(code, reason, field, m.start(), m.end(), m.group())
-              for code, reason, pattern in _PATTERNS for m in pattern.finditer(text)]
-    flags += [ToolFlag("tool_invisible_text", f"it holds invisible {kind} characters", field, start, end,
-                       text[start:end]) for start, end, kind in invisible_spans(text)]
+    flags += [
+        ToolFlag(code, reason, field, m.start(), m.end(), m.group())
+        for code, reason, pattern in _PATTERNS
+        for m in pattern.finditer(text)
+    ]
+    flags += [
+        ToolFlag("tool_invisible_text", f"it holds invisible {kind} characters", field, start, end, text[start:end])
+        for start, end, kind in invisible_spans(text)
+    ]
     return sorted(flags, key=lambda f: (f.start, f.code))
 
 

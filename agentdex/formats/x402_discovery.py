@@ -42,26 +42,34 @@ from agentdex.models import Listing, ParseResult
 NAME = "x402_discovery"
 WELL_KNOWN_PATHS = ("/.well-known/x402", "/.well-known/x402.json")
 MAX_BYTES = 256 * 1024
-SPEC = FormatSpec(NAME, priority=150, max_bytes=MAX_BYTES, well_known=WELL_KNOWN_PATHS[0],
-                  also_at=WELL_KNOWN_PATHS[1:], discovery=True,
-                  title="an x402 discovery document",
-                  keys=frozenset({"x402Version", "resources", "accepts", "ownershipProofs", "items",
-                                  "instructions"}),
-                  detect_rank=40)
+SPEC = FormatSpec(
+    NAME,
+    priority=150,
+    max_bytes=MAX_BYTES,
+    well_known=WELL_KNOWN_PATHS[0],
+    also_at=WELL_KNOWN_PATHS[1:],
+    discovery=True,
+    title="an x402 discovery document",
+    keys=frozenset({"x402Version", "resources", "accepts", "ownershipProofs", "items", "instructions"}),
+    detect_rank=40,
+)
 VERSIONS = {"version": 1, "x402Version": 2}
 _METHOD_RE = re.compile(r"(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(\S+)", re.I)
 
 
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     """Decode and validate the bytes of an x402 discovery document."""
-    return read_document(data, validate_document, name=NAME, what="x402 discovery document", max_bytes=MAX_BYTES,
-                         origin=origin)
+    return read_document(
+        data, validate_document, name=NAME, what="x402 discovery document", max_bytes=MAX_BYTES, origin=origin
+    )
 
 
 def looks_like(doc: Any) -> bool:
     """Whether a decoded document is an x402 discovery document."""
-    return isinstance(doc, dict) and ("x402Version" in doc or (
-        "resources" in doc and ("version" in doc or "accepts" in doc or "ownershipProofs" in doc)))
+    return isinstance(doc, dict) and (
+        "x402Version" in doc
+        or ("resources" in doc and ("version" in doc or "accepts" in doc or "ownershipProofs" in doc))
+    )
 
 
 def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
@@ -72,7 +80,10 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
         return ParseResult(NAME, None, c.findings, doc)
     _version(c, doc)
     base = base_url(origin)
-    resources, prices, offers, mcp = [], {}, {}, {"urls": [], "tools": []}
+    resources: list[dict[str, Any]] = []
+    prices: dict[str, float] = {}
+    offers: dict[str, list[dict[str, Any]]] = {}
+    mcp: dict[str, list[str]] = {"urls": [], "tools": []}
     if "items" in doc:
         _items(c, doc, base, resources, prices, mcp, offers)
     if "resources" in doc:
@@ -81,13 +92,26 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
         c.error("resources", "required", "the document lists no paid resources (resources or items)")
     _placeholders(c, doc)
     instructions = doc.get("instructions") if isinstance(doc.get("instructions"), str) else None
-    listing = Listing(format=NAME, origin=origin, name=c.string(doc, "name", ""),
-                      description=c.string(doc, "description", ""), auth_methods=["x402"],
-                      mcp_url=mcp["urls"][0] if mcp["urls"] else None)
-    listing.extra = {"resources": resources, "prices": prices, "offers": offers, "mcp_urls": unique(mcp["urls"]),
-                     "mcp_tools": unique(mcp["tools"]) or None, "auth": ["x402"], "instructions": instructions,
-                     "ownership_proofs": [p for p in doc.get("ownershipProofs") or [] if isinstance(p, str)]
-                     if isinstance(doc.get("ownershipProofs"), list) else []}
+    listing = Listing(
+        format=NAME,
+        origin=origin,
+        name=c.string(doc, "name", ""),
+        description=c.string(doc, "description", ""),
+        auth_methods=["x402"],
+        mcp_url=mcp["urls"][0] if mcp["urls"] else None,
+    )
+    listing.extra = {
+        "resources": resources,
+        "prices": prices,
+        "offers": offers,
+        "mcp_urls": unique(mcp["urls"]),
+        "mcp_tools": unique(mcp["tools"]) or None,
+        "auth": ["x402"],
+        "instructions": instructions,
+        "ownership_proofs": [p for p in doc.get("ownershipProofs") or [] if isinstance(p, str)]
+        if isinstance(doc.get("ownershipProofs"), list)
+        else [],
+    }
     return ParseResult(NAME, listing, c.findings, doc)
 
 
@@ -102,12 +126,14 @@ def _resources(c: Checker, doc: dict, base: str | None, out: list, prices: dict,
     terms = [a for a in doc.get("accepts") or [] if isinstance(a, dict)] if isinstance(doc.get("accepts"), list) else []
     for i, item in enumerate(c.array(doc, "resources", "") or []):
         where = join("resources", i)
+        method: str | None
+        url: Any
         if isinstance(item, str):
             method, url = _method_url(item)
         elif isinstance(item, dict):
             method, url = None, item.get("url") or item.get("path")
         else:
-            c.error(where, "type", f"{where} must be a string (\"GET /path\") or an object")
+            c.error(where, "type", f'{where} must be a string ("GET /path") or an object')
             continue
         absolute = resolve(url, base, templates=True)
         if absolute is None and base is None and isinstance(url, str) and url.startswith("/"):
@@ -130,7 +156,11 @@ def _price(c: Checker, value: Any, where: str, key: str, prices: dict) -> None:
         if exc.code == "maximum":
             c.error(join(where, "price"), "maximum", f"{where}.price: {exc}")
         else:
-            c.error(join(where, "price"), "type", f"{where}.price must be a price in dollars (\"0.01\"), not {str(value)[:40]!r}")
+            c.error(
+                join(where, "price"),
+                "type",
+                f'{where}.price must be a price in dollars ("0.01"), not {str(value)[:40]!r}',
+            )
 
 
 def _items(c: Checker, doc: dict, base: str | None, out: list, prices: dict, mcp: dict, offers: dict) -> None:
@@ -142,7 +172,8 @@ def _items(c: Checker, doc: dict, base: str | None, out: list, prices: dict, mcp
         resource = c.obj(item, "resource", where, required=True) or {}
         url = resolve(c.string(resource, "url", join(where, "resource"), required=True), base, templates=True)
         kind = c.enum(item, "type", where, ("http", "mcp"), required=True)
-        entry_input = item.get("input") if isinstance(item.get("input"), dict) else {}
+        given = item.get("input")
+        entry_input: dict[str, Any] = given if isinstance(given, dict) else {}
         if url is None:
             continue
         out.append({"method": entry_input.get("method"), "url": url})
@@ -153,9 +184,11 @@ def _items(c: Checker, doc: dict, base: str | None, out: list, prices: dict, mcp
         _amounts(c, accepts, join(where, "accepts"))
         if accepts:
             offers[normalise_url(url)] = [declared_offer(a) for a in accepts]
-        offered = [usd_price(str(a.get("asset", "")), str(a.get("amount", a.get("maxAmountRequired", ""))), a.get("extra"))
-                   for a in accepts]
-        offered = [p for p in offered if p is not None and math.isfinite(p) and p >= 0]
+        stated = (
+            usd_price(str(a.get("asset", "")), str(a.get("amount", a.get("maxAmountRequired", ""))), a.get("extra"))
+            for a in accepts
+        )
+        offered = [p for p in stated if p is not None and math.isfinite(p) and p >= 0]
         if offered:
             prices[normalise_url(url)] = min(offered)
 
@@ -177,9 +210,12 @@ def _method_url(text: str) -> tuple[str | None, str]:
 
 
 def _placeholders(c: Checker, doc: dict) -> None:
-    for i, offer in enumerate(doc.get("accepts") if isinstance(doc.get("accepts"), list) else []):
+    given = doc.get("accepts")
+    for i, offer in enumerate(given if isinstance(given, list) else []):
         for key in ("address", "payTo"):
             found = template_in(offer.get(key)) if isinstance(offer, dict) else None
             if found:
                 where = join(join("accepts", i), key)
-                c.warn(where, "placeholder_value", f"{where} holds the unfilled placeholder {found!r}: nobody can be paid")
+                c.warn(
+                    where, "placeholder_value", f"{where} holds the unfilled placeholder {found!r}: nobody can be paid"
+                )

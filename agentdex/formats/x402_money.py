@@ -30,9 +30,14 @@ from decimal import (
 from typing import Any
 
 V1_NETWORKS = {
-    "base": "eip155:8453", "base-sepolia": "eip155:84532", "ethereum": "eip155:1",
-    "polygon": "eip155:137", "polygon-amoy": "eip155:80002", "avalanche": "eip155:43114",
-    "avalanche-fuji": "eip155:43113", "solana": "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+    "base": "eip155:8453",
+    "base-sepolia": "eip155:84532",
+    "ethereum": "eip155:1",
+    "polygon": "eip155:137",
+    "polygon-amoy": "eip155:80002",
+    "avalanche": "eip155:43114",
+    "avalanche-fuji": "eip155:43113",
+    "solana": "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
     "solana-devnet": "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
 }
 # USDC contracts (6 decimals) on the networks x402 facilitators support.
@@ -48,8 +53,12 @@ AMOUNT_MAX = 2**256 - 1
 DECIMALS_MAX = 36
 # 100 significant digits hold AMOUNT_MAX (78 digits) with its fraction; exponents far
 # beyond any amount / 10**DECIMALS_MAX. Rounding a fraction is no error; everything else is.
-MONEY = Context(prec=100, Emax=200, Emin=-200,
-                traps=[InvalidOperation, DivisionByZero, Overflow, Underflow, Clamped, FloatOperation])
+MONEY = Context(
+    prec=100,
+    Emax=200,
+    Emin=-200,
+    traps=[InvalidOperation, DivisionByZero, Overflow, Underflow, Clamped, FloatOperation],
+)
 _AMOUNT = re.compile(r"[0-9]{1,100}(?:\.[0-9]{1,100})?", re.ASCII)
 
 
@@ -75,7 +84,7 @@ def dollars(value: Any) -> Decimal:
     text = "" if isinstance(value, bool) or not isinstance(value, (str, int, float)) else str(value).strip()
     found = _DOLLARS.fullmatch(text)
     if found is None:
-        raise MoneyError(f"{text[:40]!r} is not a price in dollars (\"0.01\")", "type")
+        raise MoneyError(f'{text[:40]!r} is not a price in dollars ("0.01")', "type")
     try:
         price = MONEY.create_decimal(found.group(1))
     except DecimalException as exc:  # an exponent beyond the context's bounds

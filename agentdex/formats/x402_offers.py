@@ -58,9 +58,14 @@ def declared_offer(item: dict[str, Any], price_usd: float | None = None) -> dict
         price_usd = usd_price(asset, amount, item.get("extra"))
     if price_usd is not None and not math.isfinite(price_usd):
         price_usd = None
-    return {"scheme": _text(item.get("scheme")), "network": V1_NETWORKS.get(network.lower(), network) if network else None,
-            "asset": asset, "amount": amount, "pay_to": _text(item.get("payTo", item.get("address"))),
-            "price_usd": price_usd}
+    return {
+        "scheme": _text(item.get("scheme")),
+        "network": V1_NETWORKS.get(network.lower(), network) if network else None,
+        "asset": asset,
+        "amount": amount,
+        "pay_to": _text(item.get("payTo", item.get("address"))),
+        "price_usd": price_usd,
+    }
 
 
 def _text(value: Any) -> str | None:
@@ -70,8 +75,7 @@ def _text(value: Any) -> str | None:
     return text if text and template_in(text) is None else None
 
 
-def differences(declared: list[dict[str, Any]], live: list[dict[str, Any]], *,
-                price: bool = True) -> list[Difference]:
+def differences(declared: list[dict[str, Any]], live: list[dict[str, Any]], *, price: bool = True) -> list[Difference]:
     """The first unshared term of each declared offer (none: every declared offer is live).
     ``price=False`` leaves the price out (the consistency check compares prices on its own)."""
     found = [difference(offer, live, price=price) for offer in declared]
@@ -88,8 +92,10 @@ def difference(declared: dict[str, Any], live: list[dict[str, Any]], *, price: b
         same = [offer for offer in candidates if _same(term, declared, offer)]
         if not same:
             if term == "price":  # in the unit compared: dollars, or base units on both sides
-                value = declared[_price_key(declared, candidates[0])]
-                shown = {offer[_price_key(declared, offer)] for offer in candidates}
+                # A side without a comparable price (key None) is shown as stated, never indexed.
+                key = _price_key(declared, candidates[0])
+                value = declared[key] if key else value
+                shown = {offer[k] for offer in candidates if (k := _price_key(declared, offer))}
             else:
                 shown = {stated(offer, term) for offer in candidates} - {None}
             return Difference(term, value, tuple(sorted(shown, key=str)))
