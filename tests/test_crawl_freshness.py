@@ -80,9 +80,12 @@ def test_a_stale_answer_is_asked_conditionally(db, web):
 def test_a_fresh_robots_txt_is_not_asked_again_by_verification_either(db, web):
     run(db, web, ["fresh.test"], verify=True)
     run(db, web, ["fresh.test"], verify=True)
-    # The documents are fresh; the checks still probe the homepage and the HTTP base, under
-    # the robots.txt the first crawl stored.
-    assert sorted(asked(web, "fresh.test")) == ["/", "/v1"]
+    # The documents and the checks' answers are fresh: nothing is asked.
+    assert asked(web, "fresh.test") == []
+    # --revalidate asks the checks' URLs again (conditionally), under the robots.txt the
+    # first crawl stored.
+    run(db, web, ["fresh.test"], verify=True, revalidate=True)
+    assert {"/", "/v1"} <= set(asked(web, "fresh.test")) and "/robots.txt" not in asked(web, "fresh.test")
 
 
 def test_an_answer_about_to_go_stale_is_asked_now(db, web):
