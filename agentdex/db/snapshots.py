@@ -44,6 +44,9 @@ _LATEST_NAMES = ("id", "kind", "status", "sha256", "error_code", "etag", "last_m
 # a feedback route): their bodies are not kept (a homepage can be a megabyte), so for them a
 # 2xx without a stored body is a usable answer, and "the same answer" ignores the body.
 BODYLESS_KINDS = ("homepage", "privacy", "terms", "http_base", "feedback")
+# The verifier's documents a check reads again from a fresh or revalidated answer: a changed
+# one keeps its body even on an unchanged origin, or an older body would stand for it.
+CHECKED_BODY_KINDS = ("openapi", "capabilities")
 
 
 def sha256(body: bytes) -> str:
@@ -75,10 +78,11 @@ def obtained(fetch: FetchRecord) -> str:
 
 
 def save_snapshots(db: Database, origin: str, fetches: Iterable[FetchRecord], crawl_id: int | None,
-                   at: str) -> None:
+                   at: str, *, keep_bodies: bool = True) -> None:
     """Record this run's answers of ``origin``: each one the same as its URL's latest row
-    extends that row; any other is a new row with its body stored (only a repeated answer
-    goes without: its body is the row's), but for :data:`BODYLESS_KINDS`."""
+    extends that row; any other is a new row with its body stored, but for
+    :data:`BODYLESS_KINDS` and, when ``keep_bodies`` is false (an unchanged origin: nothing of
+    it was parsed), for all but the verifier's documents (:data:`CHECKED_BODY_KINDS`)."""
     fetches = list(fetches)
     if not fetches:
         return
@@ -86,7 +90,8 @@ def save_snapshots(db: Database, origin: str, fetches: Iterable[FetchRecord], cr
     extend, insert = [], []
     for fetch in fetches:
         row = latest.get(safe_text(fetch.url) or "")
-        body = fetch.body if fetch.kind not in BODYLESS_KINDS else None
+        keep = keep_bodies or fetch.kind in CHECKED_BODY_KINDS
+        body = fetch.body if keep and fetch.kind not in BODYLESS_KINDS else None
         if row is not None and same_answer(row, fetch):
             extend.append(_extension(row, fetch, crawl_id, at))
         else:

@@ -431,7 +431,7 @@ def _save_unchanged(db: Database, crawl: OriginCrawl, crawl_id: int | None, ligh
         planned = _schedule_columns(crawl, light, changed=False, failures=0, at=at)
         columns.update({name: value for name, value in planned.items() if light.get(name) != value})
     _update_listing(db, crawl.origin, columns)
-    save_snapshots(db, crawl.origin, crawl.fetches, crawl_id, at)
+    save_snapshots(db, crawl.origin, crawl.fetches, crawl_id, at, keep_bodies=False)
     if quiet:
         return []
     _save_probes(db, crawl.origin, crawl.checks, crawl.mcp_tools, at, crawl.endpoints, crawl_id)
