@@ -374,7 +374,7 @@ def census(db: DbOpt = None, as_json: JsonOpt = False) -> None:
 
 @app.command()
 def prune(
-    keep: Annotated[float, typer.Option("--keep", min=0, help="Days of history to keep: older unchanged history goes.")],
+    keep: Annotated[float, typer.Option("--keep", min=0, metavar="DAYS", help="Days of history to keep: older unchanged history goes.")],
     vacuum: Annotated[bool, typer.Option("--vacuum", help="Then compact the file (rewrites it; needs as much free space).")] = False,
     db: DbOpt = None, as_json: JsonOpt = False,
 ) -> None:
