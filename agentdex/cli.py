@@ -376,6 +376,25 @@ def census(db: DbOpt = None, as_json: JsonOpt = False) -> None:
 
 # -- apps on top of the catalogue ---------------------------------------------------------------
 
+@app.command()
+def prune(
+    keep: Annotated[float, typer.Option("--keep", min=0, metavar="DAYS", help="Days of history to keep: older unchanged history goes.")],
+    vacuum: Annotated[bool, typer.Option("--vacuum", help="Then compact the file (rewrites it; needs as much free space).")] = False,
+    db: DbOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Drop history last seen more than KEEP days ago: superseded snapshots no event refers
+    to, endpoint probes beyond each endpoint's latest ten, and bodies nothing refers to."""
+    from agentdex.db.retention import prune as prune_catalogue
+
+    result = prune_catalogue(open_catalogue(db, readonly=False), keep, vacuum=vacuum)
+    if as_json:
+        echo_json(result.to_dict())
+        return
+    typer.echo(f"pruned history last seen before {result.cutoff}: {result.snapshots} snapshot(s), "
+               f"{result.endpoint_probes} endpoint probe(s), {result.blobs} unused bodies"
+               + ("; file compacted" if result.vacuumed else ""))
+
+
 @app.command(epilog=CONFIG_HELP)
 def tui(
     db: DbOpt = None, connect_to: ConnectToOpt = None, ca_bundle: CaOpt = None, dns_server: DnsOpt = None,

@@ -184,6 +184,10 @@ class FetchRecord:
     response_at: str | None = None
     fresh_until: str | None = None
     from_freshness: bool = False
+    # Served from a known absence (a discovery path that answered 404 or 410) that a
+    # revalidating crawl does not ask again before its schedule (agentdex.schedule); then
+    # ``fresh_until`` is when it is next asked. Such a record is from_freshness too.
+    known_absence: bool = False
 
     @property
     def ok(self) -> bool:

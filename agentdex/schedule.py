@@ -17,6 +17,13 @@ its requests where changes happen:
 
 ``crawl --due`` crawls only the origins whose next-due time has passed, most overdue
 first; ``crawl`` without ``--due`` still crawls every origin, whatever the schedule says.
+
+Known absences have a schedule of their own (:func:`absence_recheck_at`): a discovery path
+that answered 404 (or 410) is asked again by a revalidating crawl (``crawl --revalidate``)
+only once it has been known absent for as long again as it had been when last asked, at
+least ``min_interval`` and at most ``max_interval`` after that (1 h, 2 h, 4 h … 7 days while
+it keeps answering 404). In between, the crawl records the stored absence as standing
+(``known_absent``), with when it is asked next: never a silent skip.
 """
 
 from __future__ import annotations
@@ -66,3 +73,10 @@ def unchanged_after(previous: int, *, changed: bool, asked: bool) -> int:
     if changed:
         return 0
     return previous + 1 if asked else previous
+
+
+def absence_recheck_at(first_seen: float, last_asked: float, schedule: Schedule = DEFAULT) -> float:
+    """When a known absence is next asked by a revalidating crawl: ``first_seen`` is when
+    the path first answered 404 (or 410), ``last_asked`` when it last did (epoch seconds)."""
+    span = max(0.0, last_asked - first_seen)
+    return last_asked + min(max(span, schedule.min_interval), schedule.max_interval)

@@ -6,7 +6,7 @@ Run from the repository root:
     .venv/bin/python benchmarks/bench_crawl.py [--n 1000 10000] [--concurrency 32]
         [--repeat R] [--skip-httpx] [--skip-scrapy] [--scrapy-no-verify-tls] [--nginx-workers 1]
         [--max-age 3600] [--changed-every 100] [--later 3900] [--cap-httpx S] [--cap-scrapy S]
-        [--profile] [--json FILE]
+        [--profile] [--json FILE] [--verify] [--recrawls 10]
 
 Needs nginx (``apt-get install nginx-light``) and, unless ``--skip-scrapy``, Scrapy in the
 virtualenv (``.venv/bin/pip install scrapy``); both are benchmark-only tools, not agentdex
@@ -20,8 +20,14 @@ For each N, with one nginx (``nginx -p PREFIX -c CONF``, listening on a free por
 every answer (``--max-age``; 304s and 404s included):
 
 1. agentdex crawls the N origins (``benchmarks/crawl/agentdex_crawl.py``: the Python API's
-   ``crawl()`` with verification off, ``--connect-to '*.synthetic.test:127.0.0.1:PORT'``
-   and ``--ca-bundle`` semantics) into a fresh database: the first crawl;
+   ``crawl()`` with verification off unless ``--verify``, ``--connect-to
+   '*.synthetic.test:127.0.0.1:PORT'`` and ``--ca-bundle`` semantics) into a fresh database:
+   the first crawl; every file of the synthetic web it asked must have answered 200 (the
+   benchmark stops otherwise);
+   then, on a copy of that database, ``--recrawls`` recrawls of the unchanged web, each
+   judged ``--max-age`` + 2 minutes after the one before (every answer stale, so every
+   document is asked conditionally): the database's size after each (issue 19: at most
+   1 KB an origin a recrawl, at most 1.1 times the first crawl's size after ten);
 2. the URLs it fetched (its ``snapshots`` rows, plus each origin's robots.txt, which the
    fetch policy requests before the first document robots.txt governs) become the URL list;
 3. 1% of the origins change (``--changed-every 100``: their one-liner, instructions and
@@ -50,8 +56,9 @@ requests in flight, at most 2 per host). Figures (see docs/benchmarks.md for mor
 - requests: what the crawler says it sent; nginx's own request and connection counters
   (``stub_status``) are printed beside it as a check;
 - each recrawl's wall time over the first crawl's; the origins each recrawl recorded
-  events for against the origins that changed; how every snapshot was obtained (fetched,
-  revalidated, fresh).
+  events for against the origins that changed; how each run got its answers (fetched,
+  revalidated, fresh, known_absent) and the database's size after it;
+- issue 19's targets side by side, each marked met or MISS.
 """
 
 from __future__ import annotations
@@ -298,11 +305,26 @@ def crawl_urls(db: Path, crawl_id: int) -> list[str]:
 
 
 def snapshot_statuses(db: Path, crawl_id: int) -> dict[str, int]:
-    """Status codes of one crawl's snapshots (304s under ``304``)."""
+    """Status codes of the answers one crawl got (304s under ``304``), read right after it:
+    a later run that gets the same answer extends the row (``last_crawl_id``)."""
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT CASE WHEN not_modified THEN 304 ELSE status_code END, count(*) "
-                            "FROM snapshots WHERE crawl_id = ? GROUP BY 1", [crawl_id]).fetchall()
+        rows = conn.execute("SELECT CASE WHEN last_obtained = 'revalidated' THEN 304 ELSE status_code END, count(*) "
+                            "FROM snapshots WHERE last_crawl_id = ? GROUP BY 1", [crawl_id]).fetchall()
     return {str(status): count for status, count in rows}
+
+
+def check_web(db: Path, crawl_id: int, n: int) -> None:
+    """The synthetic web answered as it should in the first crawl: every file it serves that
+    agentdex asked for answered 200 (discovery paths it has no file for answered 404)."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT url, status_code FROM snapshots WHERE crawl_id = ?", [crawl_id]).fetchall()
+    served = [(url, status) for url, status in rows if urlsplit(url).path in FILES]
+    wrong = [(url, status) for url, status in served if status != 200]
+    origins = {urlsplit(url).netloc for url, status in served if status == 200}
+    if wrong or len(origins) != n:
+        raise SystemExit(f"the synthetic web did not answer 200 where it should: {len(wrong)} wrong answers "
+                         f"(e.g. {wrong[:3]}), {len(origins):,} of {n:,} origins answered")
+    print(f"  the web answered 200 for all {len(served):,} files asked, on all {n:,} origins", flush=True)
 
 
 # --- changing the web ------------------------------------------------------------------------
@@ -338,9 +360,10 @@ def event_origins(db: Path, crawl_id: int) -> set[str]:
 
 
 def obtained_counts(db: Path, crawl_id: int) -> dict[str, int]:
-    """How one crawl's snapshots were obtained (fetched, revalidated, fresh)."""
+    """How one crawl got its answers (fetched, revalidated, fresh, known_absent), read right after it."""
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT obtained, count(*) FROM snapshots WHERE crawl_id = ? GROUP BY 1", [crawl_id])
+        rows = conn.execute("SELECT last_obtained, count(*) FROM snapshots WHERE last_crawl_id = ? GROUP BY 1",
+                            [crawl_id])
         return {str(k): v for k, v in rows}
 
 
@@ -368,6 +391,7 @@ def bench(n: int, args: argparse.Namespace, certs: tuple[Path, Path, Path]) -> d
         "n": n, "urls": last["urls"], "repeat": args.repeat, "runs": [asdict(r) for r in best.values()],
         "all_runs": [[asdict(r) for r in rnd["runs"].values()] for rnd in rounds],
         "statuses": last["statuses"], "changes": last["changes"], "bytes": last["bytes"],
+        "sizes": last["sizes"], "storage": last["storage"],
     }
 
 
@@ -380,19 +404,27 @@ def one_round(n: int, args: argparse.Namespace, tree: Path, work: Path, nginx: N
     label = f"[N={n:,}{f', round {number + 1}/{args.repeat}' if args.repeat > 1 else ''}]"
     common = ["--port", str(nginx.port), "--ca", str(ca), "--concurrency", str(args.concurrency)]
     base_cmd = [python(), str(HELPERS / "agentdex_crawl.py"), "--db", str(db), "--seeds", str(tree / "seeds.txt"),
-                *common]
+                *common, *(["--verify"] if args.verify else [])]
     runs: dict[str, Run] = {}
+
+    statuses: dict[str, dict] = {}
+    sizes: dict[str, int] = {}
 
     def agentdex(name: str, *extra: str) -> Run:
         slug = name.replace(" ", "").replace("-", "").replace("(", "").replace(")", "")
         print(f"{label} {name}: {AGENTDEX_RUNS[name][1]} …", flush=True)
         runs[name] = run_child(name, [*base_cmd, *AGENTDEX_RUNS[name][0], *extra, *_profile_args(args, work, slug)],
                                work / f"{slug}.json", nginx, work / f"{slug}.log")
+        crawl_id = runs[name].result["crawl_id"]
+        statuses[name] = {**snapshot_statuses(db, crawl_id), **obtained_counts(db, crawl_id)}
+        sizes[name] = file_bytes(db)
         _report_so_far(label, runs)
         return runs[name]
 
     first = agentdex("agentdex")
     blobs_first, size_first = blob_bytes(db), file_bytes(db)
+    check_web(db, first.result["crawl_id"], n)
+    storage = _storage_series(label, args, db, work, base_cmd, nginx, n) if args.recrawls else {}
     urls = crawl_urls(db, first.result["crawl_id"])
     (work / "urls.txt").write_text("".join(u + "\n" for u in urls), encoding="utf-8")
     changed = set(change_web(tree, n, args.changed_every, to_v2=True))
@@ -405,9 +437,8 @@ def one_round(n: int, args: argparse.Namespace, tree: Path, work: Path, nginx: N
     _run_fetchers(label, args, work, common, nginx, runs, len(urls))
     agentdex_runs = {name: r for name, r in runs.items() if name.startswith("agentdex")}
     return {
-        "urls": len(urls), "runs": runs,
-        "statuses": {**{name: {**snapshot_statuses(db, r.result["crawl_id"]), **obtained_counts(db, r.result["crawl_id"])}
-                        for name, r in agentdex_runs.items()},
+        "urls": len(urls), "runs": runs, "sizes": sizes, "storage": storage,
+        "statuses": {**statuses,
                      **{name: r.result.get("statuses", {}) for name, r in runs.items() if name not in agentdex_runs}},
         "changes": {"changed": len(changed), "fresh_requests_served": fresh.served.get("requests", 0),
                     **_found("revalidate", event_origins(db, revalidated.result["crawl_id"]), changed),
@@ -416,6 +447,30 @@ def one_round(n: int, args: argparse.Namespace, tree: Path, work: Path, nginx: N
         "bytes": {"blob_bytes_first": blobs_first, "db_bytes_first": size_first,
                   "blob_bytes_after": blob_bytes(db), "db_bytes_after": file_bytes(db)},
     }
+
+
+def _storage_series(label: str, args: argparse.Namespace, db: Path, work: Path, base_cmd: list[str], nginx: Nginx,
+                    n: int) -> dict:
+    """``--recrawls`` recrawls of the unchanged web on a copy of the first crawl's database,
+    each judged ``--max-age`` + 2 minutes after the one before (every stored answer stale, so
+    every document is asked conditionally): the database's size after each."""
+    copy = work / "storage.db"
+    for path in (copy, Path(f"{copy}-wal"), Path(f"{copy}-shm")):
+        path.unlink(missing_ok=True)
+    with sqlite3.connect(db) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    cmd = [*base_cmd[:base_cmd.index("--db") + 1], str(copy), *base_cmd[base_cmd.index("--db") + 2:]]
+    sizes, walls, requests = [file_bytes(copy)], [], []
+    step = max(args.max_age, 0) + 120
+    for number in range(1, args.recrawls + 1):
+        run = run_child(f"recrawl {number}", [*cmd, "--later", str(step * number)], work / "storage.json", nginx,
+                        work / "storage.log")
+        sizes.append(file_bytes(copy))
+        walls.append(run.wall)
+        requests.append(run.requests)
+        print(f"{label}   unchanged recrawl {number}/{args.recrawls}: {run.wall:.1f} s, {run.requests:,} requests, "
+              f"database {sizes[-1]:,} bytes (+{(sizes[-1] - sizes[-2]) / n:,.0f} bytes an origin)", flush=True)
+    return {"sizes": sizes, "walls": walls, "requests": requests, "step_seconds": step}
 
 
 def _found(name: str, found: set[str], changed: set[str]) -> dict[str, int]:
@@ -499,6 +554,35 @@ def ratios(report: dict) -> dict[str, float]:
     return out
 
 
+def targets(report: dict) -> list[tuple[str, str, str, bool | None]]:
+    """Issue 19's targets for one N: ``(what, target, measured, met)`` (met None: not measured)."""
+    runs = {r["name"]: Run(**r) for r in report["runs"]}
+    first, n, out = runs["agentdex"], report["n"], []
+    fresh, revalidate = runs.get("agentdex (max-age)"), runs.get("agentdex --revalidate")
+    if fresh is not None:
+        served = report["changes"]["fresh_requests_served"]
+        out.append(("fresh recrawl: time ÷ first crawl; requests nginx served", "≤ 0.10; 0",
+                    f"{fresh.wall / first.wall:.3f}; {served:,}", fresh.wall / first.wall <= 0.10 and served == 0))
+    if revalidate is not None:
+        ratio = revalidate.wall / first.wall
+        out.append(("--revalidate recrawl: time ÷ first crawl (requests)", "≤ 0.60",
+                    f"{ratio:.2f} ({revalidate.requests:,} of {first.requests:,})", ratio <= 0.60))
+    sizes = report.get("storage", {}).get("sizes") or []
+    if len(sizes) > 1:
+        per = max(b - a for a, b in zip(sizes, sizes[1:])) / n
+        out.append(("unchanged recrawl: bytes added an origin (largest recrawl)", "≤ 1,024", f"{per:,.0f}", per <= 1024))
+        growth = sizes[-1] / sizes[0]
+        out.append((f"database after {len(sizes) - 1} unchanged recrawls ÷ after the first crawl", "≤ 1.10",
+                    f"{growth:.3f}", growth <= 1.10))
+    if "Scrapy" in runs:
+        scrapy = runs["Scrapy"]
+        speed = (first.requests / first.wall) / (scrapy.requests / scrapy.wall)
+        out.append(("first crawl req/s ÷ Scrapy req/s", "≥ 3", f"{speed:.2f}", speed >= 3))
+    peak = max(r.peak_mb for name, r in runs.items() if name.startswith("agentdex"))
+    out.append(("agentdex peak RSS, MB (largest run)", "≤ 150 (at 100,000)", f"{peak:.0f}", peak <= 150))
+    return out
+
+
 def markdown_table(reports: list[dict]) -> str:
     """The table of every N, as Markdown."""
     lines = ["| N | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
@@ -527,6 +611,10 @@ def print_report(report: dict) -> None:
     print(f"  body bytes stored: {size['blob_bytes_first']:,} after the first crawl, {size['blob_bytes_after']:,} after "
           f"all (the changed documents); database file {size['db_bytes_first']:,} → {size['db_bytes_after']:,} bytes")
     print("  statuses: " + "; ".join(f"{k}: {v}" for k, v in report["statuses"].items()))
+    print("  database after each run: " + "; ".join(f"{k}: {v:,}" for k, v in report.get("sizes", {}).items()))
+    print("  targets (issue 19):")
+    for what, target, measured, met in targets(report):
+        print(f"    {'met ' if met else 'MISS'}  {what}: {measured} (target {target})")
 
 
 def machine() -> dict[str, str]:
@@ -582,6 +670,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--cap-httpx", type=float, default=0.0, help="stop the httpx fetcher after this many seconds")
     parser.add_argument("--cap-scrapy", type=float, default=0.0, help="stop the Scrapy spider after this many seconds")
     parser.add_argument("--json", type=Path, help="also write every figure as JSON here")
+    parser.add_argument("--verify", action="store_true", help="verify each origin's claims too, as `agentdex crawl` does")
+    parser.add_argument("--recrawls", type=int, default=10,
+                        help="unchanged recrawls of a copy of the first crawl's database, for its growth (0: none)")
     return parser.parse_args(argv)
 
 

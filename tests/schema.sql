@@ -103,7 +103,7 @@ CREATE TABLE snapshots (
     not_modified INTEGER NOT NULL DEFAULT 0,
     fetched_at TEXT NOT NULL,
     redirects TEXT NOT NULL DEFAULT '[]'
-, obtained TEXT, response_at TEXT, fresh_until TEXT);
+, obtained TEXT, response_at TEXT, fresh_until TEXT, last_crawl_id INTEGER REFERENCES crawls(id), last_seen_at TEXT, last_obtained TEXT, seen INTEGER NOT NULL DEFAULT 1);
 CREATE INDEX snapshots_origin_url ON snapshots(origin, url, id);
 CREATE INDEX snapshots_crawl_id ON snapshots(crawl_id);
 CREATE INDEX snapshots_body_sha256 ON snapshots(body_sha256);
@@ -240,7 +240,7 @@ CREATE TABLE endpoint_probes (
     http_status INTEGER,
     detail TEXT NOT NULL DEFAULT '',
     at TEXT NOT NULL
-);
+, runs INTEGER NOT NULL DEFAULT 1, last_at TEXT);
 CREATE INDEX endpoint_probes_endpoint ON endpoint_probes(origin, role, url, id);
 CREATE INDEX listings_status_by_name ON listings(status, name IS NULL, name COLLATE NOCASE, origin);
 CREATE INDEX listings_format_by_name ON listings(format, name IS NULL, name COLLATE NOCASE, origin);
@@ -272,19 +272,6 @@ SELECT l.origin, l.name, l.format, l.status, l.checks_passed, l.checks_failed,
   max(CASE c.name WHEN 'x402.live_price' THEN c.status END) AS x402_live_price
 FROM listings l LEFT JOIN checks c ON c.origin = l.origin
 GROUP BY l.origin;
-CREATE VIEW endpoint_health AS
-SELECT p.origin, p.role, p.url,
-  (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role AND q.url = p.url
-     ORDER BY q.id DESC LIMIT 1) AS state,
-  (SELECT count(*) FROM (SELECT 1 FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
-     AND q.url = p.url ORDER BY q.id DESC LIMIT 10)) AS recent_probes,
-  (SELECT count(*) FROM (SELECT q.state FROM endpoint_probes q WHERE q.origin = p.origin AND q.role = p.role
-     AND q.url = p.url ORDER BY q.id DESC LIMIT 10) WHERE state = 'ok' OR (p.role = 'x402' AND state = 'payment_required')) AS recent_ok,
-  count(*) AS probes,
-  min(p.at) AS first_seen_at,
-  max(CASE WHEN p.state = 'ok' OR (p.role = 'x402' AND p.state = 'payment_required') THEN p.at END) AS last_ok_at
-FROM endpoint_probes p
-GROUP BY p.origin, p.role, p.url;
 CREATE VIEW x402_live_prices AS
 SELECT c.origin, r.key AS resource, json_extract(r.value, '$.method') AS method,
   json_extract(r.value, '$.result') AS result, json_extract(r.value, '$.status') AS http_status,
@@ -346,6 +333,32 @@ unprobed AS (
     AND s.url NOT IN (SELECT url FROM probed)
 )
 SELECT * FROM probed UNION ALL SELECT * FROM templated UNION ALL SELECT * FROM unprobed;
+CREATE VIEW endpoint_health AS
+WITH r AS (
+  SELECT origin, role, url, state, at, coalesce(last_at, at) AS last_at, runs, id,
+    coalesce(sum(runs) OVER (PARTITION BY origin, role, url ORDER BY id DESC
+                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer,
+    (state = 'ok' OR (role = 'x402' AND state = 'payment_required')) AS up
+  FROM endpoint_probes)
+SELECT origin, role, url,
+  max(CASE WHEN newer = 0 THEN state END) AS state,
+  min(sum(runs), 10) AS recent_probes,
+  sum(CASE WHEN up THEN max(0, min(runs, 10 - newer)) ELSE 0 END) AS recent_ok,
+  sum(runs) AS probes,
+  min(at) AS first_seen_at,
+  max(CASE WHEN up THEN last_at END) AS last_ok_at
+FROM r
+GROUP BY origin, role, url;
+CREATE VIEW known_absences AS
+SELECT s.origin, s.kind, s.url, s.status_code, s.fetched_at AS absent_since, s.response_at AS last_asked_at,
+  strftime('%Y-%m-%dT%H:%M:%fZ', julianday(s.response_at) + min(max(julianday(s.response_at) - julianday(s.fetched_at),
+    1.0 / 24), 7.0)) AS next_asked_at,
+  s.last_obtained, s.seen
+FROM snapshots s
+WHERE s.status_code IN (404, 410)
+  AND (s.kind IN ('a2a_card', 'server_card', 'api_catalog', 'x402_discovery', 'ai_catalog')
+       OR s.kind LIKE 'registry_server_json%')
+  AND s.id = (SELECT max(v.id) FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url);
 CREATE VIRTUAL TABLE "listings_fts" USING FTS5 (
     "name", "one_liner", "description", "tags", "origin",
     tokenize='porter',

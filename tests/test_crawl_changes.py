@@ -204,9 +204,11 @@ def test_a_recrawl_of_an_unchanged_web_asks_conditionally_and_adds_no_blob_and_n
     # pantry.test and ledgerline.test serve an agent-app manifest (the others answer 404).
     asks = [r for r in web.requests_log if r.path == MANIFEST and r.host in ("pantry.test", "ledgerline.test")]
     assert len(asks) == 2 and all(r.headers.get("if-none-match", "").startswith('"') for r in asks)
-    answers = db.execute("SELECT not_modified, status_code FROM snapshots WHERE crawl_id = ? AND kind = 'agent_app'"
-                         " AND status_code != 404", [second.crawl_id]).fetchall()
-    assert answers == [(1, 304), (1, 304)]
+    # Each 304 extends the row of the answer it stands for: no row is added.
+    answers = db.execute("SELECT last_obtained, status_code, seen FROM snapshots WHERE last_crawl_id = ? "
+                         "AND kind = 'agent_app' AND status_code != 404", [second.crawl_id]).fetchall()
+    assert answers == [("revalidated", 200, 2), ("revalidated", 200, 2)]
+    assert db.execute("SELECT count(*) FROM snapshots WHERE crawl_id = ?", [second.crawl_id]).fetchone() == (0,)
 
 
 def test_an_unchanged_origin_is_still_verified(web, db):

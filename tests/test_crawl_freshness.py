@@ -19,19 +19,21 @@ import pytest
 
 from agentdex.crawler.crawl import crawl
 from agentdex.crawler.freshness import Policy
-from agentdex.db import get_listing, list_events
+from agentdex.db import get_listing, list_checks, list_events
 from agentdex.sampleweb.server import SampleWeb
 
-from freshweb import FOUND, PATHS, db, web  # noqa: F401 (fixtures)
+from freshweb import DISCOVERY, FOUND, PATHS, db, web  # noqa: F401 (fixtures)
 
 HOUR = 3600.0
 
 
-def run(db, web: SampleWeb, hosts: list[str], *, later: float = 0.0, verify: bool = False, **policy):
+def run(db, web: SampleWeb, hosts: list[str], *, later: float = 0.0, verify: bool = False, kind: str = "crawl",
+        **policy):
     """One crawl of ``hosts``; ``later``: judge freshness that many seconds from now."""
     web.requests_log.clear()
     now = time.time() + later if later else None
-    return asyncio.run(crawl(db, hosts, web.network_options(), verify=verify, policy=Policy(**policy), now=now))
+    return asyncio.run(crawl(db, hosts, web.network_options(), verify=verify, policy=Policy(**policy), now=now,
+                             kind=kind))
 
 
 def asked(web: SampleWeb, host: str) -> list[str]:
@@ -40,7 +42,8 @@ def asked(web: SampleWeb, host: str) -> list[str]:
 
 
 def obtained(db, crawl_id: int) -> dict[str, str]:
-    rows = db.execute("SELECT url, obtained FROM snapshots WHERE crawl_id = ?", [crawl_id]).fetchall()
+    """How the run ``crawl_id`` got each URL's answer (the latest run to get it)."""
+    rows = db.execute("SELECT url, last_obtained FROM snapshots WHERE last_crawl_id = ?", [crawl_id]).fetchall()
     return {url.split("/", 3)[3]: how for url, how in rows}
 
 
@@ -52,9 +55,12 @@ def test_a_fresh_answer_is_not_asked_again_and_the_snapshot_says_so(db, web):
     again = run(db, web, ["fresh.test"])
     assert asked(web, "fresh.test") == [] and again.requests == 0
     assert set(obtained(db, again.crawl_id).values()) == {"fresh"}
-    assert set(obtained(db, first.crawl_id).values()) == {"fetched"}
+    # The fresh answers extend the first run's rows, which were fetched.
+    assert db.execute("SELECT DISTINCT crawl_id, obtained, seen FROM snapshots").fetchall() == [
+        (first.crawl_id, "fetched", 2)]
     # Nothing is skipped silently: every document has its snapshot, the 404 included.
-    rows = db.execute("SELECT url, status_code, fresh_until IS NOT NULL FROM snapshots WHERE crawl_id = ? ORDER BY url",
+    rows = db.execute("SELECT url, status_code, fresh_until IS NOT NULL FROM snapshots WHERE last_crawl_id = ? "
+                      "ORDER BY url",
                       [again.crawl_id]).fetchall()
     assert [(u.split("/", 3)[3], s, f) for u, s, f in rows] == sorted(
         (p.lstrip("/"), 200 if p in FOUND else 404, 1) for p in PATHS)
@@ -74,9 +80,12 @@ def test_a_stale_answer_is_asked_conditionally(db, web):
 def test_a_fresh_robots_txt_is_not_asked_again_by_verification_either(db, web):
     run(db, web, ["fresh.test"], verify=True)
     run(db, web, ["fresh.test"], verify=True)
-    # The documents are fresh; the checks still probe the homepage and the HTTP base, under
-    # the robots.txt the first crawl stored.
-    assert sorted(asked(web, "fresh.test")) == ["/", "/v1"]
+    # The documents and the checks' answers are fresh: nothing is asked.
+    assert asked(web, "fresh.test") == []
+    # --revalidate asks the checks' URLs again (conditionally), under the robots.txt the
+    # first crawl stored.
+    run(db, web, ["fresh.test"], verify=True, revalidate=True)
+    assert {"/", "/v1"} <= set(asked(web, "fresh.test")) and "/robots.txt" not in asked(web, "fresh.test")
 
 
 def test_an_answer_about_to_go_stale_is_asked_now(db, web):
@@ -91,8 +100,9 @@ def test_an_answer_about_to_go_stale_is_asked_now(db, web):
 def test_revalidate_asks_every_document_even_when_fresh(db, web):
     run(db, web, ["fresh.test"])
     again = run(db, web, ["fresh.test"], revalidate=True)
-    assert sorted(asked(web, "fresh.test")) == sorted(PATHS)
-    assert set(obtained(db, again.crawl_id).values()) == {"revalidated", "fetched"}
+    # Every document, but the known absences (the discovery paths' 404s) before their schedule.
+    assert sorted(asked(web, "fresh.test")) == sorted(set(PATHS) - set(DISCOVERY))
+    assert set(obtained(db, again.crawl_id).values()) == {"revalidated", "fetched", "known_absent"}
 
 
 # --- what the origin says -------------------------------------------------------------------------
@@ -157,3 +167,78 @@ def test_show_says_how_each_fact_was_obtained_and_how_old_it_is(db, web):
     # The age counts from the answer the fact stands on (the first crawl's), not the latest crawl.
     first = db.execute("SELECT response_at FROM snapshots WHERE url = ? ORDER BY id LIMIT 1", [guide["url"]]).fetchone()[0]
     assert guide["response_at"] == first and guide["checked_at"] >= first[:19]
+
+
+# --- verification facts obey freshness ----------------------------------------------------------
+
+VERIFIED = ("/", "/v1")  # the homepage and the API base the manifest declares
+
+
+def test_a_fresh_recrawl_keeps_each_verdict_without_asking_and_says_how_old_it_is(db, web):
+    run(db, web, ["fresh.test"], verify=True)
+    assert set(VERIFIED) <= set(asked(web, "fresh.test"))
+    first = {c["name"]: c for c in list_checks(db, "fresh.test")}
+    again = run(db, web, ["fresh.test"], verify=True)
+    assert asked(web, "fresh.test") == [] and again.requests == 0
+    checks = {c["name"]: c for c in list_checks(db, "fresh.test")}
+    # Every answer fresh and the origin not due: each verdict stands as stored, with the
+    # time of the answer it stands on (how old it is), and each answer's fact says fresh.
+    assert checks == first
+    facts = {f["url"].split("/", 3)[3]: f for f in get_listing(db, "fresh.test")["facts"]}
+    for name, path in (("homepage.reachable", ""), ("http.base", "v1")):
+        assert first[name]["data"]["obtained"] == "fetched"
+        assert facts[path]["obtained"] == "fresh" and facts[path]["response_at"] == first[name]["data"]["answer_at"]
+    # Half an hour on (answers still fresh, the origin due): verified again, each verdict from
+    # its fresh stored answer, and said so.
+    with db.conn:
+        db.execute("UPDATE listings SET next_due_at = '2000-01-01T00:00:00.000Z'")
+    assert run(db, web, ["fresh.test"], verify=True, later=HOUR / 2).requests == 0
+    checks = {c["name"]: c for c in list_checks(db, "fresh.test")}
+    for name in ("homepage.reachable", "http.base"):
+        assert checks[name]["status"] == first[name]["status"] and checks[name]["data"]["obtained"] == "fresh"
+        assert checks[name]["data"]["answer_at"] == first[name]["data"]["answer_at"]
+    # fresh.test has no page at either URL: the homepage's kept 404 says it is a fresh stored answer.
+    assert checks["homepage.reachable"]["status"] == "fail"
+    assert "that answer is still fresh" in checks["homepage.reachable"]["detail"]
+    assert checks["http.base"]["status"] == "warn" and checks["http.base"]["detail"] == first["http.base"]["detail"]
+    # A fresh answer is no probe: endpoint health gained no row.
+    probes = db.execute("SELECT count(*) FROM endpoint_probes WHERE origin = 'fresh.test'").fetchone()[0]
+    assert probes == db.execute("SELECT count(*) FROM endpoint_probes WHERE crawl_id = 1").fetchone()[0]
+
+
+def test_stale_verification_answers_are_asked_and_revalidate_and_verify_ask_everything(db, web):
+    run(db, web, ["fresh.test"], verify=True)
+    run(db, web, ["fresh.test"], verify=True, later=HOUR + 1)
+    assert set(VERIFIED) <= set(asked(web, "fresh.test"))
+    checks = {c["name"]: c for c in list_checks(db, "fresh.test")}
+    assert checks["homepage.reachable"]["data"]["obtained"] != "fresh"
+    for options in ({"revalidate": True}, {"kind": "verify"}):
+        run(db, web, ["fresh.test"], verify=True)  # renewed: everything fresh again
+        run(db, web, ["fresh.test"], verify=True, **options)
+        assert set(VERIFIED) <= set(asked(web, "fresh.test")), options
+
+
+# --- the schedule of known absences --------------------------------------------------------------
+
+def test_revalidate_asks_known_absences_on_their_schedule_and_says_so(db, web):
+    discovery = set(DISCOVERY)  # each a 404 on plain.test, which sends no Cache-Control
+    run(db, web, ["plain.test"])
+    assert discovery <= set(asked(web, "plain.test"))
+    run(db, web, ["plain.test"], revalidate=True)
+    # Everything else is asked (the manifests' 404 included); the known absences are not.
+    assert sorted(asked(web, "plain.test")) == sorted(set(PATHS) - discovery)
+    facts = {f["url"].split("/", 3)[3]: f for f in get_listing(db, "plain.test")["facts"]}
+    for path in discovery:
+        fact = facts[path.lstrip("/")]
+        assert fact["obtained"] == "known_absent" and fact["status_code"] == 404
+        assert fact["absence_recheck_at"] > fact["response_at"]  # an hour after the first 404
+    assert facts[".well-known/anchor.json"]["absence_recheck_at"] is None  # a manifest is no known absence
+    view = db.execute("SELECT url, last_obtained, next_asked_at FROM known_absences WHERE origin = 'plain.test'")
+    assert {(u.split("/", 3)[3], how, at) for u, how, at in view} == {
+        (p.lstrip("/"), "known_absent", facts[p.lstrip("/")]["absence_recheck_at"]) for p in discovery}
+    # Without --revalidate HTTP freshness alone decides: a 404 without a lifetime is asked.
+    run(db, web, ["plain.test"])
+    assert discovery <= set(asked(web, "plain.test"))
+    # Once the schedule comes (an hour on), --revalidate asks them again.
+    run(db, web, ["plain.test"], revalidate=True, later=HOUR + 60)
+    assert discovery <= set(asked(web, "plain.test"))

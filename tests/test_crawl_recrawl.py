@@ -86,8 +86,11 @@ def age_robots(db, hours: float) -> None:
 
 
 def snapshot(db, crawl_id: int, path: str) -> tuple:
-    return db.execute("SELECT status_code, not_modified, error_code FROM snapshots WHERE crawl_id = ? AND url = ?",
-                      [crawl_id, f"https://{HOST}{path}"]).fetchone()
+    """``(status, 304?, error_code)`` of the answer run ``crawl_id`` got at ``path`` (a 304
+    extends the row of the answer it stands for)."""
+    return db.execute("SELECT CASE WHEN last_obtained = 'revalidated' THEN 304 ELSE status_code END, "
+                      "last_obtained = 'revalidated', error_code FROM snapshots WHERE last_crawl_id = ? AND url = ? "
+                      "ORDER BY id DESC LIMIT 1", [crawl_id, f"https://{HOST}{path}"]).fetchone()
 
 
 # --- robots.txt across crawls ------------------------------------------------------------------

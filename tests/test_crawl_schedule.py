@@ -19,7 +19,7 @@ from agentdex.crawler.crawl import crawl
 from agentdex.crawler.freshness import iso
 from agentdex.db import due_origins, get_listing, list_listings, open_db
 from agentdex.sampleweb.server import SampleWeb
-from freshweb import PATHS, db, web  # noqa: F401 (fixtures)
+from freshweb import DISCOVERY, PATHS, db, web  # noqa: F401 (fixtures)
 
 HOUR = 3600.0
 BUSY, CALM, QUIET = "busy.test", "calm.test", "quiet.test"
@@ -125,10 +125,42 @@ def test_crawl_revalidate_asks_documents_that_are_still_fresh(tmp_path, web):
     assert cli("crawl", "fresh.test", *base).exit_code == 0
     assert [r for r in web.requests_log if r.host == "fresh.test"] == []
     assert cli("crawl", "fresh.test", "--revalidate", *base).exit_code == 0
-    assert len([r for r in web.requests_log if r.host == "fresh.test"]) == len(PATHS)
+    # Every document but the known absences (discovery paths' 404s), asked on their own schedule.
+    assert len([r for r in web.requests_log if r.host == "fresh.test"]) == len(PATHS) - len(DISCOVERY)
     # --max-fresh 0 trusts nothing either.
     web.requests_log.clear()
     assert cli("crawl", "fresh.test", "--max-fresh", "0", *base).exit_code == 0
     assert len([r for r in web.requests_log if r.host == "fresh.test"]) == len(PATHS)
     shown = cli("show", "fresh.test", "--db", path)
     assert "Schedule: next due" in shown.stdout and "revalidated" in shown.stdout
+
+
+def test_between_due_crawls_endpoint_health_records_only_changed_states(tmp_path):
+    """An endpoint's health row is added on every crawl the origin is due, and between due
+    crawls only when its state changed: the history keeps every change without growing by a
+    row an endpoint on every crawl of an unchanged web."""
+    from agentdex.sampleweb.server import CROSSCHECK_ROOT
+
+    path = tmp_path / "catalogue.db"
+
+    def probes() -> dict[str, list[str]]:
+        with open_db(path, readonly=True).conn as conn:
+            rows = conn.execute("SELECT role, state FROM endpoint_probes ORDER BY id").fetchall()
+        out: dict[str, list[str]] = {}
+        for role, state in rows:
+            out.setdefault(role, []).append(state)
+        return out
+
+    with SampleWeb(CROSSCHECK_ROOT) as web:
+        base = ["--db", path, *web.cli_args(), "--timeout", "5"]
+        assert cli("crawl", "flapping.test", *base).exit_code == 0  # the first crawl: due
+        first = probes()
+        assert first["mcp"] == ["ok"] and all(len(states) == 1 for states in first.values())
+        assert cli("crawl", "flapping.test", *base).exit_code == 0  # not due, nothing changed
+        assert probes() == first
+        web.set_variant("mcp.flapping.test", "v2")  # the MCP endpoint goes down (503)
+        try:
+            assert cli("crawl", "flapping.test", *base).exit_code == 0  # not due: only the change
+        finally:
+            web.set_variant("mcp.flapping.test", "")
+    assert probes() == {**first, "mcp": ["ok", "server_error"]}

@@ -77,8 +77,9 @@ def test_robots_txt_keeps_the_crawl_out_of_a_disallowed_discovery_path(crawled):
     paths = asked(log, "robotsno.test")
     assert "/robots.txt" in paths and "/.well-known/agent-card.json" in paths
     assert not [p for p in paths if p.startswith("/.well-known/mcp/")]
-    assert rows(path, "SELECT error_code FROM snapshots WHERE origin = 'robotsno.test' AND kind = 'server_card'") == [
-        ("robots",), ("robots",)]  # once in each crawl: a refusal is not an absence, no next path
+    # Refused in each crawl (one row, seen twice): a refusal is not an absence, no next path.
+    assert rows(path, "SELECT error_code, seen FROM snapshots WHERE origin = 'robotsno.test' AND kind = 'server_card'") == [
+        ("robots", 2)]
     assert rows(path, "SELECT consistency, disagreements FROM listings WHERE origin = 'robotsno.test'") == [
         ("consistent", 0)]
 

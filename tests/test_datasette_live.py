@@ -463,9 +463,11 @@ HALF_WRITTEN = {
     "a listed origin without its listed event": """
         SELECT origin FROM listings l WHERE status = 'listed'
           AND NOT EXISTS (SELECT 1 FROM events e WHERE e.origin = l.origin AND e.kind = 'listed')""",
+    # The latest crawl's: a repeated answer extends its row (last_crawl_id) rather than adding
+    # one, so every answer the latest crawl got carries its id, and an earlier crawl's not all.
     "crawl progress without its fetches": """
-        SELECT id AS origin FROM crawls c WHERE kind = 'crawl'
-          AND origins_done != (SELECT count(DISTINCT origin) FROM snapshots s WHERE s.crawl_id = c.id)""",
+        SELECT id AS origin FROM crawls c WHERE kind = 'crawl' AND id = (SELECT max(id) FROM crawls WHERE kind = 'crawl')
+          AND origins_done != (SELECT count(DISTINCT origin) FROM snapshots s WHERE s.last_crawl_id = c.id)""",
 }
 PROGRESS_SQL = "SELECT origins_done, origins_total FROM crawls ORDER BY id DESC LIMIT 1"
 

@@ -119,7 +119,9 @@ def test_an_identical_recrawl_adds_no_blob_and_no_event(db, crawl_id):
     blobs, events = count(db, "blobs"), count(db, "events")
     assert save_origin(db, pantry_crawl(), crawl_id, at=LATER) == []
     assert (count(db, "blobs"), count(db, "events")) == (blobs, events)
-    assert count(db, "snapshots") == 4  # every fetch is recorded, bodies are not stored twice
+    # The same answers extend their rows (one per URL) instead of adding two more.
+    assert rows(db, "SELECT seen, obtained, last_obtained FROM snapshots") == [
+        {"seen": 2, "obtained": "fetched", "last_obtained": "fetched"}] * 2
     assert db.execute("SELECT last_crawled_at, last_changed_at FROM listings").fetchone() == (LATER, AT)
 
 
@@ -134,11 +136,11 @@ def test_unchanged_crawl_records_304s_and_the_crawl_time_only(db, crawl_id):
         "last_crawled_at": LATER, "last_crawl_id": second, "unchanged_crawls": 1, "recrawl_interval": 7200,
         "next_due_at": "2026-05-02T14:00:00.000Z"}
     assert count(db, "blobs") == 2 and count(db, "events") == 1
-    assert rows(db, "SELECT url, status_code, not_modified, body_sha256, body_bytes FROM snapshots WHERE crawl_id = ?",
-                [second]) == [
-        {"url": MANIFEST_URL, "status_code": 304, "not_modified": 1, "body_sha256": None, "body_bytes": None},
-        {"url": GUIDE_URL, "status_code": 304, "not_modified": 1, "body_sha256": None, "body_bytes": None},
-    ]
+    # The 304s stand for the stored answers: each extends its URL's row, whose body stays.
+    assert rows(db, "SELECT url, status_code, not_modified, body_sha256 IS NOT NULL AS body, crawl_id, "
+                "last_crawl_id, last_obtained, seen FROM snapshots ORDER BY id") == [
+        {"url": url, "status_code": 200, "not_modified": 0, "body": 1, "crawl_id": crawl_id, "last_crawl_id": second,
+         "last_obtained": "revalidated", "seen": 2} for url in (MANIFEST_URL, GUIDE_URL)]
     assert rows(db, "SELECT origins_done, requests, bytes_fetched FROM crawls WHERE id = ?", [second]) == [
         {"origins_done": 1, "requests": 2, "bytes_fetched": 0}]
 

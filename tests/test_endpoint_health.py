@@ -33,7 +33,15 @@ def flapped(tmp_path_factory):
             web.set_variant("mcp.flapping.test", variant)
             result = runner.invoke(app, ["crawl", "flapping.test", "--db", str(path), *web.cli_args(), "--timeout", "5"])
             assert result.exit_code == 0, result.output
+            due_now(path)
     yield path
+
+
+def due_now(path) -> None:
+    """As if the schedule's interval had passed: the next crawl is due, so it records every
+    endpoint's state (between due crawls only a changed state is recorded)."""
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE listings SET next_due_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 second')")
 
 
 def rows(path, sql: str, *args) -> list[tuple]:
@@ -41,16 +49,28 @@ def rows(path, sql: str, *args) -> list[tuple]:
         return db.execute(sql, args).fetchall()
 
 
-def crawl_times(path) -> list[str]:
-    return [at for (at,) in rows(path, "SELECT at FROM endpoint_probes WHERE role = 'mcp' ORDER BY id")]
+def mcp_probes(path) -> list[tuple[str, str | None]]:
+    """``(state, at)`` of each MCP probe: a row stands for ``runs`` probes in a row with its
+    state, the first at ``at`` and the last at ``last_at`` (the times between are not kept)."""
+    out = []
+    for state, at, last_at, runs in rows(path, "SELECT state, at, last_at, runs FROM endpoint_probes "
+                                               "WHERE role = 'mcp' ORDER BY id"):
+        out += [(state, at)] + [(state, None)] * (runs - 2) + ([(state, last_at)] if runs > 1 else [])
+    return out
+
+
+def crawl_times(path) -> list[str | None]:
+    return [at for _, at in mcp_probes(path)]
 
 
 def test_every_crawl_keeps_the_state_of_each_endpoint(flapped):
-    states = [s for (s,) in rows(flapped, "SELECT state FROM endpoint_probes WHERE role = 'mcp' ORDER BY id")]
+    states = [state for state, _ in mcp_probes(flapped)]
     assert states == ["server_error" if v else "ok" for v in PATTERN]
+    # One row per run of the same state: 8 runs in the twelve crawls.
+    assert rows(flapped, "SELECT count(*) FROM endpoint_probes WHERE role = 'mcp'") == [(8,)]
     assert rows(flapped, "SELECT DISTINCT http_status, detail FROM endpoint_probes WHERE role = 'mcp' AND state != 'ok'") == [
         (503, "HTTP 503")]
-    per_role = rows(flapped, "SELECT role, url, count(*) FROM endpoint_probes GROUP BY role, url ORDER BY role")
+    per_role = rows(flapped, "SELECT role, url, sum(runs) FROM endpoint_probes GROUP BY role, url ORDER BY role")
     assert per_role == [("guide", "https://flapping.test/agent.md", 12), ("homepage", "https://flapping.test/", 12),
                         ("mcp", "https://mcp.flapping.test/mcp", 12), ("privacy", "https://flapping.test/", 12),
                         ("terms", "https://flapping.test/", 12)]

@@ -28,7 +28,7 @@ from urllib.parse import SplitResult, urlsplit
 from agentdex import db as catalogue
 from agentdex.crawler import freshness
 from agentdex.crawler.crosscheck import cross_check, reread
-from agentdex.crawler.discovery import REGISTRY_KINDS, Before, OriginDiscovery, Previous
+from agentdex.crawler.discovery import REGISTRY_KINDS, Before, OriginDiscovery, Previous, served_fresh
 from agentdex.crawler.fetch import Fetcher
 from agentdex.crawler.origins import origin_url
 from agentdex.crawler.robots import definite, reusable
@@ -146,7 +146,8 @@ async def crawl(db, origins: list[str], net: NetworkOptions, *, verify: bool = T
         async with net.fetcher() as fetcher:
             verifier = _make_verifier(fetcher, net) if verify else None
             stage = _Stage(fetcher, verifier, policy or freshness.Policy(), now,
-                           net.registry if net.registry_lookup else None, net.origin_budget)
+                           net.registry if net.registry_lookup else None, net.origin_budget,
+                           ask_all=kind == "verify")
             await _run_all(db, origins, stage, net.concurrency, summary, state, progress)
             summary.requests, summary.errors = fetcher.stats.requests, fetcher.stats.errors
     except (asyncio.CancelledError, KeyboardInterrupt):
@@ -168,6 +169,7 @@ class _Stage:
     now: float | None
     registry: str | None  # the registry asked for each origin's namespace (None: none)
     budget: float = ORIGIN_BUDGET  # seconds one origin may take
+    ask_all: bool = False  # the verifier asks every claim (a verify run)
 
 
 async def _run_all(db, origins, stage: _Stage, concurrency, summary, state, progress) -> None:
@@ -183,7 +185,15 @@ async def _run_all(db, origins, stage: _Stage, concurrency, summary, state, prog
                 progress(state)
 
     workers = max(1, min(concurrency, len(origins)))
-    await asyncio.gather(*(worker() for _ in range(workers)))
+    # A TaskGroup, not gather: when one worker fails (the catalogue itself, a full disk), the
+    # others are cancelled before the fetcher's pools close under them. Callers get that
+    # worker's own error, as they did from gather (a full disk stays a DatabaseError).
+    try:
+        async with asyncio.TaskGroup() as group:
+            for _ in range(workers):
+                group.create_task(worker())
+    except BaseExceptionGroup as failed:
+        raise failed.exceptions[0] from None
 
 
 async def _one_origin(db, origin: str, stage: _Stage, summary: CrawlSummary) -> tuple[OriginCrawl, list]:
@@ -216,7 +226,7 @@ async def _crawl_within_budget(db, origin: str, stage: _Stage) -> OriginCrawl:
     try:
         async with asyncio.timeout(stage.budget) as budget:
             return await crawl_origin(db, origin, stage.fetcher, stage.verifier, policy=stage.policy,
-                                      now=stage.now, registry=stage.registry)
+                                      now=stage.now, registry=stage.registry, ask_all=stage.ask_all)
     except TimeoutError as exc:
         if budget.expired():
             raise _Failed("budget", f"cut short: the origin took more than its {stage.budget:g}-second budget") from exc
@@ -253,10 +263,11 @@ def _count(summary: CrawlSummary, state: Progress, result: OriginCrawl, events: 
 
 async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None, *,
                        policy: freshness.Policy = freshness.Policy(), now: float | None = None,
-                       registry: str | None = None) -> OriginCrawl:
+                       registry: str | None = None, ask_all: bool = False) -> OriginCrawl:
     """Discover (and, with a verifier, verify) one origin; nothing is written here.
     ``registry``: the MCP registry API base asked what it lists for the origin's namespace
-    (``None``: no registry is asked, and what one answered before stands)."""
+    (``None``: no registry is asked, and what one answered before stands). ``ask_all``: the
+    verifier asks every claim whatever is fresh or due (``agentdex verify``)."""
     previous = {url: Previous.from_row(p) for url, p in catalogue.previous_fetches(db, origin).items()}
     source = catalogue.listing_source(db, origin)
     before = Before(*source) if source is not None else None
@@ -265,14 +276,18 @@ async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None, *,
                                 lambda sha: catalogue.get_blob(db, sha), before, policy=policy, now=now,
                                 registry=registry, registry_stored=catalogue.stored_documents(db, origin, REGISTRY_KINDS))
     result = await discovery.run()
-    if verifier is not None:
-        # Re-checked on every crawl, unchanged or not, so a proof that disappears is seen.
+    if verifier is not None and _nothing_to_verify(db, result, previous, policy, now, ask_all):
+        _stand_fresh(result, previous)
+    elif verifier is not None:
+        # Re-checked on every crawl, unchanged or not, so a proof that disappears is seen
+        # (once its stored answer is no longer fresh, or, for the probes that are never fresh,
+        # once the origin is due).
         listing = result.primary.listing if result.primary else None
         if result.unchanged:
             listing = _stored_listing(db, origin)
             result.results = reread(result, lambda sha: catalogue.get_blob(db, sha))
         if listing is not None or result.primary is not None or x402_discovery.NAME in result.results:
-            await verifier(result, listing)
+            await verifier(result, listing, _stored(db, result, previous, policy, now, ask_all))
     result.consistency = cross_check(result)
     result.robots = _fetched_robots(origin, fetcher)
     tools = _tools_of(result)
@@ -285,6 +300,51 @@ def _tools_of(result: OriginCrawl) -> list:
     """Every tool the origin's documents and MCP server declared this crawl."""
     declared = [t for r in result.results.values() if r.listing is not None for t in r.listing.tools]
     return declared + list(result.mcp_tools or [])
+
+
+def _nothing_to_verify(db, result: OriginCrawl, previous: dict[str, Previous], policy: freshness.Policy,
+                       now: float | None, ask_all: bool) -> bool:
+    """Whether verifying could learn nothing: discovery asked nothing and found nothing
+    changed, every stored answer of the origin is still fresh (the verifier's included) and
+    the origin is not due. Then every stored verdict stands as it is, with its answer's time."""
+    if ask_all or policy.revalidate or not result.unchanged or any(not r.from_freshness for r in result.fetches):
+        return False
+    moment = time.time() if now is None else now
+    if not all(p.status in freshness.FRESH_STATUSES and policy.usable(p.fresh_until, p.response_at, moment)
+               for p in previous.values()):
+        return False
+    due = catalogue.due_at(db, result.origin)
+    return due is not None and due > (freshness.iso(moment) or "")
+
+
+def _stand_fresh(result: OriginCrawl, previous: dict[str, Previous]) -> None:
+    """The verifier's stored answers, still fresh, stand for this crawl too (their snapshots
+    say so, as discovery's do); the stored checks they decided stand unchanged."""
+    done = {r.url for r in result.fetches}
+    at = freshness.iso(time.time()) or ""
+    result.fetches.extend(served_fresh(url, "stored", prev, at) for url, prev in previous.items() if url not in done)
+
+
+def _stored(db, result: OriginCrawl, previous: dict[str, Previous], policy: freshness.Policy, now: float | None,
+            ask_all: bool):
+    """What may stand in for the verifier's requests (:class:`agentdex.crawler.verify.Stored`):
+    nothing with ``ask_all`` (``agentdex verify``); only validators with ``--revalidate``. The
+    probes that are never fresh run when the origin is due by its schedule or when discovery
+    had to ask it anything (a crawl that reaches the origin anyway checks its live endpoints
+    too); a crawl served wholly from freshness before the origin is due leaves their stored
+    checks standing. Endpoint health rows: all when the origin is due, else the changed ones."""
+    from agentdex.crawler.verify import ASK_ALL, Stored
+
+    if ask_all:
+        return ASK_ALL
+    load = lambda sha: catalogue.get_blob(db, sha)  # noqa: E731
+    if policy.revalidate:  # asks everything, conditionally
+        return Stored(previous, load, freshness.Policy(revalidate=True), now)
+    due = catalogue.due_at(db, result.origin)
+    scheduled = due is None or due <= (freshness.iso(time.time() if now is None else now) or "")
+    asked = any(not r.from_freshness for r in result.fetches)
+    return Stored(previous, load, policy, now, asked or scheduled, scheduled,
+                  {} if scheduled else catalogue.latest_states(db, result.origin))
 
 
 def _offer_robots(db, origin: str, fetcher: Fetcher, now: float | None) -> None:

@@ -54,7 +54,8 @@ HTTP freshness (:mod:`agentdex.crawler.freshness`): a URL whose stored answer is
 fresh is not asked at all; its record says it was served from freshness and stands for the
 stored answer exactly as a 304 would (so a fresh guide is not read or hashed again, and the
 first fetch after it goes stale finds any change). ``Policy(revalidate=True)`` asks every
-URL. A 304 updates the stored answer's freshness headers (RFC 9111, 4.3.4): the
+URL but the known absences whose schedule has not come (a discovery path that answered 404
+or 410: :func:`agentdex.schedule.absence_recheck_at`), whose records say so. A 304 updates the stored answer's freshness headers (RFC 9111, 4.3.4): the
 ``Cache-Control`` and ``Expires`` it does not repeat are the stored answer's.
 
 A 304 means no parse and no validation: when every manifest answer repeats the last
@@ -74,6 +75,7 @@ from typing import Any, Awaitable, Callable
 from urllib.parse import quote
 
 from agentdex import formats
+from agentdex import schedule
 from agentdex.crawler import freshness
 from agentdex.crawler.origins import origin_url
 from agentdex.formats import inferred as inferred_format
@@ -123,13 +125,22 @@ class Previous:
     fresh_until_text: str | None = None
     response_at: float | None = None
     fresh_until: float | None = None
+    first_seen: float | None = None  # when this same answer was first had (a known absence's age)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Previous:
         """From :func:`agentdex.db.previous_fetches`' dict (times as ISO 8601 text)."""
         received, until = row.get("response_at"), row.get("fresh_until")
         return cls(row["etag"], row["last_modified"], row["sha256"], row["status"], row.get("headers") or {},
-                   received, until, freshness.epoch(received), freshness.epoch(until))
+                   received, until, freshness.epoch(received), freshness.epoch(until),
+                   freshness.epoch(row.get("first_seen")))
+
+    def absence_recheck_at(self) -> float | None:
+        """When a revalidating crawl asks this known absence (a 404 or 410) again (None: it
+        is no known absence); see :func:`agentdex.schedule.absence_recheck_at`."""
+        if self.status not in ABSENT_STATUSES or self.response_at is None:
+            return None
+        return schedule.absence_recheck_at(self.first_seen or self.response_at, self.response_at)
 
 
 NOTHING = Previous()
@@ -178,7 +189,12 @@ class OriginDiscovery:
         serve the stored answer when it is still fresh; ``absent_ok``: a 404 there is no
         error of the crawl; ``count_errors=False``: no failure there is one."""
         prev = self.previous.get(url) or NOTHING
-        if self._usable(prev):
+        recheck = self._known_absence(prev) if absent_ok else None
+        if recheck is not None:
+            self._served_at = self._served_at or freshness.iso(time.time()) or ""
+            record = served_absence(url, kind, prev, self._served_at, recheck)
+            until, received = recheck, prev.response_at
+        elif self._usable(prev):
             self._served_at = self._served_at or freshness.iso(time.time()) or ""
             record = served_fresh(url, kind, prev, self._served_at)
             until, received = prev.fresh_until, prev.response_at
@@ -204,6 +220,13 @@ class OriginDiscovery:
         if prev.status not in freshness.FRESH_STATUSES or (prev.status < 300 and not prev.sha256):
             return False
         return self.policy.usable(prev.fresh_until, prev.response_at, time.time() if self.now is None else self.now)
+
+    def _known_absence(self, prev: Previous) -> float | None:
+        """When a revalidating crawl asks this known absence next, if that is still to come
+        (None: ask now). Without ``--revalidate`` HTTP freshness alone decides."""
+        recheck = prev.absence_recheck_at() if self.policy.revalidate else None
+        now = time.time() if self.now is None else self.now
+        return recheck if recheck is not None and recheck > now else None
 
     def stale_at(self) -> float | None:
         """When the first answer of this crawl stops being usable fresh (None: one is not)."""
@@ -463,6 +486,16 @@ def served_fresh(url: str, kind: str, prev: Previous, at: str) -> FetchRecord:
     return record
 
 
+def served_absence(url: str, kind: str, prev: Previous, at: str, recheck: float) -> FetchRecord:
+    """The record of a known absence not asked at ``at`` because its schedule has not come
+    (``crawl --revalidate``): the stored 404 (or 410) stands, and says when it is asked next."""
+    record = served_fresh(url, kind, prev, at)
+    record.known_absence = True
+    record.error = (f"{url} answered {prev.status} when last asked, on {prev.response_text}; a known absence "
+                    f"is asked again on its schedule, next from {freshness.iso(recheck)}.")
+    return record
+
+
 def note_freshness(record: FetchRecord, prev: Previous, sent: float,
                    arrived: float) -> tuple[float | None, float | None]:
     """Stamp an answer with when it arrived and until when it is fresh (RFC 9111); return
@@ -508,6 +541,9 @@ def registry_url(base: str, space: str, cursor: str | None = None) -> str:
     ``space`` (the registry's search is a substring match), from ``cursor`` on."""
     url = f"{base}/v0.1/servers?search={quote(space, safe='')}&version=latest"
     return url + (f"&cursor={quote(cursor, safe='')}" if cursor else "")
+
+
+ABSENT_STATUSES = frozenset({404, 410})
 
 
 def absent(record: FetchRecord) -> bool:

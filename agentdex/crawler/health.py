@@ -1,6 +1,7 @@
 """Endpoint health: the state of every URL a listing depends on, as one crawl found it.
 
-Each crawl that verifies a listing records one :class:`~agentdex.models.Probe` row a URL:
+Each crawl that verifies a listing records one :class:`~agentdex.models.Probe` row a URL it
+asked (an answer still fresh is not asked, so it adds no row; see :mod:`agentdex.crawler.verify`):
 the MCP endpoint (from the MCP probe), the API base, its OpenAPI and capabilities documents,
 the homepage, the policies, the feedback route, the documents the listing declares (guide,
 llms.txt, skill), and each paid resource of the origin's x402 discovery document that was
@@ -102,7 +103,8 @@ def endpoints_of(crawl: OriginCrawl, mcp_url: str | None, probe: mcp_probe.Probe
     """Every endpoint of one verified crawl, by role and URL: the MCP probe, the verifier's
     fetches (``asked``: ``(kind, url, record)``) and the declared documents discovery read."""
     rows = [from_probe(mcp_url, probe)] if probe is not None and mcp_url else []
-    last = {r.kind: r for r in crawl.fetches if r.kind in DOCUMENT_ROLES}  # the final fetch of each
+    # The final fetch of each; an answer served from freshness was not asked, so it is no probe.
+    last = {r.kind: r for r in crawl.fetches if r.kind in DOCUMENT_ROLES and not r.from_freshness}
     rows += [from_record(kind, record.url, record) for kind, record in last.items()]
     return verified_rows(asked, rows)
 
@@ -110,5 +112,6 @@ def endpoints_of(crawl: OriginCrawl, mcp_url: str | None, probe: mcp_probe.Probe
 def verified_rows(asked: list[tuple[str, str, FetchRecord]], more: list[EndpointProbe] = ()) -> list[EndpointProbe]:
     """The rows of the verifier's fetches (``asked``) that are endpoints, with ``more``, by
     role and URL (an origin without a listing has only its x402 resources)."""
-    rows = list(more) + [from_record(kind, url, record) for kind, url, record in asked if kind in VERIFIED_ROLES]
+    rows = list(more) + [from_record(kind, url, record) for kind, url, record in asked
+                         if kind in VERIFIED_ROLES and not record.from_freshness]
     return sorted(set(rows), key=lambda e: (e.role, e.url))

@@ -23,19 +23,76 @@ for an origin with no listing too: a document that prices resources is a claim o
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 from typing import Any, Awaitable, Callable, Iterator
 
 from agentdex import formats
 from agentdex.checks import GROUPS, in_group
-from agentdex.crawler import health, mcp_probe
+from agentdex.crawler import freshness, health, mcp_probe
+from agentdex.crawler.discovery import NOTHING, Previous, note_freshness, served_fresh
 from agentdex.crawler.origins import origin_url
 from agentdex.crawler.verify_x402 import document_of, x402_checks
 from agentdex.formats import agent_app
 from agentdex.formats._load import loads as safe_loads
 from agentdex.formats._yaml import YamlLimits, load_yaml
-from agentdex.models import Check, FetchRecord, Listing, OriginCrawl
+from agentdex.db.snapshots import obtained
+from agentdex.models import Check, EndpointProbe, FetchRecord, Listing, OriginCrawl
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What the catalogue knows of the origin being verified, and what may stand in for asking.
+
+    ``previous``: the latest stored answer of each URL (validators, status, body hash,
+    freshness); ``load_blob`` reads a stored body. A GET whose stored answer is still fresh
+    under ``policy`` is not asked (its check keeps its verdict, marked fresh with the
+    answer's time); any other is asked conditionally when it has validators. ``due``: the
+    probes that cannot be fresh (MCP sessions, DNS, unpaid 402s) run; otherwise their stored
+    checks stand. ``scheduled``: the origin is due by its schedule, so every endpoint asked
+    gets its health row; otherwise only an endpoint whose state differs from its latest row
+    (``probes``: ``{(role, url): state}``), so the health history is sampled
+    on the origin's schedule and keeps every change. The default asks and records everything
+    (what ``agentdex verify`` does).
+    """
+
+    previous: Mapping[str, Previous] = field(default_factory=dict)
+    load_blob: Callable[[str], bytes | None] = lambda sha: None
+    policy: freshness.Policy = freshness.Policy(revalidate=True)
+    now: float | None = None
+    due: bool = True
+    scheduled: bool = True
+    probes: Mapping[tuple[str, str], str] = field(default_factory=dict)
+
+    def to_record(self, endpoints: list[EndpointProbe]) -> list[EndpointProbe]:
+        """The endpoint rows this crawl adds to the health history."""
+        if self.scheduled:
+            return endpoints
+        # The state alone: a 304 after a 200 is the same ok.
+        return [e for e in endpoints if self.probes.get((e.role, e.url)) != e.state]
+
+    def fresh(self, prev: Previous, kind: str) -> bool:
+        """Whether ``prev`` may stand in for asking: fresh, and a definite absence, an answer
+        whose status is the whole check, or one with its body stored."""
+        if prev.status not in freshness.FRESH_STATUSES:
+            return False
+        if prev.status < 300 and not prev.sha256 and kind not in STATUS_ONLY:
+            return False
+        return self.policy.usable(prev.fresh_until, prev.response_at, time.time() if self.now is None else self.now)
+
+
+ASK_ALL = Stored()
+# The verifier's fetches whose check reads only the status (no stored body needed).
+STATUS_ONLY = frozenset({"homepage", "privacy", "terms", "http_base", "feedback"})
+# The groups whose probes cannot be served from freshness: run only when the origin is due.
+SCHEDULED_GROUPS = frozenset({"mcp", "anchor", "x402"})
+# The check each verifier fetch decides, by the kind it is asked under.
+CHECK_KINDS = {"homepage.reachable": "homepage", "policies.privacy": "privacy", "policies.terms": "terms",
+               "http.base": "http_base", "http.openapi": "openapi", "http.capabilities": "capabilities",
+               "feedback.descriptor": "feedback"}
 
 
 class _Asked(list):
@@ -43,9 +100,10 @@ class _Asked(list):
     request made (``answers``): one request a method, URL and cap however many checks ask (an
     Anchor tool's endpoint is also the resource its x402 discovery document prices)."""
 
-    def __init__(self) -> None:
+    def __init__(self, stored: Stored = ASK_ALL) -> None:
         super().__init__()
         self.answers: dict[tuple[str, str, int], asyncio.Future] = {}
+        self.stored = stored
 
 
 # The Verifier serves every origin of a crawl at once, so each verify_crawl gives its own
@@ -54,9 +112,9 @@ _ASKED: ContextVar[_Asked | None] = ContextVar("agentdex_verify_asked", default=
 
 
 @contextmanager
-def _asking() -> Iterator[_Asked]:
+def _asking(stored: Stored = ASK_ALL) -> Iterator[_Asked]:
     """A fresh :class:`_Asked` for the origin verified inside the block."""
-    asked = _Asked()
+    asked = _Asked(stored)
     token = _ASKED.set(asked)
     try:
         yield asked
@@ -94,10 +152,30 @@ class Verifier:
             return await self.fetcher.fetch(url, kind=kind, max_bytes=cap, method=method, expected=expected)
         key = (method, url, cap)
         if key not in asked.answers:
-            asked.answers[key] = asyncio.ensure_future(
-                self.fetcher.fetch(url, kind=kind, max_bytes=cap, method=method, expected=expected))
+            asked.answers[key] = asyncio.ensure_future(self._answer(url, kind, cap, method, expected, asked.stored))
         record = await asyncio.shield(asked.answers[key])
         asked.append((kind, url, record))
+        return record
+
+    async def _answer(self, url: str, kind: str, cap: int, method: str, expected: tuple[int, ...],
+                      stored: Stored) -> FetchRecord:
+        """The stored answer of a GET while it is fresh; otherwise a request (conditional when
+        a validator is stored), stamped with its freshness for the next crawl. A 304 or a
+        fresh answer carries the stored body, for the checks that read one."""
+        if method != "GET":
+            return await self.fetcher.fetch(url, kind=kind, max_bytes=cap, method=method, expected=expected)
+        prev = stored.previous.get(url) or NOTHING
+        if stored.fresh(prev, kind):
+            record = served_fresh(url, kind, prev, freshness.iso(time.time()) or "")
+        else:
+            sent = time.time()
+            record = await self.fetcher.fetch(url, kind=kind, max_bytes=cap, expected=expected,
+                                              etag=prev.etag, last_modified=prev.last_modified)
+            note_freshness(record, prev, sent, time.time())
+            if record.not_modified and prev.status is not None:
+                record.status = prev.status  # the verdict is the stored answer's, revalidated
+        if (record.from_freshness or record.not_modified) and prev.sha256:
+            record.body = stored.load_blob(prev.sha256)
         return record
 
     async def post(self, url: str, body: bytes, headers: dict[str, str]) -> FetchRecord:
@@ -142,17 +220,21 @@ class Verifier:
             return FetchRecord(url=url, kind=kind, error_code="timeout",
                                error=f"{url} answered neither HEAD nor GET within {seconds:g} seconds.")
 
-    async def verify_crawl(self, crawl: OriginCrawl, listing: Listing | None = None) -> None:
+    async def verify_crawl(self, crawl: OriginCrawl, listing: Listing | None = None,
+                           stored: Stored = ASK_ALL) -> None:
         """Fill ``crawl.checks`` and ``crawl.mcp_tools`` for the crawl's listing. A manifest
-        too broken to give a listing still gets the checks of its answer (size, type, …)."""
+        too broken to give a listing still gets the checks of its answer (size, type, …).
+        ``stored``: the stored answers that may stand in for asking (default: ask everything)."""
         listing = listing or (crawl.primary.listing if crawl.primary else None)
         if listing is None:
-            await self._verify_unlisted(crawl)
+            await self._verify_unlisted(crawl, stored)
             return
-        with _asking() as asked:  # the runners' tasks share it: one per origin verified
+        groups = [g for g in GROUPS if stored.due or g not in SCHEDULED_GROUPS]
+        with _asking(stored) as asked:  # the runners' tasks share it: one per origin verified
             try:
-                results = await asyncio.gather(*(RUNNERS[group](self, crawl, listing) for group in GROUPS))
-                crawl.endpoints = health.endpoints_of(crawl, listing.mcp_url, self._probe_of(listing.mcp_url), asked)
+                results = await asyncio.gather(*(RUNNERS[group](self, crawl, listing) for group in groups))
+                crawl.endpoints = stored.to_record(
+                    health.endpoints_of(crawl, listing.mcp_url, self._probe_of(listing.mcp_url), asked))
             finally:
                 self._forget(listing)
         checks: list[Check] = []
@@ -160,16 +242,18 @@ class Verifier:
             checks.extend(found)
             if tools is not None:
                 crawl.mcp_tools = tools
-        crawl.checks = checks
+        crawl.checks = mark_obtained(checks, asked)
+        crawl.fetches.extend(kept_answers(asked))
 
-    async def _verify_unlisted(self, crawl: OriginCrawl) -> None:
+    async def _verify_unlisted(self, crawl: OriginCrawl, stored: Stored = ASK_ALL) -> None:
         """An origin without a listing: the checks of a broken manifest's answer, and the
-        live 402s of an x402 discovery document's resources with their endpoint health."""
+        live 402s of an x402 discovery document's resources with their endpoint health
+        (those only when the origin is due: an unpaid 402 is never fresh)."""
         checks = manifest_checks(crawl, crawl.primary.format) if crawl.primary is not None else []
-        if document_of(crawl) is not None:
-            with _asking() as asked:
+        if document_of(crawl) is not None and stored.due:
+            with _asking(stored) as asked:
                 checks += await x402_checks(self, crawl)
-            crawl.endpoints = health.verified_rows(asked)
+            crawl.endpoints = stored.to_record(health.verified_rows(asked))
         crawl.checks = checks or None
 
     def _probe_of(self, url: str | None) -> mcp_probe.Probe | None:
@@ -268,13 +352,36 @@ RUNNERS: dict[str, Runner] = {"manifest": Verifier._manifest, "documents": Verif
                               "feedback": Verifier._feedback, "anchor": Verifier._anchor, "x402": Verifier._x402}
 
 
+def kept_answers(asked: _Asked) -> list[FetchRecord]:
+    """The verifier's GETs of the claims whose checks obey freshness, stored as snapshots
+    with the crawl's (their freshness and validators serve the next crawl)."""
+    kinds = set(CHECK_KINDS.values())
+    return [future.result() for (method, _, _), future in asked.answers.items()
+            if method == "GET" and future.done() and not future.cancelled() and future.exception() is None
+            and future.result().kind in kinds]
+
+
+def mark_obtained(checks: list[Check], asked: list[tuple[str, str, FetchRecord]]) -> list[Check]:
+    """Each check decided by one verifier fetch says how that answer was obtained (fetched,
+    revalidated, fresh) and when it arrived (``data``: ``obtained``, ``answer_at``): the
+    verdict is the answer's, however it was had, so its detail does not change."""
+    last = {kind: record for kind, _, record in asked}
+    return [_marked(check, last.get(CHECK_KINDS.get(check.name, ""))) for check in checks]
+
+
+def _marked(check: Check, record: FetchRecord | None) -> Check:
+    if record is None:
+        return check
+    return replace(check, data={**(check.data or {}), "obtained": obtained(record), "answer_at": record.response_at})
+
+
 def manifest_checks(crawl: OriginCrawl, fmt: str) -> list[Check]:
     """Location, content type, CORS and size of the primary manifest's answer."""
     record = _manifest_record(crawl, fmt)
     if record is None or fmt not in formats.MANIFEST_PATHS:
         return []
-    if record.not_modified:
-        return []  # a 304 carries no new facts: the stored checks stand
+    if record.not_modified or record.from_freshness:
+        return []  # a 304 or a fresh stored answer carries no new facts: the stored checks stand
     expected = origin_url(crawl.origin, formats.MANIFEST_PATHS[fmt])
     ctype = record.headers.get("content-type", "").split(";")[0].strip().lower()
     cors = record.headers.get("access-control-allow-origin", "")
@@ -316,8 +423,8 @@ def document_checks(crawl: OriginCrawl, listing: Listing) -> list[Check]:
         record = by_kind.get(kind)
         if not url:
             out.append(Check(name, "skip", "not declared"))
-        elif record is None or record.not_modified:
-            continue  # not fetched this run (or unchanged): the stored check stands
+        elif record is None or record.not_modified or record.from_freshness:
+            continue  # not fetched this run (or unchanged, or still fresh): the stored check stands
         else:
             out.append(_document_check(name, kind, record, url, listing.format))
     return out

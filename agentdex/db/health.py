@@ -1,5 +1,6 @@
-"""Endpoint health over time: one row a verified crawl for each endpoint a listing depends
-on (:mod:`agentdex.crawler.health` decides the state). Reading the history back (latest state,
+"""Endpoint health over time: the states each endpoint a listing depends on was found in,
+one row per run of probes in a row that found the same state (``runs``, ``at`` to ``last_at``), (:mod:`agentdex.crawler.health` decides the state; :mod:`agentdex.crawler.verify` which
+rows a crawl records: every endpoint when the origin is due, else only a changed state). Reading the history back (latest state,
 uptime over the last probes, first seen, last ok) is :func:`agentdex.db.queries.endpoint_health`."""
 
 from __future__ import annotations
@@ -11,11 +12,33 @@ from agentdex.models import EndpointProbe
 
 
 def save_probes(db: Database, origin: str, probes: list[EndpointProbe] | None, crawl_id: int | None, at: str) -> None:
-    """Append this crawl's endpoint states (``None``: not verified, nothing to append)."""
+    """Record this crawl's endpoint states (``None``: not verified, nothing to record): a
+    state the same as its endpoint's latest row extends that row (one more run, its time
+    and answer), any other is a new row, so an unchanged endpoint adds no row."""
     if not probes:
         return
+    latest = _latest_rows(db, origin)
+    extend, insert = [], []
+    for p in probes:
+        url, detail = safe_text(p.url), safe_text(p.detail) or ""
+        row = latest.get((p.role, url))
+        if row is not None and row[1] == p.state:
+            extend.append((at, p.http_status, detail, row[0]))
+        else:
+            insert.append((origin, crawl_id, p.role, url, p.state, p.http_status, detail, at, at))
+    db.conn.executemany("UPDATE endpoint_probes SET runs = runs + 1, last_at = ?, http_status = ?, detail = ? "
+                        "WHERE id = ?", extend)
     db.conn.executemany(
-        "INSERT INTO endpoint_probes (origin, crawl_id, role, url, state, http_status, detail, at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(origin, crawl_id, p.role, safe_text(p.url), p.state, p.http_status, safe_text(p.detail) or "", at)
-         for p in probes])
+        "INSERT INTO endpoint_probes (origin, crawl_id, role, url, state, http_status, detail, at, last_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", insert)
+
+
+def _latest_rows(db: Database, origin: str) -> dict[tuple[str, str], tuple[int, str]]:
+    rows = db.execute("SELECT role, url, id, state FROM endpoint_probes WHERE id IN "
+                      "(SELECT max(id) FROM endpoint_probes WHERE origin = ? GROUP BY role, url)", [origin])
+    return {(role, url): (row_id, state) for role, url, row_id, state in rows}
+
+
+def latest_states(db: Database, origin: str) -> dict[tuple[str, str], str]:
+    """``{(role, url): state}`` of each endpoint's latest probe of ``origin``."""
+    return {key: state for key, (_, state) in _latest_rows(db, origin).items()}

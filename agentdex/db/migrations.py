@@ -549,6 +549,70 @@ def m011_seed_sources(db: Database) -> None:
     (probed by a crawl, or named by a registry) with its census state."""
     db.executescript(_SEEDS)
 
+def _run_health_view(up: str) -> str:
+    """``endpoint_health`` over probe rows that each stand for ``runs`` probes in a row with
+    the same state: the last :data:`RECENT_PROBES` probes are counted across rows."""
+    return f"""CREATE VIEW endpoint_health AS
+WITH r AS (
+  SELECT origin, role, url, state, at, coalesce(last_at, at) AS last_at, runs, id,
+    coalesce(sum(runs) OVER (PARTITION BY origin, role, url ORDER BY id DESC
+                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer,
+    ({up}) AS up
+  FROM endpoint_probes)
+SELECT origin, role, url,
+  max(CASE WHEN newer = 0 THEN state END) AS state,
+  min(sum(runs), {RECENT_PROBES}) AS recent_probes,
+  sum(CASE WHEN up THEN max(0, min(runs, {RECENT_PROBES} - newer)) ELSE 0 END) AS recent_ok,
+  sum(runs) AS probes,
+  min(at) AS first_seen_at,
+  max(CASE WHEN up THEN last_at END) AS last_ok_at
+FROM r
+GROUP BY origin, role, url;"""
+
+
+_SIGHTINGS = f"""
+ALTER TABLE snapshots ADD COLUMN last_crawl_id INTEGER REFERENCES crawls(id);  -- the latest run that got this same answer
+ALTER TABLE snapshots ADD COLUMN last_seen_at TEXT;  -- when that run got it (fetched_at: when it was first got)
+ALTER TABLE snapshots ADD COLUMN last_obtained TEXT;  -- how that run got it: fetched | revalidated | fresh
+ALTER TABLE snapshots ADD COLUMN seen INTEGER NOT NULL DEFAULT 1;  -- how many runs got this same answer
+UPDATE snapshots SET last_crawl_id = crawl_id, last_seen_at = fetched_at, last_obtained = obtained;
+ALTER TABLE endpoint_probes ADD COLUMN runs INTEGER NOT NULL DEFAULT 1;  -- probes in a row that found this state
+ALTER TABLE endpoint_probes ADD COLUMN last_at TEXT;  -- the latest of them (at: the first)
+DROP VIEW endpoint_health;
+{_run_health_view("state = 'ok' OR (role = 'x402' AND state = 'payment_required')")}
+CREATE VIEW known_absences AS
+SELECT s.origin, s.kind, s.url, s.status_code, s.fetched_at AS absent_since, s.response_at AS last_asked_at,
+  strftime('%Y-%m-%dT%H:%M:%fZ', julianday(s.response_at) + min(max(julianday(s.response_at) - julianday(s.fetched_at),
+    1.0 / 24), 7.0)) AS next_asked_at,
+  s.last_obtained, s.seen
+FROM snapshots s
+WHERE s.status_code IN (404, 410)
+  AND (s.kind IN ('a2a_card', 'server_card', 'api_catalog', 'x402_discovery', 'ai_catalog')
+       OR s.kind LIKE 'registry_server_json%')
+  AND s.id = (SELECT max(v.id) FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url);
+"""
+
+
+@migrations()
+def m012_sightings(db: Database) -> None:
+    """A recrawl of an unchanged web stops growing the catalogue: a snapshot is one answer of
+    a URL, seen by one run or many in a row. An answer the same as the URL's latest (the same
+    status, body, validators and error; a 304 or a fresh answer standing for it) extends that
+    row: the last run, time and way it was obtained, and how many runs got it. A changed
+    answer is a new row, so every event keeps the snapshots before and after it (the row
+    standing when its run began and the row its run added). Existing rows are one sighting
+    each. (No index on the new columns: each would be rewritten on every recrawl.)
+
+    Endpoint probes the same way: a probe that finds an endpoint in the state of its latest
+    row extends that row (``runs``, ``last_at``), and ``endpoint_health`` counts uptime over
+    the last probes across rows.
+
+    The ``known_absences`` view: each discovery path (and registry page) whose latest answer
+    is a 404 or 410, since when, when last asked and when a revalidating crawl asks it next
+    (the schedule of :func:`agentdex.schedule.absence_recheck_at`: as long again as it has
+    been absent, from 1 hour to 7 days)."""
+    db.executescript(_SIGHTINGS)
+
 
 # The origin joins the searched text: a domain or part of one ("kitchen-7a", "pantry.test")
 # finds its listing, and so does a listing that has no name or description to match.
@@ -556,7 +620,7 @@ FTS_COLUMNS_016 = (*FTS_COLUMNS, "origin")
 
 
 @migrations()
-def m016_search_origins(db: Database) -> None:
+def m013_search_origins(db: Database) -> None:
     """Full-text search over the origin (host name) too, beside the name, one-liner,
     description and tags; the index is rebuilt from the rows the file holds."""
     # By name: sqlite-utils' disable_fts leaves the triggers of an index it did not build here.

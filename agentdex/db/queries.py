@@ -15,9 +15,11 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from agentdex.db.common import epoch, loads
+from agentdex import schedule
+from agentdex.db.common import epoch, iso, loads
 from agentdex.db.migrations import RECENT_PROBES, UP_BY_ROLE
 from agentdex.errors import InputError
+from agentdex.formats import DISCOVERY_PATHS
 from agentdex.models import Listing
 
 LIST_COLUMNS = ("origin", "name", "one_liner", "format", "status", "status_detail", "categories", "tags",
@@ -186,22 +188,34 @@ def get_listing(db: Database, origin: str) -> dict[str, Any] | None:
 def list_facts(db: Database, origin: str, *, now: float | None = None) -> list[dict[str, Any]]:
     """How old each fact about ``origin`` is: the latest answer of every URL it was asked
     (robots.txt aside), ``{kind, url, status_code, error_code, obtained, checked_at,
-    response_at, age_seconds, fresh_until, fresh}``. ``obtained`` is fetched, revalidated
-    (a 304) or fresh (not asked: the stored answer was still fresh); ``age_seconds`` counts
-    from ``response_at``, when the answer the fact stands on arrived."""
+    response_at, age_seconds, fresh_until, fresh, absence_recheck_at}``. ``obtained`` is
+    fetched, revalidated (a 304), fresh (not asked: the stored answer was still fresh) or
+    known_absent (not asked: a known absence before its schedule); ``age_seconds`` counts
+    from ``response_at``, when the answer the fact stands on arrived; ``absence_recheck_at``
+    is when ``crawl --revalidate`` next asks a discovery path that answered 404 or 410."""
     rows = db.query(
-        "SELECT kind, url, status_code, error_code, coalesce(obtained, CASE WHEN not_modified = 1 "
-        "THEN 'revalidated' ELSE 'fetched' END) AS obtained, fetched_at AS checked_at, "
-        "coalesce(response_at, fetched_at) AS response_at, fresh_until FROM snapshots "
+        "SELECT kind, url, status_code, error_code, coalesce(last_obtained, obtained, CASE WHEN not_modified = 1 "
+        "THEN 'revalidated' ELSE 'fetched' END) AS obtained, coalesce(last_seen_at, fetched_at) AS checked_at, "
+        "coalesce(response_at, fetched_at) AS response_at, fresh_until, fetched_at AS first_seen_at FROM snapshots "
         "WHERE id IN (SELECT max(id) FROM snapshots WHERE origin = ? GROUP BY url) ORDER BY kind, url", [origin])
     moment = time.time() if now is None else now
     facts = []
     for row in rows:
-        arrived, until = epoch(row["response_at"]), epoch(row["fresh_until"])
+        arrived, until, first = epoch(row["response_at"]), epoch(row["fresh_until"]), epoch(row.pop("first_seen_at"))
         row["age_seconds"] = None if arrived is None else max(0, round(moment - arrived))
         row["fresh"] = until is not None and until > moment
+        row["absence_recheck_at"] = _absence_recheck(row, first, arrived)
         facts.append(row)
     return facts
+
+
+def _absence_recheck(fact: dict[str, Any], first: float | None, arrived: float | None) -> str | None:
+    """When a revalidating crawl asks a known absence (a discovery path's 404 or 410) again."""
+    absence = fact["status_code"] in (404, 410) and (fact["kind"] in DISCOVERY_PATHS
+                                                      or fact["kind"].startswith("registry_server_json"))
+    if not absence or arrived is None:
+        return None
+    return iso(schedule.absence_recheck_at(first or arrived, arrived))
 
 
 def next_due(db: Database) -> str | None:
@@ -343,11 +357,12 @@ def endpoint_health(db: Database, origin: str, recent: int = RECENT_PROBES) -> l
     states of its last ``recent`` probes, oldest first), ``up`` (whether each was up), ``recent_ok``, ``recent_probes``,
     ``uptime`` (their share that was ok), ``probes`` (all), ``first_seen_at``, ``last_ok_at``
     (for a paid x402 resource, ``payment_required`` counts as ok: :data:`UP_BY_ROLE`)."""
-    rows = db.execute("SELECT role, url, state, at FROM endpoint_probes WHERE origin = ? ORDER BY role, url, id",
-                      [origin]).fetchall()
+    rows = db.execute("SELECT role, url, state, at, coalesce(last_at, at), runs FROM endpoint_probes "
+                      "WHERE origin = ? ORDER BY role, url, id", [origin]).fetchall()
     found: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for role, url, state, at in rows:
-        found.setdefault((role, url), []).append((state, at))
+    for role, url, state, at, last_at, runs in rows:
+        # A row stands for ``runs`` probes in a row, from ``at`` to ``last_at``.
+        found.setdefault((role, url), []).extend([(state, at)] * (runs - 1) + [(state, last_at)])
     return [_summary(role, url, probes, recent) for (role, url), probes in found.items()]
 
 

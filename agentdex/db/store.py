@@ -6,9 +6,10 @@ rerun. Bodies are content-addressed: a body already stored (same sha256) adds no
 
 What :func:`save_origin` keeps and replaces:
 
-- snapshots: one row per fetch, always added (a 304 answer has no body), saying how it was
-  obtained: ``fetched``, ``revalidated`` (a 304) or ``fresh`` (not asked: the stored answer
-  was still fresh, RFC 9111), with when that answer arrived and until when it is fresh.
+- snapshots: one row per distinct answer of a URL (:mod:`agentdex.db.snapshots`): an answer
+  the same as the URL's latest extends that row (its last run, time and how it was obtained:
+  ``fetched``, ``revalidated`` (a 304) or ``fresh`` (not asked: the stored answer was still
+  fresh, RFC 9111), and until when it is fresh); any other adds one.
 - documents: the latest document of each kind; a kind the crawl no longer found is
   removed, one that answered 304 is kept. An unreachable origin keeps everything.
 - listing: replaced by the crawl's parsed listing when it has one; otherwise only the
@@ -43,6 +44,7 @@ from agentdex.db.common import dumps, epoch, iso, loads, safe_text, utc_now
 from agentdex.errors import DatabaseError
 from agentdex.db.crosscheck import save_consistency, tool_events
 from agentdex.db.health import save_probes
+from agentdex.db.snapshots import BODYLESS_KINDS, save_snapshots, sha256
 from agentdex.formats import DISCOVERY_NAMES, FORMAT_NAMES
 from agentdex.formats.registry_server_json import PAGE_KINDS as REGISTRY_PAGE_KINDS
 from agentdex.formats.registry_server_json import summary as registry_summary
@@ -152,7 +154,8 @@ def _count_crawl(db: Database, crawl_id: int | None, fetches: list[FetchRecord],
     if crawl_id is None:
         return
     errors = sum(1 for f in fetches if f.error_code is not None)
-    size = sum(len(f.body) for f in fetches if f.body is not None)
+    # A 304 or a fresh answer may carry the stored body (for the checks): nothing was fetched.
+    size = sum(len(f.body) for f in fetches if f.body is not None and not (f.not_modified or f.from_freshness))
     db.execute(
         "UPDATE crawls SET origins_done = origins_done + ?, requests = requests + ?, "
         "errors = errors + ?, bytes_fetched = bytes_fetched + ? WHERE id = ?",
@@ -169,20 +172,28 @@ def due_origins(db: Database, now: str | None = None) -> list[str]:
         "ORDER BY next_due_at, origin", [now or utc_now()])]
 
 
+def due_at(db: Database, origin: str) -> str | None:
+    """When ``origin`` is next due by its schedule (ISO 8601; None: never scheduled, so due)."""
+    row = db.execute("SELECT next_due_at FROM listings WHERE origin = ?", [origin]).fetchone()
+    return row[0] if row else None
+
+
 def known_origins(db: Database) -> list[str]:
     """Every origin in the catalogue, sorted (what a bare ``agentdex crawl`` recrawls)."""
     # Listings imported from a package or repository have no web origin to recrawl.
     return [row[0] for row in db.execute(
-        "SELECT origin FROM listings WHERE origin IN (SELECT origin FROM snapshots WHERE url LIKE 'https://%') "
-        "ORDER BY origin")]
+        "SELECT origin FROM listings l WHERE EXISTS (SELECT 1 FROM snapshots s WHERE s.origin = l.origin "
+        "AND s.url LIKE 'https://%') ORDER BY origin")]
 
 
 # A snapshot that can answer for its URL's content: a body stored, a 304, or a stored answer
 # used fresh (the last two stand for the latest stored body).
 _OK = ("({t}.not_modified = 1 OR ({t}.status_code BETWEEN 200 AND 299 AND "
-       "({t}.body_sha256 IS NOT NULL OR {t}.obtained = 'fresh')))")
+       "({t}.body_sha256 IS NOT NULL OR {t}.obtained = 'fresh' OR {t}.kind IN (" +
+       ", ".join(f"'{kind}'" for kind in BODYLESS_KINDS) + "))))")
 _LATEST = f"""
-    SELECT s.url, s.status_code, s.not_modified, s.headers, s.response_at, s.fresh_until, {_OK.format(t="s")},
+    SELECT s.url, s.status_code, s.not_modified, s.headers, s.response_at, s.fresh_until, s.fetched_at,
+      {_OK.format(t="s")},
       (SELECT v.etag FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url
          AND v.etag IS NOT NULL AND {_OK.format(t="v")} ORDER BY v.id DESC LIMIT 1),
       (SELECT v.last_modified FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url
@@ -203,18 +214,19 @@ def previous_validators(db: Database, origin: str) -> dict[str, tuple[str | None
 
 
 def previous_fetches(db: Database, origin: str) -> dict[str, dict[str, Any]]:
-    """``{url: {etag, last_modified, sha256, status, headers, response_at, fresh_until}}``
-    from the latest fetch of each URL of ``origin`` (one query): the validators for a
+    """``{url: {etag, last_modified, sha256, status, headers, response_at, fresh_until,
+    first_seen}}`` from the latest answer of each URL of ``origin`` (one query): the validators for a
     conditional request (only when that fetch succeeded), the sha256 of the body a 304 (or a
     fresh answer) stands for, the status (so a repeated 404 counts as unchanged), and the
-    stored answer's headers and freshness."""
+    stored answer's headers and freshness, and when that answer was first seen."""
     out = {}
-    for url, status, not_modified, headers, response_at, fresh_until, usable, etag, modified, sha in \
+    for url, status, not_modified, headers, response_at, fresh_until, first_seen, usable, etag, modified, sha in \
             db.execute(_LATEST, [origin]).fetchall():
         ok = not_modified or (status is not None and 200 <= status < 300)
         out[url] = {"etag": etag if usable else None, "last_modified": modified if usable else None,
                     "sha256": sha if ok else None, "status": 200 if not_modified else status,
-                    "headers": loads(headers, {}), "response_at": response_at, "fresh_until": fresh_until}
+                    "headers": loads(headers, {}), "response_at": response_at, "fresh_until": fresh_until,
+                    "first_seen": first_seen}
     return out
 
 
@@ -382,7 +394,7 @@ def _save_crawled(db: Database, crawl: OriginCrawl, crawl_id: int | None, old: d
     light = _light_state(db, origin) or {}
     listing = _crawl_listing(crawl)
     _upsert_listing(db, crawl, listing, status, streak, crawl_id, at)
-    _insert_snapshots(db, origin, crawl.fetches, crawl_id, at)
+    save_snapshots(db, origin, crawl.fetches, crawl_id, at)
     if crawl.status != "unreachable":
         _save_documents(db, crawl, at)
         _replace_findings(db, crawl, crawl_id)
@@ -419,7 +431,7 @@ def _save_unchanged(db: Database, crawl: OriginCrawl, crawl_id: int | None, ligh
         planned = _schedule_columns(crawl, light, changed=False, failures=0, at=at)
         columns.update({name: value for name, value in planned.items() if light.get(name) != value})
     _update_listing(db, crawl.origin, columns)
-    _insert_snapshots(db, crawl.origin, crawl.fetches, crawl_id, at, keep_bodies=False)
+    save_snapshots(db, crawl.origin, crawl.fetches, crawl_id, at, keep_bodies=False)
     if quiet:
         return []
     _save_probes(db, crawl.origin, crawl.checks, crawl.mcp_tools, at, crawl.endpoints, crawl_id)
@@ -554,58 +566,13 @@ def _upsert_listing(db: Database, crawl: OriginCrawl, listing: Listing | None, s
 
 # --- snapshots, blobs, documents -------------------------------------------------------------
 
-def _sha256(body: bytes) -> str:
-    return hashlib.sha256(body).hexdigest()
-
-
-def _insert_blob(db: Database, body: bytes, at: str) -> str:
-    sha = _sha256(body)
-    db.execute("INSERT OR IGNORE INTO blobs (sha256, size_bytes, content, first_seen_at) VALUES (?, ?, ?, ?)",
-               [sha, len(body), body, at])
-    return sha
-
-
-_INSERT_SNAPSHOT = (
-    "INSERT INTO snapshots (crawl_id, origin, url, kind, status_code, final_url, content_type, etag, "
-    "last_modified, headers, body_sha256, body_bytes, elapsed_ms, error_code, error, not_modified, "
-    "fetched_at, redirects, obtained, response_at, fresh_until) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-
-
-def _insert_snapshots(db: Database, origin: str, fetches: Iterable[FetchRecord], crawl_id: int | None,
-                      at: str, *, keep_bodies: bool = True) -> None:
-    # One executemany an origin: a recrawl writes a row for each of its ~15 URLs, most of them
-    # answers still fresh, and the per-statement overhead was most of what such a crawl costs.
-    db.conn.executemany(_INSERT_SNAPSHOT, [_snapshot_row(db, origin, fetch, crawl_id, at, keep_bodies)
-                                           for fetch in fetches])
-
-
-def _snapshot_row(db: Database, origin: str, fetch: FetchRecord, crawl_id: int | None, at: str,
-                  keep_bodies: bool) -> list[Any]:
-    body = fetch.body if keep_bodies else None
-    sha = _insert_blob(db, body, at) if body is not None else None
-    headers = {k.lower(): safe_text(v) for k, v in (fetch.headers or {}).items()}
-    return [crawl_id, origin, safe_text(fetch.url), fetch.kind, fetch.status, safe_text(fetch.final_url),
-            headers.get("content-type"), safe_text(fetch.etag), safe_text(fetch.last_modified), dumps(headers),
-            sha, None if body is None else len(body), fetch.elapsed_ms, fetch.error_code, safe_text(fetch.error),
-            int(fetch.not_modified), fetch.fetched_at or at, dumps(fetch.redirects) if fetch.redirects else "[]",
-            obtained(fetch), fetch.response_at or fetch.fetched_at or at, fetch.fresh_until]
-
-
-def obtained(fetch: FetchRecord) -> str:
-    """How a snapshot was obtained: ``fresh`` (not asked), ``revalidated`` (304) or ``fetched``."""
-    if fetch.from_freshness:
-        return "fresh"
-    return "revalidated" if fetch.not_modified else "fetched"
-
-
 def _save_documents(db: Database, crawl: OriginCrawl, at: str) -> None:
     fetched = {}
     for fetch in crawl.fetches:
         if fetch.body is not None:
-            fetched.setdefault(_sha256(fetch.body), fetch)
+            fetched.setdefault(sha256(fetch.body), fetch)
     for kind, sha in crawl.documents.items():
-        fetch = fetched.get(sha)  # a body of this crawl: stored by _insert_snapshots just before
+        fetch = fetched.get(sha)  # a body of this crawl: stored by save_snapshots just before
         if fetch is None and db.execute("SELECT 1 FROM blobs WHERE sha256 = ?", [sha]).fetchone() is None:
             continue  # a hash with no stored body cannot be a document; keep what we had
         url = fetch.url if fetch else _stored_document_url(db, crawl.origin, kind)
@@ -715,7 +682,7 @@ def save_verification(db: Database, origin: str, crawl_id: int | None, *, checks
         old = load_state(db, origin)
         if old is None:
             raise DatabaseError(f"{origin} is not in the catalogue: crawl it first")
-        _insert_snapshots(db, origin, fetches, crawl_id, at)
+        save_snapshots(db, origin, fetches, crawl_id, at)
         _save_probes(db, origin, checks, mcp_tools, at)
         events = _record_changes(db, origin, old, old["status"], crawl_id, at)
         _count_crawl(db, crawl_id, fetches)

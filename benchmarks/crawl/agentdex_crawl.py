@@ -1,11 +1,12 @@
 """One agentdex crawl, run in its own process by ``benchmarks/bench_crawl.py``.
 
     python benchmarks/crawl/agentdex_crawl.py --db DB --seeds SEEDS --port PORT --ca CA.pem \
-        --concurrency 32 --result OUT.json [--revalidate] [--due] [--later SECONDS] [--profile OUT.prof]
+        --concurrency 32 --result OUT.json [--revalidate] [--due] [--later SECONDS] [--verify]
+        [--profile OUT.prof]
 
 It crawls every origin of the seeds file through agentdex's Python API (the same
-``crawl()`` the CLI calls), with ``--no-verify`` semantics (verification is a separate
-cost), every ``*.synthetic.test`` connection sent to ``127.0.0.1:PORT`` while TLS still
+``crawl()`` the CLI calls), with ``--no-verify`` semantics unless ``--verify`` (then each
+origin's claims are verified too, as ``agentdex crawl`` does by default), every ``*.synthetic.test`` connection sent to ``127.0.0.1:PORT`` while TLS still
 verifies the real host name against the benchmark's CA. It writes a JSON result: the
 crawl phase's wall and CPU time (``time.process_time``: user + system, every thread) and
 agentdex's own counts. Interpreter start-up and imports are outside the crawl phase; the
@@ -52,6 +53,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--revalidate", action="store_true", help="ask every document, fresh or not")
     parser.add_argument("--due", action="store_true", help="crawl only the due origins, not the seeds")
     parser.add_argument("--later", type=float, default=0.0, help="judge freshness and the schedule this much later")
+    parser.add_argument("--verify", action="store_true", help="verify each origin's claims too (crawl without --no-verify)")
     return parser.parse_args(argv)
 
 
@@ -66,7 +68,8 @@ def run(args: argparse.Namespace) -> dict:
     cpu0, wall0 = time.process_time(), time.perf_counter()
     if args.due:
         origins = due_origins(db, iso(now))
-    summary = asyncio.run(crawl(db, origins, net, verify=False, policy=Policy(revalidate=args.revalidate), now=now))
+    summary = asyncio.run(crawl(db, origins, net, verify=args.verify, policy=Policy(revalidate=args.revalidate),
+                                now=now))
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     if profiler is not None:
         profiler.disable()

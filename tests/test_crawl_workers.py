@@ -1,0 +1,35 @@
+"""The crawl's workers live and die together: when one fails in a way that ends the crawl
+(the catalogue itself failing, as a full disk does), the others are cancelled before the
+crawl returns, not left running while the fetcher's pools close under them."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agentdex.crawler import crawl as crawl_module
+from agentdex.crawler.crawl import NetworkOptions, crawl
+from agentdex.db import open_db
+from agentdex.errors import DatabaseError
+
+
+async def test_one_worker_failing_cancels_the_others_and_its_own_error_reaches_the_caller(tmp_path, monkeypatch):
+    db = open_db(tmp_path / "c.db")
+    cancelled: list[str] = []
+
+    async def slow_or_failing(db, origin, *args, **kwargs):
+        if origin == "full.example":
+            await asyncio.sleep(0.2)  # the others are under way by then
+            raise DatabaseError("the disk is full")
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            cancelled.append(origin)
+            raise
+
+    monkeypatch.setattr(crawl_module, "_crawl_within_budget", slow_or_failing)
+    origins = ["full.example", "slow-a.example", "slow-b.example"]
+    with pytest.raises(DatabaseError, match="the disk is full"):
+        await asyncio.wait_for(crawl(db, origins, NetworkOptions(concurrency=3), verify=False), 30)
+    assert sorted(cancelled) == ["slow-a.example", "slow-b.example"]
