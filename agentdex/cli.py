@@ -9,21 +9,25 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from agentdex import formats
-from agentdex.errors import AgentdexError, DatabaseError, InputError
-from agentdex.formats.schemas import SCHEMAS
-from agentdex.models import ParseResult
 from agentdex.cli_catalogue import commands as catalogue_commands
 from agentdex.cli_datasette import commands as datasette_commands
 from agentdex.cli_support import DbOpt, JsonOpt, db_path, echo_json, fail, open_catalogue, origin_argument, plain_help  # noqa: F401 (commands in other modules use them through here too)
+from agentdex.errors import AgentdexError, DatabaseError, InputError
+from agentdex.formats.schemas import SCHEMAS
+from agentdex.models import ParseResult
 from agentdex.text import plain
 
-app = typer.Typer(help="A local, SQLite-first catalogue of agent apps.", no_args_is_help=True,
-                  pretty_exceptions_enable=False, rich_markup_mode=None)
+app = typer.Typer(
+    help="A local, SQLite-first catalogue of agent apps.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
 app.registered_commands += catalogue_commands.registered_commands  # list, show, events, plan, stats, forget
 app.registered_commands += datasette_commands.registered_commands  # metadata
 
@@ -37,9 +41,13 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def _root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                                help="Print the version and exit.")] = False) -> None:
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
     """A local, SQLite-first catalogue of agent apps."""
+
 
 # agentdex.validate.CHOICES (without importing jsonschema): every format it reads.
 VALIDATE_CHOICES = (*formats.FORMAT_NAMES, *formats.VALIDATE_DISCOVERY)
@@ -54,8 +62,15 @@ def render_result(path: str, result: ParseResult) -> None:
 
 @app.command()
 def validate(
-    path: Annotated[Path, typer.Argument(metavar="PATH", help="A manifest or discovery document, an .adapp package or a repository folder.")],
-    format: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help=f"auto, {formats.choices(VALIDATE_CHOICES)}.")] = "auto",
+    path: Annotated[
+        Path,
+        typer.Argument(
+            metavar="PATH", help="A manifest or discovery document, an .adapp package or a repository folder."
+        ),
+    ],
+    format: Annotated[
+        str, typer.Option("--format", "-f", metavar="FORMAT", help=f"auto, {formats.choices(VALIDATE_CHOICES)}.")
+    ] = "auto",
     as_json: JsonOpt = False,
 ) -> None:
     """Validate a manifest or discovery document to the letter of its spec. Exit 0 valid, 1 invalid,
@@ -89,38 +104,101 @@ def schema(name: Annotated[str, typer.Argument(metavar="FORMAT", help=f"{formats
 # Each network option is read from its flag, else its environment variable, else the
 # config file (agentdex/config.py), else its default: None here means "not given".
 _CONFIGURED = "; else config key {key}"
-ConnectToOpt = Annotated[Optional[list[str]], typer.Option(
-    "--connect-to", metavar="PATTERN:ADDR:PORT", envvar="AGENTDEX_CONNECT_TO",
-    help="Send connections for hosts matching PATTERN (* wildcards) to ADDR:PORT; TLS still verifies the host "
-         "name. Repeatable; the variable holds several, separated by spaces or commas" + _CONFIGURED.format(key="connect_to") + ".")]
-CaOpt = Annotated[Optional[Path], typer.Option(
-    "--ca-bundle", metavar="PEM", envvar="AGENTDEX_CA_BUNDLE",
-    help="An extra trusted CA certificate (PEM file)" + _CONFIGURED.format(key="ca_bundle") + ".")]
-DnsOpt = Annotated[Optional[str], typer.Option(
-    "--dns-server", metavar="ADDR:PORT", envvar="AGENTDEX_DNS_SERVER",
-    help="The resolver for DNS TXT proofs" + _CONFIGURED.format(key="dns_server") + "; default the system's.")]
+ConnectToOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--connect-to",
+        metavar="PATTERN:ADDR:PORT",
+        envvar="AGENTDEX_CONNECT_TO",
+        help="Send connections for hosts matching PATTERN (* wildcards) to ADDR:PORT; TLS still verifies the host "
+        "name. Repeatable; the variable holds several, separated by spaces or commas"
+        + _CONFIGURED.format(key="connect_to")
+        + ".",
+    ),
+]
+CaOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--ca-bundle",
+        metavar="PEM",
+        envvar="AGENTDEX_CA_BUNDLE",
+        help="An extra trusted CA certificate (PEM file)" + _CONFIGURED.format(key="ca_bundle") + ".",
+    ),
+]
+DnsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--dns-server",
+        metavar="ADDR:PORT",
+        envvar="AGENTDEX_DNS_SERVER",
+        help="The resolver for DNS TXT proofs" + _CONFIGURED.format(key="dns_server") + "; default the system's.",
+    ),
+]
 CONCURRENCY = 16  # the default of every command's --concurrency (and of NetworkOptions)
-ConcOpt = Annotated[Optional[int], typer.Option(
-    "--concurrency", metavar="N", min=1, max=512, envvar="AGENTDEX_CONCURRENCY",
-    help=f"Requests in flight at once (1-512)" + _CONFIGURED.format(key="concurrency") + f"; default {CONCURRENCY}.")]
-PrivOpt = Annotated[Optional[bool], typer.Option(
-    "--allow-private/--no-allow-private", envvar="AGENTDEX_ALLOW_PRIVATE",
-    help="Allow private, loopback and link-local addresses" + _CONFIGURED.format(key="allow_private") + "; default no.")]
-RegOpt = Annotated[Optional[str], typer.Option(
-    "--registry", metavar="URL", envvar="AGENTDEX_REGISTRY",
-    help="MCP registry API base for registry proofs and crawl --registry-lookup" + _CONFIGURED.format(key="registry")
-         + "; default https://registry.modelcontextprotocol.io.")]
-DeadlineOpt = Annotated[Optional[float], typer.Option(
-    "--timeout", metavar="SECONDS", min=0.5, max=600, envvar="AGENTDEX_TIMEOUT",
-    help="Total seconds one request may take (connect, TLS, redirects, body)" + _CONFIGURED.format(key="timeout")
-         + "; default 15.")]
-CONFIG_HELP = ("Network options not given as flags are read from AGENTDEX_* environment variables, then from "
-               "the TOML file $AGENTDEX_CONFIG (default ~/.config/agentdex/config.toml, under $XDG_CONFIG_HOME "
-               "when set).")
+ConcOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--concurrency",
+        metavar="N",
+        min=1,
+        max=512,
+        envvar="AGENTDEX_CONCURRENCY",
+        help="Requests in flight at once (1-512)"
+        + _CONFIGURED.format(key="concurrency")
+        + f"; default {CONCURRENCY}.",
+    ),
+]
+PrivOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--allow-private/--no-allow-private",
+        envvar="AGENTDEX_ALLOW_PRIVATE",
+        help="Allow private, loopback and link-local addresses"
+        + _CONFIGURED.format(key="allow_private")
+        + "; default no.",
+    ),
+]
+RegOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--registry",
+        metavar="URL",
+        envvar="AGENTDEX_REGISTRY",
+        help="MCP registry API base for registry proofs and crawl --registry-lookup"
+        + _CONFIGURED.format(key="registry")
+        + "; default https://registry.modelcontextprotocol.io.",
+    ),
+]
+DeadlineOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        metavar="SECONDS",
+        min=0.5,
+        max=600,
+        envvar="AGENTDEX_TIMEOUT",
+        help="Total seconds one request may take (connect, TLS, redirects, body)"
+        + _CONFIGURED.format(key="timeout")
+        + "; default 15.",
+    ),
+]
+CONFIG_HELP = (
+    "Network options not given as flags are read from AGENTDEX_* environment variables, then from "
+    "the TOML file $AGENTDEX_CONFIG (default ~/.config/agentdex/config.toml, under $XDG_CONFIG_HOME "
+    "when set)."
+)
 
 
-def network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, deadline: float | None = None,
-                    registry_lookup: bool = False):
+def network_options(
+    connect_to,
+    ca_bundle,
+    dns_server,
+    concurrency,
+    allow_private,
+    registry,
+    deadline: float | None = None,
+    registry_lookup: bool = False,
+):
     """The shared network options as a :class:`NetworkOptions`: each from its flag (or
     environment variable), else the config file, else the default."""
     from agentdex.config import load_config, split_list
@@ -141,11 +219,15 @@ def network_options(connect_to, ca_bundle, dns_server, concurrency, allow_privat
         fail(f"--dns-server {dns_server!r}: expected ADDR:PORT, e.g. 127.0.0.1:5353", 2)
     try:
         return NetworkOptions(
-            connect_to=pairs, ca_bundle=ca_bundle, dns_server=dns_server,
+            connect_to=pairs,
+            ca_bundle=ca_bundle,
+            dns_server=dns_server,
             concurrency=_first(concurrency, config.concurrency, CONCURRENCY),
             allow_private=_first(allow_private, config.allow_private, False),
-            registry=registry or config.registry or DEFAULT_REGISTRY, deadline=_first(deadline, config.timeout, 15.0),
-            registry_lookup=registry_lookup)
+            registry=registry or config.registry or DEFAULT_REGISTRY,
+            deadline=_first(deadline, config.timeout, 15.0),
+            registry_lookup=registry_lookup,
+        )
     except InputError as exc:
         fail(str(exc), 2)
 
@@ -196,8 +278,10 @@ def _progress_display(total: int, quiet: bool = False):
     if quiet:
         return contextlib.nullcontext(None)
     if not sys.stderr.isatty():
+
         def plain_line(state) -> None:
             typer.echo(f"[{state.done}/{state.total}] {plain(state.last_origin, 60)} {state.last_status}", err=True)
+
         return contextlib.nullcontext(plain_line)
     return _RichProgress(total)
 
@@ -207,9 +291,15 @@ class _RichProgress:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        self.bar = Progress(TextColumn("crawling"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[info]}", markup=False), TimeElapsedColumn(),
-                            console=Console(stderr=True), transient=True)
+        self.bar = Progress(
+            TextColumn("crawling"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[info]}", markup=False),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
         self.task = self.bar.add_task("crawl", total=total, info="")
 
     def __enter__(self):
@@ -226,19 +316,70 @@ class _RichProgress:
 
 @app.command(epilog=CONFIG_HELP)
 def crawl(
-    origins: Annotated[Optional[list[str]], typer.Argument(metavar="ORIGIN", help="Hosts or https URLs. None: recrawl every known origin.")] = None,
-    seeds: Annotated[Optional[Path], typer.Option("--seeds", metavar="FILE", help="A file with one origin per line (# comments).")] = None,
-    db: DbOpt = None, connect_to: ConnectToOpt = None, ca_bundle: CaOpt = None, dns_server: DnsOpt = None,
-    concurrency: ConcOpt = None, allow_private: PrivOpt = None, registry: RegOpt = None,
+    origins: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="ORIGIN", help="Hosts or https URLs. None: recrawl every known origin."),
+    ] = None,
+    seeds: Annotated[
+        Path | None, typer.Option("--seeds", metavar="FILE", help="A file with one origin per line (# comments).")
+    ] = None,
+    db: DbOpt = None,
+    connect_to: ConnectToOpt = None,
+    ca_bundle: CaOpt = None,
+    dns_server: DnsOpt = None,
+    concurrency: ConcOpt = None,
+    allow_private: PrivOpt = None,
+    registry: RegOpt = None,
     timeout: DeadlineOpt = None,
     no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip verification checks.")] = False,
-    due: Annotated[bool, typer.Option("--due", help="Crawl only the known origins whose next-due time has passed, most overdue first.")] = False,
-    revalidate: Annotated[bool, typer.Option("--revalidate", help="Ask about every document, even one whose stored answer is still fresh (HTTP caching).")] = False,
-    max_fresh: Annotated[float, typer.Option("--max-fresh", min=0, metavar="SECONDS", help="Seconds after its arrival a stored answer may still be used fresh, at most (0: ask every time).")] = 86400.0,
-    min_fresh: Annotated[float, typer.Option("--min-fresh", min=0, metavar="SECONDS", help="Seconds of freshness a stored answer must have left to be used instead of asking.")] = 60.0,
-    registry_lookup: Annotated[bool, typer.Option("--registry-lookup", help="Also ask the MCP registry (--registry, default the official one) what it lists in each origin's namespace (pantry.test: test.pantry/…), and cross-check it.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display (bar or lines); the summary only.")] = False,
-    origin_budget: Annotated[float, typer.Option("--origin-budget", min=1, max=86400, metavar="SECONDS", help="Seconds one origin may take, all its requests together; past it the origin is recorded as cut short.")] = 120.0,
+    due: Annotated[
+        bool,
+        typer.Option("--due", help="Crawl only the known origins whose next-due time has passed, most overdue first."),
+    ] = False,
+    revalidate: Annotated[
+        bool,
+        typer.Option(
+            "--revalidate", help="Ask about every document, even one whose stored answer is still fresh (HTTP caching)."
+        ),
+    ] = False,
+    max_fresh: Annotated[
+        float,
+        typer.Option(
+            "--max-fresh",
+            min=0,
+            metavar="SECONDS",
+            help="Seconds after its arrival a stored answer may still be used fresh, at most (0: ask every time).",
+        ),
+    ] = 86400.0,
+    min_fresh: Annotated[
+        float,
+        typer.Option(
+            "--min-fresh",
+            min=0,
+            metavar="SECONDS",
+            help="Seconds of freshness a stored answer must have left to be used instead of asking.",
+        ),
+    ] = 60.0,
+    registry_lookup: Annotated[
+        bool,
+        typer.Option(
+            "--registry-lookup",
+            help="Also ask the MCP registry (--registry, default the official one) what it lists in each origin's namespace (pantry.test: test.pantry/…), and cross-check it.",
+        ),
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress display (bar or lines); the summary only.")
+    ] = False,
+    origin_budget: Annotated[
+        float,
+        typer.Option(
+            "--origin-budget",
+            min=1,
+            max=86400,
+            metavar="SECONDS",
+            help="Seconds one origin may take, all its requests together; past it the origin is recorded as cut short.",
+        ),
+    ] = 120.0,
     as_json: JsonOpt = False,
 ) -> None:
     """Crawl origins into the catalogue: discover, validate, store, diff and verify.
@@ -260,8 +401,9 @@ def crawl(
         if not wanted:
             _nothing_due(db, as_json)
             return
-    net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout,
-                          registry_lookup)
+    net = network_options(
+        connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout, registry_lookup
+    )
     net.origin_budget = origin_budget
     policy = Policy(ceiling=max_fresh, floor=min_fresh, revalidate=revalidate)
     summary = run_crawl(db, unique(wanted), net, verify=not no_verify, policy=policy, quiet=quiet)
@@ -298,10 +440,18 @@ def _nothing_due(db, as_json: bool) -> None:
 
 @app.command(epilog=CONFIG_HELP)
 def verify(
-    origins: Annotated[list[str], typer.Argument(metavar="ORIGIN", help="Origins already in the catalogue (or new ones).")],
-    db: DbOpt = None, connect_to: ConnectToOpt = None, ca_bundle: CaOpt = None, dns_server: DnsOpt = None,
-    concurrency: ConcOpt = None, allow_private: PrivOpt = None, registry: RegOpt = None,
-    timeout: DeadlineOpt = None, as_json: JsonOpt = False,
+    origins: Annotated[
+        list[str], typer.Argument(metavar="ORIGIN", help="Origins already in the catalogue (or new ones).")
+    ],
+    db: DbOpt = None,
+    connect_to: ConnectToOpt = None,
+    ca_bundle: CaOpt = None,
+    dns_server: DnsOpt = None,
+    concurrency: ConcOpt = None,
+    allow_private: PrivOpt = None,
+    registry: RegOpt = None,
+    timeout: DeadlineOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Re-check every claim the listings make (their manifests are fetched conditionally)."""
     from agentdex.crawler.origins import normalise_origin, unique
@@ -327,11 +477,30 @@ def verify(
 
 @app.command(epilog=CONFIG_HELP)
 def seeds(
-    sources: Annotated[list[str], typer.Argument(metavar="SOURCE", help="registry:BASE (an MCP registry API), or a file: saved registry pages (JSON or NDJSON), an A2A registry listing, a CSV rank,domain list, or plain text.")],
-    since: Annotated[Optional[str], typer.Option("--since", metavar="TIME", help="Ask registries only for servers updated after this RFC 3339 time (default: where the last run stopped).")] = None,
-    db: DbOpt = None, connect_to: ConnectToOpt = None, ca_bundle: CaOpt = None, dns_server: DnsOpt = None,
-    concurrency: ConcOpt = None, allow_private: PrivOpt = None, registry: RegOpt = None,
-    timeout: DeadlineOpt = None, as_json: JsonOpt = False,
+    sources: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="SOURCE",
+            help="registry:BASE (an MCP registry API), or a file: saved registry pages (JSON or NDJSON), an A2A registry listing, a CSV rank,domain list, or plain text.",
+        ),
+    ],
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            metavar="TIME",
+            help="Ask registries only for servers updated after this RFC 3339 time (default: where the last run stopped).",
+        ),
+    ] = None,
+    db: DbOpt = None,
+    connect_to: ConnectToOpt = None,
+    ca_bundle: CaOpt = None,
+    dns_server: DnsOpt = None,
+    concurrency: ConcOpt = None,
+    allow_private: PrivOpt = None,
+    registry: RegOpt = None,
+    timeout: DeadlineOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Origins to crawl, one a line (ready for crawl --seeds), from MCP registries and lists;
     records which source named each origin in the catalogue. Refused entries go to stderr."""
@@ -356,8 +525,11 @@ def seeds(
     if run.seeds:
         typer.echo("\n".join(s.origin for s in run.seeds))
     for r in run.refused:
-        typer.echo(f"refused {plain(r.named.url or r.named.name, 200)!r} ({plain(r.named.source, 80)} "
-                   f"{plain(r.named.name, 80)}): {plain(r.reason, 200)}", err=True)
+        typer.echo(
+            f"refused {plain(r.named.url or r.named.name, 200)!r} ({plain(r.named.source, 80)} "
+            f"{plain(r.named.name, 80)}): {plain(r.reason, 200)}",
+            err=True,
+        )
 
 
 @app.command()
@@ -376,11 +548,18 @@ def census(db: DbOpt = None, as_json: JsonOpt = False) -> None:
 
 # -- apps on top of the catalogue ---------------------------------------------------------------
 
+
 @app.command()
 def prune(
-    keep: Annotated[float, typer.Option("--keep", min=0, metavar="DAYS", help="Days of history to keep: older unchanged history goes.")],
-    vacuum: Annotated[bool, typer.Option("--vacuum", help="Then compact the file (rewrites it; needs as much free space).")] = False,
-    db: DbOpt = None, as_json: JsonOpt = False,
+    keep: Annotated[
+        float,
+        typer.Option("--keep", min=0, metavar="DAYS", help="Days of history to keep: older unchanged history goes."),
+    ],
+    vacuum: Annotated[
+        bool, typer.Option("--vacuum", help="Then compact the file (rewrites it; needs as much free space).")
+    ] = False,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Drop history last seen more than KEEP days ago: superseded snapshots no event refers
     to, endpoint probes beyond each endpoint's latest ten, and bodies nothing refers to."""
@@ -390,15 +569,22 @@ def prune(
     if as_json:
         echo_json(result.to_dict())
         return
-    typer.echo(f"pruned history last seen before {result.cutoff}: {result.snapshots} snapshot(s), "
-               f"{result.endpoint_probes} endpoint probe(s), {result.blobs} unused bodies"
-               + ("; file compacted" if result.vacuumed else ""))
+    typer.echo(
+        f"pruned history last seen before {result.cutoff}: {result.snapshots} snapshot(s), "
+        f"{result.endpoint_probes} endpoint probe(s), {result.blobs} unused bodies"
+        + ("; file compacted" if result.vacuumed else "")
+    )
 
 
 @app.command(epilog=CONFIG_HELP)
 def tui(
-    db: DbOpt = None, connect_to: ConnectToOpt = None, ca_bundle: CaOpt = None, dns_server: DnsOpt = None,
-    concurrency: ConcOpt = None, allow_private: PrivOpt = None, registry: RegOpt = None,
+    db: DbOpt = None,
+    connect_to: ConnectToOpt = None,
+    ca_bundle: CaOpt = None,
+    dns_server: DnsOpt = None,
+    concurrency: ConcOpt = None,
+    allow_private: PrivOpt = None,
+    registry: RegOpt = None,
 ) -> None:
     """Browse the catalogue in a terminal UI: search, filter, inspect, verify, plan, crawl.
     The network options apply to re-verify, re-crawl and feedback started from the TUI."""
@@ -407,20 +593,23 @@ def tui(
     given = network_configured(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry)
     # Without network options the app builds its defaults when a crawl first needs them:
     # importing the crawler here would hold back the first paint.
-    run_tui(db_path(db), network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry)
-            if given else None)
+    run_tui(
+        db_path(db),
+        network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry) if given else None,
+    )
 
 
 @app.command()
 def serve(
     db: DbOpt = None,
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, metavar="PORT", help="The port to listen on.")] = 8001,
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, metavar="PORT", help="The port to listen on.")
+    ] = 8001,
     host: Annotated[str, typer.Option("--host", metavar="ADDR", help="The address to listen on.")] = "127.0.0.1",
 ) -> None:
     """Publish the catalogue read-only with Datasette (same as: datasette DB --metadata datasette_metadata.json)."""
-    from agentdex.serve import serve as run_serve
-
     from agentdex.serve import ServeError, port_free_on
+    from agentdex.serve import serve as run_serve
 
     path = db_path(db)
     if not path.is_file():
@@ -434,9 +623,16 @@ def serve(
 
 @app.command()
 def demo(
-    no_tui: Annotated[bool, typer.Option("--no-tui", help="Print a summary and exit instead of opening the TUI.")] = False,
+    no_tui: Annotated[
+        bool, typer.Option("--no-tui", help="Print a summary and exit instead of opening the TUI.")
+    ] = False,
     serve_too: Annotated[bool, typer.Option("--serve", help="Also publish the demo catalogue with Datasette.")] = False,
-    db: Annotated[Optional[Path], typer.Option("--db", metavar="FILE", help="Where to write the demo catalogue (default: a fresh temporary file).")] = None,
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db", metavar="FILE", help="Where to write the demo catalogue (default: a fresh temporary file)."
+        ),
+    ] = None,
     port: Annotated[int, typer.Option("--port", metavar="PORT", help="Datasette's port with --serve.")] = 8001,
 ) -> None:
     """Start the bundled sample web, crawl and verify it into a fresh catalogue, open the TUI."""
@@ -453,9 +649,17 @@ def _load_tui():
 
 @app.command()
 def sampleweb(
-    synthetic: Annotated[int, typer.Option("--synthetic", min=0, metavar="N", help="Serve N generated origins instead of the bundled ones.")] = 0,
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, metavar="PORT", help="The HTTPS port (default: a free one).")] = 0,
-    seeds_out: Annotated[Optional[Path], typer.Option("--seeds-out", metavar="FILE", help="Write the origins served, one a line, for crawl --seeds.")] = None,
+    synthetic: Annotated[
+        int,
+        typer.Option("--synthetic", min=0, metavar="N", help="Serve N generated origins instead of the bundled ones."),
+    ] = 0,
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, metavar="PORT", help="The HTTPS port (default: a free one).")
+    ] = 0,
+    seeds_out: Annotated[
+        Path | None,
+        typer.Option("--seeds-out", metavar="FILE", help="Write the origins served, one a line, for crawl --seeds."),
+    ] = None,
 ) -> None:
     """Serve the bundled sample web on loopback (HTTPS, throwaway CA, local DNS) until Ctrl-C
     or SIGTERM, which both remove its temporary folder (CA key included)."""
@@ -472,9 +676,15 @@ def sampleweb(
 
 @app.command("import")
 def import_cmd(
-    path: Annotated[Path, typer.Argument(metavar="PATH", help="An .adapp package or a repository folder (FindAgent, adapp source).")],
-    origin: Annotated[Optional[str], typer.Option("--origin", metavar="ORIGIN", help="The origin to list it under (default: its endpoint's host).")] = None,
-    db: DbOpt = None, as_json: JsonOpt = False,
+    path: Annotated[
+        Path, typer.Argument(metavar="PATH", help="An .adapp package or a repository folder (FindAgent, adapp source).")
+    ],
+    origin: Annotated[
+        str | None,
+        typer.Option("--origin", metavar="ORIGIN", help="The origin to list it under (default: its endpoint's host)."),
+    ] = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Import a package or repository into the catalogue (only when it is valid)."""
     from agentdex.importer import import_path
@@ -493,7 +703,9 @@ def import_cmd(
 
 @app.command()
 def pack(
-    folder: Annotated[Path, typer.Argument(metavar="FOLDER", help="An adapp source folder with manifest.json at its root.")],
+    folder: Annotated[
+        Path, typer.Argument(metavar="FOLDER", help="An adapp source folder with manifest.json at its root.")
+    ],
     output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="The .adapp file to write.")],
 ) -> None:
     """Pack a folder into an .adapp package with its checksum computed last."""
@@ -512,7 +724,9 @@ def pack(
         render_result(str(folder), result)
         fail("not packed: the package would be invalid", 1)
     output.write_bytes(data)
-    typer.echo(f"wrote {output} ({len(data):,} bytes, {result.listing.extra.get('checksum') if result.listing else ''})")
+    typer.echo(
+        f"wrote {output} ({len(data):,} bytes, {result.listing.extra.get('checksum') if result.listing else ''})"
+    )
 
 
 plain_help(app)  # last: every command registered above (and in cli_catalogue) gets it

@@ -173,7 +173,9 @@ class FetchRecord:
     body: bytes | None = None
     sha256: str | None = None
     elapsed_ms: float = 0.0
-    error_code: str | None = None  # dns | refused | tls | timeout | too_large | redirect_loop | cross_origin | blocked_address | http_status | content_type | ...
+    error_code: str | None = (
+        None  # dns | refused | tls | timeout | too_large | redirect_loop | cross_origin | blocked_address | http_status | content_type | ...
+    )
     error: str | None = None  # a readable sentence
     not_modified: bool = False  # a 304 answer to a conditional request
     fetched_at: str = ""
@@ -217,7 +219,9 @@ class OriginCrawl:
     primary: ParseResult | None = None  # the result of the format chosen for the listing
     results: dict[str, ParseResult] = field(default_factory=dict)  # every format found
     fetches: list[FetchRecord] = field(default_factory=list)
-    documents: dict[str, str] = field(default_factory=dict)  # kind -> sha256 (manifest per format, guide, llms_txt, skill)
+    documents: dict[str, str] = field(
+        default_factory=dict
+    )  # kind -> sha256 (manifest per format, guide, llms_txt, skill)
     checks: list[Check] | None = None  # None: not verified this run, keep what is stored
     mcp_tools: list[Tool] | None = None  # None: not probed this run, keep what is stored
     unchanged: bool = False  # every document answered 304: nothing to parse or write

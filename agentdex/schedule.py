@@ -56,8 +56,9 @@ def interval(unchanged_crawls: int, failures: int, schedule: Schedule = DEFAULT)
     return min(base * 2.0 ** min(steps, 64), schedule.max_interval)
 
 
-def next_due(crawled_at: float, unchanged_crawls: int, failures: int, stale_at: float | None = None,
-             schedule: Schedule = DEFAULT) -> float:
+def next_due(
+    crawled_at: float, unchanged_crawls: int, failures: int, stale_at: float | None = None, schedule: Schedule = DEFAULT
+) -> float:
     """When an origin crawled at ``crawled_at`` (epoch seconds) is next due. ``stale_at``:
     when the first of its stored documents stops being fresh (None: one is not fresh now)."""
     due = crawled_at + interval(unchanged_crawls, failures, schedule)

@@ -98,6 +98,7 @@ INSTALL_HELP = {
 
 # --- tools, tree, certificates ------------------------------------------------------------
 
+
 def missing_tools(with_scrapy: bool) -> list[str]:
     """Install hints for every tool the benchmark needs and cannot find."""
     missing = [] if shutil.which("nginx") or Path("/usr/sbin/nginx").exists() else ["nginx"]
@@ -155,6 +156,7 @@ def free_port() -> int:
 
 # --- nginx ----------------------------------------------------------------------------------
 
+
 class Nginx:
     """nginx serving one tree from its own prefix (no system configuration touched)."""
 
@@ -169,9 +171,17 @@ class Nginx:
         """Fill the template into ``PREFIX/nginx.conf``."""
         for sub in ("tmp", "logs"):
             (self.prefix / sub).mkdir(parents=True, exist_ok=True)
-        values = {"prefix": self.prefix, "tree": self.tree.resolve(), "port": self.port,
-                  "status_port": self.status_port, "cert": self.certs[1], "key": self.certs[2],
-                  "workers": self.workers, "domain": DOMAIN, "cache_header": self.cache_header}
+        values = {
+            "prefix": self.prefix,
+            "tree": self.tree.resolve(),
+            "port": self.port,
+            "status_port": self.status_port,
+            "cert": self.certs[1],
+            "key": self.certs[2],
+            "workers": self.workers,
+            "domain": DOMAIN,
+            "cache_header": self.cache_header,
+        }
         text = (HELPERS / "nginx.conf.template").read_text("utf-8")
         for name, value in values.items():
             text = text.replace("{{" + name + "}}", str(value))
@@ -213,6 +223,7 @@ class Nginx:
 
 
 # --- running one crawler ----------------------------------------------------------------------
+
 
 @dataclass
 class Run:
@@ -258,8 +269,17 @@ def run_child(name: str, cmd: list[str], result: Path, nginx: Nginx, log: Path) 
     # Peak memory as the child measured it (VmHWM): ru_maxrss would carry this process's own
     # high-water mark (forked, then exec'd), hundreds of MB once the 100,000-origin URL list is read.
     peak = data.get("peak_mb") or usage.ru_maxrss / 1024
-    return Run(name, data["wall"], data["cpu"], wall, usage.ru_utime + usage.ru_stime, peak,
-               data["requests"], {k: after[k] - before[k] - 1 for k in after}, data)
+    return Run(
+        name,
+        data["wall"],
+        data["cpu"],
+        wall,
+        usage.ru_utime + usage.ru_stime,
+        peak,
+        data["requests"],
+        {k: after[k] - before[k] - 1 for k in after},
+        data,
+    )
 
 
 def python() -> str:
@@ -268,6 +288,7 @@ def python() -> str:
 
 
 # --- the database -----------------------------------------------------------------------------
+
 
 def blob_bytes(db: Path) -> int:
     """``sum(size_bytes)`` of the blobs table: the body bytes stored."""
@@ -290,8 +311,9 @@ def crawl_urls(db: Path, crawl_id: int) -> list[str]:
     before the first URL it governs, so it is put there.
     """
     with sqlite3.connect(db) as conn:
-        rows = [r[0] for r in conn.execute("SELECT url FROM snapshots WHERE crawl_id = ? ORDER BY origin, id",
-                                           [crawl_id])]
+        rows = [
+            r[0] for r in conn.execute("SELECT url FROM snapshots WHERE crawl_id = ? ORDER BY origin, id", [crawl_id])
+        ]
     urls, robots_done, fetched = [], set(), set(rows)
     for url in rows:
         parts = urlsplit(url)
@@ -308,8 +330,11 @@ def snapshot_statuses(db: Path, crawl_id: int) -> dict[str, int]:
     """Status codes of the answers one crawl got (304s under ``304``), read right after it:
     a later run that gets the same answer extends the row (``last_crawl_id``)."""
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT CASE WHEN last_obtained = 'revalidated' THEN 304 ELSE status_code END, count(*) "
-                            "FROM snapshots WHERE last_crawl_id = ? GROUP BY 1", [crawl_id]).fetchall()
+        rows = conn.execute(
+            "SELECT CASE WHEN last_obtained = 'revalidated' THEN 304 ELSE status_code END, count(*) "
+            "FROM snapshots WHERE last_crawl_id = ? GROUP BY 1",
+            [crawl_id],
+        ).fetchall()
     return {str(status): count for status, count in rows}
 
 
@@ -322,12 +347,15 @@ def check_web(db: Path, crawl_id: int, n: int) -> None:
     wrong = [(url, status) for url, status in served if status != 200]
     origins = {urlsplit(url).netloc for url, status in served if status == 200}
     if wrong or len(origins) != n:
-        raise SystemExit(f"the synthetic web did not answer 200 where it should: {len(wrong)} wrong answers "
-                         f"(e.g. {wrong[:3]}), {len(origins):,} of {n:,} origins answered")
+        raise SystemExit(
+            f"the synthetic web did not answer 200 where it should: {len(wrong)} wrong answers "
+            f"(e.g. {wrong[:3]}), {len(origins):,} of {n:,} origins answered"
+        )
     print(f"  the web answered 200 for all {len(served):,} files asked, on all {n:,} origins", flush=True)
 
 
 # --- changing the web ------------------------------------------------------------------------
+
 
 def changed_hosts(n: int, every: int) -> list[str]:
     """The origins the benchmark changes: every ``every``-th (1% with the default 100)."""
@@ -362,8 +390,9 @@ def event_origins(db: Path, crawl_id: int) -> set[str]:
 def obtained_counts(db: Path, crawl_id: int) -> dict[str, int]:
     """How one crawl got its answers (fetched, revalidated, fresh, known_absent), read right after it."""
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT last_obtained, count(*) FROM snapshots WHERE last_crawl_id = ? GROUP BY 1",
-                            [crawl_id])
+        rows = conn.execute(
+            "SELECT last_obtained, count(*) FROM snapshots WHERE last_crawl_id = ? GROUP BY 1", [crawl_id]
+        )
         return {str(k): v for k, v in rows}
 
 
@@ -388,23 +417,36 @@ def bench(n: int, args: argparse.Namespace, certs: tuple[Path, Path, Path]) -> d
     best = {name: min((rnd["runs"][name] for rnd in rounds), key=lambda run: run.wall) for name in rounds[0]["runs"]}
     last = rounds[-1]
     return {
-        "n": n, "urls": last["urls"], "repeat": args.repeat, "runs": [asdict(r) for r in best.values()],
+        "n": n,
+        "urls": last["urls"],
+        "repeat": args.repeat,
+        "runs": [asdict(r) for r in best.values()],
         "all_runs": [[asdict(r) for r in rnd["runs"].values()] for rnd in rounds],
-        "statuses": last["statuses"], "changes": last["changes"], "bytes": last["bytes"],
-        "sizes": last["sizes"], "storage": last["storage"],
+        "statuses": last["statuses"],
+        "changes": last["changes"],
+        "bytes": last["bytes"],
+        "sizes": last["sizes"],
+        "storage": last["storage"],
     }
 
 
-def one_round(n: int, args: argparse.Namespace, tree: Path, work: Path, nginx: Nginx, ca: Path,
-              number: int) -> dict:
+def one_round(n: int, args: argparse.Namespace, tree: Path, work: Path, nginx: Nginx, ca: Path, number: int) -> dict:
     """agentdex into a fresh database and its three recrawls, then the fetchers on its URL list."""
     db = work / "agentdex.db"
     for path in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
         path.unlink(missing_ok=True)
     label = f"[N={n:,}{f', round {number + 1}/{args.repeat}' if args.repeat > 1 else ''}]"
     common = ["--port", str(nginx.port), "--ca", str(ca), "--concurrency", str(args.concurrency)]
-    base_cmd = [python(), str(HELPERS / "agentdex_crawl.py"), "--db", str(db), "--seeds", str(tree / "seeds.txt"),
-                *common, *(["--verify"] if args.verify else [])]
+    base_cmd = [
+        python(),
+        str(HELPERS / "agentdex_crawl.py"),
+        "--db",
+        str(db),
+        "--seeds",
+        str(tree / "seeds.txt"),
+        *common,
+        *(["--verify"] if args.verify else []),
+    ]
     runs: dict[str, Run] = {}
 
     statuses: dict[str, dict] = {}
@@ -413,8 +455,13 @@ def one_round(n: int, args: argparse.Namespace, tree: Path, work: Path, nginx: N
     def agentdex(name: str, *extra: str) -> Run:
         slug = name.replace(" ", "").replace("-", "").replace("(", "").replace(")", "")
         print(f"{label} {name}: {AGENTDEX_RUNS[name][1]} …", flush=True)
-        runs[name] = run_child(name, [*base_cmd, *AGENTDEX_RUNS[name][0], *extra, *_profile_args(args, work, slug)],
-                               work / f"{slug}.json", nginx, work / f"{slug}.log")
+        runs[name] = run_child(
+            name,
+            [*base_cmd, *AGENTDEX_RUNS[name][0], *extra, *_profile_args(args, work, slug)],
+            work / f"{slug}.json",
+            nginx,
+            work / f"{slug}.log",
+        )
         crawl_id = runs[name].result["crawl_id"]
         statuses[name] = {**snapshot_statuses(db, crawl_id), **obtained_counts(db, crawl_id)}
         sizes[name] = file_bytes(db)
@@ -437,20 +484,33 @@ def one_round(n: int, args: argparse.Namespace, tree: Path, work: Path, nginx: N
     _run_fetchers(label, args, work, common, nginx, runs, len(urls))
     agentdex_runs = {name: r for name, r in runs.items() if name.startswith("agentdex")}
     return {
-        "urls": len(urls), "runs": runs, "sizes": sizes, "storage": storage,
-        "statuses": {**statuses,
-                     **{name: r.result.get("statuses", {}) for name, r in runs.items() if name not in agentdex_runs}},
-        "changes": {"changed": len(changed), "fresh_requests_served": fresh.served.get("requests", 0),
-                    **_found("revalidate", event_origins(db, revalidated.result["crawl_id"]), changed),
-                    **_found("due", event_origins(db, due.result["crawl_id"]), changed),
-                    "due_origins": due.result["origins"]},
-        "bytes": {"blob_bytes_first": blobs_first, "db_bytes_first": size_first,
-                  "blob_bytes_after": blob_bytes(db), "db_bytes_after": file_bytes(db)},
+        "urls": len(urls),
+        "runs": runs,
+        "sizes": sizes,
+        "storage": storage,
+        "statuses": {
+            **statuses,
+            **{name: r.result.get("statuses", {}) for name, r in runs.items() if name not in agentdex_runs},
+        },
+        "changes": {
+            "changed": len(changed),
+            "fresh_requests_served": fresh.served.get("requests", 0),
+            **_found("revalidate", event_origins(db, revalidated.result["crawl_id"]), changed),
+            **_found("due", event_origins(db, due.result["crawl_id"]), changed),
+            "due_origins": due.result["origins"],
+        },
+        "bytes": {
+            "blob_bytes_first": blobs_first,
+            "db_bytes_first": size_first,
+            "blob_bytes_after": blob_bytes(db),
+            "db_bytes_after": file_bytes(db),
+        },
     }
 
 
-def _storage_series(label: str, args: argparse.Namespace, db: Path, work: Path, base_cmd: list[str], nginx: Nginx,
-                    n: int) -> dict:
+def _storage_series(
+    label: str, args: argparse.Namespace, db: Path, work: Path, base_cmd: list[str], nginx: Nginx, n: int
+) -> dict:
     """``--recrawls`` recrawls of the unchanged web on a copy of the first crawl's database,
     each judged ``--max-age`` + 2 minutes after the one before (every stored answer stale, so
     every document is asked conditionally): the database's size after each."""
@@ -459,49 +519,72 @@ def _storage_series(label: str, args: argparse.Namespace, db: Path, work: Path, 
         path.unlink(missing_ok=True)
     with sqlite3.connect(db) as source, sqlite3.connect(copy) as target:
         source.backup(target)
-    cmd = [*base_cmd[:base_cmd.index("--db") + 1], str(copy), *base_cmd[base_cmd.index("--db") + 2:]]
+    cmd = [*base_cmd[: base_cmd.index("--db") + 1], str(copy), *base_cmd[base_cmd.index("--db") + 2 :]]
     sizes, walls, requests = [file_bytes(copy)], [], []
     step = max(args.max_age, 0) + 120
     for number in range(1, args.recrawls + 1):
-        run = run_child(f"recrawl {number}", [*cmd, "--later", str(step * number)], work / "storage.json", nginx,
-                        work / "storage.log")
+        run = run_child(
+            f"recrawl {number}",
+            [*cmd, "--later", str(step * number)],
+            work / "storage.json",
+            nginx,
+            work / "storage.log",
+        )
         sizes.append(file_bytes(copy))
         walls.append(run.wall)
         requests.append(run.requests)
-        print(f"{label}   unchanged recrawl {number}/{args.recrawls}: {run.wall:.1f} s, {run.requests:,} requests, "
-              f"database {sizes[-1]:,} bytes (+{(sizes[-1] - sizes[-2]) / n:,.0f} bytes an origin)", flush=True)
+        print(
+            f"{label}   unchanged recrawl {number}/{args.recrawls}: {run.wall:.1f} s, {run.requests:,} requests, "
+            f"database {sizes[-1]:,} bytes (+{(sizes[-1] - sizes[-2]) / n:,.0f} bytes an origin)",
+            flush=True,
+        )
     return {"sizes": sizes, "walls": walls, "requests": requests, "step_seconds": step}
 
 
 def _found(name: str, found: set[str], changed: set[str]) -> dict[str, int]:
-    return {f"{name}_found": len(found & changed), f"{name}_missed": len(changed - found),
-            f"{name}_other": len(found - changed)}
+    return {
+        f"{name}_found": len(found & changed),
+        f"{name}_missed": len(changed - found),
+        f"{name}_other": len(found - changed),
+    }
 
 
-def _run_fetchers(label: str, args: argparse.Namespace, work: Path, common: list[str], nginx: Nginx,
-                  runs: dict[str, Run], count: int) -> None:
+def _run_fetchers(
+    label: str, args: argparse.Namespace, work: Path, common: list[str], nginx: Nginx, runs: dict[str, Run], count: int
+) -> None:
     """The minimal httpx fetcher and the Scrapy spider on the first crawl's URL list."""
     fetch_args = ["--urls", str(work / "urls.txt"), *common, "--per-host", "2"]
     if not args.skip_httpx:
         print(f"{label} minimal httpx fetcher ({count:,} URLs) …", flush=True)
-        runs["httpx (minimal)"] = run_child("httpx (minimal)", [python(), str(HELPERS / "httpx_fetch.py"), *fetch_args,
-                                                                "--max-seconds", str(args.cap_httpx)],
-                                            work / "httpx.json", nginx, work / "httpx.log")
+        runs["httpx (minimal)"] = run_child(
+            "httpx (minimal)",
+            [python(), str(HELPERS / "httpx_fetch.py"), *fetch_args, "--max-seconds", str(args.cap_httpx)],
+            work / "httpx.json",
+            nginx,
+            work / "httpx.log",
+        )
         _report_so_far(label, runs)
     if not args.skip_scrapy:
         print(f"{label} Scrapy spider …", flush=True)
         extra = ["--no-verify-tls"] if args.scrapy_no_verify_tls else []
-        runs["Scrapy"] = run_child("Scrapy", [python(), str(HELPERS / "scrapy_fetch.py"), *fetch_args, *extra,
-                                              "--max-seconds", str(args.cap_scrapy)],
-                                   work / "scrapy.json", nginx, work / "scrapy.log")
+        runs["Scrapy"] = run_child(
+            "Scrapy",
+            [python(), str(HELPERS / "scrapy_fetch.py"), *fetch_args, *extra, "--max-seconds", str(args.cap_scrapy)],
+            work / "scrapy.json",
+            nginx,
+            work / "scrapy.log",
+        )
         _report_so_far(label, runs)
 
 
 def _report_so_far(label: str, runs: dict[str, Run]) -> None:
     """A line for the run that just finished (a long run shows its figures early)."""
     name, run = list(runs.items())[-1]
-    print(f"{label}   {name}: wall {run.wall:.1f} s, CPU {run.per_request_ms(run.cpu):.2f} ms/request, "
-          f"peak {run.peak_mb:.0f} MB, {run.requests:,} requests", flush=True)
+    print(
+        f"{label}   {name}: wall {run.wall:.1f} s, CPU {run.per_request_ms(run.cpu):.2f} ms/request, "
+        f"peak {run.peak_mb:.0f} MB, {run.requests:,} requests",
+        flush=True,
+    )
 
 
 def _profile_args(args: argparse.Namespace, work: Path, label: str) -> list[str]:
@@ -510,8 +593,18 @@ def _profile_args(args: argparse.Namespace, work: Path, label: str) -> list[str]
 
 # --- reporting ---------------------------------------------------------------------------------
 
-COLUMNS = ("crawler", "wall s", "origins/s", "req/s", "CPU ms/req", "proc CPU ms/req", "peak MB",
-           "requests", "nginx req", "conns")
+COLUMNS = (
+    "crawler",
+    "wall s",
+    "origins/s",
+    "req/s",
+    "CPU ms/req",
+    "proc CPU ms/req",
+    "peak MB",
+    "requests",
+    "nginx req",
+    "conns",
+)
 
 
 def table_rows(report: dict) -> list[tuple[str, ...]]:
@@ -525,10 +618,20 @@ def table_rows(report: dict) -> list[tuple[str, ...]]:
         if run.result.get("stopped"):
             name += f" (stopped at its cap: {run.requests:,} of {run.result['planned']:,} URLs)"
         per_request = (lambda cpu: f"{run.per_request_ms(cpu):.2f}") if run.requests else (lambda cpu: "—")
-        rows.append((name, f"{run.wall:.1f}", f"{origins / run.wall:.0f}" if origins else "—",
-                     f"{run.requests / run.wall:.0f}", per_request(run.cpu), per_request(run.process_cpu),
-                     f"{run.peak_mb:.0f}", f"{run.requests:,}", f"{run.served.get('requests', 0):,}",
-                     f"{run.served.get('connections', 0):,}"))
+        rows.append(
+            (
+                name,
+                f"{run.wall:.1f}",
+                f"{origins / run.wall:.0f}" if origins else "—",
+                f"{run.requests / run.wall:.0f}",
+                per_request(run.cpu),
+                per_request(run.process_cpu),
+                f"{run.peak_mb:.0f}",
+                f"{run.requests:,}",
+                f"{run.served.get('requests', 0):,}",
+                f"{run.served.get('connections', 0):,}",
+            )
+        )
     return rows
 
 
@@ -538,19 +641,27 @@ def ratios(report: dict) -> dict[str, float]:
     agentdex, out = runs["agentdex"], {}
     if "httpx (minimal)" in runs:
         floor = runs["httpx (minimal)"]
-        out["agentdex CPU/req ÷ minimal httpx CPU/req (target ≤ 1.25)"] = \
-            agentdex.per_request_ms(agentdex.cpu) / floor.per_request_ms(floor.cpu)
+        out["agentdex CPU/req ÷ minimal httpx CPU/req (target ≤ 1.25)"] = agentdex.per_request_ms(
+            agentdex.cpu
+        ) / floor.per_request_ms(floor.cpu)
     if "Scrapy" in runs:
         scrapy = runs["Scrapy"]
-        out["agentdex req/s ÷ Scrapy req/s (target ≥ 1, stretch 1.5)"] = \
-            (agentdex.requests / agentdex.wall) / (scrapy.requests / scrapy.wall)
-        out["agentdex CPU/req ÷ Scrapy CPU/req"] = agentdex.per_request_ms(agentdex.cpu) / scrapy.per_request_ms(scrapy.cpu)
-    for name, target in (("agentdex --revalidate", ""), ("agentdex (max-age)", " (target ≤ 0.10)"),
-                         ("agentdex --due", " (target ≤ 0.10)")):
+        out["agentdex req/s ÷ Scrapy req/s (target ≥ 1, stretch 1.5)"] = (agentdex.requests / agentdex.wall) / (
+            scrapy.requests / scrapy.wall
+        )
+        out["agentdex CPU/req ÷ Scrapy CPU/req"] = agentdex.per_request_ms(agentdex.cpu) / scrapy.per_request_ms(
+            scrapy.cpu
+        )
+    for name, target in (
+        ("agentdex --revalidate", ""),
+        ("agentdex (max-age)", " (target ≤ 0.10)"),
+        ("agentdex --due", " (target ≤ 0.10)"),
+    ):
         if name in runs:
             out[f"{name} time ÷ first crawl time{target}"] = runs[name].wall / agentdex.wall
     out["agentdex peak MB, largest of its runs (target ≤ 150 at 100,000)"] = max(
-        r.peak_mb for name, r in runs.items() if name.startswith("agentdex"))
+        r.peak_mb for name, r in runs.items() if name.startswith("agentdex")
+    )
     return out
 
 
@@ -561,19 +672,39 @@ def targets(report: dict) -> list[tuple[str, str, str, bool | None]]:
     fresh, revalidate = runs.get("agentdex (max-age)"), runs.get("agentdex --revalidate")
     if fresh is not None:
         served = report["changes"]["fresh_requests_served"]
-        out.append(("fresh recrawl: time ÷ first crawl; requests nginx served", "≤ 0.10; 0",
-                    f"{fresh.wall / first.wall:.3f}; {served:,}", fresh.wall / first.wall <= 0.10 and served == 0))
+        out.append(
+            (
+                "fresh recrawl: time ÷ first crawl; requests nginx served",
+                "≤ 0.10; 0",
+                f"{fresh.wall / first.wall:.3f}; {served:,}",
+                fresh.wall / first.wall <= 0.10 and served == 0,
+            )
+        )
     if revalidate is not None:
         ratio = revalidate.wall / first.wall
-        out.append(("--revalidate recrawl: time ÷ first crawl (requests)", "≤ 0.60",
-                    f"{ratio:.2f} ({revalidate.requests:,} of {first.requests:,})", ratio <= 0.60))
+        out.append(
+            (
+                "--revalidate recrawl: time ÷ first crawl (requests)",
+                "≤ 0.60",
+                f"{ratio:.2f} ({revalidate.requests:,} of {first.requests:,})",
+                ratio <= 0.60,
+            )
+        )
     sizes = report.get("storage", {}).get("sizes") or []
     if len(sizes) > 1:
         per = max(b - a for a, b in zip(sizes, sizes[1:])) / n
-        out.append(("unchanged recrawl: bytes added an origin (largest recrawl)", "≤ 1,024", f"{per:,.0f}", per <= 1024))
+        out.append(
+            ("unchanged recrawl: bytes added an origin (largest recrawl)", "≤ 1,024", f"{per:,.0f}", per <= 1024)
+        )
         growth = sizes[-1] / sizes[0]
-        out.append((f"database after {len(sizes) - 1} unchanged recrawls ÷ after the first crawl", "≤ 1.10",
-                    f"{growth:.3f}", growth <= 1.10))
+        out.append(
+            (
+                f"database after {len(sizes) - 1} unchanged recrawls ÷ after the first crawl",
+                "≤ 1.10",
+                f"{growth:.3f}",
+                growth <= 1.10,
+            )
+        )
     if "Scrapy" in runs:
         scrapy = runs["Scrapy"]
         speed = (first.requests / first.wall) / (scrapy.requests / scrapy.wall)
@@ -603,13 +734,17 @@ def print_report(report: dict) -> None:
     for name, value in ratios(report).items():
         print(f"  {name}: {value:.2f}")
     ch, size = report["changes"], report["bytes"]
-    print(f"  changed origins: {ch['changed']:,}; --revalidate found events on {ch['revalidate_found']:,} of them "
-          f"(missed {ch['revalidate_missed']:,}, events elsewhere {ch['revalidate_other']:,}); --due took "
-          f"{ch['due_origins']:,} origins and found {ch['due_found']:,} (missed {ch['due_missed']:,}, "
-          f"elsewhere {ch['due_other']:,})")
+    print(
+        f"  changed origins: {ch['changed']:,}; --revalidate found events on {ch['revalidate_found']:,} of them "
+        f"(missed {ch['revalidate_missed']:,}, events elsewhere {ch['revalidate_other']:,}); --due took "
+        f"{ch['due_origins']:,} origins and found {ch['due_found']:,} (missed {ch['due_missed']:,}, "
+        f"elsewhere {ch['due_other']:,})"
+    )
     print(f"  requests nginx served during the max-age recrawl: {ch['fresh_requests_served']:,} (target 0)")
-    print(f"  body bytes stored: {size['blob_bytes_first']:,} after the first crawl, {size['blob_bytes_after']:,} after "
-          f"all (the changed documents); database file {size['db_bytes_first']:,} → {size['db_bytes_after']:,} bytes")
+    print(
+        f"  body bytes stored: {size['blob_bytes_first']:,} after the first crawl, {size['blob_bytes_after']:,} after "
+        f"all (the changed documents); database file {size['db_bytes_first']:,} → {size['db_bytes_after']:,} bytes"
+    )
     print("  statuses: " + "; ".join(f"{k}: {v}" for k, v in report["statuses"].items()))
     print("  database after each run: " + "; ".join(f"{k}: {v:,}" for k, v in report.get("sizes", {}).items()))
     print("  targets (issue 19):")
@@ -619,14 +754,27 @@ def print_report(report: dict) -> None:
 
 def machine() -> dict[str, str]:
     """What the figures ran on."""
-    model = next((line.split(":", 1)[1].strip() for line in _read("/proc/cpuinfo").splitlines()
-                  if line.startswith("model name")), platform.processor() or "unknown")
-    mem_kb = next((int(line.split()[1]) for line in _read("/proc/meminfo").splitlines()
-                   if line.startswith("MemTotal")), 0)
+    model = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in _read("/proc/cpuinfo").splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor() or "unknown",
+    )
+    mem_kb = next(
+        (int(line.split()[1]) for line in _read("/proc/meminfo").splitlines() if line.startswith("MemTotal")), 0
+    )
     nginx = subprocess.run([nginx_binary(), "-v"], capture_output=True, text=True).stderr.strip()
-    return {"cpus": str(os.cpu_count()), "cpu_model": model, "memory_gb": f"{mem_kb / 1024 / 1024:.1f}",
-            "python": platform.python_version(), "os": platform.platform(), "nginx": nginx,
-            "versions": _versions()}
+    return {
+        "cpus": str(os.cpu_count()),
+        "cpu_model": model,
+        "memory_gb": f"{mem_kb / 1024 / 1024:.1f}",
+        "python": platform.python_version(),
+        "os": platform.platform(),
+        "nginx": nginx,
+        "versions": _versions(),
+    }
 
 
 def _versions() -> str:
@@ -650,6 +798,7 @@ def _read(path: str) -> str:
 
 # --- main --------------------------------------------------------------------------------------
 
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -659,20 +808,34 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--nginx-workers", type=int, default=1, help="nginx worker processes")
     parser.add_argument("--skip-scrapy", action="store_true", help="run without the Scrapy spider")
     parser.add_argument("--skip-httpx", action="store_true", help="run without the minimal httpx fetcher")
-    parser.add_argument("--scrapy-no-verify-tls", action="store_true",
-                        help="Scrapy's default: no certificate verification (agentdex and httpx always verify)")
+    parser.add_argument(
+        "--scrapy-no-verify-tls",
+        action="store_true",
+        help="Scrapy's default: no certificate verification (agentdex and httpx always verify)",
+    )
     parser.add_argument("--profile", action="store_true", help="cProfile agentdex's crawls (slows them down)")
-    parser.add_argument("--max-age", type=int, default=3600,
-                        help="Cache-Control max-age nginx sends on every answer (0: none)")
+    parser.add_argument(
+        "--max-age", type=int, default=3600, help="Cache-Control max-age nginx sends on every answer (0: none)"
+    )
     parser.add_argument("--changed-every", type=int, default=100, help="change every K-th origin (100: 1%%)")
-    parser.add_argument("--later", type=float, default=3900.0,
-                        help="the --due crawl judges freshness and the schedule this many seconds later")
+    parser.add_argument(
+        "--later",
+        type=float,
+        default=3900.0,
+        help="the --due crawl judges freshness and the schedule this many seconds later",
+    )
     parser.add_argument("--cap-httpx", type=float, default=0.0, help="stop the httpx fetcher after this many seconds")
     parser.add_argument("--cap-scrapy", type=float, default=0.0, help="stop the Scrapy spider after this many seconds")
     parser.add_argument("--json", type=Path, help="also write every figure as JSON here")
-    parser.add_argument("--verify", action="store_true", help="verify each origin's claims too, as `agentdex crawl` does")
-    parser.add_argument("--recrawls", type=int, default=10,
-                        help="unchanged recrawls of a copy of the first crawl's database, for its growth (0: none)")
+    parser.add_argument(
+        "--verify", action="store_true", help="verify each origin's claims too, as `agentdex crawl` does"
+    )
+    parser.add_argument(
+        "--recrawls",
+        type=int,
+        default=10,
+        help="unchanged recrawls of a copy of the first crawl's database, for its growth (0: none)",
+    )
     return parser.parse_args(argv)
 
 
@@ -694,9 +857,18 @@ def main(argv: list[str] | None = None) -> int:
     print("\n" + markdown_table(reports))
     if args.json:
         command = "python benchmarks/bench_crawl.py " + " ".join(sys.argv[1:] if argv is None else argv)
-        args.json.write_text(json.dumps({"command": command, "machine": machine(), "reports": reports,
-                                         "ratios": {r["n"]: ratios(r) for r in reports}}, indent=2),
-                             encoding="utf-8")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "command": command,
+                    "machine": machine(),
+                    "reports": reports,
+                    "ratios": {r["n"]: ratios(r) for r in reports},
+                },
+                indent=2,
+            ),
+            encoding="utf-8",
+        )
     return 0
 
 

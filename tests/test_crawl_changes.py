@@ -83,12 +83,18 @@ def assert_never_acted(web: SampleWeb) -> None:
 
 # --- two crawls, exact events --------------------------------------------------------------
 
-V2 = {"pantry.test": "v2", "mcp.pantry.test": "v2", "tidewater.test": "v2", "pay.tidewater.test": "v2",
-      "t-flaky.test": "v2"}
+V2 = {
+    "pantry.test": "v2",
+    "mcp.pantry.test": "v2",
+    "tidewater.test": "v2",
+    "pay.tidewater.test": "v2",
+    "t-flaky.test": "v2",
+}
 ORIGINS = ["pantry.test", "tidewater.test", "t-flaky.test"]
-ADD_TO_LIST = {"description": "Add an item to the user's shopping list.",
-               "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False,
-                               "openWorldHint": False}}
+ADD_TO_LIST = {
+    "description": "Add an item to the user's shopping list.",
+    "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
+}
 
 
 def expected_v2_events(add_to_list_fingerprint: str | None = None) -> dict[str, list[tuple]]:
@@ -100,11 +106,23 @@ def expected_v2_events(add_to_list_fingerprint: str | None = None) -> dict[str, 
         "pantry.test": [
             ("guide_changed", "", sha256_of("pantry.test", "agent.md"), sha256_of("pantry.test", "_v2", "agent.md")),
             ("instructions_changed", "", old_app["instructions"], new_app["instructions"]),
-            ("tools_changed", "add_to_list", {"names": ["get_item", "search"], "tools": {}},
-             {"names": ["add_to_list", "get_item", "search"], "tools": {"add_to_list": ADD_TO_LIST}}),
+            (
+                "tools_changed",
+                "add_to_list",
+                {"names": ["get_item", "search"], "tools": {}},
+                {"names": ["add_to_list", "get_item", "search"], "tools": {"add_to_list": ADD_TO_LIST}},
+            ),
             # The same change seen by the tool fingerprints: a new tool that writes.
-            ("write_tool_added", "add_to_list", None,
-             {"tool": "add_to_list", "reason": "its name contains the verb 'add'", "fingerprint": add_to_list_fingerprint}),
+            (
+                "write_tool_added",
+                "add_to_list",
+                None,
+                {
+                    "tool": "add_to_list",
+                    "reason": "its name contains the verb 'add'",
+                    "fingerprint": add_to_list_fingerprint,
+                },
+            ),
         ],
         "tidewater.test": [
             ("price_changed", forecast, payments(old_anchor, forecast), payments(new_anchor, forecast)),
@@ -121,8 +139,9 @@ def test_two_crawls_around_a_variant_switch_emit_exactly_the_expected_events(web
     with variants(web, V2):
         second = run(db, web, ORIGINS)
     # The event carries the fingerprint the catalogue stores for the new tool.
-    stored = db.execute("SELECT fingerprint FROM tools WHERE origin = 'pantry.test' AND source = 'mcp' "
-                        "AND name = 'add_to_list'").fetchone()[0]
+    stored = db.execute(
+        "SELECT fingerprint FROM tools WHERE origin = 'pantry.test' AND source = 'mcp' AND name = 'add_to_list'"
+    ).fetchone()[0]
     assert events_of(db, second.crawl_id) == expected_v2_events(stored)
     assert second.events == 8
     assert_never_acted(web)
@@ -139,8 +158,7 @@ def test_switching_back_reverses_each_change_and_relists(web, db):
     assert found["pantry.test"] == [
         ("guide_changed", "", forward["pantry.test"][0][3], forward["pantry.test"][0][2]),
         ("instructions_changed", "", forward["pantry.test"][1][3], forward["pantry.test"][1][2]),
-        ("tools_changed", "add_to_list", forward["pantry.test"][2][3],
-         {"names": ["get_item", "search"], "tools": {}}),
+        ("tools_changed", "add_to_list", forward["pantry.test"][2][3], {"names": ["get_item", "search"], "tools": {}}),
     ]  # a write tool that goes away is no event of its own
     # Prices go back; a deprecation that is withdrawn is no event of its own.
     assert found["tidewater.test"] == [(k, s, new, old) for k, s, old, new in forward["tidewater.test"][:2]]
@@ -151,8 +169,13 @@ def test_show_lists_an_origins_events_oldest_first(web, db):
     with variants(web, {"pantry.test": "v2", "mcp.pantry.test": "v2"}):
         run(db, web, ["pantry.test"])
     events = get_listing(db, "pantry.test")["events"]
-    assert [e["kind"] for e in events] == ["listed", "guide_changed", "instructions_changed", "tools_changed",
-                                           "write_tool_added"]
+    assert [e["kind"] for e in events] == [
+        "listed",
+        "guide_changed",
+        "instructions_changed",
+        "tools_changed",
+        "write_tool_added",
+    ]
     assert all(set(e) >= {"kind", "at", "old", "new"} for e in events)
     assert [e["at"] for e in events] == sorted(e["at"] for e in events)
 
@@ -198,15 +221,19 @@ def test_a_recrawl_of_an_unchanged_web_asks_conditionally_and_adds_no_blob_and_n
     assert (first.unchanged, second.unchanged, second.events) == (0, len(STEADY), 0)
     assert db.execute("SELECT count(*), sum(size_bytes) FROM blobs").fetchone() == blobs
     assert db.execute("SELECT count(*) FROM events").fetchone() == events
-    bodies = db.execute("SELECT count(*) FROM snapshots WHERE crawl_id = ? AND body_sha256 IS NOT NULL",
-                        [second.crawl_id]).fetchone()[0]
+    bodies = db.execute(
+        "SELECT count(*) FROM snapshots WHERE crawl_id = ? AND body_sha256 IS NOT NULL", [second.crawl_id]
+    ).fetchone()[0]
     assert bodies == 0
     # pantry.test and ledgerline.test serve an agent-app manifest (the others answer 404).
     asks = [r for r in web.requests_log if r.path == MANIFEST and r.host in ("pantry.test", "ledgerline.test")]
     assert len(asks) == 2 and all(r.headers.get("if-none-match", "").startswith('"') for r in asks)
     # Each 304 extends the row of the answer it stands for: no row is added.
-    answers = db.execute("SELECT last_obtained, status_code, seen FROM snapshots WHERE last_crawl_id = ? "
-                         "AND kind = 'agent_app' AND status_code != 404", [second.crawl_id]).fetchall()
+    answers = db.execute(
+        "SELECT last_obtained, status_code, seen FROM snapshots WHERE last_crawl_id = ? "
+        "AND kind = 'agent_app' AND status_code != 404",
+        [second.crawl_id],
+    ).fetchall()
     assert answers == [("revalidated", 200, 2), ("revalidated", 200, 2)]
     assert db.execute("SELECT count(*) FROM snapshots WHERE crawl_id = ?", [second.crawl_id]).fetchone() == (0,)
 

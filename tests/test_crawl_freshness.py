@@ -21,19 +21,20 @@ from agentdex.crawler.crawl import crawl
 from agentdex.crawler.freshness import Policy
 from agentdex.db import get_listing, list_checks, list_events
 from agentdex.sampleweb.server import SampleWeb
-
 from freshweb import DISCOVERY, FOUND, PATHS, db, web  # noqa: F401 (fixtures)
 
 HOUR = 3600.0
 
 
-def run(db, web: SampleWeb, hosts: list[str], *, later: float = 0.0, verify: bool = False, kind: str = "crawl",
-        **policy):
+def run(
+    db, web: SampleWeb, hosts: list[str], *, later: float = 0.0, verify: bool = False, kind: str = "crawl", **policy
+):
     """One crawl of ``hosts``; ``later``: judge freshness that many seconds from now."""
     web.requests_log.clear()
     now = time.time() + later if later else None
-    return asyncio.run(crawl(db, hosts, web.network_options(), verify=verify, policy=Policy(**policy), now=now,
-                             kind=kind))
+    return asyncio.run(
+        crawl(db, hosts, web.network_options(), verify=verify, policy=Policy(**policy), now=now, kind=kind)
+    )
 
 
 def asked(web: SampleWeb, host: str) -> list[str]:
@@ -49,6 +50,7 @@ def obtained(db, crawl_id: int) -> dict[str, str]:
 
 # --- fresh, stale -------------------------------------------------------------------------------
 
+
 def test_a_fresh_answer_is_not_asked_again_and_the_snapshot_says_so(db, web):
     first = run(db, web, ["fresh.test"])
     assert sorted(asked(web, "fresh.test")) == sorted([*PATHS, "/robots.txt"])
@@ -57,13 +59,16 @@ def test_a_fresh_answer_is_not_asked_again_and_the_snapshot_says_so(db, web):
     assert set(obtained(db, again.crawl_id).values()) == {"fresh"}
     # The fresh answers extend the first run's rows, which were fetched.
     assert db.execute("SELECT DISTINCT crawl_id, obtained, seen FROM snapshots").fetchall() == [
-        (first.crawl_id, "fetched", 2)]
+        (first.crawl_id, "fetched", 2)
+    ]
     # Nothing is skipped silently: every document has its snapshot, the 404 included.
-    rows = db.execute("SELECT url, status_code, fresh_until IS NOT NULL FROM snapshots WHERE last_crawl_id = ? "
-                      "ORDER BY url",
-                      [again.crawl_id]).fetchall()
+    rows = db.execute(
+        "SELECT url, status_code, fresh_until IS NOT NULL FROM snapshots WHERE last_crawl_id = ? ORDER BY url",
+        [again.crawl_id],
+    ).fetchall()
     assert [(u.split("/", 3)[3], s, f) for u, s, f in rows] == sorted(
-        (p.lstrip("/"), 200 if p in FOUND else 404, 1) for p in PATHS)
+        (p.lstrip("/"), 200 if p in FOUND else 404, 1) for p in PATHS
+    )
 
 
 def test_a_stale_answer_is_asked_conditionally(db, web):
@@ -107,6 +112,7 @@ def test_revalidate_asks_every_document_even_when_fresh(db, web):
 
 # --- what the origin says -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("host", ["nocache.test", "nostore.test", "plain.test"])
 def test_no_cache_no_store_and_no_lifetime_mean_asked_every_time(db, web, host):
     run(db, web, [host])
@@ -136,6 +142,7 @@ def test_the_ceiling_caps_a_year_long_lifetime(db, web):
 
 # --- changes behind freshness -------------------------------------------------------------------
 
+
 def test_a_change_behind_freshness_is_found_by_the_first_crawl_after_it_goes_stale(db, web):
     run(db, web, ["fresh.test"])
     web.set_variant("fresh.test", "v2")  # the guide changes on the server
@@ -152,8 +159,11 @@ def test_a_change_behind_freshness_is_found_by_the_first_crawl_after_it_goes_sta
     assert event["at"] >= time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(before))
     # The stored guide is the new one.
     guide = next(d for d in get_listing(db, "fresh.test")["documents"] if d["kind"] == "guide")
-    assert db.execute("SELECT content FROM blobs WHERE sha256 = ?", [guide["sha256"]]).fetchone()[0].endswith(
-        b"and a board.\n")
+    assert (
+        db.execute("SELECT content FROM blobs WHERE sha256 = ?", [guide["sha256"]])
+        .fetchone()[0]
+        .endswith(b"and a board.\n")
+    )
 
 
 def test_show_says_how_each_fact_was_obtained_and_how_old_it_is(db, web):
@@ -165,7 +175,9 @@ def test_show_says_how_each_fact_was_obtained_and_how_old_it_is(db, web):
     assert guide["obtained"] == "fresh" and guide["fresh"] is True
     assert 0 <= guide["age_seconds"] < 60
     # The age counts from the answer the fact stands on (the first crawl's), not the latest crawl.
-    first = db.execute("SELECT response_at FROM snapshots WHERE url = ? ORDER BY id LIMIT 1", [guide["url"]]).fetchone()[0]
+    first = db.execute(
+        "SELECT response_at FROM snapshots WHERE url = ? ORDER BY id LIMIT 1", [guide["url"]]
+    ).fetchone()[0]
     assert guide["response_at"] == first and guide["checked_at"] >= first[:19]
 
 
@@ -220,6 +232,7 @@ def test_stale_verification_answers_are_asked_and_revalidate_and_verify_ask_ever
 
 # --- the schedule of known absences --------------------------------------------------------------
 
+
 def test_revalidate_asks_known_absences_on_their_schedule_and_says_so(db, web):
     discovery = set(DISCOVERY)  # each a 404 on plain.test, which sends no Cache-Control
     run(db, web, ["plain.test"])
@@ -235,7 +248,8 @@ def test_revalidate_asks_known_absences_on_their_schedule_and_says_so(db, web):
     assert facts[".well-known/anchor.json"]["absence_recheck_at"] is None  # a manifest is no known absence
     view = db.execute("SELECT url, last_obtained, next_asked_at FROM known_absences WHERE origin = 'plain.test'")
     assert {(u.split("/", 3)[3], how, at) for u, how, at in view} == {
-        (p.lstrip("/"), "known_absent", facts[p.lstrip("/")]["absence_recheck_at"]) for p in discovery}
+        (p.lstrip("/"), "known_absent", facts[p.lstrip("/")]["absence_recheck_at"]) for p in discovery
+    }
     # Without --revalidate HTTP freshness alone decides: a 404 without a lifetime is asked.
     run(db, web, ["plain.test"])
     assert discovery <= set(asked(web, "plain.test"))

@@ -10,13 +10,13 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from netfixtures import Reply, Request, TLSServer, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 from agentdex.crawler import robots as robots_module
 from agentdex.crawler.crawl import NetworkOptions, crawl
 from agentdex.db import open_db
 from agentdex.formats import agent_app
 from agentdex.models import FetchRecord
+from netfixtures import Reply, Request, TLSServer, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 HOST = "r.sample.test"
 MANIFEST = "/.well-known/agent-app.json"
@@ -25,11 +25,15 @@ RULES = "User-agent: agentdex\nDisallow: /private/\n"
 
 def manifest(guide: str) -> dict:
     return {
-        "agent_app": "1", "name": "Tidewatch", "one_liner": "Tide times and surf forecasts for any beach.",
+        "agent_app": "1",
+        "name": "Tidewatch",
+        "one_liner": "Tide times and surf forecasts for any beach.",
         "description": "Tidewatch answers questions about tides and surf; the server runs no language model.",
-        "homepage": f"https://{HOST}/", "guide": {"url": f"https://{HOST}{guide}"},
+        "homepage": f"https://{HOST}/",
+        "guide": {"url": f"https://{HOST}{guide}"},
         "mcp": {"url": f"https://{HOST}/mcp", "transport": "streamable-http", "auth": ["none"]},
-        "categories": ["travel"], "pricing": "free",
+        "categories": ["travel"],
+        "pricing": "free",
         "publisher": {"name": "Tidewatch", "contact": "mailto:hello@tidewatch.example.org"},
     }
 
@@ -88,12 +92,16 @@ def age_robots(db, hours: float) -> None:
 def snapshot(db, crawl_id: int, path: str) -> tuple:
     """``(status, 304?, error_code)`` of the answer run ``crawl_id`` got at ``path`` (a 304
     extends the row of the answer it stands for)."""
-    return db.execute("SELECT CASE WHEN last_obtained = 'revalidated' THEN 304 ELSE status_code END, "
-                      "last_obtained = 'revalidated', error_code FROM snapshots WHERE last_crawl_id = ? AND url = ? "
-                      "ORDER BY id DESC LIMIT 1", [crawl_id, f"https://{HOST}{path}"]).fetchone()
+    return db.execute(
+        "SELECT CASE WHEN last_obtained = 'revalidated' THEN 304 ELSE status_code END, "
+        "last_obtained = 'revalidated', error_code FROM snapshots WHERE last_crawl_id = ? AND url = ? "
+        "ORDER BY id DESC LIMIT 1",
+        [crawl_id, f"https://{HOST}{path}"],
+    ).fetchone()
 
 
 # --- robots.txt across crawls ------------------------------------------------------------------
+
 
 def test_a_recrawl_within_a_day_reuses_robots_txt_and_still_obeys_it(db, tls_server):
     Site(tls_server, guide="/private/agent.md")
@@ -116,7 +124,10 @@ def test_a_robots_txt_older_than_a_day_is_fetched_again_and_its_new_rules_apply(
     tls_server.robots[HOST] = "User-agent: *\nAllow: /\n"
     age_robots(db, hours=23.5)
     kept = run(db, tls_server)
-    assert tls_server.hit_count(HOST, "/robots.txt") == 1 and snapshot(db, kept.crawl_id, "/private/agent.md")[2] == "robots"
+    assert (
+        tls_server.hit_count(HOST, "/robots.txt") == 1
+        and snapshot(db, kept.crawl_id, "/private/agent.md")[2] == "robots"
+    )
     age_robots(db, hours=24.5)
     fresh = run(db, tls_server)
     assert tls_server.hit_count(HOST, "/robots.txt") == 2
@@ -145,28 +156,37 @@ def test_a_robots_txt_that_failed_is_asked_again_next_time(db, tls_server):
     assert db.execute("SELECT count(*) FROM robots_txt").fetchone()[0] == 0
 
 
-@pytest.mark.parametrize(("status", "cache_control", "age_hours", "reused"), [
-    (200, "", 23.9, True),
-    (200, "", 24.1, False),
-    (404, "", 1, True),  # no robots.txt: everything allowed, for a day too
-    (200, "max-age=3600", 0.9, True),
-    (200, "max-age=3600", 1.1, False),
-    (200, "public, max-age=172800", 25, False),  # never past 24 hours
-    (200, "no-cache", 0.01, False),
-    (429, "", 0.01, False),  # "not now" is no answer to keep
-    (503, "", 0.01, False),
-])
+@pytest.mark.parametrize(
+    ("status", "cache_control", "age_hours", "reused"),
+    [
+        (200, "", 23.9, True),
+        (200, "", 24.1, False),
+        (404, "", 1, True),  # no robots.txt: everything allowed, for a day too
+        (200, "max-age=3600", 0.9, True),
+        (200, "max-age=3600", 1.1, False),
+        (200, "public, max-age=172800", 25, False),  # never past 24 hours
+        (200, "no-cache", 0.01, False),
+        (429, "", 0.01, False),  # "not now" is no answer to keep
+        (503, "", 0.01, False),
+    ],
+)
 def test_when_a_stored_robots_txt_may_be_reused(status, cache_control, age_hours, reused):
     now = datetime(2026, 6, 1, 12, tzinfo=UTC)
     fetched = (now - timedelta(hours=age_hours)).isoformat(timespec="seconds").replace("+00:00", "Z")
-    record = FetchRecord(url=f"https://{HOST}/robots.txt", kind="robots", status=status,
-                         headers={"cache-control": cache_control} if cache_control else {},
-                         body=RULES.encode() if status == 200 else None, fetched_at=fetched,
-                         error_code=None if status == 200 else "http_status")
+    record = FetchRecord(
+        url=f"https://{HOST}/robots.txt",
+        kind="robots",
+        status=status,
+        headers={"cache-control": cache_control} if cache_control else {},
+        body=RULES.encode() if status == 200 else None,
+        fetched_at=fetched,
+        error_code=None if status == 200 else "http_status",
+    )
     assert robots_module.reusable(record, now=now) is reused
 
 
 # --- no parse for a 304 ------------------------------------------------------------------------
+
 
 def test_a_manifest_that_answers_304_is_not_parsed_and_its_guide_is_still_revalidated(db, tls_server, parses):
     Site(tls_server)
@@ -185,8 +205,9 @@ def test_a_changed_guide_behind_an_unchanged_manifest_is_still_a_guide_changed_e
     site.put("/agent.md", b"# Tidewatch\n\nAsk for a beach, a date and a time zone.\n", "text/markdown")
     changed = run(db, tls_server)
     assert snapshot(db, changed.crawl_id, MANIFEST)[:2] == (304, 1)
-    assert [e[0] for e in db.execute("SELECT kind FROM events WHERE crawl_id = ?", [changed.crawl_id])] == \
-        ["guide_changed"]
+    assert [e[0] for e in db.execute("SELECT kind FROM events WHERE crawl_id = ?", [changed.crawl_id])] == [
+        "guide_changed"
+    ]
     assert changed.unchanged == 0 and len(parses) == 2  # the stored manifest is read to save the change
 
 

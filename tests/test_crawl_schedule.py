@@ -31,8 +31,10 @@ def run(db, web: SampleWeb, hosts: list[str]):
 
 
 def schedule(db, origin: str) -> tuple:
-    return db.execute("SELECT unchanged_crawls, recrawl_interval, next_due_at, last_crawled_at FROM listings "
-                      "WHERE origin = ?", [origin]).fetchone()
+    return db.execute(
+        "SELECT unchanged_crawls, recrawl_interval, next_due_at, last_crawled_at FROM listings WHERE origin = ?",
+        [origin],
+    ).fetchone()
 
 
 def hours_after(stamp: str, hours: float) -> str:
@@ -85,7 +87,8 @@ def test_an_unreachable_origin_backs_off_exponentially(db, web):
     for expected in (900, 1800, 3600):
         run(db, web, ["gone.invalid"])
         streak, every, due, crawled = db.execute(
-            "SELECT unreachable_streak, recrawl_interval, next_due_at, last_crawled_at FROM listings").fetchone()
+            "SELECT unreachable_streak, recrawl_interval, next_due_at, last_crawled_at FROM listings"
+        ).fetchone()
         assert every == expected and due == hours_after(crawled, expected / HOUR)
     assert streak == 3
 

@@ -39,23 +39,43 @@ METADATA = json.loads(METADATA_FILE.read_text(encoding="utf-8"))
 QUERIES = METADATA["databases"]["agentdex"]["queries"]
 TABLES = METADATA["databases"]["agentdex"]["tables"]
 MARKUP_NAME = "<img src=x onerror=alert(1)>"
-ORIGINS = ("pantry.test", "tidewater.test", "driftwood.test", "quillnotes.test", "ledgerline.test",
-           "vault.test", "keyring.test", "notmcp.test", "badmanifest.test", "wrongtype.test",
-           "privateaddr.test", "deadlinks.test", "broken.test", "pantry-copy.test", "markup.test")
+ORIGINS = (
+    "pantry.test",
+    "tidewater.test",
+    "driftwood.test",
+    "quillnotes.test",
+    "ledgerline.test",
+    "vault.test",
+    "keyring.test",
+    "notmcp.test",
+    "badmanifest.test",
+    "wrongtype.test",
+    "privateaddr.test",
+    "deadlinks.test",
+    "broken.test",
+    "pantry-copy.test",
+    "markup.test",
+)
 START_TIMEOUT = 30.0
 
 
 # --- the catalogue ------------------------------------------------------------------------------
+
 
 def _add_host(root: Path, host: str, name: str, description: str) -> None:
     """A minimal valid agent-app origin in the sample web's folder layout."""
     folder = root / host
     (folder / ".well-known").mkdir(parents=True)
     manifest = {
-        "agent_app": "1", "name": name, "one_liner": "A sample origin added by the Datasette tests.",
-        "description": description, "homepage": f"https://{host}/",
-        "guide": {"url": f"https://{host}/agent.md"}, "http": {"base": f"https://{host}/api/v1"},
-        "categories": ["utilities"], "pricing": "free",
+        "agent_app": "1",
+        "name": name,
+        "one_liner": "A sample origin added by the Datasette tests.",
+        "description": description,
+        "homepage": f"https://{host}/",
+        "guide": {"url": f"https://{host}/agent.md"},
+        "http": {"base": f"https://{host}/api/v1"},
+        "categories": ["utilities"],
+        "pricing": "free",
         "publisher": {"name": "Test Team", "contact": f"mailto:team@{host}"},
     }
     (folder / ".well-known" / "agent-app.json").write_text(json.dumps(manifest), encoding="utf-8")
@@ -69,8 +89,12 @@ def _web_root(tmp: Path) -> Path:
     root = tmp / "web"
     shutil.copytree(WEB_ROOT, root)
     _add_host(root, "pantry-copy.test", "Pantry", "Another app that happens to be called Pantry.")
-    _add_host(root, "markup.test", MARKUP_NAME,
-              "Crawled text that looks like markup: <script>alert('x')</script> <b>bold</b>.")
+    _add_host(
+        root,
+        "markup.test",
+        MARKUP_NAME,
+        "Crawled text that looks like markup: <script>alert('x')</script> <b>bold</b>.",
+    )
     return root
 
 
@@ -113,6 +137,7 @@ def rows(path: Path, sql: str, params=()) -> list[dict]:
 
 
 # --- real servers ---------------------------------------------------------------------------------
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -198,13 +223,17 @@ def origins_of(result: list[dict]) -> set[str]:
 
 # --- canned queries, checked against the data -------------------------------------------------------
 
+
 def test_newest_changes_lists_the_latest_events_newest_first(base, catalogue):
     result = query(base, "newest_changes")
     expected = rows(catalogue, "SELECT at, origin, kind, subject FROM events ORDER BY at DESC, id DESC LIMIT 100")
     assert [{k: r[k] for k in ("at", "origin", "kind", "subject")} for r in result] == expected
     latest = {(r["origin"], r["kind"], r["subject"]) for r in result if r["crawl_id"] == 2}
-    assert {("tidewater.test", "proof_lost", "anchor.verify.dns"), ("pantry.test", "tools_changed", "add_to_list"),
-            ("pantry.test", "guide_changed", "")} <= latest
+    assert {
+        ("tidewater.test", "proof_lost", "anchor.verify.dns"),
+        ("pantry.test", "tools_changed", "add_to_list"),
+        ("pantry.test", "guide_changed", ""),
+    } <= latest
     assert result[0]["crawl_id"] == 2 and result[-1]["kind"] == "listed"
     # Each event in words, the words of `agentdex events` and the TUI.
     changes = {(r["origin"], r["kind"], r["subject"]): r["change"] for r in result}
@@ -216,8 +245,11 @@ def test_newest_changes_lists_the_latest_events_newest_first(base, catalogue):
 
 def test_working_mcp_endpoints_are_those_whose_initialize_passes(base, catalogue):
     result = query(base, "working_mcp")
-    passing = rows(catalogue, "SELECT c.origin FROM checks c JOIN listings l USING (origin) "
-                              "WHERE c.name = 'mcp.initialize' AND c.status = 'pass' AND l.status = 'listed'")
+    passing = rows(
+        catalogue,
+        "SELECT c.origin FROM checks c JOIN listings l USING (origin) "
+        "WHERE c.name = 'mcp.initialize' AND c.status = 'pass' AND l.status = 'listed'",
+    )
     assert origins_of(result) == origins_of(passing)
     assert {"pantry.test", "quillnotes.test", "tidewater.test", "driftwood.test"} <= origins_of(result)
     # A web page posing as MCP, a private address and an HTTP-only app are not working MCP apps.
@@ -231,13 +263,15 @@ def test_failing_check_lists_the_listings_failing_the_named_check(base, catalogu
     assert "wrongtype.test" in origins_of(result) and "pantry.test" not in origins_of(result)
     assert {r["check_name"] for r in result} == {"manifest.cors"}
     assert origins_of(result) == origins_of(
-        rows(catalogue, "SELECT origin FROM checks WHERE name = 'manifest.cors' AND status = 'fail'"))
+        rows(catalogue, "SELECT origin FROM checks WHERE name = 'manifest.cors' AND status = 'fail'")
+    )
 
 
 def test_failing_check_without_a_name_lists_every_failing_check(base, catalogue):
     result = query(base, "failing_check")
-    expected = rows(catalogue, "SELECT origin, name AS check_name FROM checks WHERE status = 'fail' "
-                               "ORDER BY name, origin")
+    expected = rows(
+        catalogue, "SELECT origin, name AS check_name FROM checks WHERE status = 'fail' ORDER BY name, origin"
+    )
     assert [{"origin": r["origin"], "check_name": r["check_name"]} for r in result] == expected
     assert {"manifest.cors", "anchor.read_only_variant", "anchor.verify.dns"} <= {r["check_name"] for r in result}
 
@@ -246,14 +280,20 @@ def test_read_only_variants_exposing_write_tools(base):
     result = query(base, "read_only_variants_with_writes")
     # Driftwood's variant lies; Tidewater's honest one is absent.
     assert [(r["origin"], r["tool_id"], r["write_tools"]) for r in result] == [
-        ("driftwood.test", "test.driftwood/notes", "delete_item")]
+        ("driftwood.test", "test.driftwood/notes", "delete_item")
+    ]
 
 
 def test_declared_and_live_prices_differences_first(base):
     result = query(base, "declared_vs_live_prices")
     first = result[0]
     assert (first["origin"], first["tool_id"], first["declared_usd"], first["live_usd"], first["difference_usd"]) == (
-        "tidewater.test", "test.tidewater/forecast-api", 0.01, 0.02, 0.01)
+        "tidewater.test",
+        "test.tidewater/forecast-api",
+        0.01,
+        0.02,
+        0.01,
+    )
     assert first["check_status"] == "fail"
 
 
@@ -291,6 +331,7 @@ def test_listings_per_format_and_category(base, catalogue):
 
 # --- metadata, search, facets ------------------------------------------------------------------------
 
+
 def text_of(page: str) -> str:
     return html.unescape(page)
 
@@ -326,8 +367,10 @@ def test_default_sort_and_facets_are_applied(base):
     assert statuses == {"listed": 13, "invalid": 1, "unreachable": 1}
     checks = get(base, "/agentdex/checks.json", _size=1).json()
     assert {"name", "status"} <= set(checks["facet_results"])
-    assert get(base, "/agentdex/snapshots.json", _size=1).json()["units"] == {"body_bytes": "byte",
-                                                                              "elapsed_ms": "millisecond"}
+    assert get(base, "/agentdex/snapshots.json", _size=1).json()["units"] == {
+        "body_bytes": "byte",
+        "elapsed_ms": "millisecond",
+    }
 
 
 def test_hidden_tables_are_not_listed_but_views_are(base):
@@ -366,11 +409,13 @@ def test_the_listings_page_opens_on_its_telling_columns_with_descriptions_one_cl
 
 
 def test_a_long_cell_is_one_cut_line_on_the_table_page_and_whole_on_the_row_page(base, catalogue):
-    long = max(rows(catalogue, "SELECT origin, description FROM listings WHERE description IS NOT NULL"),
-               key=lambda r: len(r["description"]))
+    long = max(
+        rows(catalogue, "SELECT origin, description FROM listings WHERE description IS NOT NULL"),
+        key=lambda r: len(r["description"]),
+    )
     assert len(long["description"]) > CELL_CHARS
     table = text_of(get(base, "/agentdex/listings", _col="description", origin=long["origin"]).text)
-    cut = long["description"][:CELL_CHARS - 1] + "…"
+    cut = long["description"][: CELL_CHARS - 1] + "…"
     assert f">{cut}</td>" in table and f">{long['description']}</td>" not in table
     row = text_of(get(base, f"/agentdex/listings/{long['origin'].replace('.', '~2E')}").text)
     assert long["description"] in row and cut not in row
@@ -379,7 +424,7 @@ def test_a_long_cell_is_one_cut_line_on_the_table_page_and_whole_on_the_row_page
 def test_the_index_leads_with_the_listings(base):
     page = text_of(get(base, "/").text)
     start = page.index('class="agentdex-start"')
-    assert '<a href="/agentdex/listings">agentdex: listings</a>' in page[start:start + 300]
+    assert '<a href="/agentdex/listings">agentdex: listings</a>' in page[start : start + 300]
     assert start < page.index("<h2")
 
 
@@ -392,9 +437,12 @@ def test_no_installed_plugin_renders_cells(base):
 
 # --- read-only and safety settings -------------------------------------------------------------------
 
+
 def count_rows(catalogue: Path) -> dict[str, int]:
-    return {t: rows(catalogue, f"SELECT count(*) AS n FROM {t}")[0]["n"]
-            for t in ("listings", "crawls", "events", "checks", "tools")}
+    return {
+        t: rows(catalogue, f"SELECT count(*) AS n FROM {t}")[0]["n"]
+        for t in ("listings", "crawls", "events", "checks", "tools")
+    }
 
 
 def test_sql_that_writes_is_refused_and_changes_nothing(base, catalogue):
@@ -433,8 +481,11 @@ def test_serve_applies_the_safety_settings(served):
     long = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
     response = get(served, "/agentdex.json", sql=long)
     assert response.status_code == 400 and "SQL query took too long" in response.json()["error"]
-    many = get(served, "/agentdex.json", sql="WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
-                                              "LIMIT 5000) SELECT x FROM c").json()
+    many = get(
+        served,
+        "/agentdex.json",
+        sql="WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 5000) SELECT x FROM c",
+    ).json()
     assert len(many["rows"]) == SETTINGS["max_returned_rows"] and many["truncated"] is True
     assert get(served, "/agentdex/listings.csv", _stream="1").status_code == 400
 
@@ -501,9 +552,14 @@ def test_the_half_written_queries_catch_a_half_written_origin(catalogue, tmp_pat
 def _hammer_urls() -> list[tuple[str, dict]]:
     """Pages, searches, every canned query and the half-written checks, with the crawl's
     progress read between every few of them."""
-    pages = [("/agentdex/listings.json", {}), ("/agentdex/listings", {}),
-             ("/agentdex/listings.json", {"_search": "synthetic"}), ("/agentdex/check_status.json", {}),
-             ("/agentdex/listing_categories.json", {}), ("/agentdex/events", {})]
+    pages = [
+        ("/agentdex/listings.json", {}),
+        ("/agentdex/listings", {}),
+        ("/agentdex/listings.json", {"_search": "synthetic"}),
+        ("/agentdex/check_status.json", {}),
+        ("/agentdex/listing_categories.json", {}),
+        ("/agentdex/events", {}),
+    ]
     pages += [(f"/agentdex/{name}.json", {}) for name in QUERIES]
     pages += [("/agentdex.json", {"sql": sql, "_shape": "array"}) for sql in HALF_WRITTEN.values()]
     progress = ("/agentdex.json", {"sql": PROGRESS_SQL, "_shape": "array"})
@@ -561,8 +617,16 @@ def test_a_crawl_writing_while_datasette_serves_fails_no_request(tmp_path):
 # --- what a person sees: headless Chromium --------------------------------------------------------------
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
 
 
 class Cells(HTMLParser):
@@ -605,16 +669,21 @@ class Cells(HTMLParser):
 
 def browse(url: str, profile: Path) -> Cells:
     """Open ``url`` in headless Chromium and parse the DOM it rendered."""
-    result = subprocess.run([CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", url],
-                            capture_output=True, text=True, timeout=90)
+    result = subprocess.run(
+        [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", url],
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
     assert result.returncode == 0 and "<table" in result.stdout, result.stderr[-2000:]
     cells = Cells()
     cells.feed(result.stdout)
     return cells
 
 
-@pytest.mark.skipif(CHROMIUM is None,
-                    reason="Chromium is not installed (Debian: apt-get install chromium; .ci/run does it)")
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install chromium; .ci/run does it)"
+)
 def test_a_person_sees_the_listings_and_a_canned_query_in_a_browser(served, tmp_path):
     listings = browse(served + "/agentdex/listings", tmp_path / "profile")
     assert listings.h1.strip() == "listings" and TABLES["listings"]["description"] in listings.text
@@ -636,7 +705,9 @@ def test_the_registry_api_answers_for_the_crawled_catalogue(served, catalogue):
     answer = get(served, "/v0.1/servers", limit=100)
     assert answer.status_code == 200, answer.text
     servers = answer.json()["servers"]
-    expected = rows(catalogue, "SELECT origin, mcp_url, name FROM listings WHERE status IN ('listed', 'invalid') ORDER BY origin")
+    expected = rows(
+        catalogue, "SELECT origin, mcp_url, name FROM listings WHERE status IN ('listed', 'invalid') ORDER BY origin"
+    )
     assert [s["_meta"][AGENTDEX_META]["origin"] for s in servers] == [r["origin"] for r in expected]
     for item, row in zip(servers, expected, strict=True):
         assert not list(server_json.validator().iter_errors(item["server"])), row["origin"]

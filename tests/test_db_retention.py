@@ -19,7 +19,6 @@ from agentdex.db.migrations import RECENT_PROBES
 from agentdex.db.queries import endpoint_health
 from agentdex.db.retention import prune
 from agentdex.sampleweb.server import SampleWeb
-
 from freshweb import write_web
 
 HOST = "plain.test"  # no Cache-Control: every crawl asks everything
@@ -39,8 +38,9 @@ def run(db, web: SampleWeb, *, verify: bool = False):
 
 
 def rows(db, url_path: str) -> list[tuple]:
-    return db.execute("SELECT id, crawl_id, body_sha256 FROM snapshots WHERE url = ? ORDER BY id",
-                      [f"https://{HOST}{url_path}"]).fetchall()
+    return db.execute(
+        "SELECT id, crawl_id, body_sha256 FROM snapshots WHERE url = ? ORDER BY id", [f"https://{HOST}{url_path}"]
+    ).fetchall()
 
 
 def count(db, table: str) -> int:
@@ -71,8 +71,9 @@ def test_prune_drops_old_superseded_answers_but_never_what_an_event_refers_to(we
     assert rows(db, "/llms.txt") == [first_llms, new_llms]
     # The event's guide answers, before and after, stay with their bodies.
     assert rows(db, "/agent.md") == [before_guide, after_guide]
-    assert db.execute("SELECT count(*) FROM blobs WHERE sha256 IN (?, ?)",
-                      [before_guide[2], after_guide[2]]).fetchone() == (2,)
+    assert db.execute(
+        "SELECT count(*) FROM blobs WHERE sha256 IN (?, ?)", [before_guide[2], after_guide[2]]
+    ).fetchone() == (2,)
     assert db.execute("SELECT count(*) FROM blobs WHERE sha256 = ?", [old_llms[2]]).fetchone() == (0,)
     assert (count(db, "snapshots"), count(db, "blobs")) == (snapshots - 1, blobs - 1)
     # The catalogue reads the same facts; a recrawl finds exactly the one change (the guide
@@ -89,8 +90,10 @@ def test_each_endpoint_keeps_its_latest_probes(web, tmp_path):
         with db.conn:  # each crawl due (its schedule come), so each records every endpoint...
             db.execute("UPDATE listings SET next_due_at = '2000-01-01T00:00:00.000Z'")
         with db.conn:  # ...and, as if its state had flapped, as a row of its own
-            db.execute("UPDATE endpoint_probes SET state = 'timeout' WHERE id IN "
-                       "(SELECT max(id) FROM endpoint_probes GROUP BY role, url)")
+            db.execute(
+                "UPDATE endpoint_probes SET state = 'timeout' WHERE id IN "
+                "(SELECT max(id) FROM endpoint_probes GROUP BY role, url)"
+            )
     health = endpoint_health(db, HOST)
     per_endpoint = db.execute("SELECT count(*) FROM endpoint_probes GROUP BY role, url").fetchall()
     assert per_endpoint and all(n == RECENT_PROBES + 2 for (n,) in per_endpoint)
@@ -99,8 +102,9 @@ def test_each_endpoint_keeps_its_latest_probes(web, tmp_path):
     kept = db.execute("SELECT count(*) FROM endpoint_probes GROUP BY role, url").fetchall()
     assert all(n == RECENT_PROBES for (n,) in kept)
     # The uptime is counted over the same latest probes; only the all-time count drops.
-    assert [{k: v for k, v in h.items() if k not in ("probes", "first_seen_at")} for h in endpoint_health(db, HOST)] \
-        == [{k: v for k, v in h.items() if k not in ("probes", "first_seen_at")} for h in health]
+    assert [
+        {k: v for k, v in h.items() if k not in ("probes", "first_seen_at")} for h in endpoint_health(db, HOST)
+    ] == [{k: v for k, v in h.items() if k not in ("probes", "first_seen_at")} for h in health]
 
 
 def test_the_prune_command(web, tmp_path):
@@ -108,8 +112,13 @@ def test_the_prune_command(web, tmp_path):
     run(open_db(path), web)
     done = CliRunner().invoke(app, ["prune", "--keep", "7", "--json", "--db", str(path)])
     assert done.exit_code == 0, done.output
-    assert json.loads(done.stdout) | {"cutoff": ""} == {"cutoff": "", "snapshots": 0, "endpoint_probes": 0,
-                                                         "blobs": 0, "vacuumed": False}
+    assert json.loads(done.stdout) | {"cutoff": ""} == {
+        "cutoff": "",
+        "snapshots": 0,
+        "endpoint_probes": 0,
+        "blobs": 0,
+        "vacuumed": False,
+    }
     done = CliRunner().invoke(app, ["prune", "--keep", "0", "--vacuum", "--db", str(path)])
     assert done.exit_code == 0 and "file compacted" in done.stdout
     refused = CliRunner().invoke(app, ["prune", "--keep", "-1", "--db", str(path)])

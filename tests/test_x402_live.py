@@ -27,8 +27,11 @@ PAYMENT_HEADERS = {"x-payment", "payment-signature", "authorization"}
 WHERE = f"(declared at {DOC})"
 # /v1/bridge answers 200 in both crawls: the same sentence in the check and the same disagreement.
 FREE = f"{BRIDGE}: answered HTTP 200 without payment, though {DOC} declares it paid"
-FREE_FINDING = (f"payment {BRIDGE}", "payment_not_required",
-                f"payment {BRIDGE}: x402_discovery says 'payment required' but live 402 says 'HTTP 200 without payment' {WHERE}")
+FREE_FINDING = (
+    f"payment {BRIDGE}",
+    "payment_not_required",
+    f"payment {BRIDGE}: x402_discovery says 'payment required' but live 402 says 'HTTP 200 without payment' {WHERE}",
+)
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +61,9 @@ def rows(path, sql: str, *args) -> list[tuple]:
 
 
 def check_of(path, origin: str) -> tuple[str, str, dict]:
-    status, detail, data = rows(path, "SELECT status, detail, data FROM checks WHERE origin = ? "
-                                      "AND name = 'x402.live_price'", origin)[0]
+    status, detail, data = rows(
+        path, "SELECT status, detail, data FROM checks WHERE origin = ? AND name = 'x402.live_price'", origin
+    )[0]
     return status, detail, json.loads(data)
 
 
@@ -68,8 +72,11 @@ def outcomes(data: dict) -> dict[str, str]:
 
 
 def disagreements(path, origin: str) -> list[tuple[str, str, str, int]]:
-    return rows(path, "SELECT path, code, message, crawl_id FROM findings WHERE origin = ? AND format = 'consistency' "
-                      "ORDER BY path", origin)
+    return rows(
+        path,
+        "SELECT path, code, message, crawl_id FROM findings WHERE origin = ? AND format = 'consistency' ORDER BY path",
+        origin,
+    )
 
 
 def test_each_declared_resource_is_asked_once_a_crawl_without_paying(crawled):
@@ -89,19 +96,33 @@ def test_the_first_crawl_compares_each_live_402_with_the_declared_terms(crawled)
     path = crawled[4]
     status, detail, data = check_of(path, "tollgate.test")
     assert status == "fail"
-    assert detail == (f"{TOLL}: the live 402 asks $0.01, as declared; "
-                      f"{FERRY}: price declared $0.02 in {DOC} but the live 402 offers $0.05; {FREE}")
+    assert detail == (
+        f"{TOLL}: the live 402 asks $0.01, as declared; "
+        f"{FERRY}: price declared $0.02 in {DOC} but the live 402 offers $0.05; {FREE}"
+    )
     assert outcomes(data) == {TOLL: "match", FERRY: "differs", BRIDGE: "free"}
     assert data["document"] == DOC and data["skipped"] == []
     assert data["resources"][FERRY]["differences"] == [{"term": "price", "declared": 0.02, "live": [0.05]}]
     assert disagreements(path, "tollgate.test") == [
         (*FREE_FINDING, 1),
-        (f"price {FERRY}", "price_differs", f"price {FERRY}: x402_discovery says $0.02 but live 402 says $0.05 {WHERE}", 1)]
-    assert rows(path, "SELECT status, consistency, consistency_sources, disagreements FROM listings "
-                      "WHERE origin = 'tollgate.test'") == [("no_manifest", "inconsistent", '["x402_discovery", "live 402"]', 2)]
-    assert rows(path, "SELECT role, url, state, http_status FROM endpoint_probes WHERE origin = 'tollgate.test' "
-                      "ORDER BY url") == [
-        ("x402", BRIDGE, "ok", 200), ("x402", FERRY, "payment_required", 402), ("x402", TOLL, "payment_required", 402)]
+        (
+            f"price {FERRY}",
+            "price_differs",
+            f"price {FERRY}: x402_discovery says $0.02 but live 402 says $0.05 {WHERE}",
+            1,
+        ),
+    ]
+    assert rows(
+        path,
+        "SELECT status, consistency, consistency_sources, disagreements FROM listings WHERE origin = 'tollgate.test'",
+    ) == [("no_manifest", "inconsistent", '["x402_discovery", "live 402"]', 2)]
+    assert rows(
+        path, "SELECT role, url, state, http_status FROM endpoint_probes WHERE origin = 'tollgate.test' ORDER BY url"
+    ) == [
+        ("x402", BRIDGE, "ok", 200),
+        ("x402", FERRY, "payment_required", 402),
+        ("x402", TOLL, "payment_required", 402),
+    ]
 
 
 def test_a_recrawl_whose_live_prices_moved_changes_the_check_and_the_disagreements(crawled):
@@ -109,36 +130,58 @@ def test_a_recrawl_whose_live_prices_moved_changes_the_check_and_the_disagreemen
     assert second["by_status"] == {"unchanged": 2}  # the documents answered 304: only the live answers moved
     status, detail, data = check_of(path, "tollgate.test")
     assert status == "fail"
-    assert detail == (f"{TOLL}: price declared $0.01 in {DOC} but the live 402 offers $0.015; "
-                      f"{FERRY}: an unpaid GET got HTTP 503, not 402; {FREE}")
+    assert detail == (
+        f"{TOLL}: price declared $0.01 in {DOC} but the live 402 offers $0.015; "
+        f"{FERRY}: an unpaid GET got HTTP 503, not 402; {FREE}"
+    )
     assert outcomes(data) == {TOLL: "differs", FERRY: "not_402", BRIDGE: "free"}
     assert disagreements(path, "tollgate.test") == [
         (*FREE_FINDING, 2),
-        (f"payment {FERRY}", "payment_not_asked", f"payment {FERRY}: x402_discovery says 'payment required' "
-         f"but live 402 says 'HTTP 503' {WHERE}", 2),
-        (f"price {TOLL}", "price_differs", f"price {TOLL}: x402_discovery says $0.01 but live 402 says $0.015 {WHERE}", 2)]
+        (
+            f"payment {FERRY}",
+            "payment_not_asked",
+            f"payment {FERRY}: x402_discovery says 'payment required' but live 402 says 'HTTP 503' {WHERE}",
+            2,
+        ),
+        (
+            f"price {TOLL}",
+            "price_differs",
+            f"price {TOLL}: x402_discovery says $0.01 but live 402 says $0.015 {WHERE}",
+            2,
+        ),
+    ]
     assert rows(path, "SELECT consistency, disagreements FROM listings WHERE origin = 'tollgate.test'") == [
-        ("inconsistent", 3)]
+        ("inconsistent", 3)
+    ]
     # The Datasette view: declared against live price, a row a resource.
-    assert rows(path, "SELECT resource, method, result, http_status, declared_usd, live_usd, document, check_status "
-                      "FROM x402_live_prices WHERE origin = 'tollgate.test' ORDER BY resource") == [
-        (BRIDGE, "GET", "free", 200, 0.01, None, DOC, "fail"), (FERRY, "GET", "not_402", 503, 0.02, None, DOC, "fail"),
-        (TOLL, "GET", "differs", 402, 0.01, 0.015, DOC, "fail")]
+    assert rows(
+        path,
+        "SELECT resource, method, result, http_status, declared_usd, live_usd, document, check_status "
+        "FROM x402_live_prices WHERE origin = 'tollgate.test' ORDER BY resource",
+    ) == [
+        (BRIDGE, "GET", "free", 200, 0.01, None, DOC, "fail"),
+        (FERRY, "GET", "not_402", 503, 0.02, None, DOC, "fail"),
+        (TOLL, "GET", "differs", 402, 0.01, 0.015, DOC, "fail"),
+    ]
 
 
 def test_a_listed_origin_gets_a_live_price_changed_event(crawled):
     path, _, first, second, _ = crawled
     quote = "https://pricey.test/v1/quote"
     assert rows(path, "SELECT kind, subject, old, new, crawl_id FROM events WHERE kind = 'live_price_changed'") == [
-        ("live_price_changed", quote, "0.03", "0.04", 2)]
+        ("live_price_changed", quote, "0.03", "0.04", 2)
+    ]
     assert (first["events"], second["events"]) == (1, 1)  # pricey.test listed, then its live price; tollgate none
-    assert check_of(path, "pricey.test")[1] == f"{quote}: price declared $0.02 in https://pricey.test/.well-known/x402 " \
-                                              "but the live 402 offers $0.04"
+    assert (
+        check_of(path, "pricey.test")[1] == f"{quote}: price declared $0.02 in https://pricey.test/.well-known/x402 "
+        "but the live 402 offers $0.04"
+    )
     # The Anchor check reads the same live 402: both documents' prices now disagree with $0.04.
     assert [m for _, _, m, _ in disagreements(path, "pricey.test")] == [
         f"price {quote}: anchor says $0.01 but x402_discovery says $0.02",
         f"price {quote}: anchor says $0.01 but live 402 says $0.04 (declared at https://pricey.test/.well-known/anchor.json)",
-        f"price {quote}: x402_discovery says $0.02 but live 402 says $0.04 (declared at https://pricey.test/.well-known/x402)"]
+        f"price {quote}: x402_discovery says $0.02 but live 402 says $0.04 (declared at https://pricey.test/.well-known/x402)",
+    ]
     shown = CliRunner().invoke(app, ["show", "pricey.test", "--db", str(path)]).output
     assert f"live_price_changed  0.03 → 0.04 ({quote})" in shown
 
@@ -146,16 +189,28 @@ def test_a_listed_origin_gets_a_live_price_changed_event(crawled):
 def test_each_resource_has_a_health_row_a_crawl_and_a_402_counts_as_up(crawled):
     path = crawled[0]
     # A row per run of probes in a row that found the same state.
-    assert rows(path, "SELECT url, state, http_status, crawl_id, runs FROM endpoint_probes "
-                      "WHERE origin = 'tollgate.test' ORDER BY crawl_id, url") == [
-        (BRIDGE, "ok", 200, 1, 2), (FERRY, "payment_required", 402, 1, 1), (TOLL, "payment_required", 402, 1, 2),
-        (FERRY, "server_error", 503, 2, 1)]
-    first, last = [at for (at,) in rows(path, "SELECT DISTINCT at FROM endpoint_probes WHERE origin = 'tollgate.test' "
-                                              "ORDER BY at")]
-    assert rows(path, "SELECT url, state, recent_probes, recent_ok, probes, first_seen_at, last_ok_at "
-                      "FROM endpoint_health WHERE origin = 'tollgate.test' ORDER BY url") == [
-        (BRIDGE, "ok", 2, 2, 2, first, last), (FERRY, "server_error", 2, 1, 2, first, first),
-        (TOLL, "payment_required", 2, 2, 2, first, last)]
+    assert rows(
+        path,
+        "SELECT url, state, http_status, crawl_id, runs FROM endpoint_probes "
+        "WHERE origin = 'tollgate.test' ORDER BY crawl_id, url",
+    ) == [
+        (BRIDGE, "ok", 200, 1, 2),
+        (FERRY, "payment_required", 402, 1, 1),
+        (TOLL, "payment_required", 402, 1, 2),
+        (FERRY, "server_error", 503, 2, 1),
+    ]
+    first, last = [
+        at for (at,) in rows(path, "SELECT DISTINCT at FROM endpoint_probes WHERE origin = 'tollgate.test' ORDER BY at")
+    ]
+    assert rows(
+        path,
+        "SELECT url, state, recent_probes, recent_ok, probes, first_seen_at, last_ok_at "
+        "FROM endpoint_health WHERE origin = 'tollgate.test' ORDER BY url",
+    ) == [
+        (BRIDGE, "ok", 2, 2, 2, first, last),
+        (FERRY, "server_error", 2, 1, 2, first, first),
+        (TOLL, "payment_required", 2, 2, 2, first, last),
+    ]
     text = CliRunner().invoke(app, ["show", "tollgate.test", "--db", str(path)]).output
     assert f"x402         {TOLL}  payment_required  ██  up 2/2 (100%), first seen {first}, last ok {last}" in text
     assert f"x402         {FERRY}  server_error  █▁  up 1/2 (50%), first seen {first}, last ok {first}" in text
@@ -185,28 +240,37 @@ def test_at_most_five_resources_of_the_origin_are_asked_and_the_rest_are_named(s
     body = (shared / "realworld" / "x402" / "RipperMercs__tensorfeed__public__.well-known__x402").read_bytes()
     listing = x402_discovery.parse(body, origin="tensorfeed.ai").listing
     asked, skipped = verify_x402.plan(listing, "tensorfeed.ai")
-    assert asked == [("GET", f"https://tensorfeed.ai/api/premium/{p}")
-                     for p in ("routing", "news/search", "cost/projection", "whats-new", "compare/models")]
+    assert asked == [
+        ("GET", f"https://tensorfeed.ai/api/premium/{p}")
+        for p in ("routing", "news/search", "cost/projection", "whats-new", "compare/models")
+    ]
     reasons = [s["reason"] for s in skipped]
     assert len(skipped) == 19 and reasons.count("a route template, not one URL") == 2
     assert reasons.count("over the limit of 5 resources an origin") == 16
     assert [s["url"] for s in skipped if s["reason"] == "agentdex never sends POST"] == [
-        "https://tensorfeed.ai/api/premium/watches"]  # a POST could act: named, never sent
+        "https://tensorfeed.ai/api/premium/watches"
+    ]  # a POST could act: named, never sent
     note = verify_x402.skipped_note(skipped)
-    assert note == ("; 19 resource(s) not asked: 2 a route template, not one URL, "
-                    "16 over the limit of 5 resources an origin, 1 agentdex never sends POST")
+    assert note == (
+        "; 19 resource(s) not asked: 2 a route template, not one URL, "
+        "16 over the limit of 5 resources an origin, 1 agentdex never sends POST"
+    )
 
 
 def test_resources_on_another_host_mcp_items_and_writing_methods_are_not_asked(shared):
     body = (shared / "realworld" / "x402" / "auor-io__auor.io__.well-known__x402").read_bytes()
     asked, skipped = verify_x402.plan(x402_discovery.parse(body, origin="auor.io").listing, "auor.io")
     assert asked == [] and {s["reason"] for s in skipped} == {"not on this origin"} and len(skipped) == 8
-    doc = {"x402Version": 2, "items": [
-        {"resource": {"url": "/mcp"}, "type": "mcp", "accepts": [], "input": {"toolName": "t"}},
-        {"resource": {"url": "/orders"}, "type": "http", "accepts": [], "input": {"method": "DELETE"}},
-        {"resource": {"url": "/quote"}, "type": "http", "accepts": [], "input": {"method": "POST"}},
-        {"resource": {"url": "/odd"}, "type": "http", "accepts": [], "input": {"method": "\x1b[2JGET"}},
-        {"resource": {"url": "http://pay.test/plain"}, "type": "http", "accepts": []}]}
+    doc = {
+        "x402Version": 2,
+        "items": [
+            {"resource": {"url": "/mcp"}, "type": "mcp", "accepts": [], "input": {"toolName": "t"}},
+            {"resource": {"url": "/orders"}, "type": "http", "accepts": [], "input": {"method": "DELETE"}},
+            {"resource": {"url": "/quote"}, "type": "http", "accepts": [], "input": {"method": "POST"}},
+            {"resource": {"url": "/odd"}, "type": "http", "accepts": [], "input": {"method": "\x1b[2JGET"}},
+            {"resource": {"url": "http://pay.test/plain"}, "type": "http", "accepts": []},
+        ],
+    }
     listing = x402_discovery.validate_document(doc, origin="pay.test").listing
     asked, skipped = verify_x402.plan(listing, "pay.test")
     assert asked == []
@@ -215,18 +279,33 @@ def test_resources_on_another_host_mcp_items_and_writing_methods_are_not_asked(s
         ("https://pay.test/orders", "agentdex never sends DELETE"),
         ("https://pay.test/quote", "agentdex never sends POST"),
         ("https://pay.test/odd", "not an HTTP method"),
-        ("http://pay.test/plain", "not on this origin")]
+        ("http://pay.test/plain", "not on this origin"),
+    ]
 
 
 # -- declared terms against live offers (pure) -------------------------------------------------
 USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
-LIVE = {"version": 2, "scheme": "exact", "network": "eip155:8453", "asset": USDC.lower(), "amount": "10000",
-        "price_usd": 0.01, "pay_to": "0xAbC0000000000000000000000000000000000001"}
+LIVE = {
+    "version": 2,
+    "scheme": "exact",
+    "network": "eip155:8453",
+    "asset": USDC.lower(),
+    "amount": "10000",
+    "price_usd": 0.01,
+    "pay_to": "0xAbC0000000000000000000000000000000000001",
+}
 
 
 def test_each_declared_term_is_compared_in_order_and_the_first_unshared_one_reported():
-    same = declared_offer({"scheme": "EXACT", "network": "base", "asset": USDC, "amount": "10000",
-                           "payTo": "0xabc0000000000000000000000000000000000001"})
+    same = declared_offer(
+        {
+            "scheme": "EXACT",
+            "network": "base",
+            "asset": USDC,
+            "amount": "10000",
+            "payTo": "0xabc0000000000000000000000000000000000001",
+        }
+    )
     assert differences([same], [LIVE]) == []  # v1 network name, address case, scheme case
     payee = dict(same, pay_to="0x9999")
     assert differences([payee], [LIVE]) == [Difference("pay_to", "0x9999", (LIVE["pay_to"],))]
@@ -241,7 +320,8 @@ def test_each_declared_term_is_compared_in_order_and_the_first_unshared_one_repo
     # An asset agentdex cannot value is compared in base units.
     token = declared_offer({"network": "eip155:8453", "asset": "0xtoken", "amount": "7"})
     assert differences([token], [dict(LIVE, asset="0xTOKEN", amount="8", price_usd=None)]) == [
-        Difference("price", "7", ("8",))]
+        Difference("price", "7", ("8",))
+    ]
 
 
 def test_a_price_is_compared_and_shown_in_one_unit_on_both_sides():
@@ -257,12 +337,17 @@ def test_a_price_is_compared_and_shown_in_one_unit_on_both_sides():
 
 
 def test_the_cross_check_reports_live_terms_and_answers_as_disagreements_naming_the_document():
-    facts = consistency.Facts("x402_discovery", paid=("https://pay.test/a", "https://pay.test/b", "https://pay.test/c"),
-                              offers={"https://pay.test/a": ({"network": "eip155:8453", "pay_to": "0x1"},)},
-                              url="https://pay.test/.well-known/x402")
-    live = {"https://pay.test/a": {"url": "https://pay.test/a", "status": 402, "offers": [dict(LIVE, pay_to="0x2")]},
-            "https://pay.test/b": {"url": "https://pay.test/b", "status": 402, "offers": []},
-            "https://pay.test/c": {"url": "https://pay.test/c", "status": None, "error": "connection refused"}}
+    facts = consistency.Facts(
+        "x402_discovery",
+        paid=("https://pay.test/a", "https://pay.test/b", "https://pay.test/c"),
+        offers={"https://pay.test/a": ({"network": "eip155:8453", "pay_to": "0x1"},)},
+        url="https://pay.test/.well-known/x402",
+    )
+    live = {
+        "https://pay.test/a": {"url": "https://pay.test/a", "status": 402, "offers": [dict(LIVE, pay_to="0x2")]},
+        "https://pay.test/b": {"url": "https://pay.test/b", "status": 402, "offers": []},
+        "https://pay.test/c": {"url": "https://pay.test/c", "status": None, "error": "connection refused"},
+    }
     result = consistency.compare([facts], live_402=live)
     assert result.verdict == "inconsistent" and result.sources == ("x402_discovery", consistency.LIVE_402)
     assert [d.message for d in result.disagreements] == [
@@ -271,21 +356,37 @@ def test_the_cross_check_reports_live_terms_and_answers_as_disagreements_naming_
         "payment https://pay.test/b: x402_discovery says 'payment required' but live 402 says "
         "'a 402 without x402 payment requirements' (declared at https://pay.test/.well-known/x402)",
         "payment https://pay.test/c: x402_discovery says 'payment required' but live 402 says "
-        "'connection refused' (declared at https://pay.test/.well-known/x402)"]
+        "'connection refused' (declared at https://pay.test/.well-known/x402)",
+    ]
     assert [d.code for d in result.disagreements] == ["x402_terms_differ", "payment_not_asked", "payment_not_asked"]
 
 
-
-@pytest.mark.parametrize(("record", "result", "status"), [
-    (FetchRecord(url=TOLL, kind="x402", status=402, error_code="http_status",
-                 body=b'{"x402Version": 1, "accepts": [{"scheme": "exact", "network": "base", "asset": "'
-                      + USDC.encode() + b'", "maxAmountRequired": "10000", "payTo": "0xabc"}]}'), "match", "pass"),
-    (FetchRecord(url=TOLL, kind="x402", status=402, error_code="http_status", body=b"<html>pay</html>"),
-     "unreadable", "warn"),
-    (FetchRecord(url=TOLL, kind="x402", status=200, body=b"{}"), "free", "fail"),
-    (FetchRecord(url=TOLL, kind="x402", status=404, error_code="http_status"), "not_402", "warn"),
-    (FetchRecord(url=TOLL, kind="x402", error_code="robots", error="robots.txt disallows it"), "blocked", "warn"),
-])
+@pytest.mark.parametrize(
+    ("record", "result", "status"),
+    [
+        (
+            FetchRecord(
+                url=TOLL,
+                kind="x402",
+                status=402,
+                error_code="http_status",
+                body=b'{"x402Version": 1, "accepts": [{"scheme": "exact", "network": "base", "asset": "'
+                + USDC.encode()
+                + b'", "maxAmountRequired": "10000", "payTo": "0xabc"}]}',
+            ),
+            "match",
+            "pass",
+        ),
+        (
+            FetchRecord(url=TOLL, kind="x402", status=402, error_code="http_status", body=b"<html>pay</html>"),
+            "unreadable",
+            "warn",
+        ),
+        (FetchRecord(url=TOLL, kind="x402", status=200, body=b"{}"), "free", "fail"),
+        (FetchRecord(url=TOLL, kind="x402", status=404, error_code="http_status"), "not_402", "warn"),
+        (FetchRecord(url=TOLL, kind="x402", error_code="robots", error="robots.txt disallows it"), "blocked", "warn"),
+    ],
+)
 def test_each_answer_has_its_outcome_and_status(record, result, status):
     declared = [declared_offer({"network": "eip155:8453", "asset": USDC, "amount": "10000", "payTo": "0xABC"})]
     found = verify_x402.outcome("GET", TOLL, record, declared)

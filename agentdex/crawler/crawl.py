@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable
 from urllib.parse import SplitResult, urlsplit
 
 from agentdex import db as catalogue
@@ -63,9 +63,13 @@ class NetworkOptions:
 
     def fetcher(self) -> Fetcher:
         """A :class:`Fetcher` configured with these options."""
-        return Fetcher(connect_to=self.connect_to, ca_bundle=self.ca_bundle,
-                       allow_private=self.allow_private, concurrency=self.concurrency,
-                       deadline=self.deadline)
+        return Fetcher(
+            connect_to=self.connect_to,
+            ca_bundle=self.ca_bundle,
+            allow_private=self.allow_private,
+            concurrency=self.concurrency,
+            deadline=self.deadline,
+        )
 
 
 def registry_base(value: str | None) -> str:
@@ -130,9 +134,17 @@ class CrawlSummary:
 ProgressFn = Callable[[Progress], None]
 
 
-async def crawl(db, origins: list[str], net: NetworkOptions, *, verify: bool = True,
-                progress: ProgressFn | None = None, kind: str = "crawl",
-                policy: freshness.Policy | None = None, now: float | None = None) -> CrawlSummary:
+async def crawl(
+    db,
+    origins: list[str],
+    net: NetworkOptions,
+    *,
+    verify: bool = True,
+    progress: ProgressFn | None = None,
+    kind: str = "crawl",
+    policy: freshness.Policy | None = None,
+    now: float | None = None,
+) -> CrawlSummary:
     """Crawl ``origins`` into the open catalogue ``db``; returns a summary. ``kind`` is
     recorded on the crawl row (``crawl`` or ``verify``). ``policy`` is what HTTP freshness
     agentdex trusts (default :class:`~agentdex.crawler.freshness.Policy`: up to 24 hours);
@@ -145,9 +157,15 @@ async def crawl(db, origins: list[str], net: NetworkOptions, *, verify: bool = T
     try:
         async with net.fetcher() as fetcher:
             verifier = _make_verifier(fetcher, net) if verify else None
-            stage = _Stage(fetcher, verifier, policy or freshness.Policy(), now,
-                           net.registry if net.registry_lookup else None, net.origin_budget,
-                           ask_all=kind == "verify")
+            stage = _Stage(
+                fetcher,
+                verifier,
+                policy or freshness.Policy(),
+                now,
+                net.registry if net.registry_lookup else None,
+                net.origin_budget,
+                ask_all=kind == "verify",
+            )
             await _run_all(db, origins, stage, net.concurrency, summary, state, progress)
             summary.requests, summary.errors = fetcher.stats.requests, fetcher.stats.errors
     except (asyncio.CancelledError, KeyboardInterrupt):
@@ -225,8 +243,16 @@ async def _crawl_within_budget(db, origin: str, stage: _Stage) -> OriginCrawl:
     """:func:`crawl_origin` under the per-origin budget; :class:`_Failed` for a bug or the budget."""
     try:
         async with asyncio.timeout(stage.budget) as budget:
-            return await crawl_origin(db, origin, stage.fetcher, stage.verifier, policy=stage.policy,
-                                      now=stage.now, registry=stage.registry, ask_all=stage.ask_all)
+            return await crawl_origin(
+                db,
+                origin,
+                stage.fetcher,
+                stage.verifier,
+                policy=stage.policy,
+                now=stage.now,
+                registry=stage.registry,
+                ask_all=stage.ask_all,
+            )
     except TimeoutError as exc:
         if budget.expired():
             raise _Failed("budget", f"cut short: the origin took more than its {stage.budget:g}-second budget") from exc
@@ -261,9 +287,17 @@ def _count(summary: CrawlSummary, state: Progress, result: OriginCrawl, events: 
     state.last_origin, state.last_status = result.origin, status
 
 
-async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None, *,
-                       policy: freshness.Policy = freshness.Policy(), now: float | None = None,
-                       registry: str | None = None, ask_all: bool = False) -> OriginCrawl:
+async def crawl_origin(
+    db,
+    origin: str,
+    fetcher: Fetcher,
+    verifier=None,
+    *,
+    policy: freshness.Policy = freshness.Policy(),
+    now: float | None = None,
+    registry: str | None = None,
+    ask_all: bool = False,
+) -> OriginCrawl:
     """Discover (and, with a verifier, verify) one origin; nothing is written here.
     ``registry``: the MCP registry API base asked what it lists for the origin's namespace
     (``None``: no registry is asked, and what one answered before stands). ``ask_all``: the
@@ -272,9 +306,17 @@ async def crawl_origin(db, origin: str, fetcher: Fetcher, verifier=None, *,
     source = catalogue.listing_source(db, origin)
     before = Before(*source) if source is not None else None
     _offer_robots(db, origin, fetcher, now)
-    discovery = OriginDiscovery(origin, fetcher.fetch, previous,
-                                lambda sha: catalogue.get_blob(db, sha), before, policy=policy, now=now,
-                                registry=registry, registry_stored=catalogue.stored_documents(db, origin, REGISTRY_KINDS))
+    discovery = OriginDiscovery(
+        origin,
+        fetcher.fetch,
+        previous,
+        lambda sha: catalogue.get_blob(db, sha),
+        before,
+        policy=policy,
+        now=now,
+        registry=registry,
+        registry_stored=catalogue.stored_documents(db, origin, REGISTRY_KINDS),
+    )
     result = await discovery.run()
     if verifier is not None and _nothing_to_verify(db, result, previous, policy, now, ask_all):
         _stand_fresh(result, previous)
@@ -302,16 +344,19 @@ def _tools_of(result: OriginCrawl) -> list:
     return declared + list(result.mcp_tools or [])
 
 
-def _nothing_to_verify(db, result: OriginCrawl, previous: dict[str, Previous], policy: freshness.Policy,
-                       now: float | None, ask_all: bool) -> bool:
+def _nothing_to_verify(
+    db, result: OriginCrawl, previous: dict[str, Previous], policy: freshness.Policy, now: float | None, ask_all: bool
+) -> bool:
     """Whether verifying could learn nothing: discovery asked nothing and found nothing
     changed, every stored answer of the origin is still fresh (the verifier's included) and
     the origin is not due. Then every stored verdict stands as it is, with its answer's time."""
     if ask_all or policy.revalidate or not result.unchanged or any(not r.from_freshness for r in result.fetches):
         return False
     moment = time.time() if now is None else now
-    if not all(p.status in freshness.FRESH_STATUSES and policy.usable(p.fresh_until, p.response_at, moment)
-               for p in previous.values()):
+    if not all(
+        p.status in freshness.FRESH_STATUSES and policy.usable(p.fresh_until, p.response_at, moment)
+        for p in previous.values()
+    ):
         return False
     due = catalogue.due_at(db, result.origin)
     return due is not None and due > (freshness.iso(moment) or "")
@@ -325,8 +370,9 @@ def _stand_fresh(result: OriginCrawl, previous: dict[str, Previous]) -> None:
     result.fetches.extend(served_fresh(url, "stored", prev, at) for url, prev in previous.items() if url not in done)
 
 
-def _stored(db, result: OriginCrawl, previous: dict[str, Previous], policy: freshness.Policy, now: float | None,
-            ask_all: bool):
+def _stored(
+    db, result: OriginCrawl, previous: dict[str, Previous], policy: freshness.Policy, now: float | None, ask_all: bool
+):
     """What may stand in for the verifier's requests (:class:`agentdex.crawler.verify.Stored`):
     nothing with ``ask_all`` (``agentdex verify``); only validators with ``--revalidate``. The
     probes that are never fresh run when the origin is due by its schedule or when discovery
@@ -343,8 +389,15 @@ def _stored(db, result: OriginCrawl, previous: dict[str, Previous], policy: fres
     due = catalogue.due_at(db, result.origin)
     scheduled = due is None or due <= (freshness.iso(time.time() if now is None else now) or "")
     asked = any(not r.from_freshness for r in result.fetches)
-    return Stored(previous, load, policy, now, asked or scheduled, scheduled,
-                  {} if scheduled else catalogue.latest_states(db, result.origin))
+    return Stored(
+        previous,
+        load,
+        policy,
+        now,
+        asked or scheduled,
+        scheduled,
+        {} if scheduled else catalogue.latest_states(db, result.origin),
+    )
 
 
 def _offer_robots(db, origin: str, fetcher: Fetcher, now: float | None) -> None:

@@ -70,12 +70,12 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any
 from urllib.parse import quote
 
-from agentdex import formats
-from agentdex import schedule
+from agentdex import formats, schedule
 from agentdex.crawler import freshness
 from agentdex.crawler.origins import origin_url
 from agentdex.formats import inferred as inferred_format
@@ -131,9 +131,18 @@ class Previous:
     def from_row(cls, row: dict[str, Any]) -> Previous:
         """From :func:`agentdex.db.previous_fetches`' dict (times as ISO 8601 text)."""
         received, until = row.get("response_at"), row.get("fresh_until")
-        return cls(row["etag"], row["last_modified"], row["sha256"], row["status"], row.get("headers") or {},
-                   received, until, freshness.epoch(received), freshness.epoch(until),
-                   freshness.epoch(row.get("first_seen")))
+        return cls(
+            row["etag"],
+            row["last_modified"],
+            row["sha256"],
+            row["status"],
+            row.get("headers") or {},
+            received,
+            until,
+            freshness.epoch(received),
+            freshness.epoch(until),
+            freshness.epoch(row.get("first_seen")),
+        )
 
     def absence_recheck_at(self) -> float | None:
         """When a revalidating crawl asks this known absence (a 404 or 410) again (None: it
@@ -162,10 +171,19 @@ LoadBlob = Callable[[str], "bytes | None"]
 class OriginDiscovery:
     """Discovers one origin with a fetch function; see the module docstring for the order."""
 
-    def __init__(self, origin: str, fetch: Fetch, previous: dict[str, Previous], load_blob: LoadBlob,
-                 before: Before | None = None, *, policy: freshness.Policy = freshness.Policy(),
-                 now: float | None = None, registry: str | None = None,
-                 registry_stored: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        origin: str,
+        fetch: Fetch,
+        previous: dict[str, Previous],
+        load_blob: LoadBlob,
+        before: Before | None = None,
+        *,
+        policy: freshness.Policy = freshness.Policy(),
+        now: float | None = None,
+        registry: str | None = None,
+        registry_stored: dict[str, str] | None = None,
+    ) -> None:
         self.origin = origin
         self._fetch = fetch
         self.previous = previous
@@ -183,8 +201,16 @@ class OriginDiscovery:
         self.registry_stored = registry_stored or {}  # page kind -> sha256 of the answer stored last time
         self._standing: set[str] = set()  # URLs that could not answer: the stored answer stands
 
-    async def get(self, kind: str, url: str, *, same_origin: bool = False, robots: bool = True,
-                  absent_ok: bool = False, count_errors: bool = True) -> FetchRecord:
+    async def get(
+        self,
+        kind: str,
+        url: str,
+        *,
+        same_origin: bool = False,
+        robots: bool = True,
+        absent_ok: bool = False,
+        count_errors: bool = True,
+    ) -> FetchRecord:
         """Fetch ``url`` as document ``kind`` (conditionally when it was seen before), or
         serve the stored answer when it is still fresh; ``absent_ok``: a 404 there is no
         error of the crawl; ``count_errors=False``: no failure there is one."""
@@ -200,10 +226,17 @@ class OriginDiscovery:
             until, received = prev.fresh_until, prev.response_at
         else:
             sent = time.time()
-            record = await self._fetch(url, kind=kind, max_bytes=CAPS.get(kind, 512 * 1024),
-                                       same_origin=same_origin, etag=prev.etag,
-                                       last_modified=prev.last_modified, honour_robots=robots,
-                                       absent_ok=absent_ok, count_errors=count_errors)
+            record = await self._fetch(
+                url,
+                kind=kind,
+                max_bytes=CAPS.get(kind, 512 * 1024),
+                same_origin=same_origin,
+                etag=prev.etag,
+                last_modified=prev.last_modified,
+                honour_robots=robots,
+                absent_ok=absent_ok,
+                count_errors=count_errors,
+            )
             until, received = note_freshness(record, prev, sent, time.time())
         self.records.append(record)
         self._usable_until.append(self.policy.trusted_until(until, received))
@@ -277,7 +310,9 @@ class OriginDiscovery:
         results = self._parse_manifests()
         # No bootstrap when a manifest could not be read at all: whether it exists is
         # unknown, and an inferred listing must never stand in for a manifest that timed out.
-        if not any(k in MANIFEST_PATHS for k in results) and not any(transient(r) for r in self.records if r.kind in MANIFEST_PATHS):
+        if not any(k in MANIFEST_PATHS for k in results) and not any(
+            transient(r) for r in self.records if r.kind in MANIFEST_PATHS
+        ):
             inferred = await self._bootstrap()
             if inferred is not None:
                 results["inferred"] = inferred
@@ -296,16 +331,28 @@ class OriginDiscovery:
             results[REGISTRY_KIND] = registry
         if self.unchanged():
             return self._unchanged()
-        return OriginCrawl(self.origin, status=status_of(primary, self.records),
-                           status_detail=detail_of(primary, self.records), primary=primary,
-                           results=results, fetches=self.records, documents=self.documents,
-                           manifests_sha256=self._manifest_shas() if listing is not None else None,
-                           declared_documents=declared_of(listing) if listing is not None else None,
-                           stale_at=self.stale_at())
+        return OriginCrawl(
+            self.origin,
+            status=status_of(primary, self.records),
+            status_detail=detail_of(primary, self.records),
+            primary=primary,
+            results=results,
+            fetches=self.records,
+            documents=self.documents,
+            manifests_sha256=self._manifest_shas() if listing is not None else None,
+            declared_documents=declared_of(listing) if listing is not None else None,
+            stale_at=self.stale_at(),
+        )
 
     def _unchanged(self) -> OriginCrawl:
-        return OriginCrawl(self.origin, status="listed", fetches=self.records, unchanged=True,
-                           documents=self.documents, stale_at=self.stale_at())
+        return OriginCrawl(
+            self.origin,
+            status="listed",
+            fetches=self.records,
+            unchanged=True,
+            documents=self.documents,
+            stale_at=self.stale_at(),
+        )
 
     def _declared_before(self) -> dict[str, str] | None:
         """The documents the stored listing declares, when every manifest answer repeats
@@ -350,8 +397,9 @@ class OriginDiscovery:
         cursor = None
         for kind in REGISTRY_KINDS:
             # The registry's failure is not the origin's: not counted in the crawl's errors.
-            record = await self.get(kind, registry_url(self.registry, space, cursor), absent_ok=True,
-                                    count_errors=False)
+            record = await self.get(
+                kind, registry_url(self.registry, space, cursor), absent_ok=True, count_errors=False
+            )
             answer = registry_format.answer_of(self._body_of(kind)) if self._has(kind) else None
             if answer is None:
                 if not absent(record):  # it could not answer (a 2xx that is no answer included)
@@ -379,8 +427,9 @@ class OriginDiscovery:
                 self._stored[kind] = self.documents[kind] = sha
 
     def _parse_registry(self, listing: Listing | None) -> ParseResult | None:
-        return registry_result([self.bodies[kind] for kind in REGISTRY_KINDS if kind in self.bodies],
-                               self.origin, listing)
+        return registry_result(
+            [self.bodies[kind] for kind in REGISTRY_KINDS if kind in self.bodies], self.origin, listing
+        )
 
     def _parse_manifests(self) -> dict[str, ParseResult]:
         kinds = list(MANIFEST_PATHS)
@@ -412,7 +461,9 @@ class OriginDiscovery:
             if match:
                 target = match.group(1)
                 url = origin_url(self.origin, target) if target.startswith("/") else target
-                if url.startswith(origin_url(self.origin, "/")) and url != origin_url(self.origin, MANIFEST_PATHS["anchor"]):
+                if url.startswith(origin_url(self.origin, "/")) and url != origin_url(
+                    self.origin, MANIFEST_PATHS["anchor"]
+                ):
                     return url
         return None
 
@@ -421,11 +472,17 @@ class OriginDiscovery:
         snapshot records why a strict client would refuse it."""
         for record in self.records:
             ctype = record.headers.get("content-type", "").split(";")[0].strip().lower()
-            if record.kind in MANIFEST_PATHS and record.body is not None and record.error_code is None \
-                    and record.status == 200 and ctype not in JSON_TYPES:
+            if (
+                record.kind in MANIFEST_PATHS
+                and record.body is not None
+                and record.error_code is None
+                and record.status == 200
+                and ctype not in JSON_TYPES
+            ):
                 record.error_code = "content_type"
-                record.error = (f"{record.url} is served as {ctype or 'no content type'}; "
-                                "a manifest must be application/json.")
+                record.error = (
+                    f"{record.url} is served as {ctype or 'no content type'}; a manifest must be application/json."
+                )
 
     def _drop_pages(self) -> None:
         """A web page at a manifest path (a site that answers every path with its HTML
@@ -450,8 +507,9 @@ class OriginDiscovery:
         if files["SKILL.md"] is None or (files["agent.md"] is None and files["llms.txt"] is None):
             return None
         # Up to a megabyte of Markdown and a YAML frontmatter: parsed off the event loop.
-        return await asyncio.to_thread(inferred_format.infer, files, origin=self.origin,
-                                       base_url=origin_url(self.origin, "").rstrip("/"))
+        return await asyncio.to_thread(
+            inferred_format.infer, files, origin=self.origin, base_url=origin_url(self.origin, "").rstrip("/")
+        )
 
     async def _fetch_declared(self, declared: dict[str, str]) -> None:
         for kind, url in declared.items():
@@ -476,13 +534,24 @@ def served_fresh(url: str, kind: str, prev: Previous, at: str) -> FetchRecord:
     """The record of a URL not asked at ``at`` because its stored answer is still fresh: the
     stored answer's status, validators, headers and freshness, and no body (the stored one
     stands)."""
-    record = FetchRecord(url=url, kind=kind, status=prev.status, final_url=url, headers=dict(prev.headers),
-                         etag=prev.etag, last_modified=prev.last_modified, fetched_at=at,
-                         response_at=prev.response_text, fresh_until=prev.fresh_until_text, from_freshness=True)
+    record = FetchRecord(
+        url=url,
+        kind=kind,
+        status=prev.status,
+        final_url=url,
+        headers=dict(prev.headers),
+        etag=prev.etag,
+        last_modified=prev.last_modified,
+        fetched_at=at,
+        response_at=prev.response_text,
+        fresh_until=prev.fresh_until_text,
+        from_freshness=True,
+    )
     if prev.status is not None and prev.status >= 400:
         record.error_code = "http_status"
-        record.error = (f"{url} answered {prev.status} when last asked; that answer is still fresh, "
-                        "so it was not asked again.")
+        record.error = (
+            f"{url} answered {prev.status} when last asked; that answer is still fresh, so it was not asked again."
+        )
     return record
 
 
@@ -491,13 +560,16 @@ def served_absence(url: str, kind: str, prev: Previous, at: str, recheck: float)
     (``crawl --revalidate``): the stored 404 (or 410) stands, and says when it is asked next."""
     record = served_fresh(url, kind, prev, at)
     record.known_absence = True
-    record.error = (f"{url} answered {prev.status} when last asked, on {prev.response_text}; a known absence "
-                    f"is asked again on its schedule, next from {freshness.iso(recheck)}.")
+    record.error = (
+        f"{url} answered {prev.status} when last asked, on {prev.response_text}; a known absence "
+        f"is asked again on its schedule, next from {freshness.iso(recheck)}."
+    )
     return record
 
 
-def note_freshness(record: FetchRecord, prev: Previous, sent: float,
-                   arrived: float) -> tuple[float | None, float | None]:
+def note_freshness(
+    record: FetchRecord, prev: Previous, sent: float, arrived: float
+) -> tuple[float | None, float | None]:
     """Stamp an answer with when it arrived and until when it is fresh (RFC 9111); return
     both (epoch seconds). A 304 stands for the stored answer, updated by the 304's headers
     (4.3.4). An answer reached through a redirect is never fresh: the redirect's own
@@ -520,8 +592,12 @@ def note_freshness(record: FetchRecord, prev: Previous, sent: float,
 
 def declared_of(listing: Listing) -> dict[str, str]:
     """``{kind: url}`` of the documents a listing declares: its guide, llms.txt and skill."""
-    wanted = {"guide": listing.guide_url, "llms_txt": listing.llms_txt_url, "skill": listing.skill_url,
-              "server_json": linked_server_json(listing)}
+    wanted = {
+        "guide": listing.guide_url,
+        "llms_txt": listing.llms_txt_url,
+        "skill": listing.skill_url,
+        "server_json": linked_server_json(listing),
+    }
     return {kind: url for kind, url in wanted.items() if url}
 
 
@@ -604,6 +680,8 @@ def detail_of(primary: ParseResult | None, records: list[FetchRecord]) -> str:
         return f"{primary.format} manifest" + (f" with {errors} error(s)" if errors else "")
     # The failure that decided the status first, then in a fixed order (answers arrive in
     # any order; the sentence must not depend on it).
-    failed = sorted((r for r in records if r.kind in MANIFEST_PATHS and r.error),
-                    key=lambda r: (not transient(r), list(MANIFEST_PATHS).index(r.kind), r.url))
+    failed = sorted(
+        (r for r in records if r.kind in MANIFEST_PATHS and r.error),
+        key=lambda r: (not transient(r), list(MANIFEST_PATHS).index(r.kind), r.url),
+    )
     return "; ".join(f"{r.kind}: {r.error}" for r in failed) or "no manifest found"

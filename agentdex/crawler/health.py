@@ -25,11 +25,29 @@ from agentdex.crawler import mcp_probe
 from agentdex.models import EndpointProbe, FetchRecord, OriginCrawl
 
 OK = "ok"
-STATES = ("ok", "auth_required", "payment_required", "wrong_transport", "not_mcp", "not_found", "http_error",
-          "server_error", "tls_error", "timeout", "dead", "blocked")
+STATES = (
+    "ok",
+    "auth_required",
+    "payment_required",
+    "wrong_transport",
+    "not_mcp",
+    "not_found",
+    "http_error",
+    "server_error",
+    "tls_error",
+    "timeout",
+    "dead",
+    "blocked",
+)
 # The probe's own states that say more than the HTTP status does.
-_PROBE_STATES = {"ok": OK, "auth_required": "auth_required", "payment_required": "payment_required",
-                 "wrong_transport": "wrong_transport", "not_mcp": "not_mcp", "timeout": "timeout"}
+_PROBE_STATES = {
+    "ok": OK,
+    "auth_required": "auth_required",
+    "payment_required": "payment_required",
+    "wrong_transport": "wrong_transport",
+    "not_mcp": "not_mcp",
+    "timeout": "timeout",
+}
 _BLOCKED = {"blocked_address", "robots", "invalid_url", "scheme", "cross_origin"}
 # Declared documents (fetched by discovery) and the verifier's own fetches, by role.
 DOCUMENT_ROLES = ("guide", "llms_txt", "skill")
@@ -94,12 +112,12 @@ def from_probe(url: str, found: mcp_probe.Probe) -> EndpointProbe:
 
 
 # The verifier's fetches that are a listing's endpoints (the kinds it asks them under).
-VERIFIED_ROLES = ("http_base", "openapi", "capabilities", "homepage", "privacy", "terms", "feedback",
-                  "x402")
+VERIFIED_ROLES = ("http_base", "openapi", "capabilities", "homepage", "privacy", "terms", "feedback", "x402")
 
 
-def endpoints_of(crawl: OriginCrawl, mcp_url: str | None, probe: mcp_probe.Probe | None,
-                 asked: list[tuple[str, str, FetchRecord]]) -> list[EndpointProbe]:
+def endpoints_of(
+    crawl: OriginCrawl, mcp_url: str | None, probe: mcp_probe.Probe | None, asked: list[tuple[str, str, FetchRecord]]
+) -> list[EndpointProbe]:
     """Every endpoint of one verified crawl, by role and URL: the MCP probe, the verifier's
     fetches (``asked``: ``(kind, url, record)``) and the declared documents discovery read."""
     rows = [from_probe(mcp_url, probe)] if probe is not None and mcp_url else []
@@ -112,6 +130,9 @@ def endpoints_of(crawl: OriginCrawl, mcp_url: str | None, probe: mcp_probe.Probe
 def verified_rows(asked: list[tuple[str, str, FetchRecord]], more: list[EndpointProbe] = ()) -> list[EndpointProbe]:
     """The rows of the verifier's fetches (``asked``) that are endpoints, with ``more``, by
     role and URL (an origin without a listing has only its x402 resources)."""
-    rows = list(more) + [from_record(kind, url, record) for kind, url, record in asked
-                         if kind in VERIFIED_ROLES and not record.from_freshness]
+    rows = list(more) + [
+        from_record(kind, url, record)
+        for kind, url, record in asked
+        if kind in VERIFIED_ROLES and not record.from_freshness
+    ]
     return sorted(set(rows), key=lambda e: (e.role, e.url))

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Any, Awaitable, Callable, Iterator
+from typing import Any
 
 from agentdex import formats
 from agentdex.checks import GROUPS, in_group
@@ -36,10 +36,10 @@ from agentdex.crawler import freshness, health, mcp_probe
 from agentdex.crawler.discovery import NOTHING, Previous, note_freshness, served_fresh
 from agentdex.crawler.origins import origin_url
 from agentdex.crawler.verify_x402 import document_of, x402_checks
+from agentdex.db.snapshots import obtained
 from agentdex.formats import agent_app
 from agentdex.formats._load import loads as safe_loads
 from agentdex.formats._yaml import YamlLimits, load_yaml
-from agentdex.db.snapshots import obtained
 from agentdex.models import Check, EndpointProbe, FetchRecord, Listing, OriginCrawl
 
 
@@ -90,9 +90,15 @@ STATUS_ONLY = frozenset({"homepage", "privacy", "terms", "http_base", "feedback"
 # The groups whose probes cannot be served from freshness: run only when the origin is due.
 SCHEDULED_GROUPS = frozenset({"mcp", "anchor", "x402"})
 # The check each verifier fetch decides, by the kind it is asked under.
-CHECK_KINDS = {"homepage.reachable": "homepage", "policies.privacy": "privacy", "policies.terms": "terms",
-               "http.base": "http_base", "http.openapi": "openapi", "http.capabilities": "capabilities",
-               "feedback.descriptor": "feedback"}
+CHECK_KINDS = {
+    "homepage.reachable": "homepage",
+    "policies.privacy": "privacy",
+    "policies.terms": "terms",
+    "http.base": "http_base",
+    "http.openapi": "openapi",
+    "http.capabilities": "capabilities",
+    "feedback.descriptor": "feedback",
+}
 
 
 class _Asked(list):
@@ -121,6 +127,7 @@ def _asking(stored: Stored = ASK_ALL) -> Iterator[_Asked]:
     finally:
         _ASKED.reset(token)
 
+
 PAGE_CAP = 1024 * 1024
 # An OpenAPI document in YAML: the whole fetch cap, and twice the values an honest document
 # that large holds (about 250,000; a bomb costs at most this budget).
@@ -141,8 +148,9 @@ class Verifier:
         # its payment check may name the same URL, and each probe is a real session.
         self._probes: dict[str, asyncio.Task] = {}
 
-    async def get(self, url: str, kind: str, cap: int = PAGE_CAP, method: str = "GET",
-                  expected: tuple[int, ...] = ()) -> FetchRecord:
+    async def get(
+        self, url: str, kind: str, cap: int = PAGE_CAP, method: str = "GET", expected: tuple[int, ...] = ()
+    ) -> FetchRecord:
         """A GET (or ``method``: HEAD) under the fetch policy, sent once per method, URL and
         cap for the origin being verified however many checks ask (and recorded for its
         endpoint health). ``expected``: statuses that are
@@ -157,8 +165,9 @@ class Verifier:
         asked.append((kind, url, record))
         return record
 
-    async def _answer(self, url: str, kind: str, cap: int, method: str, expected: tuple[int, ...],
-                      stored: Stored) -> FetchRecord:
+    async def _answer(
+        self, url: str, kind: str, cap: int, method: str, expected: tuple[int, ...], stored: Stored
+    ) -> FetchRecord:
         """The stored answer of a GET while it is fresh; otherwise a request (conditional when
         a validator is stored), stamped with its freshness for the next crawl. A 304 or a
         fresh answer carries the stored body, for the checks that read one."""
@@ -169,8 +178,9 @@ class Verifier:
             record = served_fresh(url, kind, prev, freshness.iso(time.time()) or "")
         else:
             sent = time.time()
-            record = await self.fetcher.fetch(url, kind=kind, max_bytes=cap, expected=expected,
-                                              etag=prev.etag, last_modified=prev.last_modified)
+            record = await self.fetcher.fetch(
+                url, kind=kind, max_bytes=cap, expected=expected, etag=prev.etag, last_modified=prev.last_modified
+            )
             note_freshness(record, prev, sent, time.time())
             if record.not_modified and prev.status is not None:
                 record.status = prev.status  # the verdict is the stored answer's, revalidated
@@ -180,13 +190,21 @@ class Verifier:
 
     async def post(self, url: str, body: bytes, headers: dict[str, str]) -> FetchRecord:
         """A JSON-RPC POST for the MCP probe (the probe refuses every method but three)."""
-        return await self.fetcher.fetch(url, kind="mcp", max_bytes=mcp_probe.MAX_BYTES, method="POST",
-                                        content=body, headers=headers, honour_robots=False)
+        return await self.fetcher.fetch(
+            url,
+            kind="mcp",
+            max_bytes=mcp_probe.MAX_BYTES,
+            method="POST",
+            content=body,
+            headers=headers,
+            honour_robots=False,
+        )
 
     async def probe_get(self, url: str, method: str = "GET", accept: str | None = None) -> FetchRecord:
         """A safe request of the MCP probe (the RFC 9728 metadata GET)."""
-        return await self.fetcher.fetch(url, kind="mcp", max_bytes=64 * 1024, method=method, accept=accept,
-                                        honour_robots=False)
+        return await self.fetcher.fetch(
+            url, kind="mcp", max_bytes=64 * 1024, method=method, accept=accept, honour_robots=False
+        )
 
     def probe_stream(self, url: str, accept: str):
         """The MCP probe's event-stream GET (``async with``: ``(record, response)``)."""
@@ -196,9 +214,16 @@ class Verifier:
         """The MCP probe of ``url`` over the declared ``transport``, run once per crawl
         however many checks ask (the first to ask names the transport)."""
         if url not in self._probes:
-            self._probes[url] = asyncio.ensure_future(mcp_probe.probe(
-                url, self.post, self.probe_get, self.probe_stream,
-                transport=transport, deadline=self.fetcher.deadline))
+            self._probes[url] = asyncio.ensure_future(
+                mcp_probe.probe(
+                    url,
+                    self.post,
+                    self.probe_get,
+                    self.probe_stream,
+                    transport=transport,
+                    deadline=self.fetcher.deadline,
+                )
+            )
         return await asyncio.shield(self._probes[url])
 
     async def responds(self, url: str, kind: str) -> FetchRecord:
@@ -217,11 +242,14 @@ class Verifier:
                     return record
         except TimeoutError:
             seconds = HEAD_WAIT + self.fetcher.deadline
-            return FetchRecord(url=url, kind=kind, error_code="timeout",
-                               error=f"{url} answered neither HEAD nor GET within {seconds:g} seconds.")
+            return FetchRecord(
+                url=url,
+                kind=kind,
+                error_code="timeout",
+                error=f"{url} answered neither HEAD nor GET within {seconds:g} seconds.",
+            )
 
-    async def verify_crawl(self, crawl: OriginCrawl, listing: Listing | None = None,
-                           stored: Stored = ASK_ALL) -> None:
+    async def verify_crawl(self, crawl: OriginCrawl, listing: Listing | None = None, stored: Stored = ASK_ALL) -> None:
         """Fill ``crawl.checks`` and ``crawl.mcp_tools`` for the crawl's listing. A manifest
         too broken to give a listing still gets the checks of its answer (size, type, …).
         ``stored``: the stored answers that may stand in for asking (default: ask everything)."""
@@ -234,7 +262,8 @@ class Verifier:
             try:
                 results = await asyncio.gather(*(RUNNERS[group](self, crawl, listing) for group in groups))
                 crawl.endpoints = stored.to_record(
-                    health.endpoints_of(crawl, listing.mcp_url, self._probe_of(listing.mcp_url), asked))
+                    health.endpoints_of(crawl, listing.mcp_url, self._probe_of(listing.mcp_url), asked)
+                )
             finally:
                 self._forget(listing)
         checks: list[Check] = []
@@ -265,8 +294,12 @@ class Verifier:
 
     def _forget(self, listing: Listing) -> None:
         """Drop the probes of this listing's URLs, so a long crawl keeps no pile of them."""
-        urls = {listing.mcp_url} | {t.get(k) for t in listing.extra.get("anchor_tools", []) if isinstance(t, dict)
-                                    for k in ("endpoint", "readOnlyVariant")}
+        urls = {listing.mcp_url} | {
+            t.get(k)
+            for t in listing.extra.get("anchor_tools", [])
+            if isinstance(t, dict)
+            for k in ("endpoint", "readOnlyVariant")
+        }
         for url in urls:
             self._probes.pop(url, None)  # type: ignore[arg-type]
 
@@ -277,9 +310,11 @@ class Verifier:
         return document_checks(crawl, listing), None
 
     async def _links(self, crawl: OriginCrawl, listing: Listing) -> tuple[list[Check], None]:
-        pairs = [("homepage.reachable", listing.homepage, "homepage"),
-                 ("policies.privacy", listing.privacy_url, "privacy"),
-                 ("policies.terms", listing.terms_url, "terms")]
+        pairs = [
+            ("homepage.reachable", listing.homepage, "homepage"),
+            ("policies.privacy", listing.privacy_url, "privacy"),
+            ("policies.terms", listing.terms_url, "terms"),
+        ]
         checks = await asyncio.gather(*(self._reachable(n, u, k) for n, u, k in pairs))
         return list(checks), None
 
@@ -307,11 +342,15 @@ class Verifier:
         base, openapi, caps = await asyncio.gather(
             self.get(listing.http_base, "http_base"),
             self._maybe(listing.http_openapi, "openapi"),
-            self._maybe(listing.http_capabilities, "capabilities"))
+            self._maybe(listing.http_capabilities, "capabilities"),
+        )
         # A large OpenAPI document takes a while to parse: off the event loop.
         openapi_result = await asyncio.to_thread(openapi_check, openapi, listing.http_openapi)
-        checks = [http_base_check(base, listing.http_base), openapi_result,
-                  json_check("http.capabilities", caps, listing.http_capabilities)]
+        checks = [
+            http_base_check(base, listing.http_base),
+            openapi_result,
+            json_check("http.capabilities", caps, listing.http_capabilities),
+        ]
         return checks, None
 
     async def _maybe(self, url: str | None, kind: str) -> FetchRecord | None:
@@ -330,7 +369,11 @@ class Verifier:
         record = await self.get(feedback["url"], "feedback")
         if record.status is None or record.status == 404 or record.status >= 500:
             return Check("feedback.descriptor", "fail", "feedback endpoint " + _failure(record, feedback["url"]))
-        return Check("feedback.descriptor", "pass", f"consistent; endpoint answers (HTTP {record.status} to a safe GET); never submitted")
+        return Check(
+            "feedback.descriptor",
+            "pass",
+            f"consistent; endpoint answers (HTTP {record.status} to a safe GET); never submitted",
+        )
 
     async def _anchor(self, crawl: OriginCrawl, listing: Listing) -> tuple[list[Check], None]:
         if listing.format != "anchor":
@@ -347,18 +390,31 @@ class Verifier:
 # A runner returns its group's checks and, for the MCP group, the tool list a complete
 # tools/list read (None: keep what is stored).
 Runner = Callable[[Verifier, OriginCrawl, Listing], Awaitable[tuple[list[Check], Any]]]
-RUNNERS: dict[str, Runner] = {"manifest": Verifier._manifest, "documents": Verifier._documents,
-                              "links": Verifier._links, "mcp": Verifier._mcp, "http": Verifier._http,
-                              "feedback": Verifier._feedback, "anchor": Verifier._anchor, "x402": Verifier._x402}
+RUNNERS: dict[str, Runner] = {
+    "manifest": Verifier._manifest,
+    "documents": Verifier._documents,
+    "links": Verifier._links,
+    "mcp": Verifier._mcp,
+    "http": Verifier._http,
+    "feedback": Verifier._feedback,
+    "anchor": Verifier._anchor,
+    "x402": Verifier._x402,
+}
 
 
 def kept_answers(asked: _Asked) -> list[FetchRecord]:
     """The verifier's GETs of the claims whose checks obey freshness, stored as snapshots
     with the crawl's (their freshness and validators serve the next crawl)."""
     kinds = set(CHECK_KINDS.values())
-    return [future.result() for (method, _, _), future in asked.answers.items()
-            if method == "GET" and future.done() and not future.cancelled() and future.exception() is None
-            and future.result().kind in kinds]
+    return [
+        future.result()
+        for (method, _, _), future in asked.answers.items()
+        if method == "GET"
+        and future.done()
+        and not future.cancelled()
+        and future.exception() is None
+        and future.result().kind in kinds
+    ]
 
 
 def mark_obtained(checks: list[Check], asked: list[tuple[str, str, FetchRecord]]) -> list[Check]:
@@ -387,13 +443,23 @@ def manifest_checks(crawl: OriginCrawl, fmt: str) -> list[Check]:
     cors = record.headers.get("access-control-allow-origin", "")
     where = record.final_url or record.url
     return [
-        Check("manifest.location", "pass" if where == expected and record.url == expected else "warn",
-              f"served at {where}" + (" after redirects" if record.redirects else "")
-              + ("" if where == expected else f", not at {expected}")),
-        Check("manifest.content_type", "pass" if ctype == "application/json" else "fail",
-              f"Content-Type {ctype or '(none)'}; the spec requires application/json"),
-        Check("manifest.cors", "pass" if cors.strip() == "*" else "fail",
-              f"Access-Control-Allow-Origin {cors or '(missing)'}; the spec requires *"),
+        Check(
+            "manifest.location",
+            "pass" if where == expected and record.url == expected else "warn",
+            f"served at {where}"
+            + (" after redirects" if record.redirects else "")
+            + ("" if where == expected else f", not at {expected}"),
+        ),
+        Check(
+            "manifest.content_type",
+            "pass" if ctype == "application/json" else "fail",
+            f"Content-Type {ctype or '(none)'}; the spec requires application/json",
+        ),
+        Check(
+            "manifest.cors",
+            "pass" if cors.strip() == "*" else "fail",
+            f"Access-Control-Allow-Origin {cors or '(missing)'}; the spec requires *",
+        ),
         size_check(record, fmt),
     ]
 
@@ -417,9 +483,11 @@ def document_checks(crawl: OriginCrawl, listing: Listing) -> list[Check]:
     """The guide, llms.txt and skill fetched by discovery: reachable, and of the right kind."""
     by_kind = {r.kind: r for r in crawl.fetches}
     out = []
-    for name, kind, url in (("guide.reachable", "guide", listing.guide_url),
-                            ("llms_txt.reachable", "llms_txt", listing.llms_txt_url),
-                            ("skill.reachable", "skill", listing.skill_url)):
+    for name, kind, url in (
+        ("guide.reachable", "guide", listing.guide_url),
+        ("llms_txt.reachable", "llms_txt", listing.llms_txt_url),
+        ("skill.reachable", "skill", listing.skill_url),
+    ):
         record = by_kind.get(kind)
         if not url:
             out.append(Check(name, "skip", "not declared"))
@@ -456,22 +524,32 @@ def mcp_checks(found: mcp_probe.Probe, listing: Listing) -> list[Check]:
     data = found.to_dict()
     if found.state == "ok":
         over = ", over the deprecated HTTP+SSE transport" if found.transport == mcp_probe.LEGACY_SSE else ""
-        init = Check("mcp.initialize", "pass", f"protocol {found.protocol_version}, server "
-                     f"{found.server_info.get('name', '?')}{over}", data)
+        init = Check(
+            "mcp.initialize",
+            "pass",
+            f"protocol {found.protocol_version}, server {found.server_info.get('name', '?')}{over}",
+            data,
+        )
         status = "fail" if not found.tools_listed else "pass" if found.tools else "warn"
         tools = Check("mcp.tools", status, found.detail, data)
         return [init, tools]
     if found.state == "auth_required":
-        return [_auth_check(found, set(listing.mcp_auth), data),
-                Check("mcp.tools", "skip", "needs credentials to list tools", data)]
+        return [
+            _auth_check(found, set(listing.mcp_auth), data),
+            Check("mcp.tools", "skip", "needs credentials to list tools", data),
+        ]
     if found.state == "payment_required":
         declared = "x402" in _declared_auth(listing)
         status = "pass" if declared else "warn"
         why = "declared x402" if declared else "the manifest declares no payment for it"
-        return [Check("mcp.initialize", status, f"{found.detail}; {why}", data),
-                Check("mcp.tools", "skip", "needs payment to list tools; agentdex never pays", data)]
-    return [Check("mcp.initialize", "fail", f"{found.state}: {found.detail}", data),
-            Check("mcp.tools", "skip", "initialize did not succeed", data)]
+        return [
+            Check("mcp.initialize", status, f"{found.detail}; {why}", data),
+            Check("mcp.tools", "skip", "needs payment to list tools; agentdex never pays", data),
+        ]
+    return [
+        Check("mcp.initialize", "fail", f"{found.state}: {found.detail}", data),
+        Check("mcp.tools", "skip", "initialize did not succeed", data),
+    ]
 
 
 def _auth_check(found: mcp_probe.Probe, declared: set[str], data: dict) -> Check:
@@ -499,8 +577,9 @@ def http_base_check(record: FetchRecord, url: str) -> Check:
     """The API base answers HTTP: any status below 500 shows a live API (an API may well
     answer 401, 402 or 405 at its base), but a 404 or 410 there is worth a warning."""
     if record.status in (404, 410):
-        return Check("http.base", "warn",
-                     f"HTTP {record.status} from {url}: the server answers, nothing is at the base")
+        return Check(
+            "http.base", "warn", f"HTTP {record.status} from {url}: the server answers, nothing is at the base"
+        )
     if record.status is not None and record.status < 500:
         return Check("http.base", "pass", f"HTTP {record.status} from {url}")
     return Check("http.base", "fail", _failure(record, url))

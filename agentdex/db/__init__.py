@@ -8,8 +8,8 @@ origin for writes, and the named queries the CLI and the TUI read through.
 """
 
 from agentdex.db.connection import open_db, schema_version
-from agentdex.db.origins import forget_origins, known_categories, last_fetch_error, missing_origins
 from agentdex.db.health import latest_states
+from agentdex.db.origins import forget_origins, known_categories, last_fetch_error, missing_origins
 from agentdex.db.queries import (
     count_listings,
     fts_query,
@@ -46,9 +46,41 @@ from agentdex.db.store import (
 )
 
 __all__ = [
-    "count_listings", "due_at", "due_origins", "finish_crawl", "forget_origins", "known_categories", "last_fetch_error", "missing_origins", "fts_query", "get_blob", "get_document_text", "get_listing",
-    "known_origins", "last_body", "latest_states", "listing_source", "previous_fetches", "list_checks", "list_crawls", "list_events", "list_facts", "list_listings",
-    "list_tools", "load_listing", "load_state", "next_due", "open_db", "previous_validators",
-    "save_feedback_receipt", "save_origin", "save_verification", "schema_version", "start_crawl",
-    "stats", "stored_documents", "stored_robots", "transaction",
+    "count_listings",
+    "due_at",
+    "due_origins",
+    "finish_crawl",
+    "forget_origins",
+    "known_categories",
+    "last_fetch_error",
+    "missing_origins",
+    "fts_query",
+    "get_blob",
+    "get_document_text",
+    "get_listing",
+    "known_origins",
+    "last_body",
+    "latest_states",
+    "listing_source",
+    "previous_fetches",
+    "list_checks",
+    "list_crawls",
+    "list_events",
+    "list_facts",
+    "list_listings",
+    "list_tools",
+    "load_listing",
+    "load_state",
+    "next_due",
+    "open_db",
+    "previous_validators",
+    "save_feedback_receipt",
+    "save_origin",
+    "save_verification",
+    "schema_version",
+    "start_crawl",
+    "stats",
+    "stored_documents",
+    "stored_robots",
+    "transaction",
 ]

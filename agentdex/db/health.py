@@ -26,16 +26,22 @@ def save_probes(db: Database, origin: str, probes: list[EndpointProbe] | None, c
             extend.append((at, p.http_status, detail, row[0]))
         else:
             insert.append((origin, crawl_id, p.role, url, p.state, p.http_status, detail, at, at))
-    db.conn.executemany("UPDATE endpoint_probes SET runs = runs + 1, last_at = ?, http_status = ?, detail = ? "
-                        "WHERE id = ?", extend)
+    db.conn.executemany(
+        "UPDATE endpoint_probes SET runs = runs + 1, last_at = ?, http_status = ?, detail = ? WHERE id = ?", extend
+    )
     db.conn.executemany(
         "INSERT INTO endpoint_probes (origin, crawl_id, role, url, state, http_status, detail, at, last_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", insert)
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        insert,
+    )
 
 
 def _latest_rows(db: Database, origin: str) -> dict[tuple[str, str], tuple[int, str]]:
-    rows = db.execute("SELECT role, url, id, state FROM endpoint_probes WHERE id IN "
-                      "(SELECT max(id) FROM endpoint_probes WHERE origin = ? GROUP BY role, url)", [origin])
+    rows = db.execute(
+        "SELECT role, url, id, state FROM endpoint_probes WHERE id IN "
+        "(SELECT max(id) FROM endpoint_probes WHERE origin = ? GROUP BY role, url)",
+        [origin],
+    )
     return {(role, url): (row_id, state) for role, url, row_id, state in rows}
 
 

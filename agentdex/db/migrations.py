@@ -224,17 +224,34 @@ FROM listings l, json_each(l.{column}) j"""
 
 # The checks of DESIGN.md, one column each in check_status (dots become underscores).
 CHECK_COLUMNS = (
-    "manifest.location", "manifest.content_type", "manifest.cors", "manifest.size",
-    "guide.reachable", "llms_txt.reachable", "skill.reachable", "homepage.reachable",
-    "policies.privacy", "policies.terms", "mcp.initialize", "mcp.tools", "http.base",
-    "http.openapi", "http.capabilities", "feedback.descriptor", "anchor.verify.dns",
-    "anchor.verify.http", "anchor.verify.registry", "anchor.read_only_variant", "anchor.payments",
+    "manifest.location",
+    "manifest.content_type",
+    "manifest.cors",
+    "manifest.size",
+    "guide.reachable",
+    "llms_txt.reachable",
+    "skill.reachable",
+    "homepage.reachable",
+    "policies.privacy",
+    "policies.terms",
+    "mcp.initialize",
+    "mcp.tools",
+    "http.base",
+    "http.openapi",
+    "http.capabilities",
+    "feedback.descriptor",
+    "anchor.verify.dns",
+    "anchor.verify.http",
+    "anchor.verify.registry",
+    "anchor.read_only_variant",
+    "anchor.payments",
 )
 
 
 def _check_status_view(columns: tuple[str, ...] = CHECK_COLUMNS) -> str:
-    pivot = ",\n".join(f"  max(CASE c.name WHEN '{name}' THEN c.status END) AS {name.replace('.', '_')}"
-                       for name in columns)
+    pivot = ",\n".join(
+        f"  max(CASE c.name WHEN '{name}' THEN c.status END) AS {name.replace('.', '_')}" for name in columns
+    )
     return f"""CREATE VIEW check_status AS
 SELECT l.origin, l.name, l.format, l.status, l.checks_passed, l.checks_failed,
   group_concat(CASE c.status WHEN 'fail' THEN c.name END, ', ') AS failing_checks,
@@ -244,8 +261,13 @@ GROUP BY l.origin;"""
 
 
 # MCP tool annotations (spec names) flattened to columns: 1 true, 0 false, NULL not stated.
-HINTS = (("title", "title"), ("readOnlyHint", "read_only_hint"), ("destructiveHint", "destructive_hint"),
-         ("idempotentHint", "idempotent_hint"), ("openWorldHint", "open_world_hint"))
+HINTS = (
+    ("title", "title"),
+    ("readOnlyHint", "read_only_hint"),
+    ("destructiveHint", "destructive_hint"),
+    ("idempotentHint", "idempotent_hint"),
+    ("openWorldHint", "open_world_hint"),
+)
 
 
 def _hints(column: str) -> str:
@@ -393,6 +415,7 @@ def m007_crosscheck(db: Database) -> None:
 # agentdex.db.health read the same number).
 RECENT_PROBES = 10
 
+
 def _endpoint_health_view(up: str = "state = 'ok'") -> str:
     """The ``endpoint_health`` view, a probe counting as up when ``up`` holds of its ``state``
     (and of the endpoint's role, ``p.role``)."""
@@ -451,6 +474,7 @@ def m009_filter_indexes(db: Database) -> None:
     filtered page then reads one window of the index instead of sorting every match
     (``status = listed`` took ~180 ms at 100,000 listings, now under 1 ms)."""
     db.executescript(_FILTER_INDEXES)
+
 
 # The checks added after m004, each a column of check_status from m010 on.
 X402_CHECK_COLUMNS = ("x402.live_price",)
@@ -548,6 +572,7 @@ def m011_seed_sources(db: Database) -> None:
     next incremental run; and ``mcp_census``, one row per MCP endpoint the catalogue knows
     (probed by a crawl, or named by a registry) with its census state."""
     db.executescript(_SEEDS)
+
 
 def _run_health_view(up: str) -> str:
     """``endpoint_health`` over probe rows that each stand for ``runs`` probes in a row with

@@ -22,12 +22,44 @@ from agentdex.errors import InputError
 from agentdex.formats import DISCOVERY_PATHS
 from agentdex.models import Listing
 
-LIST_COLUMNS = ("origin", "name", "one_liner", "format", "status", "status_detail", "categories", "tags",
-                "pricing", "auth_methods", "has_mcp", "mcp_url", "http_base", "error_count", "warning_count",
-                "checks_passed", "checks_failed", "first_seen_at", "last_crawled_at", "last_changed_at",
-                "next_due_at", "recrawl_interval", "unchanged_crawls")
-JSON_COLUMNS = {"formats_found", "mcp_auth", "auth_methods", "events", "hosts", "categories", "tags", "say",
-                "feedback", "extra", "consistency_sources"}
+LIST_COLUMNS = (
+    "origin",
+    "name",
+    "one_liner",
+    "format",
+    "status",
+    "status_detail",
+    "categories",
+    "tags",
+    "pricing",
+    "auth_methods",
+    "has_mcp",
+    "mcp_url",
+    "http_base",
+    "error_count",
+    "warning_count",
+    "checks_passed",
+    "checks_failed",
+    "first_seen_at",
+    "last_crawled_at",
+    "last_changed_at",
+    "next_due_at",
+    "recrawl_interval",
+    "unchanged_crawls",
+)
+JSON_COLUMNS = {
+    "formats_found",
+    "mcp_auth",
+    "auth_methods",
+    "events",
+    "hosts",
+    "categories",
+    "tags",
+    "say",
+    "feedback",
+    "extra",
+    "consistency_sources",
+}
 # Sort keys the caller may name, as SQL (never the caller's text). Ties go by origin, and
 # descending is the exact reverse of ascending (so the indexes serve both directions).
 SORTS = {
@@ -58,6 +90,7 @@ _FTS_MATCH = "listings_fts MATCH ?"
 
 # --- listings --------------------------------------------------------------------------------
 
+
 def fts_query(text: str) -> str | None:
     """``text`` as a safe FTS5 query: every whitespace-separated token quoted as a string
     (quotes doubled) and matched as a prefix, all tokens required. ``None`` when empty."""
@@ -73,10 +106,17 @@ def _one_or_many(column: str, value: str | Sequence[str], where: list[str], para
     params.extend(values)
 
 
-def _filters(*, search: str | None = None, format: str | Sequence[str] | None = None,
-             status: str | Sequence[str] | None = None, category: str | None = None,
-             pricing: str | Sequence[str] | None = None, auth: str | None = None,
-             has_mcp: bool | None = None, failing_checks: bool | None = None) -> tuple[bool, str, list[Any]]:
+def _filters(
+    *,
+    search: str | None = None,
+    format: str | Sequence[str] | None = None,
+    status: str | Sequence[str] | None = None,
+    category: str | None = None,
+    pricing: str | Sequence[str] | None = None,
+    auth: str | None = None,
+    has_mcp: bool | None = None,
+    failing_checks: bool | None = None,
+) -> tuple[bool, str, list[Any]]:
     """(searching, where, params) for the listing filters."""
     where: list[str] = []
     params: list[Any] = []
@@ -117,11 +157,22 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def list_listings(db: Database, *, search: str | None = None, format: str | Sequence[str] | None = None,
-                  status: str | Sequence[str] | None = None, category: str | None = None,
-                  pricing: str | Sequence[str] | None = None, auth: str | None = None,
-                  has_mcp: bool | None = None, failing_checks: bool | None = None, sort: str = "name",
-                  descending: bool = False, limit: int = 200, offset: int = 0) -> list[dict[str, Any]]:
+def list_listings(
+    db: Database,
+    *,
+    search: str | None = None,
+    format: str | Sequence[str] | None = None,
+    status: str | Sequence[str] | None = None,
+    category: str | None = None,
+    pricing: str | Sequence[str] | None = None,
+    auth: str | None = None,
+    has_mcp: bool | None = None,
+    failing_checks: bool | None = None,
+    sort: str = "name",
+    descending: bool = False,
+    limit: int = 200,
+    offset: int = 0,
+) -> list[dict[str, Any]]:
     """Listings matching every filter given, one summary dict each (:data:`LIST_COLUMNS`).
 
     :param search: words to find in name, one-liner, description and tags (each word a prefix)
@@ -130,12 +181,22 @@ def list_listings(db: Database, *, search: str | None = None, format: str | Sequ
     :param sort: a key of :data:`SORTS` (``relevance`` needs ``search``)
     :raises InputError: an unknown sort key
     """
-    searching, where, params = _filters(search=search, format=format, status=status, category=category,
-                                        pricing=pricing, auth=auth, has_mcp=has_mcp, failing_checks=failing_checks)
+    searching, where, params = _filters(
+        search=search,
+        format=format,
+        status=status,
+        category=category,
+        pricing=pricing,
+        auth=auth,
+        has_mcp=has_mcp,
+        failing_checks=failing_checks,
+    )
     order = _order_by(sort, descending, searching)
     if sort == "relevance":  # the rank lives on the search's rows: the search leads the join
-        source, where = "listings_fts CROSS JOIN listings ON listings.rowid = listings_fts.rowid", \
-            where.replace(_FTS_IN, _FTS_MATCH)
+        source, where = (
+            "listings_fts CROSS JOIN listings ON listings.rowid = listings_fts.rowid",
+            where.replace(_FTS_IN, _FTS_MATCH),
+        )
     else:
         # Walking the sort's index and keeping the rows the search matched stops after one
         # window; sorting every match ("p" matches most listings) took ~60 ms at 100,000.
@@ -145,13 +206,29 @@ def list_listings(db: Database, *, search: str | None = None, format: str | Sequ
     return [_decode(row) for row in db.query(sql, [*params, int(limit), int(offset)])]
 
 
-def count_listings(db: Database, *, search: str | None = None, format: str | Sequence[str] | None = None,
-                   status: str | Sequence[str] | None = None, category: str | None = None,
-                   pricing: str | Sequence[str] | None = None, auth: str | None = None,
-                   has_mcp: bool | None = None, failing_checks: bool | None = None) -> int:
+def count_listings(
+    db: Database,
+    *,
+    search: str | None = None,
+    format: str | Sequence[str] | None = None,
+    status: str | Sequence[str] | None = None,
+    category: str | None = None,
+    pricing: str | Sequence[str] | None = None,
+    auth: str | None = None,
+    has_mcp: bool | None = None,
+    failing_checks: bool | None = None,
+) -> int:
     """How many listings :func:`list_listings` would return without a limit."""
-    _, where, params = _filters(search=search, format=format, status=status, category=category,
-                                pricing=pricing, auth=auth, has_mcp=has_mcp, failing_checks=failing_checks)
+    _, where, params = _filters(
+        search=search,
+        format=format,
+        status=status,
+        category=category,
+        pricing=pricing,
+        auth=auth,
+        has_mcp=has_mcp,
+        failing_checks=failing_checks,
+    )
     if where == f" WHERE {_FTS_IN}":  # the search alone: its index counts it (5x faster)
         return int(db.execute(f"SELECT count(*) FROM listings_fts WHERE {_FTS_MATCH}", params).fetchone()[0])
     return int(db.execute(f"SELECT count(*) FROM listings{where}", params).fetchone()[0])
@@ -174,13 +251,19 @@ def get_listing(db: Database, origin: str) -> dict[str, Any] | None:
     row["manifest"] = _manifest(db, origin, row["format"])
     row["findings"] = _findings(db, origin)
     row["checks"] = list_checks(db, origin)
-    row["events"] = [_event(e, with_origin=False) for e in db.query(
-        "SELECT kind, at, old, new, subject FROM events WHERE origin = ? ORDER BY at, id", [origin])]
+    row["events"] = [
+        _event(e, with_origin=False)
+        for e in db.query("SELECT kind, at, old, new, subject FROM events WHERE origin = ? ORDER BY at, id", [origin])
+    ]
     row["tools"] = list_tools(db, origin)
     row["endpoints"] = endpoint_health(db, origin)
-    row["documents"] = list(db.query(
-        "SELECT d.kind, d.url, d.sha256, d.fetched_at, b.size_bytes FROM documents d "
-        "JOIN blobs b ON b.sha256 = d.sha256 WHERE d.origin = ? ORDER BY d.kind", [origin]))
+    row["documents"] = list(
+        db.query(
+            "SELECT d.kind, d.url, d.sha256, d.fetched_at, b.size_bytes FROM documents d "
+            "JOIN blobs b ON b.sha256 = d.sha256 WHERE d.origin = ? ORDER BY d.kind",
+            [origin],
+        )
+    )
     row["facts"] = list_facts(db, origin)
     return row
 
@@ -197,7 +280,9 @@ def list_facts(db: Database, origin: str, *, now: float | None = None) -> list[d
         "SELECT kind, url, status_code, error_code, coalesce(last_obtained, obtained, CASE WHEN not_modified = 1 "
         "THEN 'revalidated' ELSE 'fetched' END) AS obtained, coalesce(last_seen_at, fetched_at) AS checked_at, "
         "coalesce(response_at, fetched_at) AS response_at, fresh_until, fetched_at AS first_seen_at FROM snapshots "
-        "WHERE id IN (SELECT max(id) FROM snapshots WHERE origin = ? GROUP BY url) ORDER BY kind, url", [origin])
+        "WHERE id IN (SELECT max(id) FROM snapshots WHERE origin = ? GROUP BY url) ORDER BY kind, url",
+        [origin],
+    )
     moment = time.time() if now is None else now
     facts = []
     for row in rows:
@@ -211,8 +296,9 @@ def list_facts(db: Database, origin: str, *, now: float | None = None) -> list[d
 
 def _absence_recheck(fact: dict[str, Any], first: float | None, arrived: float | None) -> str | None:
     """When a revalidating crawl asks a known absence (a discovery path's 404 or 410) again."""
-    absence = fact["status_code"] in (404, 410) and (fact["kind"] in DISCOVERY_PATHS
-                                                      or fact["kind"].startswith("registry_server_json"))
+    absence = fact["status_code"] in (404, 410) and (
+        fact["kind"] in DISCOVERY_PATHS or fact["kind"].startswith("registry_server_json")
+    )
     if not absence or arrived is None:
         return None
     return iso(schedule.absence_recheck_at(first or arrived, arrived))
@@ -249,52 +335,81 @@ def _inferred_manifest(db: Database, origin: str) -> dict[str, Any] | None:
     files (marked ``"manifest": "inferred"``, the MCP URL from mcp.json or the guide)."""
     from agentdex.formats import inferred
 
-    rows = db.execute("SELECT d.kind, b.content FROM documents d JOIN blobs b ON b.sha256 = d.sha256 "
-                      "WHERE d.origin = ?", [origin]).fetchall()
-    files = {inferred.BOOTSTRAP_NAMES[kind]: bytes(content) for kind, content in rows if kind in inferred.BOOTSTRAP_NAMES}
+    rows = db.execute(
+        "SELECT d.kind, b.content FROM documents d JOIN blobs b ON b.sha256 = d.sha256 WHERE d.origin = ?", [origin]
+    ).fetchall()
+    files = {
+        inferred.BOOTSTRAP_NAMES[kind]: bytes(content) for kind, content in rows if kind in inferred.BOOTSTRAP_NAMES
+    }
     return inferred.infer(files, origin=origin, base_url=f"https://{origin}").document
 
 
 def _findings(db: Database, origin: str) -> list[dict[str, Any]]:
-    return list(db.query(
-        "SELECT format, severity, path, code, message FROM findings WHERE origin = ? ORDER BY id", [origin]))
+    return list(
+        db.query("SELECT format, severity, path, code, message FROM findings WHERE origin = ? ORDER BY id", [origin])
+    )
 
 
 def list_checks(db: Database, origin: str) -> list[dict[str, Any]]:
     """The verification checks of ``origin`` by name: ``{name, status, detail, data,
     checked_at, last_pass_at}``."""
-    rows = db.query("SELECT name, status, detail, data, checked_at, last_pass_at FROM checks "
-                    "WHERE origin = ? ORDER BY name", [origin])
+    rows = db.query(
+        "SELECT name, status, detail, data, checked_at, last_pass_at FROM checks WHERE origin = ? ORDER BY name",
+        [origin],
+    )
     return [{**r, "data": loads(r["data"], {})} for r in rows]
 
 
 def list_tools(db: Database, origin: str, *, source: str | None = None) -> list[dict[str, Any]]:
     """The tools of ``origin`` (declared in its manifest or a discovery document, listed by
     its MCP server), each with its fingerprint."""
-    sql = ("SELECT source, name, description, annotations, read_only, destructive, input_schema, endpoint, "
-           "detail, seen_at, fingerprint FROM tools WHERE origin = ?")
+    sql = (
+        "SELECT source, name, description, annotations, read_only, destructive, input_schema, endpoint, "
+        "detail, seen_at, fingerprint FROM tools WHERE origin = ?"
+    )
     params: list[Any] = [origin]
     if source is not None:
         sql += " AND source = ?"
         params.append(source)
     rows = db.query(sql + " ORDER BY source, name, id", params)
-    return [{**r, "annotations": loads(r["annotations"], {}), "input_schema": loads(r["input_schema"]),
-             "detail": loads(r["detail"], {}), "read_only": bool(r["read_only"]),
-             "destructive": bool(r["destructive"])} for r in rows]
+    return [
+        {
+            **r,
+            "annotations": loads(r["annotations"], {}),
+            "input_schema": loads(r["input_schema"]),
+            "detail": loads(r["detail"], {}),
+            "read_only": bool(r["read_only"]),
+            "destructive": bool(r["destructive"]),
+        }
+        for r in rows
+    ]
 
 
 # --- events, documents, stats ----------------------------------------------------------------
 
+
 def _event(row: dict[str, Any], *, with_origin: bool = True) -> dict[str, Any]:
-    event = {"kind": row["kind"], "at": row["at"], "old": loads(row["old"]), "new": loads(row["new"]),
-             "subject": row["subject"]}
+    event = {
+        "kind": row["kind"],
+        "at": row["at"],
+        "old": loads(row["old"]),
+        "new": loads(row["new"]),
+        "subject": row["subject"],
+    }
     if with_origin:
         event = {"id": row["id"], "origin": row["origin"], **event, "crawl_id": row["crawl_id"]}
     return event
 
 
-def list_events(db: Database, *, origin: str | None = None, since: str | None = None,
-                kind: str | None = None, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+def list_events(
+    db: Database,
+    *,
+    origin: str | None = None,
+    since: str | None = None,
+    kind: str | None = None,
+    limit: int = 100,
+    offset: int = 0,
+) -> list[dict[str, Any]]:
     """Change events, newest first: ``{id, origin, kind, at, old, new, subject, crawl_id}``.
 
     :param since: an ISO 8601 time or date (``2026-05-01``); events at or after it
@@ -313,8 +428,10 @@ def list_events(db: Database, *, origin: str | None = None, since: str | None = 
 def get_document_text(db: Database, origin: str, kind: str) -> str | None:
     """The latest stored document of ``kind`` for ``origin`` as text (UTF-8, undecodable
     bytes replaced), or ``None``."""
-    row = db.execute("SELECT b.content FROM documents d JOIN blobs b ON b.sha256 = d.sha256 "
-                     "WHERE d.origin = ? AND d.kind = ?", [origin, kind]).fetchone()
+    row = db.execute(
+        "SELECT b.content FROM documents d JOIN blobs b ON b.sha256 = d.sha256 WHERE d.origin = ? AND d.kind = ?",
+        [origin, kind],
+    ).fetchone()
     return None if row is None else bytes(row[0]).decode("utf-8", "replace")
 
 
@@ -336,6 +453,7 @@ def _counts(db: Database, column: str) -> dict[str, int]:
 
 def stats(db: Database) -> dict[str, Any]:
     """Catalogue counts: listings in all and by status and format, events, crawls, blobs."""
+
     def one(sql: str) -> int:
         return int(db.execute(sql).fetchone()[0])
 
@@ -357,8 +475,11 @@ def endpoint_health(db: Database, origin: str, recent: int = RECENT_PROBES) -> l
     states of its last ``recent`` probes, oldest first), ``up`` (whether each was up), ``recent_ok``, ``recent_probes``,
     ``uptime`` (their share that was ok), ``probes`` (all), ``first_seen_at``, ``last_ok_at``
     (for a paid x402 resource, ``payment_required`` counts as ok: :data:`UP_BY_ROLE`)."""
-    rows = db.execute("SELECT role, url, state, at, coalesce(last_at, at), runs FROM endpoint_probes "
-                      "WHERE origin = ? ORDER BY role, url, id", [origin]).fetchall()
+    rows = db.execute(
+        "SELECT role, url, state, at, coalesce(last_at, at), runs FROM endpoint_probes "
+        "WHERE origin = ? ORDER BY role, url, id",
+        [origin],
+    ).fetchall()
     found: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for role, url, state, at, last_at, runs in rows:
         # A row stands for ``runs`` probes in a row, from ``at`` to ``last_at``.
@@ -371,7 +492,16 @@ def _summary(role: str, url: str, probes: list[tuple[str, str]], recent: int) ->
     up = ("ok", UP_BY_ROLE.get(role, "ok"))  # a paid x402 resource is up when it asks for payment
     ok = sum(state in up for state in history)
     last_ok = [at for state, at in probes if state in up]
-    return {"role": role, "url": url, "state": history[-1], "history": history, "up": [s in up for s in history],
-            "recent_ok": ok,
-            "recent_probes": len(history), "uptime": round(ok / len(history), 4), "probes": len(probes),
-            "first_seen_at": probes[0][1], "last_ok_at": last_ok[-1] if last_ok else None}
+    return {
+        "role": role,
+        "url": url,
+        "state": history[-1],
+        "history": history,
+        "up": [s in up for s in history],
+        "recent_ok": ok,
+        "recent_probes": len(history),
+        "uptime": round(ok / len(history), 4),
+        "probes": len(probes),
+        "first_seen_at": probes[0][1],
+        "last_ok_at": last_ok[-1] if last_ok else None,
+    }

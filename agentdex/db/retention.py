@@ -87,6 +87,6 @@ def _delete(db: Database, table: str, select_ids: str, cutoff: str) -> int:
     ids = [row[0] for row in db.execute(select_ids, {"cutoff": cutoff})]
     # In chunks: SQLite caps the number of bound parameters of one statement.
     for start in range(0, len(ids), 500):
-        chunk = ids[start:start + 500]
+        chunk = ids[start : start + 500]
         db.execute(f"DELETE FROM {table} WHERE id IN ({', '.join('?' for _ in chunk)})", chunk)
     return len(ids)

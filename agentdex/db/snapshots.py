@@ -30,16 +30,31 @@ _INSERT = (
     "INSERT INTO snapshots (crawl_id, origin, url, kind, status_code, final_url, content_type, etag, "
     "last_modified, headers, body_sha256, body_bytes, elapsed_ms, error_code, error, not_modified, "
     "fetched_at, redirects, obtained, response_at, fresh_until, last_crawl_id, last_seen_at, last_obtained) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 _EXTEND = (
     "UPDATE snapshots SET last_crawl_id = ?, last_seen_at = ?, last_obtained = ?, seen = seen + 1, "
     "response_at = ?, fresh_until = ?, headers = ?, etag = coalesce(?, etag), "
-    "last_modified = coalesce(?, last_modified) WHERE id = ?")
+    "last_modified = coalesce(?, last_modified) WHERE id = ?"
+)
 _LATEST_ROWS = (
     "SELECT url, id, kind, status_code, body_sha256, error_code, etag, last_modified, final_url, not_modified, "
-    "obtained, headers, fresh_until FROM snapshots WHERE id IN (SELECT max(id) FROM snapshots WHERE origin = ? GROUP BY url)")
-_LATEST_NAMES = ("id", "kind", "status", "sha256", "error_code", "etag", "last_modified", "final_url",
-                 "not_modified", "obtained", "headers", "fresh_until")
+    "obtained, headers, fresh_until FROM snapshots WHERE id IN (SELECT max(id) FROM snapshots WHERE origin = ? GROUP BY url)"
+)
+_LATEST_NAMES = (
+    "id",
+    "kind",
+    "status",
+    "sha256",
+    "error_code",
+    "etag",
+    "last_modified",
+    "final_url",
+    "not_modified",
+    "obtained",
+    "headers",
+    "fresh_until",
+)
 # The verifier's answers whose status is the whole fact (a homepage, a policy, an API base,
 # a feedback route): their bodies are not kept (a homepage can be a megabyte), so for them a
 # 2xx without a stored body is a usable answer, and "the same answer" ignores the body.
@@ -57,8 +72,10 @@ def sha256(body: bytes) -> str:
 def insert_blob(db: Database, body: bytes, at: str) -> str:
     """Store ``body`` unless a blob with its hash is stored; return the hash."""
     sha = sha256(body)
-    db.execute("INSERT OR IGNORE INTO blobs (sha256, size_bytes, content, first_seen_at) VALUES (?, ?, ?, ?)",
-               [sha, len(body), body, at])
+    db.execute(
+        "INSERT OR IGNORE INTO blobs (sha256, size_bytes, content, first_seen_at) VALUES (?, ?, ?, ?)",
+        [sha, len(body), body, at],
+    )
     return sha
 
 
@@ -77,8 +94,15 @@ def obtained(fetch: FetchRecord) -> str:
     return "revalidated" if fetch.not_modified else "fetched"
 
 
-def save_snapshots(db: Database, origin: str, fetches: Iterable[FetchRecord], crawl_id: int | None,
-                   at: str, *, keep_bodies: bool = True) -> None:
+def save_snapshots(
+    db: Database,
+    origin: str,
+    fetches: Iterable[FetchRecord],
+    crawl_id: int | None,
+    at: str,
+    *,
+    keep_bodies: bool = True,
+) -> None:
     """Record this run's answers of ``origin``: each one the same as its URL's latest row
     extends that row; any other is a new row with its body stored, but for
     :data:`BODYLESS_KINDS` and, when ``keep_bodies`` is false (an unchanged origin: nothing of
@@ -107,14 +131,22 @@ def same_answer(row: dict[str, Any], fetch: FetchRecord) -> bool:
     if fetch.from_freshness:
         return row["status"] == fetch.status or (bool(row["not_modified"]) and _success(fetch.status))
     if fetch.not_modified:
-        return bool(row["not_modified"]) or row["obtained"] == "fresh" or (
-            _success(row["status"]) and (row["sha256"] is not None or row["kind"] in BODYLESS_KINDS))
+        return (
+            bool(row["not_modified"])
+            or row["obtained"] == "fresh"
+            or (_success(row["status"]) and (row["sha256"] is not None or row["kind"] in BODYLESS_KINDS))
+        )
     if row["not_modified"]:
         return False
     body_sha = sha256(fetch.body) if fetch.body is not None and fetch.kind not in BODYLESS_KINDS else None
-    return (row["status"] == fetch.status and row["sha256"] == body_sha and row["error_code"] == fetch.error_code
-            and row["etag"] == safe_text(fetch.etag) and row["last_modified"] == safe_text(fetch.last_modified)
-            and row["final_url"] == safe_text(fetch.final_url))
+    return (
+        row["status"] == fetch.status
+        and row["sha256"] == body_sha
+        and row["error_code"] == fetch.error_code
+        and row["etag"] == safe_text(fetch.etag)
+        and row["last_modified"] == safe_text(fetch.last_modified)
+        and row["final_url"] == safe_text(fetch.final_url)
+    )
 
 
 def _success(status: int | None) -> bool:
@@ -130,17 +162,48 @@ def _extension(row: dict[str, Any], fetch: FetchRecord, crawl_id: int | None, at
     # 4.3.4); a fresh answer's are the stored ones, written back as they were.
     headers = dumps(_headers(fetch)) if not fetch.from_freshness else row["headers"]
     until = row["fresh_until"] if fetch.known_absence else fetch.fresh_until
-    return [crawl_id, fetch.fetched_at or at, obtained(fetch), fetch.response_at or fetch.fetched_at or at,
-            until, headers, safe_text(fetch.etag), safe_text(fetch.last_modified), row["id"]]
+    return [
+        crawl_id,
+        fetch.fetched_at or at,
+        obtained(fetch),
+        fetch.response_at or fetch.fetched_at or at,
+        until,
+        headers,
+        safe_text(fetch.etag),
+        safe_text(fetch.last_modified),
+        row["id"],
+    ]
 
 
-def _snapshot_row(db: Database, origin: str, fetch: FetchRecord, body: bytes | None, crawl_id: int | None,
-                  at: str) -> list[Any]:
+def _snapshot_row(
+    db: Database, origin: str, fetch: FetchRecord, body: bytes | None, crawl_id: int | None, at: str
+) -> list[Any]:
     sha = insert_blob(db, body, at) if body is not None else None
     headers = _headers(fetch)
     seen_at = fetch.fetched_at or at
-    return [crawl_id, origin, safe_text(fetch.url), fetch.kind, fetch.status, safe_text(fetch.final_url),
-            headers.get("content-type"), safe_text(fetch.etag), safe_text(fetch.last_modified), dumps(headers),
-            sha, None if body is None else len(body), fetch.elapsed_ms, fetch.error_code, safe_text(fetch.error),
-            int(fetch.not_modified), seen_at, dumps(fetch.redirects) if fetch.redirects else "[]",
-            obtained(fetch), fetch.response_at or seen_at, fetch.fresh_until, crawl_id, seen_at, obtained(fetch)]
+    return [
+        crawl_id,
+        origin,
+        safe_text(fetch.url),
+        fetch.kind,
+        fetch.status,
+        safe_text(fetch.final_url),
+        headers.get("content-type"),
+        safe_text(fetch.etag),
+        safe_text(fetch.last_modified),
+        dumps(headers),
+        sha,
+        None if body is None else len(body),
+        fetch.elapsed_ms,
+        fetch.error_code,
+        safe_text(fetch.error),
+        int(fetch.not_modified),
+        seen_at,
+        dumps(fetch.redirects) if fetch.redirects else "[]",
+        obtained(fetch),
+        fetch.response_at or seen_at,
+        fetch.fresh_until,
+        crawl_id,
+        seen_at,
+        obtained(fetch),
+    ]

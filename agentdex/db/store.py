@@ -38,13 +38,12 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from agentdex import changes
-from agentdex import schedule
+from agentdex import changes, schedule
 from agentdex.db.common import dumps, epoch, iso, loads, safe_text, utc_now
-from agentdex.errors import DatabaseError
 from agentdex.db.crosscheck import save_consistency, tool_events
 from agentdex.db.health import save_probes
 from agentdex.db.snapshots import BODYLESS_KINDS, save_snapshots, sha256
+from agentdex.errors import DatabaseError
 from agentdex.formats import DISCOVERY_NAMES, FORMAT_NAMES
 from agentdex.formats.registry_server_json import PAGE_KINDS as REGISTRY_PAGE_KINDS
 from agentdex.formats.registry_server_json import summary as registry_summary
@@ -53,12 +52,29 @@ from agentdex.formats.tool_safety import check_tool
 from agentdex.models import Check, Event, FetchRecord, Listing, OriginCrawl, ParseResult, Tool, sorted_findings
 
 # Listing attributes stored as text columns of the same name, and those stored as JSON.
-TEXT_FIELDS = ("name", "one_liner", "description", "homepage", "guide_url", "llms_txt_url",
-               "skill_url", "mcp_url", "mcp_transport", "http_base", "http_openapi",
-               "http_capabilities", "audience", "pricing", "publisher_name", "publisher_url",
-               "publisher_contact", "privacy_url", "terms_url", "instructions")
-JSON_FIELDS = ("mcp_auth", "auth_methods", "events", "hosts", "categories", "tags", "say",
-               "feedback", "extra")
+TEXT_FIELDS = (
+    "name",
+    "one_liner",
+    "description",
+    "homepage",
+    "guide_url",
+    "llms_txt_url",
+    "skill_url",
+    "mcp_url",
+    "mcp_transport",
+    "http_base",
+    "http_openapi",
+    "http_capabilities",
+    "audience",
+    "pricing",
+    "publisher_name",
+    "publisher_url",
+    "publisher_contact",
+    "privacy_url",
+    "terms_url",
+    "instructions",
+)
+JSON_FIELDS = ("mcp_auth", "auth_methods", "events", "hosts", "categories", "tags", "say", "feedback", "extra")
 GUIDE_KIND = "guide"
 
 
@@ -82,7 +98,8 @@ def transaction(db: Database) -> Iterator[Database]:
         if isinstance(exc, sqlite3.OperationalError) and _disk_full(exc):
             raise DatabaseError(
                 f"the disk holding the catalogue is full ({exc}): nothing of the origin being saved was "
-                "kept, every origin saved before it is; free some space and run the same command again") from exc
+                "kept, every origin saved before it is; free some space and run the same command again"
+            ) from exc
         raise
 
 
@@ -91,6 +108,7 @@ def _disk_full(exc: sqlite3.OperationalError) -> bool:
 
 
 # --- crawls -------------------------------------------------------------------------------
+
 
 def start_crawl(db: Database, kind: str = "crawl", origins_total: int = 0, *, at: str | None = None) -> int:
     """Record the start of a crawl (``kind``: crawl | verify | import); return its id.
@@ -103,13 +121,13 @@ def start_crawl(db: Database, kind: str = "crawl", origins_total: int = 0, *, at
         cursor = db.execute(
             "INSERT INTO crawls (kind, started_at, status, origins_total, pid, machine) "
             "VALUES (?, ?, 'running', ?, ?, ?)",
-            [kind, at or utc_now(), origins_total, os.getpid(), _machine()])
+            [kind, at or utc_now(), origins_total, os.getpid(), _machine()],
+        )
     return int(cursor.lastrowid)
 
 
 def _close_dead_runs(db: Database, at: str | None) -> None:
-    rows = db.execute("SELECT id, pid FROM crawls WHERE status = 'running' AND machine = ?",
-                      [_machine()]).fetchall()
+    rows = db.execute("SELECT id, pid FROM crawls WHERE status = 'running' AND machine = ?", [_machine()]).fetchall()
     dead = [crawl_id for crawl_id, pid in rows if pid is not None and not _alive(pid)]
     for crawl_id in dead:
         # finished_at stays empty: when the process died is not known.
@@ -133,8 +151,9 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def finish_crawl(db: Database, crawl_id: int, *, status: str = "finished", at: str | None = None,
-                 **counts: int) -> None:
+def finish_crawl(
+    db: Database, crawl_id: int, *, status: str = "finished", at: str | None = None, **counts: int
+) -> None:
     """Close a crawl with ``status`` (finished | interrupted).
 
     ``origins_done``, ``requests``, ``errors`` and ``bytes_fetched`` are counted by
@@ -146,8 +165,10 @@ def finish_crawl(db: Database, crawl_id: int, *, status: str = "finished", at: s
         raise TypeError(f"finish_crawl() got unknown counts: {sorted(unknown)}")
     sets = "".join(f", {name} = :{name}" for name in sorted(counts))
     with transaction(db):
-        db.execute(f"UPDATE crawls SET status = :status, finished_at = :at{sets} WHERE id = :id",
-                   {"status": status, "at": at or utc_now(), "id": crawl_id, **counts})
+        db.execute(
+            f"UPDATE crawls SET status = :status, finished_at = :at{sets} WHERE id = :id",
+            {"status": status, "at": at or utc_now(), "id": crawl_id, **counts},
+        )
 
 
 def _count_crawl(db: Database, crawl_id: int | None, fetches: list[FetchRecord], *, origin_done: bool = True) -> None:
@@ -159,17 +180,24 @@ def _count_crawl(db: Database, crawl_id: int | None, fetches: list[FetchRecord],
     db.execute(
         "UPDATE crawls SET origins_done = origins_done + ?, requests = requests + ?, "
         "errors = errors + ?, bytes_fetched = bytes_fetched + ? WHERE id = ?",
-        [int(origin_done), len(fetches), errors, size, crawl_id])
+        [int(origin_done), len(fetches), errors, size, crawl_id],
+    )
 
 
 # --- reads the writer needs ------------------------------------------------------------------
 
+
 def due_origins(db: Database, now: str | None = None) -> list[str]:
     """The web origins whose next-due time has come by ``now`` (ISO 8601; default: the
     current time), most overdue first (what ``agentdex crawl --due`` crawls)."""
-    return [row[0] for row in db.execute(
-        "SELECT origin FROM listings WHERE next_due_at IS NOT NULL AND next_due_at <= ? "
-        "ORDER BY next_due_at, origin", [now or utc_now()])]
+    return [
+        row[0]
+        for row in db.execute(
+            "SELECT origin FROM listings WHERE next_due_at IS NOT NULL AND next_due_at <= ? "
+            "ORDER BY next_due_at, origin",
+            [now or utc_now()],
+        )
+    ]
 
 
 def due_at(db: Database, origin: str) -> str | None:
@@ -181,16 +209,23 @@ def due_at(db: Database, origin: str) -> str | None:
 def known_origins(db: Database) -> list[str]:
     """Every origin in the catalogue, sorted (what a bare ``agentdex crawl`` recrawls)."""
     # Listings imported from a package or repository have no web origin to recrawl.
-    return [row[0] for row in db.execute(
-        "SELECT origin FROM listings l WHERE EXISTS (SELECT 1 FROM snapshots s WHERE s.origin = l.origin "
-        "AND s.url LIKE 'https://%') ORDER BY origin")]
+    return [
+        row[0]
+        for row in db.execute(
+            "SELECT origin FROM listings l WHERE EXISTS (SELECT 1 FROM snapshots s WHERE s.origin = l.origin "
+            "AND s.url LIKE 'https://%') ORDER BY origin"
+        )
+    ]
 
 
 # A snapshot that can answer for its URL's content: a body stored, a 304, or a stored answer
 # used fresh (the last two stand for the latest stored body).
-_OK = ("({t}.not_modified = 1 OR ({t}.status_code BETWEEN 200 AND 299 AND "
-       "({t}.body_sha256 IS NOT NULL OR {t}.obtained = 'fresh' OR {t}.kind IN (" +
-       ", ".join(f"'{kind}'" for kind in BODYLESS_KINDS) + "))))")
+_OK = (
+    "({t}.not_modified = 1 OR ({t}.status_code BETWEEN 200 AND 299 AND "
+    "({t}.body_sha256 IS NOT NULL OR {t}.obtained = 'fresh' OR {t}.kind IN ("
+    + ", ".join(f"'{kind}'" for kind in BODYLESS_KINDS)
+    + "))))"
+)
 _LATEST = f"""
     SELECT s.url, s.status_code, s.not_modified, s.headers, s.response_at, s.fresh_until, s.fetched_at,
       {_OK.format(t="s")},
@@ -209,8 +244,11 @@ def previous_validators(db: Database, origin: str) -> dict[str, tuple[str | None
     """``{url: (etag, last_modified)}`` for a conditional request to each URL of ``origin``
     whose latest fetch succeeded (a stored body, a 304 or a fresh answer), so a 304 always
     has a body to fall back on (see :func:`last_body`)."""
-    return {url: (p["etag"], p["last_modified"]) for url, p in previous_fetches(db, origin).items()
-            if p["etag"] or p["last_modified"]}
+    return {
+        url: (p["etag"], p["last_modified"])
+        for url, p in previous_fetches(db, origin).items()
+        if p["etag"] or p["last_modified"]
+    }
 
 
 def previous_fetches(db: Database, origin: str) -> dict[str, dict[str, Any]]:
@@ -220,13 +258,30 @@ def previous_fetches(db: Database, origin: str) -> dict[str, dict[str, Any]]:
     fresh answer) stands for, the status (so a repeated 404 counts as unchanged), and the
     stored answer's headers and freshness, and when that answer was first seen."""
     out = {}
-    for url, status, not_modified, headers, response_at, fresh_until, first_seen, usable, etag, modified, sha in \
-            db.execute(_LATEST, [origin]).fetchall():
+    for (
+        url,
+        status,
+        not_modified,
+        headers,
+        response_at,
+        fresh_until,
+        first_seen,
+        usable,
+        etag,
+        modified,
+        sha,
+    ) in db.execute(_LATEST, [origin]).fetchall():
         ok = not_modified or (status is not None and 200 <= status < 300)
-        out[url] = {"etag": etag if usable else None, "last_modified": modified if usable else None,
-                    "sha256": sha if ok else None, "status": 200 if not_modified else status,
-                    "headers": loads(headers, {}), "response_at": response_at, "fresh_until": fresh_until,
-                    "first_seen": first_seen}
+        out[url] = {
+            "etag": etag if usable else None,
+            "last_modified": modified if usable else None,
+            "sha256": sha if ok else None,
+            "status": 200 if not_modified else status,
+            "headers": loads(headers, {}),
+            "response_at": response_at,
+            "fresh_until": fresh_until,
+            "first_seen": first_seen,
+        }
     return out
 
 
@@ -234,8 +289,7 @@ def listing_source(db: Database, origin: str) -> tuple[dict[str, str], dict[str,
     """``(manifests_sha256, declared_documents)`` of the stored listing: the manifest bytes
     it was parsed from and the documents it declares; None when it was not parsed from a
     crawled manifest (see :class:`agentdex.crawler.discovery.Before`)."""
-    row = db.execute("SELECT manifests_sha256, declared_documents FROM listings WHERE origin = ?",
-                     [origin]).fetchone()
+    row = db.execute("SELECT manifests_sha256, declared_documents FROM listings WHERE origin = ?", [origin]).fetchone()
     if row is None or not row[0] or row[1] is None:
         return None
     return loads(row[0], {}), loads(row[1], {})
@@ -246,22 +300,33 @@ def stored_documents(db: Database, origin: str, kinds: Iterable[str]) -> dict[st
     that does not read them again keeps: the registry's answer for the origin's namespace)."""
     wanted = list(kinds)
     marks = ", ".join("?" for _ in wanted)
-    return dict(db.execute(f"SELECT kind, sha256 FROM documents WHERE origin = ? AND kind IN ({marks})",
-                           [origin, *wanted]).fetchall())
+    return dict(
+        db.execute(
+            f"SELECT kind, sha256 FROM documents WHERE origin = ? AND kind IN ({marks})", [origin, *wanted]
+        ).fetchall()
+    )
 
 
 def stored_robots(db: Database, origin: str) -> FetchRecord | None:
     """The robots.txt an earlier crawl of ``origin`` fetched, as a fetch record (see
     :func:`agentdex.crawler.robots.reusable` for whether it may be used again)."""
-    row = db.execute("SELECT url, status_code, body, cache_control, fetched_at FROM robots_txt WHERE origin = ?",
-                     [origin]).fetchone()
+    row = db.execute(
+        "SELECT url, status_code, body, cache_control, fetched_at FROM robots_txt WHERE origin = ?", [origin]
+    ).fetchone()
     if row is None:
         return None
     url, status, body, cache_control, fetched_at = row
     headers = {"cache-control": cache_control} if cache_control else {}
     error = None if status is not None and 200 <= status < 300 else "http_status"
-    return FetchRecord(url=url, kind="robots", status=status, headers=headers, fetched_at=fetched_at,
-                       body=None if body is None else body.encode("utf-8"), error_code=error)
+    return FetchRecord(
+        url=url,
+        kind="robots",
+        status=status,
+        headers=headers,
+        fetched_at=fetched_at,
+        body=None if body is None else body.encode("utf-8"),
+        error_code=error,
+    )
 
 
 def _save_robots(db: Database, origin: str, record: FetchRecord, at: str) -> None:
@@ -271,8 +336,15 @@ def _save_robots(db: Database, origin: str, record: FetchRecord, at: str) -> Non
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(origin) DO UPDATE SET url = excluded.url, "
         "status_code = excluded.status_code, body = excluded.body, cache_control = excluded.cache_control, "
         "fetched_at = excluded.fetched_at",
-        [origin, safe_text(record.url), record.status, body, safe_text(record.headers.get("cache-control")),
-         record.fetched_at or at])
+        [
+            origin,
+            safe_text(record.url),
+            record.status,
+            body,
+            safe_text(record.headers.get("cache-control")),
+            record.fetched_at or at,
+        ],
+    )
 
 
 def last_body(db: Database, origin: str, url: str) -> bytes | None:
@@ -280,7 +352,8 @@ def last_body(db: Database, origin: str, url: str) -> bytes | None:
     row = db.execute(
         "SELECT b.content FROM snapshots s JOIN blobs b ON b.sha256 = s.body_sha256 "
         "WHERE s.origin = ? AND s.url = ? AND s.status_code BETWEEN 200 AND 299 ORDER BY s.id DESC LIMIT 1",
-        [origin, url]).fetchone()
+        [origin, url],
+    ).fetchone()
     return None if row is None else bytes(row[0])
 
 
@@ -288,12 +361,13 @@ def load_state(db: Database, origin: str) -> dict[str, Any] | None:
     """The stored state of ``origin`` as :func:`agentdex.changes.diff` compares it."""
     row = db.execute(
         "SELECT status, listing_json, first_listed_at, unreachable_streak, mcp_tools_checked_at "
-        "FROM listings WHERE origin = ?", [origin]).fetchone()
+        "FROM listings WHERE origin = ?",
+        [origin],
+    ).fetchone()
     if row is None:
         return None
     status, listing_json, first_listed_at, streak, tools_checked_at = row
-    guide = db.execute("SELECT sha256 FROM documents WHERE origin = ? AND kind = ?",
-                       [origin, GUIDE_KIND]).fetchone()
+    guide = db.execute("SELECT sha256 FROM documents WHERE origin = ? AND kind = ?", [origin, GUIDE_KIND]).fetchone()
     return {
         "status": status,
         "was_listed": first_listed_at is not None,
@@ -311,8 +385,13 @@ def _registry_state(db: Database, origin: str) -> dict[str, dict] | None:
     """What the stored registry answer lists in the origin's namespace (``None``: no registry
     answer is stored)."""
     marks = ", ".join("?" for _ in REGISTRY_PAGE_KINDS)
-    pages = dict(db.execute(f"SELECT d.kind, b.content FROM documents d JOIN blobs b ON b.sha256 = d.sha256 "
-                            f"WHERE d.origin = ? AND d.kind IN ({marks})", [origin, *REGISTRY_PAGE_KINDS]).fetchall())
+    pages = dict(
+        db.execute(
+            f"SELECT d.kind, b.content FROM documents d JOIN blobs b ON b.sha256 = d.sha256 "
+            f"WHERE d.origin = ? AND d.kind IN ({marks})",
+            [origin, *REGISTRY_PAGE_KINDS],
+        ).fetchall()
+    )
     if not pages:
         return None
     return registry_summary([bytes(pages[k]) for k in REGISTRY_PAGE_KINDS if k in pages], origin)
@@ -320,19 +399,26 @@ def _registry_state(db: Database, origin: str) -> dict[str, dict] | None:
 
 def _live_prices(db: Database, origin: str) -> dict[str, float]:
     """``{resource URL: USD}`` the stored ``x402.live_price`` check read from live 402s."""
-    rows = db.execute("SELECT r.key, json_extract(r.value, '$.live_usd') FROM checks c, "
-                      "json_each(c.data, '$.resources') r WHERE c.origin = ? AND c.name = 'x402.live_price'", [origin]).fetchall()
+    rows = db.execute(
+        "SELECT r.key, json_extract(r.value, '$.live_usd') FROM checks c, "
+        "json_each(c.data, '$.resources') r WHERE c.origin = ? AND c.name = 'x402.live_price'",
+        [origin],
+    ).fetchall()
     return {url: float(usd) for url, usd in rows if isinstance(usd, (int, float))}
 
 
 def _mcp_tool_state(db: Database, origin: str) -> dict[str, dict]:
-    rows = db.execute("SELECT name, description, annotations, input_schema FROM tools "
-                      "WHERE origin = ? AND source = 'mcp'", [origin]).fetchall()
-    return {name: {"description": description, "annotations": loads(annotations, {}), "input_schema": loads(schema)}
-            for name, description, annotations, schema in rows}
+    rows = db.execute(
+        "SELECT name, description, annotations, input_schema FROM tools WHERE origin = ? AND source = 'mcp'", [origin]
+    ).fetchall()
+    return {
+        name: {"description": description, "annotations": loads(annotations, {}), "input_schema": loads(schema)}
+        for name, description, annotations, schema in rows
+    }
 
 
 # --- save_origin -----------------------------------------------------------------------------
+
 
 def save_origin(db: Database, crawl: OriginCrawl, crawl_id: int | None, *, at: str | None = None) -> list[Event]:
     """Store everything one crawl learned about one origin, in one transaction; return the
@@ -357,16 +443,24 @@ def save_origin(db: Database, crawl: OriginCrawl, crawl_id: int | None, *, at: s
 
 def _light_state(db: Database, origin: str) -> dict[str, Any] | None:
     """The columns an unchanged origin's save needs (load_state reads far more)."""
-    row = db.execute("SELECT status, unreachable_streak, unchanged_crawls, next_due_at, recrawl_interval, "
-                     "first_listed_at FROM listings WHERE origin = ?", [origin]).fetchone()
+    row = db.execute(
+        "SELECT status, unreachable_streak, unchanged_crawls, next_due_at, recrawl_interval, "
+        "first_listed_at FROM listings WHERE origin = ?",
+        [origin],
+    ).fetchone()
     if row is None:
         return None
-    return dict(zip(("status", "unreachable_streak", "unchanged_crawls", "next_due_at", "recrawl_interval",
-                     "first_listed_at"), row))
+    return dict(
+        zip(
+            ("status", "unreachable_streak", "unchanged_crawls", "next_due_at", "recrawl_interval", "first_listed_at"),
+            row,
+        )
+    )
 
 
-def _schedule_columns(crawl: OriginCrawl, light: dict[str, Any], *, changed: bool, failures: int,
-                      at: str) -> dict[str, Any]:
+def _schedule_columns(
+    crawl: OriginCrawl, light: dict[str, Any], *, changed: bool, failures: int, at: str
+) -> dict[str, Any]:
     """The listing's schedule after this crawl (see :mod:`agentdex.schedule`); empty
     for a listing that did not come from the web (an imported package has nothing to recrawl)."""
     if not any(f.url.startswith("https://") for f in crawl.fetches):
@@ -442,8 +536,15 @@ def _save_unchanged(db: Database, crawl: OriginCrawl, crawl_id: int | None, ligh
     return events
 
 
-def _save_probes(db: Database, origin: str, checks: list[Check] | None, mcp_tools: list[Tool] | None, at: str,
-                 endpoints=None, crawl_id: int | None = None) -> None:
+def _save_probes(
+    db: Database,
+    origin: str,
+    checks: list[Check] | None,
+    mcp_tools: list[Tool] | None,
+    at: str,
+    endpoints=None,
+    crawl_id: int | None = None,
+) -> None:
     save_probes(db, origin, endpoints, crawl_id, at)
     if mcp_tools is not None:
         _replace_tools(db, origin, "mcp", mcp_tools, at)
@@ -457,19 +558,24 @@ def _save_probes(db: Database, origin: str, checks: list[Check] | None, mcp_tool
 def _drop_checks_of_other_formats(db: Database, origin: str) -> None:
     # Anchor's proofs mean nothing once the origin is listed from another format; left in
     # place they would read as live facts. Every other check applies to any format.
-    db.execute("DELETE FROM checks WHERE origin = ? AND name LIKE 'anchor.%' AND "
-               "coalesce((SELECT format FROM listings WHERE origin = ?), '') != 'anchor'", [origin, origin])
+    db.execute(
+        "DELETE FROM checks WHERE origin = ? AND name LIKE 'anchor.%' AND "
+        "coalesce((SELECT format FROM listings WHERE origin = ?), '') != 'anchor'",
+        [origin, origin],
+    )
 
 
-def _record_changes(db: Database, origin: str, old: dict | None, observed: str, crawl_id: int | None,
-                    at: str) -> list[Event]:
+def _record_changes(
+    db: Database, origin: str, old: dict | None, observed: str, crawl_id: int | None, at: str
+) -> list[Event]:
     new = load_state(db, origin)
     if new is not None:
         new["observed"] = observed
     events = changes.diff(old, new) + tool_events(old, new)
     db.conn.executemany(
         "INSERT INTO events (origin, kind, at, old, new, subject, crawl_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(origin, e.kind, at, dumps(e.old), dumps(e.new), safe_text(e.subject) or "", crawl_id) for e in events])
+        [(origin, e.kind, at, dumps(e.old), dumps(e.new), safe_text(e.subject) or "", crawl_id) for e in events],
+    )
     _refresh_counts(db, origin, changed_at=at if events else None)
     return events
 
@@ -480,10 +586,12 @@ def _refresh_counts(db: Database, origin: str, *, changed_at: str | None) -> Non
         "checks_passed = (SELECT count(*) FROM checks WHERE origin = :o AND status = 'pass'), "
         "checks_failed = (SELECT count(*) FROM checks WHERE origin = :o AND status = 'fail'), "
         "last_changed_at = coalesce(:changed, last_changed_at) WHERE origin = :o",
-        {"o": origin, "changed": changed_at})
+        {"o": origin, "changed": changed_at},
+    )
 
 
 # --- the listing row -------------------------------------------------------------------------
+
 
 def _crawl_listing(crawl: OriginCrawl) -> Listing | None:
     if crawl.status == "unreachable" or crawl.primary is None:
@@ -496,8 +604,9 @@ def _status_detail(crawl: OriginCrawl, status: str, streak: int) -> str:
     if crawl.status != "unreachable" or status == "unreachable":
         return detail
     if status == changes.LISTED:
-        return (f"unreachable on the last {streak} crawl(s), delisted after "
-                f"{changes.UNREACHABLE_LIMIT}: {detail}").rstrip(": ")
+        return (
+            f"unreachable on the last {streak} crawl(s), delisted after {changes.UNREACHABLE_LIMIT}: {detail}"
+        ).rstrip(": ")
     return f"delisted after {streak} consecutive unreachable crawls: {detail}".rstrip(": ")
 
 
@@ -539,11 +648,12 @@ TAG_LIMIT_DEFAULT = 100
 
 def stored_tags(fmt: str | None, tags: list) -> list:
     """The tags stored for a listing of format ``fmt``: the first its format allows."""
-    return list(tags)[:TAG_LIMITS.get(fmt or "", TAG_LIMIT_DEFAULT)]
+    return list(tags)[: TAG_LIMITS.get(fmt or "", TAG_LIMIT_DEFAULT)]
 
 
-def _upsert_listing(db: Database, crawl: OriginCrawl, listing: Listing | None, status: str, streak: int,
-                    crawl_id: int | None, at: str) -> None:
+def _upsert_listing(
+    db: Database, crawl: OriginCrawl, listing: Listing | None, status: str, streak: int, crawl_id: int | None, at: str
+) -> None:
     columns = {
         "origin": crawl.origin,
         "status": status,
@@ -560,11 +670,14 @@ def _upsert_listing(db: Database, crawl: OriginCrawl, listing: Listing | None, s
     updates.append("first_listed_at = coalesce(listings.first_listed_at, excluded.first_listed_at)")
     names = ", ".join(columns)
     marks = ", ".join(f":{name}" for name in columns)
-    db.execute(f"INSERT INTO listings ({names}) VALUES ({marks}) "
-               f"ON CONFLICT(origin) DO UPDATE SET {', '.join(updates)}", columns)
+    db.execute(
+        f"INSERT INTO listings ({names}) VALUES ({marks}) ON CONFLICT(origin) DO UPDATE SET {', '.join(updates)}",
+        columns,
+    )
 
 
 # --- snapshots, blobs, documents -------------------------------------------------------------
+
 
 def _save_documents(db: Database, crawl: OriginCrawl, at: str) -> None:
     fetched = {}
@@ -580,7 +693,8 @@ def _save_documents(db: Database, crawl: OriginCrawl, at: str) -> None:
             "INSERT INTO documents (origin, kind, url, sha256, fetched_at) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT(origin, kind) DO UPDATE SET url = excluded.url, sha256 = excluded.sha256, "
             "fetched_at = excluded.fetched_at",
-            [crawl.origin, kind, safe_text(url), sha, (fetch.fetched_at if fetch else "") or at])
+            [crawl.origin, kind, safe_text(url), sha, (fetch.fetched_at if fetch else "") or at],
+        )
     keep = set(crawl.documents) | {f.kind for f in crawl.fetches if f.not_modified}
     stored = [row[0] for row in db.execute("SELECT kind FROM documents WHERE origin = ?", [crawl.origin])]
     for kind in stored:
@@ -595,6 +709,7 @@ def _stored_document_url(db: Database, origin: str, kind: str) -> str:
 
 # --- findings, tools, checks -----------------------------------------------------------------
 
+
 def _results(crawl: OriginCrawl) -> list[ParseResult]:
     results = list(crawl.results.values())
     if crawl.primary is not None and all(r is not crawl.primary for r in results):
@@ -605,11 +720,15 @@ def _results(crawl: OriginCrawl) -> list[ParseResult]:
 def _replace_findings(db: Database, crawl: OriginCrawl, crawl_id: int | None) -> None:
     # The MCP tools' flags go with the MCP tools, which a crawl need not list again.
     db.execute("DELETE FROM findings WHERE origin = ? AND format != 'mcp_tools'", [crawl.origin])
-    rows = [(crawl.origin, result.format, f.severity, safe_text(f.path), f.code, safe_text(f.message), crawl_id)
-            for result in _results(crawl) for f in sorted_findings(result.findings)]
+    rows = [
+        (crawl.origin, result.format, f.severity, safe_text(f.path), f.code, safe_text(f.message), crawl_id)
+        for result in _results(crawl)
+        for f in sorted_findings(result.findings)
+    ]
     db.conn.executemany(
         "INSERT INTO findings (origin, format, severity, path, code, message, crawl_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        rows)
+        rows,
+    )
 
 
 def _tool_endpoint(tool: Tool) -> str | None:
@@ -622,13 +741,28 @@ def _tool_endpoint(tool: Tool) -> str | None:
 
 def _replace_tools(db: Database, origin: str, source: str, tools: list[Tool], at: str) -> None:
     db.execute("DELETE FROM tools WHERE origin = ? AND source = ?", [origin, source])
-    rows = [(origin, source, safe_text(t.name), safe_text(t.description) or "", dumps(t.annotations or {}),
-             int(bool(t.read_only)), int((t.annotations or {}).get("destructiveHint") is True),
-             dumps(t.input_schema), safe_text(_tool_endpoint(t)), dumps(t.detail or {}), at, fingerprint(t).sha256)
-            for t in tools]
+    rows = [
+        (
+            origin,
+            source,
+            safe_text(t.name),
+            safe_text(t.description) or "",
+            dumps(t.annotations or {}),
+            int(bool(t.read_only)),
+            int((t.annotations or {}).get("destructiveHint") is True),
+            dumps(t.input_schema),
+            safe_text(_tool_endpoint(t)),
+            dumps(t.detail or {}),
+            at,
+            fingerprint(t).sha256,
+        )
+        for t in tools
+    ]
     db.conn.executemany(
         "INSERT INTO tools (origin, source, name, description, annotations, read_only, destructive, "
-        "input_schema, endpoint, detail, seen_at, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        "input_schema, endpoint, detail, seen_at, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
     _replace_tool_flags(db, origin, source, tools)
 
 
@@ -646,30 +780,54 @@ def _replace_tool_flags(db: Database, origin: str, source: str, tools: list[Tool
     """Tool texts that carry instructions: warnings of the origin (the tools stay verbatim)."""
     fmt = f"{source}_tools"
     db.execute("DELETE FROM findings WHERE origin = ? AND format = ?", [origin, fmt])
-    flags = [flag.to_finding(t.name) for t in tools
-             for flag in check_tool(t.name, t.description, t.input_schema, t.annotations)]
+    flags = [
+        flag.to_finding(t.name)
+        for t in tools
+        for flag in check_tool(t.name, t.description, t.input_schema, t.annotations)
+    ]
     flags += [f for f in map(read_only_contradiction, tools) if f is not None]
     db.conn.executemany(
         "INSERT INTO findings (origin, format, severity, path, code, message) VALUES (?, ?, ?, ?, ?, ?)",
-        [(origin, fmt, f.severity, safe_text(f.path), f.code, safe_text(f.message)) for f in flags])
+        [(origin, fmt, f.severity, safe_text(f.path), f.code, safe_text(f.message)) for f in flags],
+    )
 
 
 def _upsert_checks(db: Database, origin: str, checks: list[Check], at: str) -> None:
-    rows = [(origin, c.name, c.status, safe_text(c.detail) or "", dumps(c.data or {}), at,
-             at if c.status == "pass" else None) for c in checks]
+    rows = [
+        (
+            origin,
+            c.name,
+            c.status,
+            safe_text(c.detail) or "",
+            dumps(c.data or {}),
+            at,
+            at if c.status == "pass" else None,
+        )
+        for c in checks
+    ]
     db.conn.executemany(
         "INSERT INTO checks (origin, name, status, detail, data, checked_at, last_pass_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(origin, name) DO UPDATE SET "
         "status = excluded.status, detail = excluded.detail, data = excluded.data, "
         "checked_at = excluded.checked_at, "
-        "last_pass_at = coalesce(excluded.last_pass_at, checks.last_pass_at)", rows)
+        "last_pass_at = coalesce(excluded.last_pass_at, checks.last_pass_at)",
+        rows,
+    )
 
 
 # --- verification and feedback ---------------------------------------------------------------
 
-def save_verification(db: Database, origin: str, crawl_id: int | None, *, checks: list[Check],
-                      mcp_tools: list[Tool] | None = None, fetches: Iterable[FetchRecord] = (),
-                      at: str | None = None) -> list[Event]:
+
+def save_verification(
+    db: Database,
+    origin: str,
+    crawl_id: int | None,
+    *,
+    checks: list[Check],
+    mcp_tools: list[Tool] | None = None,
+    fetches: Iterable[FetchRecord] = (),
+    at: str | None = None,
+) -> list[Event]:
     """Store a verification run of a catalogued origin (its probe fetches, checks and, when
     probed, MCP tools) in one transaction; return the events (``tools_changed``,
     ``proof_lost``) it caused.
@@ -689,10 +847,18 @@ def save_verification(db: Database, origin: str, crawl_id: int | None, *, checks
     return events
 
 
-def save_feedback_receipt(db: Database, origin: str, *, idempotency_key: str, message_sha256: str,
-                          status: str, raw_response: str | bytes | dict | list | None,
-                          feedback_id: str | None = None, sent_at: str | None = None,
-                          received_at: str | None = None) -> int:
+def save_feedback_receipt(
+    db: Database,
+    origin: str,
+    *,
+    idempotency_key: str,
+    message_sha256: str,
+    status: str,
+    raw_response: str | bytes | dict | list | None,
+    feedback_id: str | None = None,
+    sent_at: str | None = None,
+    received_at: str | None = None,
+) -> int:
     """Store the receipt of one feedback submission; return its id.
 
     ``raw_response`` is kept exactly as received: text and bytes as they came (bytes decoded
@@ -708,5 +874,6 @@ def save_feedback_receipt(db: Database, origin: str, *, idempotency_key: str, me
         cursor = db.execute(
             "INSERT INTO feedback_receipts (origin, idempotency_key, message_sha256, feedback_id, status, "
             "received_at, raw_response, sent_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [origin, idempotency_key, message_sha256, feedback_id, status, received_at, raw, sent_at or utc_now()])
+            [origin, idempotency_key, message_sha256, feedback_id, status, received_at, raw, sent_at or utc_now()],
+        )
     return int(cursor.lastrowid)

@@ -53,7 +53,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--revalidate", action="store_true", help="ask every document, fresh or not")
     parser.add_argument("--due", action="store_true", help="crawl only the due origins, not the seeds")
     parser.add_argument("--later", type=float, default=0.0, help="judge freshness and the schedule this much later")
-    parser.add_argument("--verify", action="store_true", help="verify each origin's claims too (crawl without --no-verify)")
+    parser.add_argument(
+        "--verify", action="store_true", help="verify each origin's claims too (crawl without --no-verify)"
+    )
     return parser.parse_args(argv)
 
 
@@ -61,23 +63,32 @@ def run(args: argparse.Namespace) -> dict:
     """Crawl once; the measured figures and agentdex's summary."""
     origins = [] if args.due else read_seeds(args.seeds)
     db = open_db(args.db)
-    net = NetworkOptions(connect_to=[(f"*.{args.domain}", "127.0.0.1", args.port)], ca_bundle=args.ca,
-                         concurrency=args.concurrency)
+    net = NetworkOptions(
+        connect_to=[(f"*.{args.domain}", "127.0.0.1", args.port)], ca_bundle=args.ca, concurrency=args.concurrency
+    )
     now = time.time() + args.later if args.later else None
     profiler = _profiler(args.profile)
     cpu0, wall0 = time.process_time(), time.perf_counter()
     if args.due:
         origins = due_origins(db, iso(now))
-    summary = asyncio.run(crawl(db, origins, net, verify=args.verify, policy=Policy(revalidate=args.revalidate),
-                                now=now))
+    summary = asyncio.run(
+        crawl(db, origins, net, verify=args.verify, policy=Policy(revalidate=args.revalidate), now=now)
+    )
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(str(args.profile))
     db.conn.close()
-    return {"wall": wall, "cpu": cpu, "requests": summary.requests, "errors": summary.errors,
-            "origins": summary.origins, "crawl_id": summary.crawl_id, "summary": summary.to_dict(),
-            "peak_mb": peak_rss_mb()}
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "requests": summary.requests,
+        "errors": summary.errors,
+        "origins": summary.origins,
+        "crawl_id": summary.crawl_id,
+        "summary": summary.to_dict(),
+        "peak_mb": peak_rss_mb(),
+    }
 
 
 def _profiler(path: Path | None):
