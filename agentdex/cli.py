@@ -143,9 +143,7 @@ ConcOpt = Annotated[
         min=1,
         max=512,
         envvar="AGENTDEX_CONCURRENCY",
-        help="Requests in flight at once (1-512)"
-        + _CONFIGURED.format(key="concurrency")
-        + f"; default {CONCURRENCY}.",
+        help="Requests in flight at once (1-512)" + _CONFIGURED.format(key="concurrency") + f"; default {CONCURRENCY}.",
     ),
 ]
 PrivOpt = Annotated[
@@ -364,7 +362,10 @@ def crawl(
         bool,
         typer.Option(
             "--registry-lookup",
-            help="Also ask the MCP registry (--registry, default the official one) what it lists in each origin's namespace (pantry.test: test.pantry/…), and cross-check it.",
+            help=(
+                "Also ask the MCP registry (--registry, default the official one) what it lists in each "
+                "origin's namespace (pantry.test: test.pantry/…), and cross-check it."
+            ),
         ),
     ] = False,
     quiet: Annotated[
@@ -481,7 +482,10 @@ def seeds(
         list[str],
         typer.Argument(
             metavar="SOURCE",
-            help="registry:BASE (an MCP registry API), or a file: saved registry pages (JSON or NDJSON), an A2A registry listing, a CSV rank,domain list, or plain text.",
+            help=(
+                "registry:BASE (an MCP registry API), or a file: saved registry pages (JSON or NDJSON), "
+                "an A2A registry listing, a CSV rank,domain list, or plain text."
+            ),
         ),
     ],
     since: Annotated[
@@ -489,7 +493,10 @@ def seeds(
         typer.Option(
             "--since",
             metavar="TIME",
-            help="Ask registries only for servers updated after this RFC 3339 time (default: where the last run stopped).",
+            help=(
+                "Ask registries only for servers updated after this RFC 3339 time (default: where the "
+                "last run stopped)."
+            ),
         ),
     ] = None,
     db: DbOpt = None,

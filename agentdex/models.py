@@ -135,12 +135,15 @@ def sorted_findings(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (f.path, f.severity != "error", f.code))
 
 
+CheckStatus = Literal["pass", "fail", "warn", "skip"]
+
+
 @dataclass(frozen=True, slots=True)
 class Check:
     """The result of one verification check, stored as ``{name, status, detail}``."""
 
     name: str
-    status: Literal["pass", "fail", "warn", "skip"]
+    status: CheckStatus
     detail: str = ""
     data: dict[str, Any] = field(default_factory=dict)
 
@@ -173,9 +176,9 @@ class FetchRecord:
     body: bytes | None = None
     sha256: str | None = None
     elapsed_ms: float = 0.0
-    error_code: str | None = (
-        None  # dns | refused | tls | timeout | too_large | redirect_loop | cross_origin | blocked_address | http_status | content_type | ...
-    )
+    # dns | refused | tls | timeout | too_large | redirect_loop | cross_origin | blocked_address
+    # | http_status | content_type | ...
+    error_code: str | None = None
     error: str | None = None  # a readable sentence
     not_modified: bool = False  # a 304 answer to a conditional request
     fetched_at: str = ""
@@ -201,7 +204,9 @@ class FetchRecord:
 class EndpointProbe:
     """One URL a listing depends on, as one crawl found it (``agentdex.crawler.health``)."""
 
-    role: str  # mcp | http_base | openapi | capabilities | homepage | privacy | terms | feedback | guide | llms_txt | skill | x402
+    # mcp | http_base | openapi | capabilities | homepage | privacy | terms | feedback | guide
+    # | llms_txt | skill | x402
+    role: str
     url: str
     state: str  # one of agentdex.crawler.health.STATES
     http_status: int | None = None

@@ -617,7 +617,7 @@ def table_rows(report: dict) -> list[tuple[str, ...]]:
         name = run.name
         if run.result.get("stopped"):
             name += f" (stopped at its cap: {run.requests:,} of {run.result['planned']:,} URLs)"
-        per_request = (lambda cpu: f"{run.per_request_ms(cpu):.2f}") if run.requests else (lambda cpu: "—")
+        per_request = (lambda cpu, run=run: f"{run.per_request_ms(cpu):.2f}") if run.requests else (lambda cpu: "—")
         rows.append(
             (
                 name,
@@ -692,7 +692,7 @@ def targets(report: dict) -> list[tuple[str, str, str, bool | None]]:
         )
     sizes = report.get("storage", {}).get("sizes") or []
     if len(sizes) > 1:
-        per = max(b - a for a, b in zip(sizes, sizes[1:])) / n
+        per = max(b - a for a, b in zip(sizes, sizes[1:], strict=False)) / n
         out.append(
             ("unchanged recrawl: bytes added an origin (largest recrawl)", "≤ 1,024", f"{per:,.0f}", per <= 1024)
         )
@@ -730,7 +730,12 @@ def print_report(report: dict) -> None:
     rounds = f", fastest of {report['repeat']} rounds" if report.get("repeat", 1) > 1 else ""
     print(f"\nN = {report['n']:,} origins, {report['urls']:,} URLs per crawl{rounds}")
     for row in rows:
-        print("  " + "  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))))
+        print(
+            "  "
+            + "  ".join(
+                cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+            )
+        )
     for name, value in ratios(report).items():
         print(f"  {name}: {value:.2f}")
     ch, size = report["changes"], report["bytes"]

@@ -77,3 +77,8 @@ def test_lint_fails_when_any_check_fails_and_names_it(tmp_path, source, failing)
     done = run_lint(lint_project(tmp_path, source))
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
     assert f"lint: failed: {failing}\n" in done.stderr, "the failing check is named, and only it"
+
+
+def test_ci_runs_the_static_gates_before_the_tests():
+    lines = (ROOT / ".ci" / "run").read_text("utf-8").splitlines()
+    assert lines.index("bash scripts/lint") < lines.index(readme_test_command())

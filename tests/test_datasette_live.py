@@ -517,7 +517,8 @@ HALF_WRITTEN = {
     # The latest crawl's: a repeated answer extends its row (last_crawl_id) rather than adding
     # one, so every answer the latest crawl got carries its id, and an earlier crawl's not all.
     "crawl progress without its fetches": """
-        SELECT id AS origin FROM crawls c WHERE kind = 'crawl' AND id = (SELECT max(id) FROM crawls WHERE kind = 'crawl')
+        SELECT id AS origin FROM crawls c
+        WHERE kind = 'crawl' AND id = (SELECT max(id) FROM crawls WHERE kind = 'crawl')
           AND origins_done != (SELECT count(DISTINCT origin) FROM snapshots s WHERE s.last_crawl_id = c.id)""",
 }
 PROGRESS_SQL = "SELECT origins_done, origins_total FROM crawls ORDER BY id DESC LIMIT 1"

@@ -85,7 +85,7 @@ def test_prune_drops_old_superseded_answers_but_never_what_an_event_refers_to(we
 
 def test_each_endpoint_keeps_its_latest_probes(web, tmp_path):
     db = open_db(tmp_path / "catalogue.db")
-    for number in range(RECENT_PROBES + 2):
+    for _ in range(RECENT_PROBES + 2):
         run(db, web, verify=True)
         with db.conn:  # each crawl due (its schedule come), so each records every endpoint...
             db.execute("UPDATE listings SET next_due_at = '2000-01-01T00:00:00.000Z'")

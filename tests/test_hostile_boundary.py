@@ -66,10 +66,10 @@ def _inject(monkeypatch, stage: str) -> None:
     elif stage == "verify":
         real_verify = verify_module.Verifier.verify_crawl
 
-        async def verify_crawl(self, result, listing=None):
+        async def verify_crawl(self, result, *args, **kwargs):
             if result.origin == VICTIM:
                 boom("verify")
-            return await real_verify(self, result, listing)
+            return await real_verify(self, result, *args, **kwargs)
 
         monkeypatch.setattr(verify_module.Verifier, "verify_crawl", verify_crawl)
     else:  # inside save_origin's transaction, after some rows of the origin were written

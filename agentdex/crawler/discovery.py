@@ -19,8 +19,9 @@ slots from other origins):
    most :data:`REGISTRY_PAGES` pages, under the same fetch policy (robots.txt of the
    registry's host included). The registry's failure never changes the origin's status, is
    no finding and is not counted in the crawl's errors: when it cannot answer (no
-   connection, timeout, 5xx, 429, robots, a 2xx that is no registry answer), or when no registry is asked at all, the answer an earlier
-   crawl stored stands, as a 304 would; a 4xx means it lists nothing.
+   connection, timeout, 5xx, 429, robots, a 2xx that is no registry answer), or when no
+   registry is asked at all, the answer an earlier crawl stored stands, as a 304 would; a
+   4xx means it lists nothing.
 3. Only when the origin publishes no manifest at all: the bootstrap files ``/agent.md``,
    ``/llms.txt``, ``/SKILL.md`` and ``/mcp.json`` for an inferred listing. (An app with a
    manifest does not need them, so they are not fetched: this keeps a crawl at a handful of
@@ -55,8 +56,9 @@ fresh is not asked at all; its record says it was served from freshness and stan
 stored answer exactly as a 304 would (so a fresh guide is not read or hashed again, and the
 first fetch after it goes stale finds any change). ``Policy(revalidate=True)`` asks every
 URL but the known absences whose schedule has not come (a discovery path that answered 404
-or 410: :func:`agentdex.schedule.absence_recheck_at`), whose records say so. A 304 updates the stored answer's freshness headers (RFC 9111, 4.3.4): the
-``Cache-Control`` and ``Expires`` it does not repeat are the stored answer's.
+or 410: :func:`agentdex.schedule.absence_recheck_at`), whose records say so. A 304
+updates the stored answer's freshness headers (RFC 9111, 4.3.4): the ``Cache-Control``
+and ``Expires`` it does not repeat are the stored answer's.
 
 A 304 means no parse and no validation: when every manifest answer repeats the last
 crawl's and the manifest bytes are the ones the stored listing was parsed from
@@ -215,6 +217,8 @@ class OriginDiscovery:
         serve the stored answer when it is still fresh; ``absent_ok``: a 404 there is no
         error of the crawl; ``count_errors=False``: no failure there is one."""
         prev = self.previous.get(url) or NOTHING
+        until: float | None
+        received: float | None
         recheck = self._known_absence(prev) if absent_ok else None
         if recheck is not None:
             self._served_at = self._served_at or freshness.iso(time.time()) or ""

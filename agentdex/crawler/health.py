@@ -21,6 +21,8 @@ States, one word each:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from agentdex.crawler import mcp_probe
 from agentdex.models import EndpointProbe, FetchRecord, OriginCrawl
 
@@ -127,7 +129,7 @@ def endpoints_of(
     return verified_rows(asked, rows)
 
 
-def verified_rows(asked: list[tuple[str, str, FetchRecord]], more: list[EndpointProbe] = ()) -> list[EndpointProbe]:
+def verified_rows(asked: list[tuple[str, str, FetchRecord]], more: Sequence[EndpointProbe] = ()) -> list[EndpointProbe]:
     """The rows of the verifier's fetches (``asked``) that are endpoints, with ``more``, by
     role and URL (an origin without a listing has only its x402 resources)."""
     rows = list(more) + [

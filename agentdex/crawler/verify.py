@@ -40,7 +40,7 @@ from agentdex.db.snapshots import obtained
 from agentdex.formats import agent_app
 from agentdex.formats._load import loads as safe_loads
 from agentdex.formats._yaml import YamlLimits, load_yaml
-from agentdex.models import Check, EndpointProbe, FetchRecord, Listing, OriginCrawl
+from agentdex.models import Check, CheckStatus, EndpointProbe, FetchRecord, Listing, OriginCrawl
 
 
 @dataclass(frozen=True)
@@ -320,7 +320,7 @@ class Verifier:
 
     async def _reachable(self, name: str, url: str | None, kind: str) -> Check:
         if not url:
-            status = "warn" if name == "policies.privacy" else "skip"
+            status: CheckStatus = "warn" if name == "policies.privacy" else "skip"
             why = "no privacy policy declared (shown on every card)" if status == "warn" else "not declared"
             return Check(name, status, why)
         record = await self.get(url, kind)
@@ -515,7 +515,7 @@ def _document_check(name: str, kind: str, record: FetchRecord, url: str, fmt: st
         meta, _ = parse_frontmatter(text)
         if not meta or not meta.get("name") or not meta.get("description"):
             return Check(name, "fail", "SKILL.md has no frontmatter with name and description")
-    status = "pass" if ctype in TEXT_TYPES or not ctype else "warn"
+    status: CheckStatus = "pass" if ctype in TEXT_TYPES or not ctype else "warn"
     return Check(name, status, f"HTTP {record.status}, {ctype or 'no content type'}, {len(record.body):,} bytes")
 
 
@@ -530,7 +530,7 @@ def mcp_checks(found: mcp_probe.Probe, listing: Listing) -> list[Check]:
             f"protocol {found.protocol_version}, server {found.server_info.get('name', '?')}{over}",
             data,
         )
-        status = "fail" if not found.tools_listed else "pass" if found.tools else "warn"
+        status: CheckStatus = "fail" if not found.tools_listed else "pass" if found.tools else "warn"
         tools = Check("mcp.tools", status, found.detail, data)
         return [init, tools]
     if found.state == "auth_required":
@@ -540,10 +540,10 @@ def mcp_checks(found: mcp_probe.Probe, listing: Listing) -> list[Check]:
         ]
     if found.state == "payment_required":
         declared = "x402" in _declared_auth(listing)
-        status = "pass" if declared else "warn"
+        paid: CheckStatus = "pass" if declared else "warn"
         why = "declared x402" if declared else "the manifest declares no payment for it"
         return [
-            Check("mcp.initialize", status, f"{found.detail}; {why}", data),
+            Check("mcp.initialize", paid, f"{found.detail}; {why}", data),
             Check("mcp.tools", "skip", "needs payment to list tools; agentdex never pays", data),
         ]
     return [

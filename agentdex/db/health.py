@@ -1,7 +1,9 @@
 """Endpoint health over time: the states each endpoint a listing depends on was found in,
-one row per run of probes in a row that found the same state (``runs``, ``at`` to ``last_at``), (:mod:`agentdex.crawler.health` decides the state; :mod:`agentdex.crawler.verify` which
-rows a crawl records: every endpoint when the origin is due, else only a changed state). Reading the history back (latest state,
-uptime over the last probes, first seen, last ok) is :func:`agentdex.db.queries.endpoint_health`."""
+one row per run of probes in a row that found the same state (``runs``, ``at`` to
+``last_at``). :mod:`agentdex.crawler.health` decides the state; :mod:`agentdex.crawler.verify`
+which rows a crawl records: every endpoint when the origin is due, else only a changed
+state. Reading the history back (latest state, uptime over the last probes, first seen,
+last ok) is :func:`agentdex.db.queries.endpoint_health`."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ def save_probes(db: Database, origin: str, probes: list[EndpointProbe] | None, c
     latest = _latest_rows(db, origin)
     extend, insert = [], []
     for p in probes:
-        url, detail = safe_text(p.url), safe_text(p.detail) or ""
+        url, detail = safe_text(p.url) or "", safe_text(p.detail) or ""
         row = latest.get((p.role, url))
         if row is not None and row[1] == p.state:
             extend.append((at, p.http_status, detail, row[0]))

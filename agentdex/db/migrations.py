@@ -211,7 +211,7 @@ def m002_verification(db: Database) -> None:
 def m003_listings_fts(db: Database) -> None:
     """Full-text search over listings, kept in sync by triggers (and filled from the rows
     an older file already holds)."""
-    db["listings"].enable_fts(list(FTS_COLUMNS), create_triggers=True, tokenize="porter")
+    db.table("listings").enable_fts(list(FTS_COLUMNS), create_triggers=True, tokenize="porter")
 
 
 def _items(column: str, value: str) -> str:

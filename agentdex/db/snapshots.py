@@ -39,7 +39,8 @@ _EXTEND = (
 )
 _LATEST_ROWS = (
     "SELECT url, id, kind, status_code, body_sha256, error_code, etag, last_modified, final_url, not_modified, "
-    "obtained, headers, fresh_until FROM snapshots WHERE id IN (SELECT max(id) FROM snapshots WHERE origin = ? GROUP BY url)"
+    "obtained, headers, fresh_until FROM snapshots "
+    "WHERE id IN (SELECT max(id) FROM snapshots WHERE origin = ? GROUP BY url)"
 )
 _LATEST_NAMES = (
     "id",
@@ -81,7 +82,7 @@ def insert_blob(db: Database, body: bytes, at: str) -> str:
 
 def latest_rows(db: Database, origin: str) -> dict[str, dict[str, Any]]:
     """``{url: row}``: the latest snapshot of each URL of ``origin`` (one indexed query)."""
-    return {row[0]: dict(zip(_LATEST_NAMES, row[1:])) for row in db.execute(_LATEST_ROWS, [origin])}
+    return {row[0]: dict(zip(_LATEST_NAMES, row[1:], strict=True)) for row in db.execute(_LATEST_ROWS, [origin])}
 
 
 def obtained(fetch: FetchRecord) -> str:

@@ -123,7 +123,7 @@ def start_crawl(db: Database, kind: str = "crawl", origins_total: int = 0, *, at
             "VALUES (?, ?, 'running', ?, ?, ?)",
             [kind, at or utc_now(), origins_total, os.getpid(), _machine()],
         )
-    return int(cursor.lastrowid)
+    return int(cursor.lastrowid or 0)  # an INSERT always sets it (None only before any)
 
 
 def _close_dead_runs(db: Database, at: str | None) -> None:
@@ -450,12 +450,8 @@ def _light_state(db: Database, origin: str) -> dict[str, Any] | None:
     ).fetchone()
     if row is None:
         return None
-    return dict(
-        zip(
-            ("status", "unreachable_streak", "unchanged_crawls", "next_due_at", "recrawl_interval", "first_listed_at"),
-            row,
-        )
-    )
+    names = ("status", "unreachable_streak", "unchanged_crawls", "next_due_at", "recrawl_interval", "first_listed_at")
+    return dict(zip(names, row, strict=True))
 
 
 def _schedule_columns(
@@ -680,20 +676,20 @@ def _upsert_listing(
 
 
 def _save_documents(db: Database, crawl: OriginCrawl, at: str) -> None:
-    fetched = {}
+    fetched: dict[str, FetchRecord] = {}
     for fetch in crawl.fetches:
         if fetch.body is not None:
             fetched.setdefault(sha256(fetch.body), fetch)
     for kind, sha in crawl.documents.items():
-        fetch = fetched.get(sha)  # a body of this crawl: stored by save_snapshots just before
-        if fetch is None and db.execute("SELECT 1 FROM blobs WHERE sha256 = ?", [sha]).fetchone() is None:
+        found = fetched.get(sha)  # a body of this crawl: stored by save_snapshots just before
+        if found is None and db.execute("SELECT 1 FROM blobs WHERE sha256 = ?", [sha]).fetchone() is None:
             continue  # a hash with no stored body cannot be a document; keep what we had
-        url = fetch.url if fetch else _stored_document_url(db, crawl.origin, kind)
+        url = found.url if found else _stored_document_url(db, crawl.origin, kind)
         db.execute(
             "INSERT INTO documents (origin, kind, url, sha256, fetched_at) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT(origin, kind) DO UPDATE SET url = excluded.url, sha256 = excluded.sha256, "
             "fetched_at = excluded.fetched_at",
-            [crawl.origin, kind, safe_text(url), sha, (fetch.fetched_at if fetch else "") or at],
+            [crawl.origin, kind, safe_text(url), sha, (found.fetched_at if found else "") or at],
         )
     keep = set(crawl.documents) | {f.kind for f in crawl.fetches if f.not_modified}
     stored = [row[0] for row in db.execute("SELECT kind FROM documents WHERE origin = ?", [crawl.origin])]
@@ -876,4 +872,4 @@ def save_feedback_receipt(
             "received_at, raw_response, sent_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [origin, idempotency_key, message_sha256, feedback_id, status, received_at, raw, sent_at or utc_now()],
         )
-    return int(cursor.lastrowid)
+    return int(cursor.lastrowid or 0)  # an INSERT always sets it (None only before any)

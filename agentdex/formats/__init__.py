@@ -63,7 +63,7 @@ DISCOVERY_NAMES = tuple(name for name, s in REGISTRY.items() if s.discovery)
 VALIDATE_DISCOVERY = tuple(name for name in DISCOVERY_NAMES if REGISTRY[name].detect_rank is not None)
 JSON_FORMATS = tuple(name for name in FORMAT_NAMES if REGISTRY[name].json)
 # {format: path} of the manifests every crawl looks for first.
-MANIFEST_PATHS = {name: REGISTRY[name].well_known for name in FORMAT_NAMES if REGISTRY[name].well_known}
+MANIFEST_PATHS: dict[str, str] = {name: path for name in FORMAT_NAMES if (path := REGISTRY[name].well_known)}
 # {format: paths} of the discovery documents every crawl looks for after the manifests
 # (a linked one, like the MCP registry's server.json, has no path of its own).
 DISCOVERY_PATHS = {name: REGISTRY[name].paths for name in DISCOVERY_NAMES if REGISTRY[name].paths}

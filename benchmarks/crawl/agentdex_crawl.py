@@ -6,10 +6,11 @@
 
 It crawls every origin of the seeds file through agentdex's Python API (the same
 ``crawl()`` the CLI calls), with ``--no-verify`` semantics unless ``--verify`` (then each
-origin's claims are verified too, as ``agentdex crawl`` does by default), every ``*.synthetic.test`` connection sent to ``127.0.0.1:PORT`` while TLS still
-verifies the real host name against the benchmark's CA. It writes a JSON result: the
-crawl phase's wall and CPU time (``time.process_time``: user + system, every thread) and
-agentdex's own counts. Interpreter start-up and imports are outside the crawl phase; the
+origin's claims are verified too, as ``agentdex crawl`` does by default), every
+``*.synthetic.test`` connection sent to ``127.0.0.1:PORT`` while TLS still verifies the
+real host name against the benchmark's CA. It writes a JSON result: the crawl phase's
+wall and CPU time (``time.process_time``: user + system, every thread) and agentdex's own
+counts. Interpreter start-up and imports are outside the crawl phase; the
 parent measures the whole process too.
 
 ``--revalidate`` asks every document (``agentdex crawl --revalidate``); ``--due`` crawls
