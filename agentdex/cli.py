@@ -469,11 +469,15 @@ def verify(
     catalogue = open_catalogue(db, readonly=True)
     if as_json:
         echo_json({**summary, "checks": {o: list_checks(catalogue, o) for o in wanted}})
-        return
-    for origin in wanted:
-        typer.echo(origin)
-        for c in list_checks(catalogue, origin):
-            typer.echo(f"  {check_line(c)}")
+    else:
+        for origin in wanted:
+            typer.echo(origin)
+            for c in list_checks(catalogue, origin):
+                typer.echo(f"  {check_line(c)}")
+        if summary["internal"]:
+            typer.echo(f"{summary['internal']} origin(s) failed on an internal error of agentdex", err=True)
+    if summary["internal"]:  # as crawl: an origin hit a bug of agentdex, the others are saved
+        raise typer.Exit(1)
 
 
 @app.command(epilog=CONFIG_HELP)

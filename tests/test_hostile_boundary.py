@@ -118,6 +118,9 @@ def test_the_cli_says_how_many_origins_failed_and_exits_1(web, tmp_path, monkeyp
     assert "Traceback" not in result.output
     json_run = CliRunner().invoke(app, ["crawl", *OTHERS, VICTIM, "--db", str(path), *web.cli_args(), "--json"])
     assert json_run.exit_code == 1 and '"internal": 1' in json_run.stdout
+    verified = CliRunner().invoke(app, ["verify", *OTHERS, VICTIM, "--db", str(path), *web.cli_args()])
+    assert verified.exit_code == 1, verified.output
+    assert "1 origin(s) failed on an internal error of agentdex" in verified.stderr
 
 
 def test_an_origin_answering_just_inside_each_deadline_is_cut_short_at_its_budget(hostile_web, tmp_path):
