@@ -1,13 +1,16 @@
 """The catalogue database: one SQLite file (WAL), a versioned schema, one transaction per
 origin for writes, and the named queries the CLI and the TUI read through.
 
-    open_db(path, readonly=False)   connection.py   open, check, migrate
-    start_crawl / save_origin / …   store.py        writes
-    list_listings / get_listing / … queries.py      reads
+    open_db / transaction           connection.py   open, check, migrate; the write transaction
+    start_crawl / finish_crawl      runs.py         a run's life and counters
+    save_origin / save_verification store.py        writes (told what to write as data)
+    plan_crawl / transition / …     decisions.py    what a save writes: pure functions
+    previous_fetches / load_state…  reads.py        the reads a writer needs
+    list_listings / get_listing / … queries.py      reads of the CLI and the TUI
     migrations                      migrations.py   the schema, step by step
 """
 
-from agentdex.db.connection import open_db, schema_version
+from agentdex.db.connection import open_db, schema_version, transaction
 from agentdex.db.health import latest_states
 from agentdex.db.origins import forget_origins, known_categories, last_fetch_error, missing_origins
 from agentdex.db.queries import (
@@ -26,24 +29,20 @@ from agentdex.db.queries import (
     next_due,
     stats,
 )
-from agentdex.db.store import (
+from agentdex.db.reads import (
     due_at,
     due_origins,
-    finish_crawl,
     known_origins,
     last_body,
     listing_source,
     load_state,
     previous_fetches,
     previous_validators,
-    save_feedback_receipt,
-    save_origin,
-    save_verification,
-    start_crawl,
     stored_documents,
     stored_robots,
-    transaction,
 )
+from agentdex.db.runs import finish_crawl, start_crawl
+from agentdex.db.store import save_feedback_receipt, save_origin, save_verification
 
 __all__ = [
     "count_listings",

@@ -3,12 +3,15 @@
 The writer (the crawler, ``import``, ``verify``) opens the file in WAL mode with foreign
 keys on and upgrades an older schema in place. Readers (TUI, ``show``, ``list``) open it
 through a ``file:…?mode=ro`` URI, so the connection itself refuses writes, and never
-migrate: a reader must not change a file another process may be writing.
+migrate: a reader must not change a file another process may be writing. Every write
+goes through :func:`transaction`.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from sqlite_utils import Database
@@ -110,4 +113,33 @@ def schema_version(db: Database) -> int:
     return len(applied_names(db))
 
 
-__all__ = ["BUSY_TIMEOUT_SECONDS", "MIGRATION_SET", "open_db", "schema_version"]
+@contextmanager
+def transaction(db: Database) -> Iterator[Database]:
+    """One write transaction, taken at once (``BEGIN IMMEDIATE``) so a second writer waits
+    for the busy timeout instead of failing half-way; rolled back on any exception (a
+    failed COMMIT included). A full disk raises :class:`DatabaseError` with a sentence.
+    Inside a caller's transaction it is a savepoint of that transaction."""
+    if db.conn.in_transaction:
+        with db.atomic():
+            yield db
+        return
+    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+        db.conn.execute("COMMIT")
+    except BaseException as exc:
+        if db.conn.in_transaction:  # a COMMIT that failed (a full disk) leaves it open
+            db.rollback()
+        if isinstance(exc, sqlite3.OperationalError) and _disk_full(exc):
+            raise DatabaseError(
+                f"the disk holding the catalogue is full ({exc}): nothing of the origin being saved was "
+                "kept, every origin saved before it is; free some space and run the same command again"
+            ) from exc
+        raise
+
+
+def _disk_full(exc: sqlite3.OperationalError) -> bool:
+    return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "full" in str(exc)
+
+
+__all__ = ["BUSY_TIMEOUT_SECONDS", "MIGRATION_SET", "open_db", "schema_version", "transaction"]

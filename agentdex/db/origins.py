@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from agentdex.db.store import transaction
+from agentdex.db.connection import transaction
 
 
 def missing_origins(db: Database, origins: Iterable[str]) -> list[str]:

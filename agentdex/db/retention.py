@@ -22,8 +22,8 @@ from dataclasses import asdict, dataclass
 from sqlite_utils import Database
 
 from agentdex.db.common import iso
+from agentdex.db.connection import transaction
 from agentdex.db.migrations import RECENT_PROBES
-from agentdex.db.store import transaction
 from agentdex.errors import InputError
 
 DAY = 24 * 3600.0

@@ -15,7 +15,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from agentdex.db.store import JSON_FIELDS, TEXT_FIELDS, transaction
+from agentdex.db.connection import transaction
+from agentdex.db.decisions import JSON_FIELDS, TEXT_FIELDS
 from agentdex.models import Listing
 
 ADJECTIVES = (
