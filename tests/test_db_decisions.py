@@ -12,6 +12,7 @@ from agentdex.db import load_state, save_origin, save_verification, start_crawl
 from agentdex.db.decisions import (
     ANCHOR_CHECKS,
     plan_crawl,
+    schedule_columns,
     stale_checks,
     tool_set,
     transition,
@@ -89,6 +90,42 @@ def test_the_common_recrawl_moves_only_the_crawl_time():
 def test_an_origin_delisted_by_its_publisher_stays_delisted_when_the_bytes_are_the_same():
     light = {"status": "delisted", "unreachable_streak": 0, "first_listed_at": AT}
     assert "status" not in unchanged_columns(light, 7, "later")
+
+
+# --- the schedule ------------------------------------------------------------------------
+
+
+def test_a_change_is_due_again_in_an_hour_and_each_unchanged_crawl_doubles_it():
+    crawl = pantry_crawl()
+    assert schedule_columns(crawl, {"unchanged_crawls": 5}, changed=True, failures=0, at=AT) == {
+        "next_due_at": "2026-05-01T13:00:00.000Z",
+        "recrawl_interval": 3600,
+        "unchanged_crawls": 0,
+    }
+    later = schedule_columns(crawl, {"unchanged_crawls": 2}, changed=False, failures=0, at=AT)
+    assert (later["unchanged_crawls"], later["recrawl_interval"]) == (3, 8 * 3600)
+
+
+def test_an_unreachable_origin_backs_off_from_a_quarter_of_an_hour():
+    crawl = unreachable_crawl()
+    columns = [schedule_columns(crawl, {}, changed=False, failures=n, at=AT)["recrawl_interval"] for n in (1, 2, 3)]
+    assert columns == [900, 1800, 3600]
+
+
+def test_a_crawl_that_asked_nothing_keeps_its_due_time():
+    crawl = pantry_crawl()
+    for record in crawl.fetches:
+        record.from_freshness = True
+    light = {"unchanged_crawls": 4, "next_due_at": "2026-05-02T00:00:00.000Z"}
+    columns = schedule_columns(crawl, light, changed=False, failures=0, at=AT)
+    assert (columns["next_due_at"], columns["unchanged_crawls"]) == ("2026-05-02T00:00:00.000Z", 4)
+
+
+def test_an_imported_listing_has_no_schedule():
+    crawl = pantry_crawl()
+    for record in crawl.fetches:
+        record.url = "file:pantry.adapp"
+    assert schedule_columns(crawl, {}, changed=True, failures=0, at=AT) == {}
 
 
 # --- which checks a verification drops ----------------------------------------------------

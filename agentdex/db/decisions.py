@@ -7,6 +7,8 @@
                         delisted, with the unreachable grace of :mod:`agentdex.changes`),
                         from the stored state read in the transaction and the crawl's status
     unchanged_columns   the same for a crawl whose every document answered 304
+    schedule_columns    when the listing is next due (:mod:`agentdex.schedule`), once the
+                        save knows whether it changed anything
     stale_checks        which stored checks a verification replaces by deleting them
 
 The transition needs the stored state, read inside the write transaction (read before it,
@@ -20,9 +22,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentdex import changes
+from agentdex import changes, schedule
 from agentdex.checks import in_group
-from agentdex.db.common import dumps, safe_text
+from agentdex.db.common import dumps, epoch, iso, safe_text
 from agentdex.formats import DISCOVERY_NAMES, FORMAT_NAMES
 from agentdex.formats.tool_fingerprint import read_only_contradiction
 from agentdex.formats.tool_safety import check_tool
@@ -162,6 +164,24 @@ def unchanged_columns(light: dict[str, Any], crawl_id: int | None, at: str) -> d
     if status == changes.LISTED and light["first_listed_at"] is None:
         columns["first_listed_at"] = at
     return columns
+
+
+def schedule_columns(
+    crawl: OriginCrawl, light: dict[str, Any], *, changed: bool, failures: int, at: str
+) -> dict[str, Any]:
+    """The listing's schedule after this crawl (see :mod:`agentdex.schedule`); empty
+    for a listing that did not come from the web (an imported package has nothing to recrawl)."""
+    if not any(f.url.startswith("https://") for f in crawl.fetches):
+        return {}
+    asked = any(not f.from_freshness for f in crawl.fetches)
+    streak = schedule.unchanged_after(light.get("unchanged_crawls") or 0, changed=changed, asked=asked)
+    now = epoch(at) or 0.0
+    if not asked:  # it learnt nothing: due when it was, or once something is stale
+        due = max(epoch(light.get("next_due_at")) or now, crawl.stale_at or now)
+    else:
+        due = schedule.next_due(now, streak, failures, crawl.stale_at)
+    every = schedule.interval(streak, failures)
+    return {"next_due_at": iso(due), "recrawl_interval": int(every), "unchanged_crawls": streak}
 
 
 def stale_checks(checks: list[Check] | None, listing_format: str | None) -> tuple[str, ...]:

@@ -39,8 +39,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from agentdex import changes, schedule
-from agentdex.db.common import dumps, epoch, iso, safe_text, utc_now
+from agentdex import changes
+from agentdex.db.common import dumps, safe_text, utc_now
 from agentdex.db.connection import transaction
 from agentdex.db.crosscheck import save_consistency, tool_events
 from agentdex.db.decisions import (
@@ -48,6 +48,7 @@ from agentdex.db.decisions import (
     ToolSet,
     Transition,
     plan_crawl,
+    schedule_columns,
     stale_checks,
     tool_set,
     transition,
@@ -108,8 +109,7 @@ def _save_crawled(
         _replace_tools(db, origin, "manifest", plan.tools["manifest"], at)
     _save_probes(db, origin, crawl.checks, plan.tools.get("mcp"), stale, at, crawl.endpoints, crawl_id)
     events = _record_changes(db, origin, old, crawl.status, crawl_id, at)
-    schedule_columns = _schedule_columns(crawl, light, changed=bool(events), failures=move.failures, at=at)
-    _update_listing(db, origin, schedule_columns)
+    _update_listing(db, origin, schedule_columns(crawl, light, changed=bool(events), failures=move.failures, at=at))
     return events
 
 
@@ -123,7 +123,7 @@ def _save_unchanged(
     quiet = status == light["status"] and crawl.checks is None and crawl.mcp_tools is None and not crawl.endpoints
     old = None if quiet else load_state(db, crawl.origin)
     if quiet:  # no event can follow, so the schedule is known now and goes in the same UPDATE
-        planned = _schedule_columns(crawl, light, changed=False, failures=0, at=at)
+        planned = schedule_columns(crawl, light, changed=False, failures=0, at=at)
         columns.update({name: value for name, value in planned.items() if light.get(name) != value})
     _update_listing(db, crawl.origin, columns)
     save_snapshots(db, crawl.origin, crawl.fetches, crawl_id, at, keep_bodies=False)
@@ -134,26 +134,8 @@ def _save_unchanged(
     if crawl.consistency is not None:  # the stored documents compared again with live 402s
         save_consistency(db, crawl.origin, crawl.consistency, crawl_id)
     events = _record_changes(db, crawl.origin, old, status, crawl_id, at)
-    _update_listing(db, crawl.origin, _schedule_columns(crawl, light, changed=bool(events), failures=0, at=at))
+    _update_listing(db, crawl.origin, schedule_columns(crawl, light, changed=bool(events), failures=0, at=at))
     return events
-
-
-def _schedule_columns(
-    crawl: OriginCrawl, light: dict[str, Any], *, changed: bool, failures: int, at: str
-) -> dict[str, Any]:
-    """The listing's schedule after this crawl (see :mod:`agentdex.schedule`); empty
-    for a listing that did not come from the web (an imported package has nothing to recrawl)."""
-    if not any(f.url.startswith("https://") for f in crawl.fetches):
-        return {}
-    asked = any(not f.from_freshness for f in crawl.fetches)
-    streak = schedule.unchanged_after(light.get("unchanged_crawls") or 0, changed=changed, asked=asked)
-    now = epoch(at) or 0.0
-    if not asked:  # it learnt nothing: due when it was, or once something is stale
-        due = max(epoch(light.get("next_due_at")) or now, crawl.stale_at or now)
-    else:
-        due = schedule.next_due(now, streak, failures, crawl.stale_at)
-    every = schedule.interval(streak, failures)
-    return {"next_due_at": iso(due), "recrawl_interval": int(every), "unchanged_crawls": streak}
 
 
 def _update_listing(db: Database, origin: str, columns: dict[str, Any]) -> None:
