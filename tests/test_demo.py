@@ -91,8 +91,11 @@ def runs(tmp_path_factory):
     )
     try:
         cli_path = tmp_path_factory.mktemp("demo-cli") / "catalogue.db"
+        # Only the threads this run started: a sample web an earlier test of this worker
+        # process left stopping is that test's business, not the demo's.
+        before = set(threading.enumerate())
         result = CliRunner().invoke(app, ["demo", "--no-tui", "--db", str(cli_path)])
-        threads = [t.name for t in threading.enumerate() if t.name.startswith("agentdex-sampleweb")]
+        threads = [t.name for t in set(threading.enumerate()) - before if t.name.startswith("agentdex-sampleweb")]
         stdout, stderr = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
