@@ -1,5 +1,6 @@
-"""A new verification check is one catalogue entry: the catalogue-built views, the docs and
-the CLI all take it up without a migration."""
+"""A new verification check is one catalogue entry (and its runner's result): the
+catalogue-built views Datasette serves, the docs, the CLI and the TUI all take it up without a
+migration."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from agentdex import checks
 from agentdex.cli import app
 from agentdex.db import open_db
 from agentdex.db.views import sync_views
+from test_tui_support import db_path, net, web  # noqa: F401
 
 NEW = checks.CheckInfo("manifest.etag", "manifest", "The manifest answers with a validator (ETag).")
 
@@ -83,3 +85,23 @@ def test_show_lists_a_new_check_with_its_verdict(tmp_path, one_more_check):
     assert {"name": NEW.name, "status": "pass"}.items() <= next(
         c for c in json.loads(done.output)["checks"] if c["name"] == NEW.name
     ).items()
+
+
+async def test_the_tui_lists_a_new_check_with_its_verdict(db_path, net, one_more_check):
+    from agentdex.tui.app import make_app
+    from test_tui_listing import table_rows
+    from test_tui_support import SIZE, open_listing
+
+    db = open_db(db_path)  # a writer: the view takes up the check
+    at = datetime.now(UTC).isoformat()
+    db.execute(
+        "INSERT INTO checks (origin, name, status, detail, checked_at) VALUES ('pantry.test', ?, 'fail', 'no ETag', ?)",
+        [NEW.name, at],
+    )
+    db.conn.commit()
+    assert db.execute("SELECT manifest_etag FROM check_status WHERE origin = 'pantry.test'").fetchone() == ("fail",)
+    app = make_app(db_path, net)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_listing(app, pilot, "pantry.test", "3")
+        rows = {row[1]: row for row in table_rows(screen, "#checks-table")}
+    assert rows[NEW.name][0].strip() == "fail" and "no ETag" in rows[NEW.name][2]
