@@ -36,6 +36,7 @@ class KeepAliveServer:
         self.hosts: list[str] = []  # the Host of each connection's first request
         self.requests: list[tuple[int, str]] = []  # (connection number, path) of every request read
         self.port = 0
+        self.resumed: list[bool] = []  # whether each connection resumed an earlier TLS session
 
     async def start(self) -> None:
         self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.context)
@@ -47,6 +48,7 @@ class KeepAliveServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
+        self.resumed.append(writer.get_extra_info("ssl_object").session_reused)
         number = self.connections
         first, drop_next = True, False
         try:
@@ -187,6 +189,17 @@ async def get(fetcher: Fetcher, host: str, path: str = "/doc", etag: str | None 
     record = await fetcher.fetch(f"https://{host}{path}", kind="guide", max_bytes=1024, etag=etag, honour_robots=False)
     assert record.error_code in (None, "http_status"), record.error
     return record
+
+
+async def test_a_new_connection_to_a_host_resumes_its_tls_session(server) -> None:
+    # The server closes after each "/bye": every request needs a connection, and only the
+    # first to a host name pays a full handshake (certificate sent and verified).
+    keep_alive, ca_path = server
+    async with fetcher_for(keep_alive, ca_path) as fetcher:
+        for _ in range(3):
+            assert (await get(fetcher, "a.sample.test", "/bye")).body == b"bye"
+        assert (await get(fetcher, "b.sample.test", "/bye")).body == b"bye"
+    assert keep_alive.resumed == [False, True, True, False]
 
 
 async def test_requests_to_one_host_share_a_connection(server) -> None:

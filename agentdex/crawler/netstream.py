@@ -34,6 +34,8 @@ import select
 import socket
 import ssl
 import typing
+import weakref
+from collections import OrderedDict
 from collections.abc import Iterable
 
 import httpcore
@@ -108,6 +110,7 @@ class SocketStream(httpcore.AsyncNetworkStream):
     def __init__(self, sock: socket.socket) -> None:
         self._sock = sock
         self._loop = asyncio.get_running_loop()
+        self._session_slot: tuple[ssl.SSLContext, tuple[str | None, typing.Any]] | None = None
         self._unwaited = 0  # reads in a row that did not wait for the event loop
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
@@ -118,15 +121,26 @@ class SocketStream(httpcore.AsyncNetworkStream):
             await asyncio.sleep(0)  # the loop runs: a deadline that is due cancels this read
         while True:
             try:
-                return self._sock.recv(max_bytes)
+                data = self._sock.recv(max_bytes)
             except _WOULD_BLOCK_READ:
                 await self._wait(True, timeout, httpcore.ReadTimeout)
+                continue
             except ssl.SSLWantWriteError:
                 await self._wait(False, timeout, httpcore.ReadTimeout)
             except (ssl.SSLEOFError, ssl.SSLZeroReturnError):
                 return b""
             except OSError as exc:
                 raise httpcore.ReadError(str(exc) or type(exc).__name__) from exc
+            if self._session_slot is not None:
+                self._keep_session()
+            return data
+
+    def _keep_session(self) -> None:
+        """Kept once, at the first answer's bytes: by then the server's TLS 1.3 tickets,
+        sent after the handshake, have been read (a connection is closed without ``aclose``)."""
+        slot, self._session_slot = self._session_slot, None
+        if slot is not None and isinstance(self._sock, ssl.SSLSocket):
+            _SESSIONS.keep(*slot, self._sock)
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         """All of ``buffer``."""
@@ -150,12 +164,19 @@ class SocketStream(httpcore.AsyncNetworkStream):
     ) -> SocketStream:
         """The same connection under TLS, once the handshake is done (``server_hostname``
         is the URL's host: SNI and the certificate check)."""
+        key = _session_key(self._sock, server_hostname)
         try:
-            tls = ssl_context.wrap_socket(self._sock, server_hostname=server_hostname, do_handshake_on_connect=False)
+            tls = ssl_context.wrap_socket(
+                self._sock,
+                server_hostname=server_hostname,
+                do_handshake_on_connect=False,
+                session=_SESSIONS.get(ssl_context, key),
+            )
         except (OSError, ValueError) as exc:
             self._sock.close()
             raise httpcore.ConnectError(str(exc) or type(exc).__name__) from exc
         stream = SocketStream(tls)
+        stream._session_slot = (ssl_context, key)
         try:
             await stream._handshake(timeout)
         except BaseException:
@@ -232,3 +253,47 @@ def _wake(waiter: asyncio.Future[None]) -> None:
 def _expire(waiter: asyncio.Future[None]) -> None:
     if not waiter.done():
         waiter.set_exception(TimeoutError())
+
+
+def _session_key(sock: socket.socket, server_hostname: str | None) -> tuple[str | None, typing.Any]:
+    """A session is resumed only for the same name at the same address and port."""
+    try:
+        return server_hostname, sock.getpeername()
+    except OSError:
+        return server_hostname, None
+
+
+class SessionCache:
+    """TLS sessions by context, then by (host name, peer address), the most recent few thousand.
+
+    Resuming skips the certificate exchange and its verification, the costliest part of a
+    client handshake in CPU; a crawl that asks few URLs on each connection (a revalidating
+    recrawl answered by 304s) pays a handshake for every couple of requests. The session was
+    established with a verified certificate for the same name and address under the same
+    context, so resuming it trusts nothing new."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._size = size
+        self._by_context: weakref.WeakKeyDictionary[ssl.SSLContext, OrderedDict[typing.Any, ssl.SSLSession]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def get(self, context: ssl.SSLContext, key: typing.Any) -> ssl.SSLSession | None:
+        """The session kept for ``key`` under ``context``, if any."""
+        sessions = self._by_context.get(context)
+        return None if sessions is None else sessions.get(key)
+
+    def keep(self, context: ssl.SSLContext, key: typing.Any, sock: ssl.SSLSocket) -> None:
+        """Keep ``sock``'s session if the server offered a resumable one (TLS 1.3 sends its
+        tickets after the handshake, so a connection is asked when it closes)."""
+        session = sock.session
+        if session is None or (not session.has_ticket and not session.id):
+            return
+        sessions = self._by_context.setdefault(context, OrderedDict())
+        sessions[key] = session
+        sessions.move_to_end(key)
+        while len(sessions) > self._size:
+            sessions.popitem(last=False)
+
+
+_SESSIONS = SessionCache()
