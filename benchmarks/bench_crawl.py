@@ -4,13 +4,14 @@ minimal httpx fetcher and a Scrapy spider fetching exactly the same URLs.
 Run from the repository root:
 
     .venv/bin/python benchmarks/bench_crawl.py [--n 1000 10000] [--concurrency 32]
-        [--repeat R] [--skip-httpx] [--skip-scrapy] [--scrapy-no-verify-tls] [--nginx-workers 1]
+        [--repeat R] [--skip-httpx] [--skip-scrapy | --scrapy PYTHON] [--scrapy-no-verify-tls] [--nginx-workers 1]
         [--max-age 3600] [--changed-every 100] [--later 3900] [--cap-httpx S] [--cap-scrapy S]
         [--profile] [--json FILE] [--verify] [--recrawls 10]
 
-Needs nginx (``apt-get install nginx-light``) and, unless ``--skip-scrapy``, Scrapy in the
-virtualenv (``.venv/bin/pip install scrapy``); both are benchmark-only tools, not agentdex
-dependencies. Everything it writes goes under ``benchmarks/out/`` (gitignored): the
+Needs nginx (``apt-get install nginx-light``) and, unless ``--skip-scrapy``, Scrapy in a
+virtualenv of its own (``python3 -m venv /tmp/scrapy-venv && /tmp/scrapy-venv/bin/pip install
+scrapy``, then ``--scrapy /tmp/scrapy-venv/bin/python``); both are benchmark-only tools, not
+agentdex dependencies. Everything it writes goes under ``benchmarks/out/`` (gitignored): the
 synthetic tree of each N (``write_synthetic_tree``, reused by later runs), a trustme CA with
 a ``*.synthetic.test`` certificate, the nginx prefix (configuration from
 ``benchmarks/crawl/nginx.conf.template``, logs, pid) and each run's database and URL list.
@@ -91,7 +92,11 @@ from agentdex.sampleweb.synthetic import FILES, SyntheticWeb, host_name, site_fi
 
 INSTALL_HELP = {
     "nginx": "nginx is missing: install it with `apt-get install -y nginx-light` (or nginx).",
-    "scrapy": "Scrapy is missing: `.venv/bin/pip install scrapy` (benchmark only), or pass --skip-scrapy.",
+    "scrapy": (
+        "Scrapy is missing: install it in a virtualenv of its own (`python3 -m venv /tmp/scrapy-venv &&"
+        " /tmp/scrapy-venv/bin/pip install scrapy`) and pass --scrapy /tmp/scrapy-venv/bin/python,"
+        " or pass --skip-scrapy."
+    ),
     "trustme": "trustme is missing: `.venv/bin/pip install -e '.[test]'`.",
 }
 
@@ -99,14 +104,24 @@ INSTALL_HELP = {
 # --- tools, tree, certificates ------------------------------------------------------------
 
 
-def missing_tools(with_scrapy: bool) -> list[str]:
-    """Install hints for every tool the benchmark needs and cannot find."""
+def missing_tools(scrapy_python: str | None) -> list[str]:
+    """Install hints for every tool the benchmark needs and cannot find (``scrapy_python``:
+    the interpreter that runs the Scrapy spider, None when it does not run)."""
     missing = [] if shutil.which("nginx") or Path("/usr/sbin/nginx").exists() else ["nginx"]
-    if with_scrapy and importlib.util.find_spec("scrapy") is None:
+    if scrapy_python is not None and not has_scrapy(scrapy_python):
         missing.append("scrapy")
     if importlib.util.find_spec("trustme") is None:
         missing.append("trustme")
     return [INSTALL_HELP[name] for name in missing]
+
+
+def has_scrapy(interpreter: str) -> bool:
+    """Whether ``interpreter`` can import Scrapy (it may be another virtualenv's: Scrapy is
+    no dependency of agentdex, not even a test one)."""
+    try:
+        return subprocess.run([interpreter, "-c", "import scrapy"], capture_output=True, timeout=60).returncode == 0
+    except OSError:
+        return False
 
 
 def nginx_binary() -> str:
@@ -569,7 +584,7 @@ def _run_fetchers(
         extra = ["--no-verify-tls"] if args.scrapy_no_verify_tls else []
         runs["Scrapy"] = run_child(
             "Scrapy",
-            [python(), str(HELPERS / "scrapy_fetch.py"), *fetch_args, *extra, "--max-seconds", str(args.cap_scrapy)],
+            [args.scrapy, str(HELPERS / "scrapy_fetch.py"), *fetch_args, *extra, "--max-seconds", str(args.cap_scrapy)],
             work / "scrapy.json",
             nginx,
             work / "scrapy.log",
@@ -812,6 +827,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=1, help="rounds; the fastest run of each crawler is kept")
     parser.add_argument("--nginx-workers", type=int, default=1, help="nginx worker processes")
     parser.add_argument("--skip-scrapy", action="store_true", help="run without the Scrapy spider")
+    parser.add_argument(
+        "--scrapy",
+        metavar="PYTHON",
+        default=sys.executable,
+        help="the interpreter that runs the Scrapy spider (a virtualenv of its own with Scrapy installed)",
+    )
     parser.add_argument("--skip-httpx", action="store_true", help="run without the minimal httpx fetcher")
     parser.add_argument(
         "--scrapy-no-verify-tls",
@@ -849,7 +870,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     # A SIGTERM unwinds like Ctrl-C, so nginx is stopped on the way out.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    problems = missing_tools(not args.skip_scrapy)
+    problems = missing_tools(None if args.skip_scrapy else args.scrapy)
     if problems:
         print("\n".join(problems), file=sys.stderr)
         return 2
