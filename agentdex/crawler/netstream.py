@@ -264,7 +264,9 @@ def _session_key(sock: socket.socket, server_hostname: str | None) -> tuple[str 
 
 
 class SessionCache:
-    """TLS sessions by context, then by (host name, peer address), the most recent few thousand.
+    """TLS sessions by context, then by (host name, peer address), the most recent thousand
+    (an origin's few connections open at about the same time; a session holds the peer's
+    certificate, a few KB).
 
     Resuming skips the certificate exchange and its verification, the costliest part of a
     client handshake in CPU; a crawl that asks few URLs on each connection (a revalidating
@@ -272,7 +274,7 @@ class SessionCache:
     established with a verified certificate for the same name and address under the same
     context, so resuming it trusts nothing new."""
 
-    def __init__(self, size: int = 4096) -> None:
+    def __init__(self, size: int = 1024) -> None:
         self._size = size
         self._by_context: weakref.WeakKeyDictionary[ssl.SSLContext, OrderedDict[typing.Any, ssl.SSLSession]] = (
             weakref.WeakKeyDictionary()
@@ -285,11 +287,13 @@ class SessionCache:
 
     def keep(self, context: ssl.SSLContext, key: typing.Any, sock: ssl.SSLSocket) -> None:
         """Keep ``sock``'s session if the server offered a resumable one (TLS 1.3 sends its
-        tickets after the handshake, so a connection is asked when it closes)."""
+        tickets after the handshake, so a connection is asked at its first answer)."""
+        sessions = self._by_context.setdefault(context, OrderedDict())
+        if sock.session_reused and key in sessions:
+            return  # its ticket still works: reading a session copies it, a costly call
         session = sock.session
         if session is None or (not session.has_ticket and not session.id):
             return
-        sessions = self._by_context.setdefault(context, OrderedDict())
         sessions[key] = session
         sessions.move_to_end(key)
         while len(sessions) > self._size:
