@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from textual import events
+
+# Private names of textual: pinned exactly in pyproject.toml for them (no public API exposes
+# the terminal's key parser).
 from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
 from textual._xterm_parser import XTermParser
 from textual.drivers import linux_driver
