@@ -3,7 +3,7 @@ minimal httpx fetcher and a Scrapy spider fetching exactly the same URLs.
 
 Run from the repository root:
 
-    .venv/bin/python benchmarks/bench_crawl.py [--n 1000 10000] [--concurrency 32]
+    .venv/bin/python benchmarks/bench_crawl.py [--n 1000 10000] [--concurrency 32] [--per-host 1]
         [--repeat R] [--skip-httpx] [--skip-scrapy | --scrapy PYTHON] [--scrapy-no-verify-tls] [--nginx-workers 1]
         [--max-age 3600] [--changed-every 100] [--later 3900] [--cap-httpx S] [--cap-scrapy S]
         [--profile] [--json FILE] [--verify] [--recrawls 10]
@@ -46,7 +46,7 @@ every answer (``--max-age``; 304s and 404s included):
 fetched by then (Scrapy's default scheduler stalls at 100,000 domains).
 
 Every crawler runs in its own process with the same concurrency (``--concurrency``
-requests in flight, at most 2 per host). Figures (see docs/benchmarks.md for more):
+requests in flight, at most ``--per-host`` per host: 1, agentdex's default). Figures (see docs/benchmarks.md for more):
 
 - wall: the crawl phase, timed inside the child (interpreter start-up and imports excluded);
 - CPU ms/req: the crawl phase's CPU time (``time.process_time``: user + system, all
@@ -452,6 +452,7 @@ def one_round(n: int, args: argparse.Namespace, tree: Path, work: Path, nginx: N
         path.unlink(missing_ok=True)
     label = f"[N={n:,}{f', round {number + 1}/{args.repeat}' if args.repeat > 1 else ''}]"
     common = ["--port", str(nginx.port), "--ca", str(ca), "--concurrency", str(args.concurrency)]
+    common += ["--per-host", str(args.per_host)]
     base_cmd = [
         python(),
         str(HELPERS / "agentdex_crawl.py"),
@@ -568,7 +569,7 @@ def _run_fetchers(
     label: str, args: argparse.Namespace, work: Path, common: list[str], nginx: Nginx, runs: dict[str, Run], count: int
 ) -> None:
     """The minimal httpx fetcher and the Scrapy spider on the first crawl's URL list."""
-    fetch_args = ["--urls", str(work / "urls.txt"), *common, "--per-host", "2"]
+    fetch_args = ["--urls", str(work / "urls.txt"), *common]
     if not args.skip_httpx:
         print(f"{label} minimal httpx fetcher ({count:,} URLs) …", flush=True)
         runs["httpx (minimal)"] = run_child(
@@ -824,6 +825,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, nargs="+", default=[1000, 10000], help="origin counts to run")
     parser.add_argument("--concurrency", type=int, default=32, help="requests in flight (each crawler)")
+    parser.add_argument("--per-host", type=int, default=1, help="requests in flight to one host (each crawler)")
     parser.add_argument("--repeat", type=int, default=1, help="rounds; the fastest run of each crawler is kept")
     parser.add_argument("--nginx-workers", type=int, default=1, help="nginx worker processes")
     parser.add_argument("--skip-scrapy", action="store_true", help="run without the Scrapy spider")

@@ -57,6 +57,7 @@ class NetworkOptions:
     # ``crawl --registry-lookup``); see agentdex.crawler.discovery.
     registry_lookup: bool = False
     origin_budget: float = ORIGIN_BUDGET  # seconds one origin may take, all its requests together
+    per_host: int = 1  # requests in flight to one host name at once (see agentdex.crawler.fetch)
 
     def __post_init__(self) -> None:
         self.registry = registry_base(self.registry)
@@ -69,6 +70,7 @@ class NetworkOptions:
             allow_private=self.allow_private,
             concurrency=self.concurrency,
             deadline=self.deadline,
+            per_host=self.per_host,
         )
 
 

@@ -3,7 +3,7 @@
 Public API::
 
     async with Fetcher(*, connect_to=(), ca_bundle=None, allow_private=False,
-                       concurrency=16, per_host=2, user_agent=USER_AGENT,
+                       concurrency=16, per_host=1, user_agent=USER_AGENT,
                        deadline=15.0, connect_timeout=5.0, retries=2,
                        transport_factory=None, resolver=None) as fetcher:
         record = await fetcher.fetch(url, *, kind, max_bytes, same_origin=False,
@@ -44,8 +44,10 @@ loops, origin when ``same_origin``); one deadline covers the whole request (conn
 TLS, headers, every redirect, every retry and the body); the byte cap is enforced while
 streaming and counted after decompression (inflation is bounded, so a gzip bomb costs at
 most ``max_bytes`` of memory); a Content-Length above the cap is refused before reading;
-at most ``per_host`` requests per host name and ``concurrency`` in all; retries with short
-exponential backoff only for connection failures, connect timeouts, 500/502/503/504 and 429
+at most ``per_host`` requests per host name (one by default: one kept-alive connection an
+origin, so one TLS handshake; with two, a recrawl of 2,000 origins paid 4,000 handshakes and
+took a fifth longer: ``benchmarks/bench_crawl.py --per-host 2``) and ``concurrency`` in all;
+retries with short exponential backoff only for connection failures, connect timeouts, 500/502/503/504 and 429
 (a Retry-After above 3 s means no retry), never for any other status, TLS, a blocked
 address or a too-large body; no cookies, no proxies from the environment; a credential
 header given by the caller (Authorization, Cookie, X-API-Key, a payment header) is dropped
@@ -154,7 +156,7 @@ class Fetcher:
         ca_bundle: str | Path | None = None,
         allow_private: bool = False,
         concurrency: int = 16,
-        per_host: int = 2,
+        per_host: int = 1,
         user_agent: str = USER_AGENT,
         deadline: float = 15.0,
         connect_timeout: float = 5.0,

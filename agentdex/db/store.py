@@ -181,10 +181,13 @@ def _record_changes(
 
 
 def _refresh_counts(db: Database, origin: str, *, changed_at: str | None) -> None:
+    # `+status` keeps SQLite off the checks_status_name index: with it, each count scanned
+    # every passing check of every origin (2.4 ms per origin at 2,000 origins, growing with N);
+    # the primary key (origin, name) finds one origin's dozen rows instead.
     db.execute(
         "UPDATE listings SET "
-        "checks_passed = (SELECT count(*) FROM checks WHERE origin = :o AND status = 'pass'), "
-        "checks_failed = (SELECT count(*) FROM checks WHERE origin = :o AND status = 'fail'), "
+        "checks_passed = (SELECT count(*) FROM checks WHERE origin = :o AND +status = 'pass'), "
+        "checks_failed = (SELECT count(*) FROM checks WHERE origin = :o AND +status = 'fail'), "
         "last_changed_at = coalesce(:changed, last_changed_at) WHERE origin = :o",
         {"o": origin, "changed": changed_at},
     )

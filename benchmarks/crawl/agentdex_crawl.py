@@ -49,6 +49,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--ca", type=Path, required=True)
     parser.add_argument("--domain", default="synthetic.test")
     parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--per-host", type=int, default=1, help="requests in flight to one host at once")
     parser.add_argument("--result", type=Path, required=True)
     parser.add_argument("--profile", type=Path, help="write a cProfile of the crawl phase here")
     parser.add_argument("--revalidate", action="store_true", help="ask every document, fresh or not")
@@ -65,7 +66,10 @@ def run(args: argparse.Namespace) -> dict:
     origins = [] if args.due else read_seeds(args.seeds)
     db = open_db(args.db)
     net = NetworkOptions(
-        connect_to=[(f"*.{args.domain}", "127.0.0.1", args.port)], ca_bundle=args.ca, concurrency=args.concurrency
+        connect_to=[(f"*.{args.domain}", "127.0.0.1", args.port)],
+        ca_bundle=args.ca,
+        concurrency=args.concurrency,
+        per_host=args.per_host,
     )
     now = time.time() + args.later if args.later else None
     profiler = _profiler(args.profile)

@@ -26,7 +26,7 @@ def fetcher_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, required=True, help="the benchmark server's port on 127.0.0.1")
     parser.add_argument("--ca", type=Path, required=True, help="the benchmark's CA certificate (PEM)")
     parser.add_argument("--concurrency", type=int, default=32, help="requests in flight")
-    parser.add_argument("--per-host", type=int, default=2, help="requests in flight per host")
+    parser.add_argument("--per-host", type=int, default=1, help="requests in flight per host")
     parser.add_argument("--result", type=Path, required=True, help="where to write the JSON result")
     parser.add_argument(
         "--max-seconds",

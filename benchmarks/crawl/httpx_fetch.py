@@ -1,7 +1,7 @@
 """A minimal httpx fetcher: the floor of what an httpx crawler costs on this benchmark.
 
     python benchmarks/crawl/httpx_fetch.py --urls URLS.txt --port PORT --ca CA.pem \
-        --concurrency 32 --per-host 2 --result OUT.json
+        --concurrency 32 --per-host 1 --result OUT.json
 
 It GETs every URL of the file (one per line, grouped by origin in the order agentdex
 fetched them) with one ``httpx.AsyncClient`` and reads each body to the end. Nothing

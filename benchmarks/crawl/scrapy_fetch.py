@@ -1,7 +1,7 @@
 """A Scrapy spider that fetches a URL list: what users would otherwise reach for.
 
     python benchmarks/crawl/scrapy_fetch.py --urls URLS.txt --port PORT --ca CA.pem \
-        --concurrency 32 --per-host 2 --result OUT.json [--no-verify-tls]
+        --concurrency 32 --per-host 1 --result OUT.json [--no-verify-tls]
 
 It yields one request per URL (``dont_filter``: the list has no duplicates) and its
 callback only counts the status: Scrapy fetches, it does not parse, validate or store.
