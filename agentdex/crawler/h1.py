@@ -79,6 +79,7 @@ class HostTransport(httpx.AsyncBaseTransport):
     def __init__(self, context: ssl.SSLContext, backend: httpcore.AsyncNetworkBackend, keep: int) -> None:
         self._context, self._backend, self._keep = context, backend, max(1, keep)
         self._idle: list[_Connection] = []  # most recently used last
+        self._latest: _Connection | None = None  # the connection opened last
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Send ``request`` and read the answer's head; the body streams as it is read."""
@@ -122,6 +123,8 @@ class HostTransport(httpx.AsyncBaseTransport):
         return None
 
     async def _connect(self, url: httpx.URL, timeout: float | None) -> _Connection:
+        if self._latest is not None:  # still open and busy (per_host > 1): its session serves this one
+            self._latest.keep_session()
         host, port = url.host, url.port or 443
         stream = await self._backend.connect_tcp(host, port, timeout=timeout)
         try:
@@ -129,18 +132,19 @@ class HostTransport(httpx.AsyncBaseTransport):
         except BaseException:
             await stream.aclose()
             raise
-        return _Connection(stream)
+        self._latest = _Connection(stream)
+        return self._latest
 
     def keep(self, connection: _Connection) -> None:
         """Take back a connection whose answer was read whole (closed if too many are idle)."""
         self._idle.append(connection)
         while len(self._idle) > self._keep:
-            self._idle.pop(0).close()
+            self._idle.pop(0).close(keep_session=False)
 
     async def aclose(self) -> None:
         """Close every idle connection."""
         while self._idle:
-            self._idle.pop().close()
+            self._idle.pop().close(keep_session=False)
 
 
 _Head = tuple[int, list[tuple[bytes, bytes]], bytes]  # status, headers, reason
@@ -229,8 +233,19 @@ class _Connection:
         h = self.h11
         return h.our_state is h11.DONE and h.their_state is h11.DONE and not h.trailing_data[0]
 
-    def close(self) -> None:
-        """Drop the socket (nothing more is read or written on it)."""
+    def keep_session(self) -> None:
+        """Keep the TLS session for the next connection to this origin (if still open)."""
+        keep = getattr(self.stream, "keep_session", None)
+        sock = self.stream.get_extra_info("socket")
+        if keep is not None and sock is not None and sock.fileno() >= 0:
+            keep()
+
+    def close(self, *, keep_session: bool = True) -> None:
+        """Drop the socket (nothing more is read or written on it). Unless the transport
+        itself is done with it, a new connection will follow: its TLS session is kept so
+        that one resumes it."""
+        if keep_session:
+            self.keep_session()
         sock = self.stream.get_extra_info("socket")
         if sock is not None:
             sock.close()

@@ -131,16 +131,17 @@ class SocketStream(httpcore.AsyncNetworkStream):
                 return b""
             except OSError as exc:
                 raise httpcore.ReadError(str(exc) or type(exc).__name__) from exc
-            if self._session_slot is not None:
-                self._keep_session()
             return data
 
-    def _keep_session(self) -> None:
-        """Kept once, at the first answer's bytes: by then the server's TLS 1.3 tickets,
-        sent after the handshake, have been read (a connection is closed without ``aclose``)."""
-        slot, self._session_slot = self._session_slot, None
-        if slot is not None and isinstance(self._sock, ssl.SSLSocket):
-            _SESSIONS.keep(*slot, self._sock)
+    def keep_session(self) -> None:
+        """Keep this connection's TLS session for the next connection to the same name and
+        address, once it has a resumable one (TLS 1.3 sends its tickets after the handshake;
+        they are read with the first answer). Asked only when another connection will be
+        needed (:mod:`agentdex.crawler.h1`): reading a session copies it with the peer's
+        certificate, about 0.3 ms, and most origins are crawled on one connection."""
+        slot = self._session_slot
+        if slot is not None and isinstance(self._sock, ssl.SSLSocket) and _SESSIONS.keep(*slot, self._sock):
+            self._session_slot = None
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         """All of ``buffer``."""
@@ -285,19 +286,23 @@ class SessionCache:
         sessions = self._by_context.get(context)
         return None if sessions is None else sessions.get(key)
 
-    def keep(self, context: ssl.SSLContext, key: typing.Any, sock: ssl.SSLSocket) -> None:
-        """Keep ``sock``'s session if the server offered a resumable one (TLS 1.3 sends its
-        tickets after the handshake, so a connection is asked at its first answer)."""
+    def keep(self, context: ssl.SSLContext, key: typing.Any, sock: ssl.SSLSocket) -> bool:
+        """Keep ``sock``'s session if the server offered a resumable one; whether one is
+        kept for ``key`` now."""
         sessions = self._by_context.setdefault(context, OrderedDict())
         if sock.session_reused and key in sessions:
-            return  # its ticket still works: reading a session copies it, a costly call
-        session = sock.session
+            return True  # its ticket still works: reading a session copies it, a costly call
+        try:
+            session = sock.session
+        except (OSError, ValueError):  # closed under us: nothing to keep
+            return False
         if session is None or (not session.has_ticket and not session.id):
-            return
+            return False
         sessions[key] = session
         sessions.move_to_end(key)
         while len(sessions) > self._size:
             sessions.popitem(last=False)
+        return True
 
 
 _SESSIONS = SessionCache()
