@@ -253,10 +253,19 @@ def test_an_unchanged_origin_is_still_verified(web, db):
 # --- proofs and reachability ------------------------------------------------------------------
 
 
+def counts(db, origin: str) -> tuple[int, int]:
+    return db.execute("SELECT checks_passed, checks_failed FROM listings WHERE origin = ?", [origin]).fetchone()
+
+
 def test_a_proof_that_disappears_becomes_an_event_and_keeps_its_last_pass(web, db):
     run(db, web, ["tidewater.test"])
     passed = {c["name"]: c for c in list_checks(db, "tidewater.test")}["anchor.verify.dns"]
     assert passed["status"] == "pass" and passed["last_pass_at"] == passed["checked_at"]
+    steady = run(db, web, ["tidewater.test"])  # the same bytes, the same verdicts: no event
+    assert steady.unchanged == 1 and events_of(db, steady.crawl_id) == {}
+    passed_again = {c["name"]: c for c in list_checks(db, "tidewater.test")}["anchor.verify.dns"]
+    assert passed_again["last_pass_at"] == passed_again["checked_at"] > passed["checked_at"]
+    passes, fails = counts(db, "tidewater.test")
     web.dns.set_records("_anchor.tidewater.test", None)
     try:
         lost = run(db, web, ["tidewater.test"])
@@ -264,9 +273,10 @@ def test_a_proof_that_disappears_becomes_an_event_and_keeps_its_last_pass(web, d
         web.dns.set_records("_anchor.tidewater.test", ["anchor-verify=tok123"])
     assert lost.unchanged == 1  # same manifest bytes: the proof is re-checked anyway
     assert events_of(db, lost.crawl_id) == {"tidewater.test": [("proof_lost", "anchor.verify.dns", "pass", "fail")]}
+    assert counts(db, "tidewater.test") == (passes - 1, fails + 1)
     check = {c["name"]: c for c in list_checks(db, "tidewater.test")}["anchor.verify.dns"]
     assert check["status"] == "fail" and "NXDOMAIN" in check["detail"]
-    assert check["last_pass_at"] == passed["last_pass_at"]
+    assert check["last_pass_at"] == passed_again["last_pass_at"]
     back = run(db, web, ["tidewater.test"])
     assert events_of(db, back.crawl_id) == {}  # a proof regained is no event
 

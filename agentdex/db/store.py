@@ -64,6 +64,7 @@ from agentdex.formats.tool_fingerprint import fingerprint
 from agentdex.models import Check, Event, FetchRecord, OriginCrawl, ParseResult, Tool, sorted_findings
 
 NO_TOOLS = ToolSet([], [])
+LIVE_PRICE = "x402.live_price"  # the check whose data holds the live prices changes.diff compares
 
 
 # --- save_origin -----------------------------------------------------------------------------
@@ -118,24 +119,53 @@ def _save_unchanged(
 ) -> list[Event]:
     columns = unchanged_columns(light, crawl_id, at)
     status = columns.get("status", light["status"])
-    # The common recrawl (same status, nothing probed) can cause no event, so the full
-    # state changes.diff compares is read (before the update) only when one may follow.
-    quiet = status == light["status"] and crawl.checks is None and crawl.mcp_tools is None and not crawl.endpoints
+    stale = stale_checks(crawl.checks, light["format"])
+    # The common recrawl (same status, no tools probed, every verdict as stored) can cause
+    # no event (endpoint health has its own history, no events), so the full state
+    # changes.diff compares is read (before the update) only when one may follow.
+    quiet = (
+        status == light["status"]
+        and crawl.mcp_tools is None
+        and (crawl.checks is None or _verdicts_hold(db, crawl.origin, crawl.checks, stale))
+    )
     old = None if quiet else load_state(db, crawl.origin)
     if quiet:  # no event can follow, so the schedule is known now and goes in the same UPDATE
         planned = schedule_columns(crawl, light, changed=False, failures=0, at=at)
         columns.update({name: value for name, value in planned.items() if light.get(name) != value})
     _update_listing(db, crawl.origin, columns)
     save_snapshots(db, crawl.origin, crawl.fetches, crawl_id, at, keep_bodies=False)
-    if quiet:
+    if quiet:  # the same verdicts: their time, detail and data move
+        _save_probes(db, crawl.origin, crawl.checks, None, (), at, crawl.endpoints, crawl_id)
+        if crawl.consistency is not None:
+            save_consistency(db, crawl.origin, crawl.consistency, crawl_id)
         return []
-    stale = stale_checks(crawl.checks, light["format"])
     _save_probes(db, crawl.origin, crawl.checks, plan.tools.get("mcp"), stale, at, crawl.endpoints, crawl_id)
     if crawl.consistency is not None:  # the stored documents compared again with live 402s
         save_consistency(db, crawl.origin, crawl.consistency, crawl_id)
     events = _record_changes(db, crawl.origin, old, status, crawl_id, at)
     _update_listing(db, crawl.origin, schedule_columns(crawl, light, changed=bool(events), failures=0, at=at))
     return events
+
+
+def _verdicts_hold(db: Database, origin: str, checks: list[Check], stale: tuple[str, ...]) -> bool:
+    """Whether storing ``checks`` (and deleting ``stale``) leaves every stored verdict and
+    live price as it is: then no check can cause an event (:func:`changes.diff` compares
+    check statuses and the prices of ``x402.live_price``), and the counts stand."""
+    stored = {
+        name: (status, data)
+        for name, status, data in db.execute(
+            "SELECT name, status, data FROM checks WHERE origin = ?", [origin]
+        ).fetchall()
+    }
+    if any(name in stored for name in stale):
+        return False
+    for check in checks:
+        row = stored.get(check.name)
+        if row is None or row[0] != check.status:
+            return False
+        if check.name == LIVE_PRICE and row[1] != dumps(check.data or {}):
+            return False
+    return True
 
 
 def _update_listing(db: Database, origin: str, columns: dict[str, Any]) -> None:
