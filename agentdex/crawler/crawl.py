@@ -429,7 +429,7 @@ def _fetched_robots(origin: str, fetcher: Fetcher):
 def _stored_listing(db, origin: str):
     """The stored listing of an unchanged origin, when it is still in the catalogue (a
     delisted app's old claims are not probed again)."""
-    state = catalogue.load_state(db, origin)
+    state = catalogue.light_state(db, origin)  # its status: the whole state is not needed
     if state is None or state["status"] not in ("listed", "invalid"):
         return None
     return catalogue.load_listing(db, origin)
