@@ -727,7 +727,31 @@ def targets(report: dict) -> list[tuple[str, str, str, bool | None]]:
         out.append(("first crawl req/s ÷ Scrapy req/s", "≥ 3", f"{speed:.2f}", speed >= 3))
     peak = max(r.peak_mb for name, r in runs.items() if name.startswith("agentdex"))
     out.append(("agentdex peak RSS, MB (largest run)", "≤ 150 (at 100,000)", f"{peak:.0f}", peak <= 150))
+    if n >= 100_000:
+        out.append(("first crawl of 100,000 origins, seconds", "≤ 600", f"{first.wall:.0f}", first.wall <= 600))
     return out
+
+
+def scale_targets(reports: list[dict]) -> list[tuple[str, str, str, bool]]:
+    """Issue 19's target across N: the first crawl's requests/s at each larger N against the
+    smallest N of the run (within 10%)."""
+    rates = {r["n"]: _first_rate(r) for r in reports}
+    base = min(rates)
+    return [
+        (
+            f"first crawl req/s at {n:,} ÷ at {base:,}",
+            "≥ 0.90",
+            f"{rates[n] / rates[base]:.2f}",
+            rates[n] / rates[base] >= 0.9,
+        )
+        for n in sorted(rates)
+        if n != base
+    ]
+
+
+def _first_rate(report: dict) -> float:
+    first = next(r for r in report["runs"] if r["name"] == "agentdex")
+    return first["requests"] / first["wall"]
 
 
 def markdown_table(reports: list[dict]) -> str:
@@ -883,6 +907,8 @@ def main(argv: list[str] | None = None) -> int:
         reports.append(bench(n, args, certs))
         print_report(reports[-1])
     print("\n" + markdown_table(reports))
+    for what, target, measured, met in scale_targets(reports):
+        print(f"{'met ' if met else 'MISS'}  {what}: {measured} (target {target})")
     if args.json:
         command = "python benchmarks/bench_crawl.py " + " ".join(sys.argv[1:] if argv is None else argv)
         args.json.write_text(
