@@ -6,6 +6,9 @@ same load is tested in tests/test_datasette_live.py (a crawl writing while Datas
 
 from __future__ import annotations
 
+import asyncio
+import signal
+import sqlite3
 import subprocess
 import sys
 
@@ -19,6 +22,15 @@ from tests.conftest import cli_env
 
 SYNTHETIC = 40
 PAUSE = "t-delay.test"  # its manifest takes 1 s: with --concurrency 1 the crawl rests half-way
+
+
+def listed(path) -> int:
+    """How many origins the file holds, read apart from the app (0 before the schema exists)."""
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as conn:
+        try:
+            return conn.execute("SELECT count(*) FROM listings").fetchone()[0]
+        except sqlite3.OperationalError:
+            return 0
 
 
 def rows(app) -> dict[str, tuple[str, ...]]:
@@ -44,8 +56,7 @@ async def test_the_tui_reading_during_a_crawl_sees_only_whole_origins(tmp_path, 
         notes: list[str] = []
         app.notify = lambda message, **kw: notes.append(str(message))  # type: ignore[method-assign]
         async with app.run_test(size=SIZE) as pilot:
-            # Started once the app is up: the crawl's 1 s rest half-way must come while the app
-            # reads (started before it, a fast crawl could be over before the app's first read).
+            # Started once the app is up, so the app reads while the crawl writes.
             crawl = subprocess.Popen(
                 [
                     sys.executable,
@@ -63,7 +74,23 @@ async def test_the_tui_reading_during_a_crawl_sees_only_whole_origins(tmp_path, 
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
             )
-            while crawl.poll() is None:
+            # Half-way (seen in the file apart from the app, polled often), the crawl is stopped
+            # where it stands, perhaps inside a write transaction, while the TUI reads: one read
+            # surely falls between writes however slow the machine (reads only timed against
+            # the 1 s rest half-way missed it once in a full parallel run).
+            while crawl.poll() is None and not 0 < listed(path) < len(origins):
+                await asyncio.sleep(0.01)
+            frozen: dict[str, tuple[str, ...]] | None = None
+            if crawl.poll() is None:
+                crawl.send_signal(signal.SIGSTOP)
+                try:
+                    await pilot.press("f5")
+                    await settle(pilot, rounds=2)
+                    frozen = rows(app)
+                    seen.append(frozen)
+                finally:
+                    crawl.send_signal(signal.SIGCONT)
+            while crawl.poll() is None:  # and reads while it writes, as they come
                 await pilot.press("f5")
                 await settle(pilot, rounds=2)
                 seen.append(rows(app))
@@ -74,7 +101,7 @@ async def test_the_tui_reading_during_a_crawl_sees_only_whole_origins(tmp_path, 
             assert app.is_running
     assert failures == [] and not [n for n in notes if "locked" in n.lower()], (failures, notes)
     assert len(final) == len(origins)
-    assert any(0 < len(view) < len(origins) for view in seen), "the reads overlapped the writes"
+    assert frozen is not None and 0 < len(frozen) < len(origins), "no read fell between the writes"
     for view in seen:
         for origin, row in view.items():
             assert row == final[origin], origin  # whole when first shown: never a half-written origin
