@@ -1,3 +1,4 @@
 from agentdex.cli import main
 
-main()
+if __name__ == "__main__":  # a crawling process (crawl --processes) imports it too
+    main()

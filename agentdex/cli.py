@@ -251,7 +251,9 @@ def _is_addr_port(text: str) -> bool:
     return bool(sep and addr and port.isdigit() and 0 < int(port) < 65536)
 
 
-def run_crawl(path, origins, net, *, verify: bool, kind: str = "crawl", policy=None, quiet: bool = False) -> dict:
+def run_crawl(
+    path, origins, net, *, verify: bool, kind: str = "crawl", policy=None, quiet: bool = False, processes: int = 1
+) -> dict:
     """Run a crawl with a progress display on a terminal (plain lines otherwise; none
     when ``quiet``)."""
     import asyncio
@@ -261,7 +263,9 @@ def run_crawl(path, origins, net, *, verify: bool, kind: str = "crawl", policy=N
     db = open_catalogue(path, readonly=False)
     with _progress_display(len(origins), quiet) as show:
         try:
-            summary = asyncio.run(crawl(db, origins, net, verify=verify, progress=show, kind=kind, policy=policy))
+            summary = asyncio.run(
+                crawl(db, origins, net, verify=verify, progress=show, kind=kind, policy=policy, processes=processes)
+            )
         except KeyboardInterrupt:
             fail("interrupted: every finished origin is saved; run the same command again to complete the rest", 130)
         except DatabaseError as exc:  # a full disk: a sentence, never a traceback
@@ -381,6 +385,19 @@ def crawl(
             help="Seconds one origin may take, all its requests together; past it the origin is recorded as cut short.",
         ),
     ] = 120.0,
+    processes: Annotated[
+        int,
+        typer.Option(
+            "--processes",
+            min=1,
+            max=64,
+            metavar="N",
+            help=(
+                "Processes that fetch, parse and verify, each with its share of --concurrency, while this one "
+                "saves (1: all in one process). About one per core: a large crawl on a machine with cores to spare."
+            ),
+        ),
+    ] = 1,
     as_json: JsonOpt = False,
 ) -> None:
     """Crawl origins into the catalogue: discover, validate, store, diff and verify.
@@ -407,7 +424,7 @@ def crawl(
     )
     net.origin_budget = origin_budget
     policy = Policy(ceiling=max_fresh, floor=min_fresh, revalidate=revalidate)
-    summary = run_crawl(db, unique(wanted), net, verify=not no_verify, policy=policy, quiet=quiet)
+    summary = run_crawl(db, unique(wanted), net, verify=not no_verify, policy=policy, quiet=quiet, processes=processes)
     if as_json:
         echo_json(summary)
     else:

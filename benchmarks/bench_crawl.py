@@ -3,7 +3,7 @@ minimal httpx fetcher and a Scrapy spider fetching exactly the same URLs.
 
 Run from the repository root:
 
-    .venv/bin/python benchmarks/bench_crawl.py [--n 1000 10000] [--concurrency 32] [--per-host 1]
+    .venv/bin/python benchmarks/bench_crawl.py [--n 1000 10000] [--concurrency 32] [--per-host 1] [--processes 2]
         [--repeat R] [--skip-httpx] [--skip-scrapy | --scrapy PYTHON] [--scrapy-no-verify-tls] [--nginx-workers 1]
         [--max-age 3600] [--changed-every 100] [--later 3900] [--cap-httpx S] [--cap-scrapy S]
         [--profile] [--json FILE] [--verify] [--recrawls 10]
@@ -54,6 +54,9 @@ requests in flight, at most ``--per-host`` per host: 1, agentdex's default). Fig
   (``os.wait4`` rusage: user + system, start-up included);
 - peak MB: the child's own peak resident set (VmHWM from ``/proc/self/status``; not
   ``ru_maxrss``, which on Linux keeps the high-water mark of the parent it was forked from);
+  with ``--processes N`` (agentdex's ``crawl --processes``) it adds N times the largest
+  crawling process's ``ru_maxrss``, an upper bound on every process together, and the CPU
+  figures include the crawling processes' CPU;
 - requests: what the crawler says it sent; nginx's own request and connection counters
   (``stub_status``) are printed beside it as a check;
 - each recrawl's wall time over the first crawl's; the origins each recrawl recorded
@@ -284,6 +287,9 @@ def run_child(name: str, cmd: list[str], result: Path, nginx: Nginx, log: Path) 
     # Peak memory as the child measured it (VmHWM): ru_maxrss would carry this process's own
     # high-water mark (forked, then exec'd), hundreds of MB once the 100,000-origin URL list is read.
     peak = data.get("peak_mb") or usage.ru_maxrss / 1024
+    if data.get("children_peak_mb"):  # --processes: every process together, at most (each child
+        # counted at the largest one's peak)
+        peak += data["processes"] * data["children_peak_mb"]
     return Run(
         name,
         data["wall"],
@@ -462,6 +468,7 @@ def one_round(n: int, args: argparse.Namespace, tree: Path, work: Path, nginx: N
         str(tree / "seeds.txt"),
         *common,
         *(["--verify"] if args.verify else []),
+        *(["--processes", str(args.processes)] if args.processes > 1 else []),
     ]
     runs: dict[str, Run] = {}
 
@@ -598,8 +605,18 @@ def _report_so_far(label: str, runs: dict[str, Run]) -> None:
     name, run = list(runs.items())[-1]
     print(
         f"{label}   {name}: wall {run.wall:.1f} s, CPU {run.per_request_ms(run.cpu):.2f} ms/request, "
-        f"peak {run.peak_mb:.0f} MB, {run.requests:,} requests",
+        f"peak {run.peak_mb:.0f} MB{_processes_note(run)}, {run.requests:,} requests",
         flush=True,
+    )
+
+
+def _processes_note(run: Run) -> str:
+    data = run.result
+    if not data.get("children_peak_mb"):
+        return ""
+    return (
+        f" (all {data['processes'] + 1} processes at most: this one {data['peak_mb']:.0f} MB, "
+        f"each crawling one ≤ {data['children_peak_mb']:.0f} MB; this one's own CPU {data['cpu_own']:.1f} s)"
     )
 
 
@@ -850,6 +867,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--n", type=int, nargs="+", default=[1000, 10000], help="origin counts to run")
     parser.add_argument("--concurrency", type=int, default=32, help="requests in flight (each crawler)")
     parser.add_argument("--per-host", type=int, default=1, help="requests in flight to one host (each crawler)")
+    parser.add_argument(
+        "--processes", type=int, default=1, help="agentdex's crawling processes (crawl --processes; 1: one process)"
+    )
     parser.add_argument("--repeat", type=int, default=1, help="rounds; the fastest run of each crawler is kept")
     parser.add_argument("--nginx-workers", type=int, default=1, help="nginx worker processes")
     parser.add_argument("--skip-scrapy", action="store_true", help="run without the Scrapy spider")

@@ -28,7 +28,7 @@ async def test_one_worker_failing_cancels_the_others_and_its_own_error_reaches_t
             cancelled.append(origin)
             raise
 
-    monkeypatch.setattr(crawl_module, "_crawl_within_budget", slow_or_failing)
+    monkeypatch.setattr(crawl_module, "crawl_one", slow_or_failing)
     origins = ["full.example", "slow-a.example", "slow-b.example"]
     with pytest.raises(DatabaseError, match="the disk is full"):
         await asyncio.wait_for(crawl(db, origins, NetworkOptions(concurrency=3), verify=False), 30)

@@ -18,11 +18,13 @@ origins a run takes (all, or only the due ones) is the caller's choice.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
 from agentdex import db as catalogue
@@ -146,30 +148,27 @@ async def crawl(
     kind: str = "crawl",
     policy: freshness.Policy | None = None,
     now: float | None = None,
+    processes: int = 1,
 ) -> CrawlSummary:
     """Crawl ``origins`` into the open catalogue ``db``; returns a summary. ``kind`` is
     recorded on the crawl row (``crawl`` or ``verify``). ``policy`` is what HTTP freshness
     agentdex trusts (default :class:`~agentdex.crawler.freshness.Policy`: up to 24 hours);
     ``now`` (epoch seconds) the moment freshness is judged at, by default the time of each
-    request (a later moment shows what a later crawl would ask)."""
+    request (a later moment shows what a later crawl would ask). ``processes`` above 1:
+    that many processes fetch, parse and verify while this one saves
+    (:mod:`agentdex.crawler.processes`; ``db`` must then be a file)."""
     started = time.perf_counter()
     crawl_id = catalogue.start_crawl(db, kind, len(origins))
     summary = CrawlSummary(crawl_id, len(origins))
     state = Progress(total=len(origins))
+    plan = StagePlan(verify, policy or freshness.Policy(), now, kind == "verify")
     try:
-        async with net.fetcher() as fetcher:
-            verifier = _make_verifier(fetcher, net) if verify else None
-            stage = _Stage(
-                fetcher,
-                verifier,
-                policy or freshness.Policy(),
-                now,
-                net.registry if net.registry_lookup else None,
-                net.origin_budget,
-                ask_all=kind == "verify",
-            )
-            await _run_all(db, origins, stage, net.concurrency, summary, state, progress)
-            summary.requests, summary.errors = fetcher.stats.requests, fetcher.stats.errors
+        if processes > 1 and len(origins) > 1:
+            from agentdex.crawler.processes import run_processes
+
+            await run_processes(db, origins, net, plan, processes, Saver(db, summary, state, progress))
+        else:
+            await _run_here(db, origins, net, plan, Saver(db, summary, state, progress))
     except (asyncio.CancelledError, KeyboardInterrupt):
         summary.interrupted = True
         raise
@@ -177,6 +176,17 @@ async def crawl(
         summary.seconds = round(time.perf_counter() - started, 3)
         catalogue.finish_crawl(db, crawl_id, status="interrupted" if summary.interrupted else "finished")
     return summary
+
+
+@dataclass(frozen=True)
+class StagePlan:
+    """How each origin of a run is crawled, apart from the network (picklable: a crawling
+    process receives it)."""
+
+    verify: bool
+    policy: freshness.Policy
+    now: float | None
+    ask_all: bool = False  # the verifier asks every claim (a verify run)
 
 
 @dataclass(frozen=True)
@@ -192,17 +202,69 @@ class _Stage:
     ask_all: bool = False  # the verifier asks every claim (a verify run)
 
 
-async def _run_all(db, origins, stage: _Stage, concurrency, summary, state, progress) -> None:
+@contextlib.asynccontextmanager
+async def open_stage(net: NetworkOptions, plan: StagePlan) -> AsyncIterator[_Stage]:
+    """The fetcher (and verifier) one process crawls its origins with, closed on exit."""
+    async with net.fetcher() as fetcher:
+        yield _Stage(
+            fetcher,
+            _make_verifier(fetcher, net) if plan.verify else None,
+            plan.policy,
+            plan.now,
+            net.registry if net.registry_lookup else None,
+            net.origin_budget,
+            ask_all=plan.ask_all,
+        )
+
+
+@dataclass
+class Saver:
+    """The one writer of a run: saves each origin's result in its own transaction and counts
+    it (the fetch counters come from whoever fetched)."""
+
+    db: Any
+    summary: CrawlSummary
+    state: Progress
+    progress: ProgressFn | None
+
+    def save(self, result: OriginCrawl, requests: int, errors: int) -> None:
+        """Save one origin (a bug while storing becomes its recorded error) and report it."""
+        events = _save(self.db, result, self.summary)
+        _count(self.summary, self.state, result, events, requests, errors)
+        if self.progress:
+            self.progress(self.state)
+
+    def failed(self, origin: str, code: str, message: str, requests: int, errors: int) -> None:
+        """Save an origin agentdex could not finish (``internal`` or ``budget``)."""
+        self.save(_failed(origin, self.summary, code, message), requests, errors)
+
+
+async def _run_here(db, origins: list[str], net: NetworkOptions, plan: StagePlan, saver: Saver) -> None:
+    """Crawl every origin in this process, ``net.concurrency`` at a time."""
+    async with open_stage(net, plan) as stage:
+        stats = stage.fetcher.stats
+
+        async def each(origin: str) -> None:
+            try:
+                result = await crawl_one(db, origin, stage)
+            except OriginFailed as failed:
+                saver.failed(origin, failed.code, failed.message, stats.requests, stats.errors)
+                return
+            saver.save(result, stats.requests, stats.errors)
+
+        await run_workers(origins, net.concurrency, each)
+        saver.summary.requests, saver.summary.errors = stats.requests, stats.errors
+
+
+async def run_workers(origins: list[str], concurrency: int, each: Callable[[str], Awaitable[None]]) -> None:
+    """Run ``each`` on every origin, ``concurrency`` at a time, in order."""
     queue: asyncio.Queue[str] = asyncio.Queue()
     for origin in origins:
         queue.put_nowait(origin)
 
     async def worker() -> None:
         while not queue.empty():
-            result, events = await _one_origin(db, queue.get_nowait(), stage, summary)
-            _count(summary, state, result, events, stage.fetcher)
-            if progress:
-                progress(state)
+            await each(queue.get_nowait())
 
     workers = max(1, min(concurrency, len(origins)))
     # A TaskGroup, not gather: when one worker fails (the catalogue itself, a full disk), the
@@ -216,24 +278,19 @@ async def _run_all(db, origins, stage: _Stage, concurrency, summary, state, prog
         raise failed.exceptions[0] from None
 
 
-async def _one_origin(db, origin: str, stage: _Stage, summary: CrawlSummary) -> tuple[OriginCrawl, list]:
-    """Crawl and save one origin. Its boundary: whatever goes wrong inside (a bug while
-    fetching, parsing, verifying or storing, or the budget running out) becomes that
-    origin's recorded error, counted in ``summary``, and the crawl goes on with the others."""
+def _save(db, result: OriginCrawl, summary: CrawlSummary) -> list:
+    """Save one origin's result; its boundary: a bug while storing (its transaction rolled
+    back) becomes the origin's recorded error, and the crawl goes on with the others."""
     try:
-        result = await _crawl_within_budget(db, origin, stage)
-    except _Failed as failed:
-        result = _failed(origin, summary, failed.code, failed.message)
-    try:
-        return result, catalogue.save_origin(db, result, summary.crawl_id)
+        return catalogue.save_origin(db, result, summary.crawl_id)
     except DatabaseError:
         raise  # the catalogue itself failed (a full disk): every other origin would fail too
     except Exception as exc:  # noqa: BLE001 - a bug while storing: its transaction rolled back
-        result = _failed(origin, summary, "internal", _describe(exc))
-        return result, catalogue.save_origin(db, result, summary.crawl_id)
+        result = _failed(result.origin, summary, "internal", describe_error(exc))
+        return catalogue.save_origin(db, result, summary.crawl_id)
 
 
-class _Failed(Exception):
+class OriginFailed(Exception):
     """An origin agentdex itself could not finish: ``code`` ``internal`` or ``budget``."""
 
     def __init__(self, code: str, message: str) -> None:
@@ -241,8 +298,9 @@ class _Failed(Exception):
         self.code, self.message = code, message
 
 
-async def _crawl_within_budget(db, origin: str, stage: _Stage) -> OriginCrawl:
-    """:func:`crawl_origin` under the per-origin budget; :class:`_Failed` for a bug or the budget."""
+async def crawl_one(db, origin: str, stage: _Stage) -> OriginCrawl:
+    """:func:`crawl_origin` under the per-origin budget; :class:`OriginFailed` for a bug or the
+    budget (whatever goes wrong inside one origin never ends the crawl)."""
     try:
         async with asyncio.timeout(stage.budget) as budget:
             return await crawl_origin(
@@ -257,10 +315,12 @@ async def _crawl_within_budget(db, origin: str, stage: _Stage) -> OriginCrawl:
             )
     except TimeoutError as exc:
         if budget.expired():
-            raise _Failed("budget", f"cut short: the origin took more than its {stage.budget:g}-second budget") from exc
-        raise _Failed("internal", _describe(exc)) from exc
+            raise OriginFailed(
+                "budget", f"cut short: the origin took more than its {stage.budget:g}-second budget"
+            ) from exc
+        raise OriginFailed("internal", describe_error(exc)) from exc
     except Exception as exc:  # noqa: BLE001 - one origin never ends a crawl
-        raise _Failed("internal", _describe(exc)) from exc
+        raise OriginFailed("internal", describe_error(exc)) from exc
 
 
 def _failed(origin: str, summary: CrawlSummary, code: str, message: str) -> OriginCrawl:
@@ -273,19 +333,21 @@ def _failed(origin: str, summary: CrawlSummary, code: str, message: str) -> Orig
     return OriginCrawl(origin, "unreachable", status_detail=f"{code}: {message}")
 
 
-def _describe(exc: BaseException) -> str:
+def describe_error(exc: BaseException) -> str:
     """The exception's class and message, as an origin's error."""
     return f"{type(exc).__name__}: {str(exc)[:300]}".rstrip(": ")
 
 
-def _count(summary: CrawlSummary, state: Progress, result: OriginCrawl, events: list, fetcher) -> None:
+def _count(
+    summary: CrawlSummary, state: Progress, result: OriginCrawl, events: list, requests: int, errors: int
+) -> None:
     status = "unchanged" if result.unchanged else result.status
     summary.by_status[status] = summary.by_status.get(status, 0) + 1
     summary.unchanged += result.unchanged
     summary.events += len(events)
     state.done += 1
     state.events += len(events)
-    state.requests, state.errors = fetcher.stats.requests, fetcher.stats.errors
+    state.requests, state.errors = requests, errors
     state.last_origin, state.last_status = result.origin, status
 
 

@@ -1,0 +1,164 @@
+"""``crawl --processes N``: several processes fetch, parse and verify while one saves.
+
+Over real sockets (the sample web over TLS), through the real CLI in its own process:
+the catalogue is the one a one-process crawl writes (listings, checks, events), a
+crawling process that dies takes only its unfinished origins with it (each recorded, the
+others saved), Ctrl-C stops the children too, and a bad value is a sentence.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agentdex.crawler.processes import shards
+from agentdex.sampleweb.server import SampleWeb
+from tests.conftest import cli_env
+
+SYNTHETIC = 8
+SITES = ["pantry.test", "beacon.test", "badmanifest.test", "meridian.test", "api.meridian.test", "gone.test"]
+SLOW = "sleepy.test"  # 30 s before its first byte: in flight for the crawl's 15 s deadline
+
+
+def agentdex(*args: str, **kw) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "agentdex", *args],
+        env=cli_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kw,
+    )
+
+
+def facts(path: Path) -> dict[str, list[tuple]]:
+    """What a user reads from the catalogue, without times and ids."""
+    with sqlite3.connect(path) as conn:
+        return {
+            "listings": sorted(conn.execute("SELECT origin, status, status_detail, name, format FROM listings")),
+            "checks": sorted(conn.execute("SELECT origin, name, status, detail FROM checks")),
+            "events": sorted(conn.execute("SELECT origin, kind FROM events")),
+            "crawls": sorted(conn.execute("SELECT kind, status, origins_total, origins_done FROM crawls")),
+        }
+
+
+def crawling_children(pid: int) -> list[int]:
+    """The crawling processes of the CLI process ``pid`` (not multiprocessing's resource tracker)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            cmdline = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ")
+            if b"spawn_main" in cmdline:
+                found.append(int(child))
+    return found
+
+
+def wait_for(predicate, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def listed(path: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as conn:
+            return conn.execute("SELECT count(*) FROM listings").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_shards_take_every_nth_origin_in_order():
+    assert shards(["a", "b", "c", "d", "e"], 2) == [["a", "c", "e"], ["b", "d"]]
+    assert shards(["a"], 3) == [["a"]]  # no process without origins
+
+
+def test_two_processes_write_the_catalogue_one_process_writes(tmp_path):
+    with SampleWeb(synthetic=SYNTHETIC) as web:
+        origins = [*web.synthetic.hosts, *SITES]
+        out = {}
+        for n in (1, 2):
+            path = tmp_path / f"p{n}.db"
+            crawl = agentdex("crawl", "--db", str(path), *web.cli_args(), "--processes", str(n), "--json", *origins)
+            stdout, stderr = crawl.communicate(timeout=180)
+            assert crawl.returncode == 0, stderr
+            out[n] = (json.loads(stdout), facts(path))
+    (one, one_facts), (two, two_facts) = out[1], out[2]
+    assert two_facts == one_facts
+    assert len(two_facts["listings"]) == len(origins) and two_facts["events"] and two_facts["checks"]
+    assert two["by_status"] == one["by_status"] and two["internal"] == 0
+    # every request is counted, whichever process sent it (robots.txt of a host two
+    # processes both ask may be fetched by each)
+    assert one["requests"] <= two["requests"] <= one["requests"] + len(origins)
+
+
+def test_a_crawling_process_that_dies_takes_only_its_unfinished_origins(tmp_path):
+    path = tmp_path / "c.db"
+    with SampleWeb(synthetic=SYNTHETIC) as web:
+        hosts = list(web.synthetic.hosts)
+        origins = [SLOW, *hosts]  # the slow one goes to the first process, with every other host
+        crawl = agentdex("crawl", "--db", str(path), *web.cli_args(), "--processes", "2", "--json", *origins)
+        try:
+            wait_for(lambda: listed(path) == len(hosts))  # all but the slow one saved
+            children = crawling_children(crawl.pid)
+            assert children, "no crawling process found"
+            for child in children:
+                os.kill(child, signal.SIGKILL)
+            stdout, stderr = crawl.communicate(timeout=60)
+        finally:
+            crawl.kill()
+    assert crawl.returncode == 1, stderr  # an origin agentdex could not finish: the run says so
+    assert "Traceback" not in stderr
+    summary = json.loads(stdout)
+    assert summary["internal"] == 1 and summary["origins"] == len(origins)
+    rows = dict((o, (s, d)) for o, s, d, *_ in facts(path)["listings"])
+    assert rows[SLOW][0] == "unreachable"
+    assert "its crawling process ended (exit code -9) before it was finished" in rows[SLOW][1]
+    assert all(rows[h][0] == "listed" for h in hosts)
+
+
+def test_ctrl_c_stops_the_crawling_processes_and_keeps_what_was_saved(tmp_path):
+    path = tmp_path / "c.db"
+    with SampleWeb(synthetic=SYNTHETIC) as web:
+        hosts = list(web.synthetic.hosts)
+        crawl = agentdex("crawl", "--db", str(path), *web.cli_args(), "--processes", "2", SLOW, *hosts)
+        try:
+            wait_for(lambda: listed(path) == len(hosts))
+            children = crawling_children(crawl.pid)
+            assert children
+            crawl.send_signal(signal.SIGINT)
+            _, stderr = crawl.communicate(timeout=60)
+        finally:
+            crawl.kill()
+    assert crawl.returncode == 130, stderr
+    assert "interrupted: every finished origin is saved" in stderr and "Traceback" not in stderr
+    assert not [c for c in children if Path(f"/proc/{c}").exists() and _alive(c)], (
+        "a crawling process outlived the crawl"
+    )
+    assert listed(path) == len(hosts)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT status FROM crawls").fetchall() == [("interrupted",)]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "many"])
+def test_a_bad_processes_value_is_a_sentence(tmp_path, value):
+    crawl = agentdex("crawl", "--db", str(tmp_path / "c.db"), "--processes", value, "example.com")
+    _, stderr = crawl.communicate(timeout=60)
+    assert crawl.returncode == 2
+    assert "--processes" in stderr and "Traceback" not in stderr
