@@ -140,9 +140,7 @@ def test_ctrl_c_stops_the_crawling_processes_and_keeps_what_was_saved(tmp_path):
             crawl.kill()
     assert crawl.returncode == 130, stderr
     assert "interrupted: every finished origin is saved" in stderr and "Traceback" not in stderr
-    assert not [c for c in children if Path(f"/proc/{c}").exists() and _alive(c)], (
-        "a crawling process outlived the crawl"
-    )
+    assert not [c for c in children if _alive(c)], "a crawling process outlived the crawl"
     assert listed(path) == len(hosts)
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT status FROM crawls").fetchall() == [("interrupted",)]

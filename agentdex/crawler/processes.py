@@ -113,9 +113,9 @@ def _running(children: list) -> Iterator[None]:
             child.join(5)
 
 
-def _next(inbox) -> tuple | None:
+def _next(inbox, timeout: float = POLL_SECONDS) -> tuple | None:
     try:
-        return inbox.get(timeout=POLL_SECONDS)
+        return inbox.get(timeout=timeout)
     except queue.Empty:
         return None
 
@@ -123,19 +123,12 @@ def _next(inbox) -> tuple | None:
 def _bury(children: list, inbox, board: _Board) -> None:
     """Record the unfinished origins of every crawling process that is gone: first what it
     sent before it went (still in the pipe), then each origin it did not finish."""
-    while (message := _drain(inbox)) is not None:
+    while (message := _next(inbox, 0.1)) is not None:
         board.take(message)
     for index, child in enumerate(children):
         if not child.is_alive() and board.pending.get(index):
             code = child.exitcode
             board.lost(index, f"its crawling process ended (exit code {code}) before it was finished")
-
-
-def _drain(inbox) -> tuple | None:
-    try:
-        return inbox.get(timeout=0.1)
-    except queue.Empty:
-        return None
 
 
 @dataclasses.dataclass
@@ -165,8 +158,6 @@ class _Board:
             origin, code, text, requests, errors = rest
             self._count(index, origin, requests, errors)
             self.saver.failed(origin, code, text, *self.totals())
-        elif kind == "end":
-            self.counts[index] = (rest[0], rest[1])
         elif kind == "broken":
             self.lost(index, f"its crawling process failed: {rest[0]}")
 
@@ -206,8 +197,8 @@ async def _crawl_share(
             async def each(origin: str) -> None:
                 outbox.put(await _one(db, origin, stage, index, stats))
 
+            # Each message carries the process's running counts: the last one has them all.
             await run_workers(origins, net.concurrency, each)
-            outbox.put(("end", index, stats.requests, stats.errors))
     finally:
         db.conn.close()
 
