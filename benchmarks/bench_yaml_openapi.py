@@ -6,7 +6,7 @@ stalls while the ``http.openapi`` check parses a document. Run from the reposito
 For each document (an ordinary OpenAPI 3.0 YAML of about 1 MB and 4 MB, and a 9-level
 alias bomb) it prints the check's outcome, the time :func:`agentdex.crawler.verify.openapi_document`
 takes, and the longest gap a 10 ms ticker on the event loop saw while the check ran the way
-the verifier runs it (``asyncio.to_thread``). ``--old`` adds the time of what the check did
+the verifier runs it (``offload.run``: in a thread above 4 KiB). ``--old`` adds the time of what the check did
 before (``yaml.safe_load``: the pure-Python loader, no budget, on the event loop).
 """
 
@@ -18,6 +18,7 @@ import time
 
 import yaml
 
+from agentdex.crawler import offload
 from agentdex.crawler.verify import openapi_check, openapi_document
 from agentdex.models import FetchRecord
 
@@ -54,7 +55,7 @@ async def max_stall(body: bytes) -> tuple[str, float]:
             last = now
 
     task = asyncio.create_task(ticker())
-    check = await asyncio.to_thread(openapi_check, record, record.url)
+    check = await offload.run(offload.yaml_size(record.body), openapi_check, record, record.url)
     done.set()
     await task
     return f"{check.status}: {check.detail}"[:60], max(gaps, default=0.0) * 1000

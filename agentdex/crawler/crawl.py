@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
 from agentdex import db as catalogue
-from agentdex.crawler import freshness
+from agentdex.crawler import freshness, offload
 from agentdex.crawler.crosscheck import cross_check, reread
 from agentdex.crawler.discovery import REGISTRY_KINDS, Before, OriginDiscovery, Previous, served_fresh
 from agentdex.crawler.fetch import Fetcher
@@ -398,8 +398,16 @@ async def crawl_origin(
     result.robots = _fetched_robots(origin, fetcher)
     tools = _tools_of(result)
     if tools:  # the safety scan of megabytes of hostile text takes seconds: not on the event loop
-        await asyncio.to_thread(tool_safety.check_tools, tools)
+        await offload.run(_tools_size(result), tool_safety.check_tools, tools)
     return result
+
+
+def _tools_size(result: OriginCrawl) -> int:
+    """At least the size of the text the tool scan reads: the bytes of the documents the
+    tools were declared in, or "large" when an MCP server listed tools (its answer is not kept)."""
+    if result.mcp_tools:
+        return offload.INLINE_BYTES + 1
+    return sum(len(record.body) for record in result.fetches if record.body is not None)
 
 
 def _tools_of(result: OriginCrawl) -> list:

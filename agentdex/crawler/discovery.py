@@ -69,7 +69,7 @@ change and the manifests must be parsed after all.
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -78,7 +78,7 @@ from typing import Any
 from urllib.parse import quote
 
 from agentdex import formats, schedule
-from agentdex.crawler import freshness
+from agentdex.crawler import freshness, offload
 from agentdex.crawler.origins import origin_url
 from agentdex.formats import inferred as inferred_format
 from agentdex.formats import registry_server_json as registry_format
@@ -510,10 +510,13 @@ class OriginDiscovery:
         files = {BOOTSTRAP_FILES[k]: self.bodies.get(k) for k in BOOTSTRAP}
         if files["SKILL.md"] is None or (files["agent.md"] is None and files["llms.txt"] is None):
             return None
-        # Up to a megabyte of Markdown and a YAML frontmatter: parsed off the event loop.
-        return await asyncio.to_thread(
-            inferred_format.infer, files, origin=self.origin, base_url=origin_url(self.origin, "").rstrip("/")
+        # Up to a megabyte of Markdown and a YAML frontmatter: parsed off the event loop
+        # (a few KiB: inline, see offload).
+        size = offload.yaml_size(*files.values())
+        infer = functools.partial(
+            inferred_format.infer, origin=self.origin, base_url=origin_url(self.origin, "").rstrip("/")
         )
+        return await offload.run(size, infer, files)
 
     async def _fetch_declared(self, declared: dict[str, str]) -> None:
         for kind, url in declared.items():

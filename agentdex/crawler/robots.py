@@ -59,7 +59,7 @@ from urllib.parse import urlsplit
 import anyio
 from protego import Protego
 
-from agentdex.crawler import freshness
+from agentdex.crawler import freshness, offload
 from agentdex.formats import MANIFEST_PATHS
 from agentdex.headers import decimal_seconds
 from agentdex.models import FetchRecord
@@ -260,8 +260,8 @@ class RobotsCache:
         offered = self._offers.pop(origin, None)
         stored = offered() if offered is not None else None
         record = stored if stored is not None else await self._fetch(f"{origin}/robots.txt")
-        # Parsing 500 KiB takes a while: off the event loop.
-        entry = await anyio.to_thread.run_sync(_entry_from, origin, record, self.agent_token)
+        # Parsing 500 KiB takes a while: off the event loop (a few KiB: inline, see offload).
+        entry = await offload.run(len(record.body or b""), _entry_from, origin, record, self.agent_token)
         entry.reused = stored is not None
         return entry
 

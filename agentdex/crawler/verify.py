@@ -32,7 +32,7 @@ from typing import Any
 
 from agentdex import formats
 from agentdex.checks import GROUPS, in_group
-from agentdex.crawler import freshness, health, mcp_probe
+from agentdex.crawler import freshness, health, mcp_probe, offload
 from agentdex.crawler.discovery import NOTHING, Previous, note_freshness, served_fresh
 from agentdex.crawler.origins import origin_url
 from agentdex.crawler.verify_x402 import document_of, x402_checks
@@ -344,8 +344,9 @@ class Verifier:
             self._maybe(listing.http_openapi, "openapi"),
             self._maybe(listing.http_capabilities, "capabilities"),
         )
-        # A large OpenAPI document takes a while to parse: off the event loop.
-        openapi_result = await asyncio.to_thread(openapi_check, openapi, listing.http_openapi)
+        # A large OpenAPI document takes a while to parse: off the event loop (see offload).
+        size = offload.yaml_size(openapi.body) if openapi is not None else 0
+        openapi_result = await offload.run(size, openapi_check, openapi, listing.http_openapi)
         checks = [
             http_base_check(base, listing.http_base),
             openapi_result,

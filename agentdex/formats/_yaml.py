@@ -12,7 +12,7 @@
 - Dates become ISO strings, mapping keys strings, non-finite floats strings.
 
 Parsing a large document takes CPU time: the crawler calls this through
-``asyncio.to_thread`` so the event loop keeps serving other origins meanwhile.
+``agentdex.crawler.offload.run`` (a thread above 4 KiB) so the event loop keeps serving other origins meanwhile.
 """
 
 from __future__ import annotations
