@@ -160,30 +160,3 @@ def test_a_bad_processes_value_is_a_sentence(tmp_path, value):
     _, stderr = crawl.communicate(timeout=60)
     assert crawl.returncode == 2
     assert "--processes" in stderr and "Traceback" not in stderr
-
-
-async def test_a_bug_while_saving_one_origin_of_a_batch_rolls_back_only_that_origin(tmp_path, monkeypatch):
-    """The parent saves what its crawling processes send in batches (one COMMIT for several
-    origins, each origin in a savepoint): a storing bug half-way through one origin's rows
-    still leaves only that origin as an internal error, every other one saved."""
-    from agentdex.crawler.crawl import NetworkOptions, crawl
-    from agentdex.db import open_db, store
-
-    real = store._save_crawled
-
-    def half_then_bug(db, result, *args):
-        events = real(db, result, *args)  # its rows are written, inside its transaction, then the bug
-        if result.origin == "bug.invalid" and not result.status_detail.startswith("internal"):
-            raise RuntimeError("a bug while storing")
-        return events
-
-    monkeypatch.setattr(store, "_save_crawled", half_then_bug)
-    db = open_db(tmp_path / "c.db")
-    origins = ["a.invalid", "bug.invalid", "c.invalid", "d.invalid"]
-    summary = await crawl(db, origins, NetworkOptions(concurrency=4), verify=False, processes=2)
-    rows = dict(db.conn.execute("SELECT origin, status_detail FROM listings").fetchall())
-    assert sorted(rows) == sorted(origins)
-    assert rows["bug.invalid"].startswith("internal") and "a bug while storing" in rows["bug.invalid"]
-    assert not any(detail.startswith("internal") for origin, detail in rows.items() if "bug" not in origin)
-    assert summary.internal == 1 and summary.origins == 4
-    assert db.conn.execute("SELECT origins_done FROM crawls").fetchone()[0] == 4

@@ -43,17 +43,12 @@ from agentdex.crawler.crawl import (
     open_stage,
     run_workers,
 )
-from agentdex.db.connection import transaction_errors
 from agentdex.errors import InputError
 
 # Results waiting to be saved, at most, per crawling process: a parent slower than its
 # children makes them wait instead of piling results up in memory.
 BACKLOG = 64
 POLL_SECONDS = 0.5  # how often the parent looks for a crawling process that died
-# Origins saved in one transaction at most (each in a savepoint of it). A COMMIT per origin
-# wrote the same index pages to the WAL again and again: committing what is waiting together
-# took a 10,000-origin crawl with 2 processes from 167 to 147 s of CPU (docs/benchmarks.md).
-BATCH = 64
 
 
 def catalogue_file(db) -> Path:
@@ -87,17 +82,14 @@ async def run_processes(
         for i, part in enumerate(parts)
     ]
     board = _Board({i: set(part) for i, part in enumerate(parts)}, saver)
-    with _running(children), _batches(db) as batch:
+    with _running(children):
         while board.waiting():
             # Blocking here is fine (this loop runs nothing else while its children crawl) and
             # cheaper than a thread hop per origin; the sleep lets Ctrl-C's cancellation in.
-            message = _next(inbox, 0) if batch.saved else None
-            if message is None:
-                batch.commit()  # nothing else is waiting: what was saved becomes visible now
-                message = _next(inbox)
+            message = _next(inbox)
             await asyncio.sleep(0)
             if message is not None:
-                batch.take(board, message)
+                board.take(message)
             elif any(not child.is_alive() for child in children):
                 _bury(children, inbox, board)
     saver.summary.requests, saver.summary.errors = board.totals()
@@ -119,46 +111,6 @@ def _running(children: list) -> Iterator[None]:
                 child.terminate()
         for child in started:
             child.join(5)
-
-
-@dataclasses.dataclass
-class _Batch:
-    """The origins saved since the last COMMIT: each in a savepoint of one transaction, so a
-    bug while storing one still rolls back only that one."""
-
-    db: Any
-    saved: int = 0
-
-    def take(self, board: _Board, message: tuple) -> None:
-        """Act on ``message`` inside the open batch; commit once it holds ``BATCH`` origins."""
-        if not self.db.conn.in_transaction:
-            self.db.conn.execute("BEGIN IMMEDIATE")
-        board.take(message)
-        self.saved += 1
-        if self.saved >= BATCH:
-            self.commit()
-
-    def commit(self) -> None:
-        """Make every origin saved so far durable (a full disk: a DatabaseError with a sentence)."""
-        self.saved = 0
-        if self.db.conn.in_transaction:
-            with transaction_errors():
-                self.db.conn.execute("COMMIT")
-
-
-@contextlib.contextmanager
-def _batches(db) -> Iterator[_Batch]:
-    """A batch for the run; whatever ends it (done, Ctrl-C, a crawling process's failure),
-    what was saved is committed, and rolled back only when the COMMIT itself fails."""
-    batch = _Batch(db)
-    try:
-        yield batch
-    finally:
-        try:
-            batch.commit()
-        finally:
-            if db.conn.in_transaction:
-                db.rollback()
 
 
 def _next(inbox, timeout: float = POLL_SECONDS) -> tuple | None:

@@ -120,32 +120,22 @@ def transaction(db: Database) -> Iterator[Database]:
     failed COMMIT included). A full disk raises :class:`DatabaseError` with a sentence.
     Inside a caller's transaction it is a savepoint of that transaction."""
     if db.conn.in_transaction:
-        with transaction_errors(), db.atomic():
+        with db.atomic():
             yield db
         return
     db.conn.execute("BEGIN IMMEDIATE")
     try:
-        with transaction_errors():
-            yield db
-            db.conn.execute("COMMIT")
-    except BaseException:
+        yield db
+        db.conn.execute("COMMIT")
+    except BaseException as exc:
         if db.conn.in_transaction:  # a COMMIT that failed (a full disk) leaves it open
             db.rollback()
+        if isinstance(exc, sqlite3.OperationalError) and _disk_full(exc):
+            raise DatabaseError(
+                f"the disk holding the catalogue is full ({exc}): nothing of the origin being saved was "
+                "kept, every origin saved before it is; free some space and run the same command again"
+            ) from exc
         raise
-
-
-@contextmanager
-def transaction_errors() -> Iterator[None]:
-    """A full disk inside: :class:`DatabaseError` with a sentence instead of SQLite's error."""
-    try:
-        yield
-    except sqlite3.OperationalError as exc:
-        if not _disk_full(exc):
-            raise
-        raise DatabaseError(
-            f"the disk holding the catalogue is full ({exc}): nothing of the origin being saved was "
-            "kept, every origin saved before it is; free some space and run the same command again"
-        ) from exc
 
 
 def _disk_full(exc: sqlite3.OperationalError) -> bool:
