@@ -39,3 +39,13 @@ def test_a_tiny_yaml_alias_bomb_counts_as_large():
 def test_yaml_size_adds_up_plain_inputs_and_skips_missing_ones():
     assert offload.yaml_size(b"openapi: 3.1.0\n", None, "# Agent\n") == 15 + 8
     assert offload.yaml_size() == 0
+
+
+def test_data_size_counts_strings_and_nodes_and_stops_early_on_a_huge_value():
+    assert offload.data_size(("get", "Get a thing", {"type": "object"})) == 3 + 11 + 1 + 4 + 6 + 1
+    huge = {"properties": {f"p{i}": {"description": "x" * 1000} for i in range(100_000)}}
+    assert offload.INLINE_BYTES < offload.data_size(huge) < 2 * offload.INLINE_BYTES
+    deep: list = []
+    for _ in range(10_000):  # nesting without a string is still work for the scan
+        deep = [deep]
+    assert offload.data_size(deep) > offload.INLINE_BYTES

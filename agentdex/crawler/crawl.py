@@ -398,16 +398,15 @@ async def crawl_origin(
     result.robots = _fetched_robots(origin, fetcher)
     tools = _tools_of(result)
     if tools:  # the safety scan of megabytes of hostile text takes seconds: not on the event loop
-        await offload.run(_tools_size(result), tool_safety.check_tools, tools)
+        await offload.run(_tools_size(tools), tool_safety.check_tools, tools)
     return result
 
 
-def _tools_size(result: OriginCrawl) -> int:
-    """At least the size of the text the tool scan reads: the bytes of the documents the
-    tools were declared in, or "large" when an MCP server listed tools (its answer is not kept)."""
-    if result.mcp_tools:
-        return offload.INLINE_BYTES + 1
-    return sum(len(record.body) for record in result.fetches if record.body is not None)
+def _tools_size(tools: list) -> int:
+    """The size of the text the tool scan reads (each tool's name, description, annotations
+    and input schema), counted only up to what decides inline or not."""
+    texts = [(t.name, t.description, t.annotations, t.input_schema) for t in tools]
+    return offload.data_size(texts)
 
 
 def _tools_of(result: OriginCrawl) -> list:

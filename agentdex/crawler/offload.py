@@ -19,6 +19,8 @@ Public API::
 
     await run(size, fn, *args) -> fn(*args); inline when size <= INLINE_BYTES, else in a thread
     yaml_size(*bodies) -> int   the size to pass for inputs a YAML loader may read
+    data_size(value) -> int     the characters of a parsed value's strings (and one a node),
+                                counted only up to just above INLINE_BYTES
 """
 
 from __future__ import annotations
@@ -51,4 +53,19 @@ def yaml_size(*bodies: bytes | str | None) -> int:
         if (body.encode() if isinstance(body, str) else body).find(b"&") >= 0:
             return INLINE_BYTES + 1
         size += len(body)
+    return size
+
+
+def data_size(value: object) -> int:
+    """The characters of ``value``'s strings plus one for each node (dicts, lists, numbers),
+    counting stops just above ``INLINE_BYTES``, so a huge value costs no more than a small one."""
+    size, stack = 0, [value]
+    while stack and size <= INLINE_BYTES:
+        item = stack.pop()
+        size += len(item) if isinstance(item, str) else 1
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
     return size
