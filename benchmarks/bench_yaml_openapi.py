@@ -6,8 +6,8 @@ stalls while the ``http.openapi`` check parses a document. Run from the reposito
 For each document (an ordinary OpenAPI 3.0 YAML of about 1 MB and 4 MB, and a 9-level
 alias bomb) it prints the check's outcome, the time :func:`agentdex.crawler.verify.openapi_document`
 takes, and the longest gap a 10 ms ticker on the event loop saw while the check ran the way
-the verifier runs it (``offload.run``: in a thread above 4 KiB). ``--old`` adds the time of what the check did
-before (``yaml.safe_load``: the pure-Python loader, no budget, on the event loop).
+the verifier runs it (``offload.run``: in a thread above 4 KiB or with an anchor). ``--old``
+adds the time of what the check did before (``yaml.safe_load``: the pure-Python loader, no budget, on the event loop).
 """
 
 from __future__ import annotations

@@ -397,7 +397,9 @@ async def crawl_origin(
     result.consistency = cross_check(result)
     result.robots = _fetched_robots(origin, fetcher)
     tools = _tools_of(result)
-    if tools:  # the safety scan of megabytes of hostile text takes seconds: not on the event loop
+    # The safety scan of megabytes of hostile text takes seconds: not on the event loop (a few
+    # KiB: inline, see offload).
+    if tools:
         await offload.run(_tools_size(tools), tool_safety.check_tools, tools)
     return result
 

@@ -50,7 +50,8 @@ def yaml_size(*bodies: bytes | str | None) -> int:
     for body in bodies:
         if body is None:
             continue
-        if (body.encode() if isinstance(body, str) else body).find(b"&") >= 0:
+        anchor = "&" in body if isinstance(body, str) else b"&" in body
+        if anchor:
             return INLINE_BYTES + 1
         size += len(body)
     return size

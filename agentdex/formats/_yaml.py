@@ -12,7 +12,8 @@
 - Dates become ISO strings, mapping keys strings, non-finite floats strings.
 
 Parsing a large document takes CPU time: the crawler calls this through
-``agentdex.crawler.offload.run`` (a thread above 4 KiB) so the event loop keeps serving other origins meanwhile.
+``agentdex.crawler.offload.run`` (in a thread above 4 KiB, or when the text holds a ``&``)
+so the event loop keeps serving other origins meanwhile.
 """
 
 from __future__ import annotations
