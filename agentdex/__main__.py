@@ -1,4 +1,4 @@
 from agentdex.cli import main
 
-if __name__ == "__main__":  # a crawling process (crawl --processes) imports it too
+if __name__ == "__main__":
     main()

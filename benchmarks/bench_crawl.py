@@ -55,8 +55,10 @@ requests in flight, at most ``--per-host`` per host: 1, agentdex's default). Fig
 - peak MB: the child's own peak resident set (VmHWM from ``/proc/self/status``; not
   ``ru_maxrss``, which on Linux keeps the high-water mark of the parent it was forked from);
   with ``--processes N`` (agentdex's ``crawl --processes``) it adds N times the largest
-  crawling process's ``ru_maxrss``, an upper bound on every process together, and the CPU
-  figures include the crawling processes' CPU;
+  crawling process's ``ru_maxrss`` (an upper bound on every process together), and the CPU
+  figures include the crawling processes' CPU; for every run, ``crawl/treemem.py`` also
+  samples the summed RSS and PSS of the child and every process below it every 0.1 s, and
+  the figure is the larger of that sampled RSS and the bound;
 - requests: what the crawler says it sent; nginx's own request and connection counters
   (``stub_status``) are printed beside it as a check;
 - each recrawl's wall time over the first crawl's; the origins each recrawl recorded
@@ -92,6 +94,9 @@ EXEMPT = {"/.well-known/agent-app.json", "/.well-known/anchor.json", "/robots.tx
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 from agentdex.sampleweb.synthetic import FILES, SyntheticWeb, host_name, site_files, write_synthetic_tree  # noqa: E402
+
+sys.path.insert(0, str(HELPERS))
+from treemem import TreeMemory  # noqa: E402
 
 INSTALL_HELP = {
     "nginx": "nginx is missing: install it with `apt-get install -y nginx-light` (or nginx).",
@@ -270,7 +275,8 @@ def run_child(name: str, cmd: list[str], result: Path, nginx: Nginx, log: Path) 
     with log.open("w") as out:
         process = subprocess.Popen([*cmd, "--result", str(result)], stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
         try:
-            _, status, usage = os.wait4(process.pid, 0)
+            with TreeMemory(process.pid) as memory:
+                _, status, usage = os.wait4(process.pid, 0)
         except BaseException:  # interrupted: the child goes too
             process.terminate()
             process.wait()
@@ -283,6 +289,7 @@ def run_child(name: str, cmd: list[str], result: Path, nginx: Nginx, log: Path) 
     after = nginx.counters()
     data = json.loads(result.read_text("utf-8"))
     data["load_average"] = os.getloadavg()[0]
+    data.update(memory.figures())
     # The first counters() call is itself one request on one connection: not the crawler's.
     # Peak memory as the child measured it (VmHWM): ru_maxrss would carry this process's own
     # high-water mark (forked, then exec'd), hundreds of MB once the 100,000-origin URL list is read.
@@ -290,6 +297,7 @@ def run_child(name: str, cmd: list[str], result: Path, nginx: Nginx, log: Path) 
     if data.get("children_peak_mb"):  # --processes: every process together, at most (each child
         # counted at the largest one's peak)
         peak += data["processes"] * data["children_peak_mb"]
+    peak = max(peak, data["tree_peak_rss_mb"])  # whichever is larger: the sampled sum or that bound
     return Run(
         name,
         data["wall"],
@@ -616,7 +624,10 @@ def _processes_note(run: Run) -> str:
         return ""
     return (
         f" (all {data['processes'] + 1} processes at most: this one {data['peak_mb']:.0f} MB, "
-        f"each crawling one ≤ {data['children_peak_mb']:.0f} MB; this one's own CPU {data['cpu_own']:.1f} s)"
+        f"each crawling one ≤ {data['children_peak_mb']:.0f} MB; sampled, the whole tree of "
+        f"{data['tree_processes']} processes: RSS {data['tree_peak_rss_mb']:.0f} MB, "
+        f"PSS {data['tree_peak_pss_mb']:.0f} MB; "
+        f"this one's own CPU {data['cpu_own']:.1f} s)"
     )
 
 

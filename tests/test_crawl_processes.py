@@ -50,15 +50,18 @@ def facts(path: Path) -> dict[str, list[tuple]]:
         }
 
 
-def crawling_children(pid: int) -> list[int]:
-    """The crawling processes of the CLI process ``pid`` (not multiprocessing's resource tracker)."""
-    found = []
+def children_of(pid: int) -> dict[int, bytes]:
+    """Every child process of ``pid``: its command line."""
+    found = {}
     for task in Path(f"/proc/{pid}/task").iterdir():
         for child in (task / "children").read_text().split():
-            cmdline = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ")
-            if b"spawn_main" in cmdline:
-                found.append(int(child))
+            found[int(child)] = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ")
     return found
+
+
+def crawling_children(pid: int) -> list[int]:
+    """The crawling processes of the CLI process ``pid``."""
+    return [child for child, cmdline in children_of(pid).items() if b"agentdex.crawler.worker" in cmdline]
 
 
 def wait_for(predicate, timeout: float = 60.0) -> None:
@@ -109,7 +112,8 @@ def test_a_crawling_process_that_dies_takes_only_its_unfinished_origins(tmp_path
         try:
             wait_for(lambda: listed(path) == len(hosts))  # all but the slow one saved
             children = crawling_children(crawl.pid)
-            assert children, "no crawling process found"
+            # the two crawling processes and nothing else (no helper process of multiprocessing's)
+            assert sorted(children_of(crawl.pid)) == sorted(children) and len(children) == 2
             for child in children:
                 os.kill(child, signal.SIGKILL)
             stdout, stderr = crawl.communicate(timeout=60)
@@ -160,3 +164,11 @@ def test_a_bad_processes_value_is_a_sentence(tmp_path, value):
     _, stderr = crawl.communicate(timeout=60)
     assert crawl.returncode == 2
     assert "--processes" in stderr and "Traceback" not in stderr
+
+
+def test_the_crawling_process_module_run_by_hand_says_what_starts_it():
+    worker = subprocess.run(
+        [sys.executable, "-m", "agentdex.crawler.worker"], env=cli_env(), capture_output=True, text=True, timeout=60
+    )
+    assert worker.returncode == 2
+    assert "agentdex crawl --processes N" in worker.stderr and "Traceback" not in worker.stderr

@@ -24,14 +24,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import multiprocessing
+import fcntl
+import os
 import pickle
-import queue
-import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from math import ceil
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Any
 
 from agentdex.crawler.crawl import (
     NetworkOptions,
@@ -45,10 +46,13 @@ from agentdex.crawler.crawl import (
 )
 from agentdex.errors import InputError
 
-# Results waiting to be saved, at most, per crawling process: a parent slower than its
-# children makes them wait instead of piling results up in memory.
-BACKLOG = 64
-POLL_SECONDS = 0.5  # how often the parent looks for a crawling process that died
+# Results in flight from a crawling process, at most: a pipe of 1 MiB (Linux's default
+# /proc/sys/fs/pipe-max-size; the 64 KiB default holds only a few results) lets a child run
+# ahead while this process commits, and makes it wait once the pipe is full instead of
+# piling results up in memory.
+PIPE_BYTES = 1 << 20
+POLL_SECONDS = 0.5  # how often the parent lets Ctrl-C in while no result arrives
+WORKER = "agentdex.crawler.worker"  # the crawling process's module (python -m)
 
 
 def catalogue_file(db) -> Path:
@@ -75,60 +79,88 @@ async def run_processes(
     path = catalogue_file(db)
     parts = shards(origins, processes)
     child_net = dataclasses.replace(net, concurrency=max(1, ceil(net.concurrency / len(parts))))
-    context = multiprocessing.get_context("spawn")  # no fork of a process holding threads and a connection
-    inbox: Any = context.Queue(maxsize=BACKLOG * len(parts))
-    children = [
-        context.Process(target=child_main, args=(str(path), child_net, plan, part, inbox, i), daemon=True)
-        for i, part in enumerate(parts)
-    ]
     board = _Board({i: set(part) for i, part in enumerate(parts)}, saver)
-    with _running(children):
+    with _running(len(parts)) as children:
+        for child, (index, part) in zip(children, enumerate(parts), strict=True):
+            child.send_job((str(path), child_net, plan, part, index))
         while board.waiting():
             # Blocking here is fine (this loop runs nothing else while its children crawl) and
             # cheaper than a thread hop per origin; the sleep lets Ctrl-C's cancellation in.
-            message = _next(inbox)
+            ready = wait([c.inbox for c in children if c.open], POLL_SECONDS)
             await asyncio.sleep(0)
-            if message is not None:
-                board.take(message)
-            elif any(not child.is_alive() for child in children):
-                _bury(children, inbox, board)
+            for child in children:
+                if child.inbox in ready:
+                    _take_from(child, board)
     saver.summary.requests, saver.summary.errors = board.totals()
 
 
+class _Child:
+    """One crawling process: ``python -m agentdex.crawler.worker JOB_FD RESULT_FD``.
+
+    Not multiprocessing's spawn: that re-imports the parent's main module (the whole CLI)
+    in every child and starts a resource tracker process of its own; this child imports
+    what crawling needs and nothing else (about 14 MB less a child and one process fewer:
+    docs/benchmarks.md, round 6). It runs in a session of its own, so a Ctrl-C at the
+    terminal reaches only the parent, which stops it.
+    """
+
+    def __init__(self, index: int) -> None:
+        job_read, job_write = os.pipe()
+        result_read, result_write = os.pipe()
+        with contextlib.suppress(OSError):  # a smaller pipe still works, it only waits sooner
+            fcntl.fcntl(result_write, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        command = [sys.executable, "-m", WORKER, str(job_read), str(result_write)]
+        try:
+            self.process = subprocess.Popen(command, pass_fds=(job_read, result_write), start_new_session=True)
+        finally:
+            os.close(job_read)
+            os.close(result_write)
+        self.index, self.open = index, True
+        self.jobs = Connection(job_write, readable=False)
+        self.inbox = Connection(result_read, writable=False)
+
+    def send_job(self, job: tuple) -> None:
+        """Give the child its share; a child already gone is found by its closed inbox."""
+        with contextlib.suppress(OSError):
+            self.jobs.send(job)
+        self.jobs.close()
+
+    def stop(self) -> None:
+        """Terminate the child if it still runs, and reap it."""
+        if self.process.poll() is None:
+            self.process.terminate()
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.inbox.close()
+
+
 @contextlib.contextmanager
-def _running(children: list) -> Iterator[None]:
+def _running(count: int) -> Iterator[list[_Child]]:
     """Start the crawling processes; on the way out (done, interrupted or failed), stop
     any still running."""
-    started = []
+    children: list[_Child] = []
     try:
-        for child in children:
-            child.start()
-            started.append(child)
-        yield
+        for index in range(count):
+            children.append(_Child(index))
+        yield children
     finally:
-        for child in started:
-            if child.is_alive():
-                child.terminate()
-        for child in started:
-            child.join(5)
+        for child in children:
+            child.stop()
 
 
-def _next(inbox, timeout: float = POLL_SECONDS) -> tuple | None:
+def _take_from(child: _Child, board: _Board) -> None:
+    """Act on the child's next message; once its pipe is closed (it finished or died), record
+    each origin it did not finish."""
     try:
-        return inbox.get(timeout=timeout)
-    except queue.Empty:
-        return None
-
-
-def _bury(children: list, inbox, board: _Board) -> None:
-    """Record the unfinished origins of every crawling process that is gone: first what it
-    sent before it went (still in the pipe), then each origin it did not finish."""
-    while (message := _next(inbox, 0.1)) is not None:
-        board.take(message)
-    for index, child in enumerate(children):
-        if not child.is_alive() and board.pending.get(index):
-            code = child.exitcode
-            board.lost(index, f"its crawling process ended (exit code {code}) before it was finished")
+        board.take(child.inbox.recv())
+    except (EOFError, OSError):
+        child.open = False
+        code = child.process.wait()
+        if board.pending.get(child.index):
+            board.lost(child.index, f"its crawling process ended (exit code {code}) before it was finished")
 
 
 @dataclasses.dataclass
@@ -172,16 +204,23 @@ class _Board:
         self.counts[index] = (requests, errors)
 
 
-def child_main(path: str, net: NetworkOptions, plan: StagePlan, origins: list[str], outbox, index: int) -> None:
-    """A crawling process: crawl ``origins`` and send each result to the parent. Ctrl-C is
-    the parent's to handle (it stops its children); anything that ends this process early
-    is reported before it goes."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def child_main(job_fd: int, result_fd: int) -> int:
+    """A crawling process: read its share from ``job_fd``, crawl it and send each result to
+    the parent through ``result_fd``. Anything that ends this process early is reported
+    before it goes. Returns the exit code."""
+    outbox = Connection(result_fd, readable=False)
+    try:
+        with Connection(job_fd, writable=False) as jobs:
+            path, net, plan, origins, index = jobs.recv()
+    except (EOFError, OSError):
+        return 1  # the parent went before giving the share: nothing to report to
     try:
         asyncio.run(_crawl_share(Path(path), net, plan, origins, outbox, index))
     except BaseException as exc:  # noqa: BLE001 - the parent records its unfinished origins
-        outbox.put(("broken", index, describe_error(exc)))
-        raise SystemExit(1) from None
+        with contextlib.suppress(OSError):
+            outbox.send(("broken", index, describe_error(exc)))
+        return 1
+    return 0
 
 
 async def _crawl_share(
@@ -195,7 +234,7 @@ async def _crawl_share(
             stats = stage.fetcher.stats
 
             async def each(origin: str) -> None:
-                outbox.put(await _one(db, origin, stage, index, stats))
+                outbox.send(await _one(db, origin, stage, index, stats))
 
             # Each message carries the process's running counts: the last one has them all.
             await run_workers(origins, net.concurrency, each)
@@ -214,4 +253,4 @@ async def _one(db, origin: str, stage, index: int, stats) -> tuple:
     return ("one", index, origin, payload, stats.requests, stats.errors)
 
 
-__all__ = ["BACKLOG", "child_main", "run_processes", "shards"]
+__all__ = ["child_main", "run_processes", "shards"]
