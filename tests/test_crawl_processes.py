@@ -15,11 +15,11 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from agentdex.crawler.processes import shards
 from agentdex.sampleweb.server import SampleWeb
 from tests.conftest import cli_env
 
@@ -79,9 +79,17 @@ def listed(path: Path) -> int:
         return 0
 
 
-def test_shards_take_every_nth_origin_in_order():
-    assert shards(["a", "b", "c", "d", "e"], 2) == [["a", "c", "e"], ["b", "d"]]
-    assert shards(["a"], 3) == [["a"]]  # no process without origins
+def test_each_origin_is_crawled_once_by_one_of_the_processes(tmp_path):
+    path = tmp_path / "c.db"
+    with SampleWeb(synthetic=60) as web:
+        hosts = list(web.synthetic.hosts)
+        # one worker a process: the origins are dealt a few at a time, to all three processes
+        crawl = agentdex("crawl", "--db", str(path), *web.cli_args(), "--processes", "3", "--concurrency", "3", *hosts)
+        _, stderr = crawl.communicate(timeout=180)
+        asked = Counter(r.host for r in web.requests_log if r.path == "/.well-known/agent-app.json")
+    assert crawl.returncode == 0, stderr
+    assert asked == dict.fromkeys(hosts, 1)  # every origin, none twice
+    assert listed(path) == len(hosts)
 
 
 def test_two_processes_write_the_catalogue_one_process_writes(tmp_path):
@@ -112,8 +120,8 @@ def test_a_crawling_process_that_dies_takes_only_its_unfinished_origins(tmp_path
         try:
             wait_for(lambda: listed(path) == len(hosts))  # all but the slow one saved
             children = crawling_children(crawl.pid)
-            # the two crawling processes and nothing else (no helper process of multiprocessing's)
-            assert sorted(children_of(crawl.pid)) == sorted(children) and len(children) == 2
+            # --processes 2: this process and one crawling process, and no helper process
+            assert sorted(children_of(crawl.pid)) == sorted(children) and len(children) == 1
             for child in children:
                 os.kill(child, signal.SIGKILL)
             stdout, stderr = crawl.communicate(timeout=60)

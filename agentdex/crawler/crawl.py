@@ -18,6 +18,7 @@ origins a run takes (all, or only the due ones) is the caller's choice.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -258,21 +259,23 @@ async def _run_here(db, origins: list[str], net: NetworkOptions, plan: StagePlan
 
 async def run_workers(origins: list[str], concurrency: int, each: Callable[[str], Awaitable[None]]) -> None:
     """Run ``each`` on every origin, ``concurrency`` at a time, in order."""
-    queue: asyncio.Queue[str] = asyncio.Queue()
-    for origin in origins:
-        queue.put_nowait(origin)
+    todo = collections.deque(origins)
+    await work_through(lambda: todo.popleft() if todo else None, min(concurrency, len(origins)), each)
+
+
+async def work_through(take: Callable[[], str | None], workers: int, each: Callable[[str], Awaitable[None]]) -> None:
+    """``workers`` tasks run ``each`` on the origins ``take`` gives, until it gives None."""
 
     async def worker() -> None:
-        while not queue.empty():
-            await each(queue.get_nowait())
+        while (origin := take()) is not None:
+            await each(origin)
 
-    workers = max(1, min(concurrency, len(origins)))
     # A TaskGroup, not gather: when one worker fails (the catalogue itself, a full disk), the
     # others are cancelled before the fetcher's pools close under them. Callers get that
     # worker's own error, as they did from gather (a full disk stays a DatabaseError).
     try:
         async with asyncio.TaskGroup() as group:
-            for _ in range(workers):
+            for _ in range(max(1, workers)):
                 group.create_task(worker())
     except BaseExceptionGroup as failed:
         raise failed.exceptions[0] from None

@@ -1,16 +1,24 @@
 """A crawl in several processes (``crawl --processes N``): N processes fetch, parse and
-verify; this one saves.
+verify; this one, one of the N, also saves.
 
 Why: one Python process crawls on one core whatever its concurrency (the GIL), at about
 0.6 ms of CPU a request, 1,500-1,700 requests/s on the benchmark's web
 (``docs/benchmarks.md``); about six sevenths of that CPU is fetching, parsing and verifying
 and one seventh saving (a cProfile of 2,000 origins: ``save_origin`` 7.6 s of 54.9).
-So the fetching is spread over processes and the saving is not: each crawling process
-takes every N-th origin, crawls it with its own event loop, connection pools and
-``--concurrency / N`` workers, reading what earlier crawls stored through a read-only
-connection (WAL: readers never wait for the writer), and sends the result here. This
-process is the catalogue's only writer, as in a one-process crawl: each origin is saved in
-its own transaction, with its events, under the run's one crawl row.
+So the fetching is spread over processes and the saving is not: this process and N - 1
+crawling processes take origins from one list, in order, each with its own event loop,
+connection pools and ``--concurrency / N`` workers. A crawling process reads what earlier
+crawls stored through a read-only connection (WAL: readers never wait for the writer) and
+sends each result here. This process is the catalogue's only writer, as in a one-process
+crawl: each origin is saved in its own transaction, with its events, under the run's one
+crawl row.
+
+Origins are dealt a few at a time, not split up front: a crawling process gets more as it
+sends results, so the process that also saves simply takes fewer, and no process sits idle
+while another has a backlog. Why this process crawls too, rather than only saving: every
+process is a Python interpreter with its imports (about 45 MB); with two crawling processes
+and a saving one, a crawl of 100,000 origins held about 190 MB, and the saving one was idle
+more than half the time (docs/benchmarks.md, rounds 4 and 6).
 
 Each origin is crawled whole by one process, so its own host sees one connection at a
 time as before; a host that several origins declare (a shared API host) may see one from
@@ -22,17 +30,19 @@ unfinished origins with it, each recorded as such, and the others are saved.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import fcntl
 import os
 import pickle
+import struct
 import subprocess
 import sys
 from collections.abc import Iterator
 from math import ceil
-from multiprocessing.connection import Connection, wait
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from agentdex.crawler.crawl import (
     NetworkOptions,
@@ -42,7 +52,7 @@ from agentdex.crawler.crawl import (
     crawl_one,
     describe_error,
     open_stage,
-    run_workers,
+    work_through,
 )
 from agentdex.errors import InputError
 
@@ -51,8 +61,8 @@ from agentdex.errors import InputError
 # ahead while this process commits, and makes it wait once the pipe is full instead of
 # piling results up in memory.
 PIPE_BYTES = 1 << 20
-POLL_SECONDS = 0.5  # how often the parent lets Ctrl-C in while no result arrives
 WORKER = "agentdex.crawler.worker"  # the crawling process's module (python -m)
+HEADER = struct.Struct("!Q")  # each message: its length, then its pickle
 
 
 def catalogue_file(db) -> Path:
@@ -67,31 +77,82 @@ def catalogue_file(db) -> Path:
     return Path(name)
 
 
-def shards(origins: list[str], n: int) -> list[list[str]]:
-    """Every ``n``-th origin to each process, in order (a due crawl's most overdue first)."""
-    return [part for part in (origins[i::n] for i in range(n)) if part]
+def write_message(out: BinaryIO, message: object) -> None:
+    """Send one message down a pipe (blocks while the pipe is full)."""
+    data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
+    out.write(HEADER.pack(len(data)) + data)
+    out.flush()
+
+
+async def read_message(reader: asyncio.StreamReader) -> Any:
+    """The next message from a pipe. :raises EOFError: the writer closed it (or died)."""
+    try:
+        size = HEADER.unpack(await reader.readexactly(HEADER.size))[0]
+        return pickle.loads(await reader.readexactly(size))
+    except asyncio.IncompleteReadError:
+        raise EOFError from None
+
+
+async def pipe_reader(fd: int) -> asyncio.StreamReader:
+    """An asyncio reader of the pipe ``fd`` (which it takes over)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=PIPE_BYTES)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", buffering=0))
+    return reader
+
+
+# --- this process: deals, crawls its own part and saves everything ---------------------------
 
 
 async def run_processes(
     db, origins: list[str], net: NetworkOptions, plan: StagePlan, processes: int, saver: Saver
 ) -> None:
-    """Crawl ``origins`` in ``processes`` crawling processes, saving each result here."""
+    """Crawl ``origins`` in this process and ``processes - 1`` crawling processes, saving
+    each result here."""
     path = catalogue_file(db)
-    parts = shards(origins, processes)
-    child_net = dataclasses.replace(net, concurrency=max(1, ceil(net.concurrency / len(parts))))
-    board = _Board({i: set(part) for i, part in enumerate(parts)}, saver)
-    with _running(len(parts)) as children:
-        for child, (index, part) in zip(children, enumerate(parts), strict=True):
-            child.send_job((str(path), child_net, plan, part, index))
-        while board.waiting():
-            # Blocking here is fine (this loop runs nothing else while its children crawl) and
-            # cheaper than a thread hop per origin; the sleep lets Ctrl-C's cancellation in.
-            ready = wait([c.inbox for c in children if c.open], POLL_SECONDS)
-            await asyncio.sleep(0)
-            for child in children:
-                if child.inbox in ready:
-                    _take_from(child, board)
-    saver.summary.requests, saver.summary.errors = board.totals()
+    share = dataclasses.replace(net, concurrency=max(1, ceil(net.concurrency / processes)))
+    dealer = _Dealer(collections.deque(origins), share.concurrency, saver)
+    with _running(min(processes, len(origins)) - 1) as children:
+        for child in children:  # first, so the first origins go to processes that only crawl
+            dealer.join(child, (str(path), share, plan, child.index))
+        try:
+            async with asyncio.TaskGroup() as group:
+                for child in children:
+                    group.create_task(_listen(child, dealer))
+                group.create_task(_crawl_here(db, share, plan, dealer))
+        except BaseExceptionGroup as failed:  # the first failure itself (a full disk stays a DatabaseError)
+            raise failed.exceptions[0] from None
+    saver.summary.requests, saver.summary.errors = dealer.totals()
+
+
+async def _crawl_here(db, net: NetworkOptions, plan: StagePlan, dealer: _Dealer) -> None:
+    """This process's own part: origins from the dealer, crawled and saved here."""
+    async with open_stage(net, plan) as stage:
+        dealer.here = stage.fetcher.stats
+
+        async def each(origin: str) -> None:
+            try:
+                result = await crawl_one(db, origin, stage)
+            except OriginFailed as failed:
+                dealer.saver.failed(origin, failed.code, failed.message, *dealer.totals())
+                return
+            dealer.saver.save(result, *dealer.totals())
+
+        await work_through(dealer.take, net.concurrency, each)
+
+
+async def _listen(child: _Child, dealer: _Dealer) -> None:
+    """Save what ``child`` sends; once its pipe closes (it finished or died), record each
+    origin it did not finish."""
+    reader = await pipe_reader(child.take_inbox())
+    while True:
+        try:
+            message = await read_message(reader)
+        except EOFError:
+            break
+        dealer.take_result(child, message)
+    code = await asyncio.to_thread(child.process.wait)
+    dealer.lost(child, f"its crawling process ended (exit code {code}) before it was finished")
 
 
 class _Child:
@@ -99,9 +160,8 @@ class _Child:
 
     Not multiprocessing's spawn: that re-imports the parent's main module (the whole CLI)
     in every child and starts a resource tracker process of its own; this child imports
-    what crawling needs and nothing else (about 14 MB less a child and one process fewer:
-    docs/benchmarks.md, round 6). It runs in a session of its own, so a Ctrl-C at the
-    terminal reaches only the parent, which stops it.
+    what crawling needs and nothing else. It runs in a session of its own, so a Ctrl-C at
+    the terminal reaches only the parent, which stops it.
     """
 
     def __init__(self, index: int) -> None:
@@ -115,18 +175,36 @@ class _Child:
         finally:
             os.close(job_read)
             os.close(result_write)
-        self.index, self.open = index, True
-        self.jobs = Connection(job_write, readable=False)
-        self.inbox = Connection(result_read, writable=False)
+        self.index = index
+        self.jobs: BinaryIO | None = os.fdopen(job_write, "wb")
+        self._inbox: int | None = result_read
 
-    def send_job(self, job: tuple) -> None:
-        """Give the child its share; a child already gone is found by its closed inbox."""
-        with contextlib.suppress(OSError):
-            self.jobs.send(job)
-        self.jobs.close()
+    def send(self, message: object) -> None:
+        """Send the child its job or more origins; a child already gone is found by its
+        closed inbox, so a failed send only closes the way to it."""
+        if self.jobs is None:
+            return
+        try:
+            write_message(self.jobs, message)
+        except OSError:
+            self.close_jobs()
+
+    def close_jobs(self) -> None:
+        """No more origins: the child finishes what it has and exits."""
+        if self.jobs is not None:
+            with contextlib.suppress(OSError):
+                self.jobs.close()
+            self.jobs = None
+
+    def take_inbox(self) -> int:
+        """The descriptor of the child's results (the reader that takes it closes it)."""
+        fd, self._inbox = self._inbox, None
+        assert fd is not None
+        return fd
 
     def stop(self) -> None:
         """Terminate the child if it still runs, and reap it."""
+        self.close_jobs()
         if self.process.poll() is None:
             self.process.terminate()
         try:
@@ -134,7 +212,8 @@ class _Child:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        self.inbox.close()
+        if self._inbox is not None:
+            os.close(self._inbox)
 
 
 @contextlib.contextmanager
@@ -151,95 +230,147 @@ def _running(count: int) -> Iterator[list[_Child]]:
             child.stop()
 
 
-def _take_from(child: _Child, board: _Board) -> None:
-    """Act on the child's next message; once its pipe is closed (it finished or died), record
-    each origin it did not finish."""
-    try:
-        board.take(child.inbox.recv())
-    except (EOFError, OSError):
-        child.open = False
-        code = child.process.wait()
-        if board.pending.get(child.index):
-            board.lost(child.index, f"its crawling process ended (exit code {code}) before it was finished")
-
-
 @dataclasses.dataclass
-class _Board:
-    """What the parent knows: each crawling process's unfinished origins and counters."""
+class _Dealer:
+    """The origins still to crawl, dealt to this process's workers and to the crawling
+    processes a few at a time; what each crawling process has not finished; the counters."""
 
-    pending: dict[int, set[str]]
+    todo: collections.deque[str]
+    concurrency: int  # each process's workers
     saver: Saver
+    here: object = None  # this process's fetch stats (requests, errors)
+    children: list[_Child] = dataclasses.field(default_factory=list)
+    pending: dict[int, set[str]] = dataclasses.field(default_factory=dict)
     counts: dict[int, tuple[int, int]] = dataclasses.field(default_factory=dict)
 
-    def waiting(self) -> bool:
-        """Whether an origin is still to be saved."""
-        return any(self.pending.values())
+    def join(self, child: _Child, job: tuple) -> None:
+        """Give a new crawling process its job and a first batch (two for each worker)."""
+        self.children.append(child)
+        self.pending[child.index] = set()
+        child.send(job)
+        self._deal(child, 2 * self.concurrency)
+
+    def take(self) -> str | None:
+        """The next origin for this process's own workers; None when every origin is dealt."""
+        origin = self.todo.popleft() if self.todo else None
+        self._close_if_done()
+        return origin
+
+    def take_result(self, child: _Child, message: tuple) -> None:
+        """Act on one message of a crawling process, then top up its origins."""
+        kind, _, *rest = message
+        if kind == "broken":
+            self.lost(child, f"its crawling process failed: {rest[0]}")
+            return
+        origin, *details, requests, errors = rest
+        self.pending[child.index].discard(origin)
+        self.counts[child.index] = (requests, errors)
+        if kind == "one":
+            self.saver.save(pickle.loads(details[0]), *self.totals())
+        else:
+            code, text = details
+            self.saver.failed(origin, code, text, *self.totals())
+        if len(self.pending[child.index]) <= self.concurrency:
+            self._deal(child, self.concurrency)
+
+    def lost(self, child: _Child, why: str) -> None:
+        """Record every unfinished origin of ``child`` as cut off by ``why``."""
+        child.close_jobs()
+        for origin in sorted(self.pending.pop(child.index, ())):
+            self.saver.failed(origin, "internal", why, *self.totals())
 
     def totals(self) -> tuple[int, int]:
         """Requests sent and fetches failed, every process together."""
-        return sum(r for r, _ in self.counts.values()), sum(e for _, e in self.counts.values())
+        counts = [*self.counts.values(), (getattr(self.here, "requests", 0), getattr(self.here, "errors", 0))]
+        return sum(r for r, _ in counts), sum(e for _, e in counts)
 
-    def take(self, message: tuple) -> None:
-        """Act on one message of a crawling process."""
-        kind, index, *rest = message
-        if kind == "one":
-            origin, payload, requests, errors = rest
-            self._count(index, origin, requests, errors)
-            self.saver.save(pickle.loads(payload), *self.totals())
-        elif kind == "failed":
-            origin, code, text, requests, errors = rest
-            self._count(index, origin, requests, errors)
-            self.saver.failed(origin, code, text, *self.totals())
-        elif kind == "broken":
-            self.lost(index, f"its crawling process failed: {rest[0]}")
+    def _deal(self, child: _Child, count: int) -> None:
+        batch = [self.todo.popleft() for _ in range(min(count, len(self.todo)))]
+        if batch and child.index in self.pending:
+            self.pending[child.index].update(batch)
+            child.send(batch)
+        self._close_if_done()
 
-    def lost(self, index: int, why: str) -> None:
-        """Record every unfinished origin of process ``index`` as cut off by ``why``."""
-        for origin in sorted(self.pending.get(index, ())):
-            self.saver.failed(origin, "internal", why, *self.totals())
-        self.pending[index] = set()
+    def _close_if_done(self) -> None:
+        if not self.todo:
+            for child in self.children:
+                child.close_jobs()
 
-    def _count(self, index: int, origin: str, requests: int, errors: int) -> None:
-        self.pending[index].discard(origin)
-        self.counts[index] = (requests, errors)
+
+# --- a crawling process ------------------------------------------------------------------------
 
 
 def child_main(job_fd: int, result_fd: int) -> int:
-    """A crawling process: read its share from ``job_fd``, crawl it and send each result to
-    the parent through ``result_fd``. Anything that ends this process early is reported
-    before it goes. Returns the exit code."""
-    outbox = Connection(result_fd, readable=False)
-    try:
-        with Connection(job_fd, writable=False) as jobs:
-            path, net, plan, origins, index = jobs.recv()
-    except (EOFError, OSError):
-        return 1  # the parent went before giving the share: nothing to report to
-    try:
-        asyncio.run(_crawl_share(Path(path), net, plan, origins, outbox, index))
-    except BaseException as exc:  # noqa: BLE001 - the parent records its unfinished origins
-        with contextlib.suppress(OSError):
-            outbox.send(("broken", index, describe_error(exc)))
-        return 1
+    """A crawling process: read its job and its origins from ``job_fd``, crawl them and send
+    each result to the parent through ``result_fd``. Anything that ends this process early
+    is reported before it goes. Returns the exit code."""
+    with os.fdopen(result_fd, "wb") as outbox:
+        try:
+            asyncio.run(_crawl_share(job_fd, outbox))
+        except BaseException as exc:  # noqa: BLE001 - the parent records its unfinished origins
+            with contextlib.suppress(OSError):
+                write_message(outbox, ("broken", None, describe_error(exc)))
+            return 1
     return 0
 
 
-async def _crawl_share(
-    path: Path, net: NetworkOptions, plan: StagePlan, origins: list[str], outbox, index: int
-) -> None:
+async def _crawl_share(job_fd: int, outbox: BinaryIO) -> None:
     from agentdex.db import open_db
 
-    db = open_db(path, readonly=True)
+    reader = await pipe_reader(job_fd)
     try:
-        async with open_stage(net, plan) as stage:
+        path, net, plan, index = await read_message(reader)
+    except EOFError:
+        return  # the parent went before giving the job: nothing to do, no one to tell
+    inbox = _Inbox(reader)
+    db = open_db(Path(path), readonly=True)
+    try:
+        async with open_stage(net, plan) as stage, asyncio.TaskGroup() as group:
             stats = stage.fetcher.stats
+            group.create_task(inbox.fill())
 
             async def each(origin: str) -> None:
-                outbox.send(await _one(db, origin, stage, index, stats))
+                write_message(outbox, await _one(db, origin, stage, index, stats))
 
             # Each message carries the process's running counts: the last one has them all.
-            await run_workers(origins, net.concurrency, each)
+            for _ in range(net.concurrency):
+                group.create_task(_work(inbox, each))
     finally:
         db.conn.close()
+
+
+@dataclasses.dataclass
+class _Inbox:
+    """The origins the parent deals to a crawling process, as they arrive."""
+
+    reader: asyncio.StreamReader
+    todo: collections.deque[str] = dataclasses.field(default_factory=collections.deque)
+    arrived: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
+    done: bool = False
+
+    async def fill(self) -> None:
+        """Take each batch as it comes, until the parent closes the pipe."""
+        try:
+            while True:
+                self.todo.extend(await read_message(self.reader))
+                self.arrived.set()
+        except EOFError:
+            self.done = True
+            self.arrived.set()
+
+    async def next(self) -> str | None:
+        """The next origin, waiting for one; None once the parent has no more."""
+        while not self.todo:
+            if self.done:
+                return None
+            self.arrived.clear()
+            await self.arrived.wait()
+        return self.todo.popleft()
+
+
+async def _work(inbox: _Inbox, each) -> None:
+    while (origin := await inbox.next()) is not None:
+        await each(origin)
 
 
 async def _one(db, origin: str, stage, index: int, stats) -> tuple:
@@ -253,4 +384,4 @@ async def _one(db, origin: str, stage, index: int, stats) -> tuple:
     return ("one", index, origin, payload, stats.requests, stats.errors)
 
 
-__all__ = ["child_main", "run_processes", "shards"]
+__all__ = ["child_main", "read_message", "run_processes", "write_message"]
