@@ -54,8 +54,9 @@ requests in flight, at most ``--per-host`` per host: 1, agentdex's default). Fig
   (``os.wait4`` rusage: user + system, start-up included);
 - peak MB: the child's own peak resident set (VmHWM from ``/proc/self/status``; not
   ``ru_maxrss``, which on Linux keeps the high-water mark of the parent it was forked from);
-  with ``--processes N`` (agentdex's ``crawl --processes``) it adds N times the largest
-  crawling process's ``ru_maxrss`` (an upper bound on every process together), and the CPU
+  with ``--processes N`` (agentdex's ``crawl --processes``: this process and N - 1 others)
+  it adds N - 1 times the largest other process's ``ru_maxrss`` (an upper bound on every
+  process together), and the CPU
   figures include the crawling processes' CPU; for every run, ``crawl/treemem.py`` also
   samples the summed RSS and PSS of the child and every process below it every 0.1 s, and
   the figure is the larger of that sampled RSS and the bound;
@@ -296,7 +297,7 @@ def run_child(name: str, cmd: list[str], result: Path, nginx: Nginx, log: Path) 
     peak = data.get("peak_mb") or usage.ru_maxrss / 1024
     if data.get("children_peak_mb"):  # --processes: every process together, at most (each child
         # counted at the largest one's peak)
-        peak += data["processes"] * data["children_peak_mb"]
+        peak += (data["processes"] - 1) * data["children_peak_mb"]
     peak = max(peak, data["tree_peak_rss_mb"])  # whichever is larger: the sampled sum or that bound
     return Run(
         name,
@@ -623,8 +624,8 @@ def _processes_note(run: Run) -> str:
     if not data.get("children_peak_mb"):
         return ""
     return (
-        f" (all {data['processes'] + 1} processes at most: this one {data['peak_mb']:.0f} MB, "
-        f"each crawling one ≤ {data['children_peak_mb']:.0f} MB; sampled, the whole tree of "
+        f" (all {data['processes']} processes at most: this one {data['peak_mb']:.0f} MB, "
+        f"each other one ≤ {data['children_peak_mb']:.0f} MB; sampled, the whole tree of "
         f"{data['tree_processes']} processes: RSS {data['tree_peak_rss_mb']:.0f} MB, "
         f"PSS {data['tree_peak_pss_mb']:.0f} MB; "
         f"this one's own CPU {data['cpu_own']:.1f} s)"
