@@ -180,3 +180,27 @@ def test_the_crawling_process_module_run_by_hand_says_what_starts_it():
     )
     assert worker.returncode == 2
     assert "agentdex crawl --processes N" in worker.stderr and "Traceback" not in worker.stderr
+
+
+def test_the_crawling_processes_run_this_agentdex_not_a_folder_of_that_name_where_the_crawl_starts(tmp_path):
+    decoy = tmp_path / "agentdex" / "crawler"
+    decoy.mkdir(parents=True)
+    for folder in (decoy.parent, decoy):
+        (folder / "__init__.py").write_text("")
+    (decoy / "worker.py").write_text("raise SystemExit('the decoy ran')\n")
+    path = tmp_path / "c.db"
+    with SampleWeb(synthetic=SYNTHETIC) as web:
+        hosts = list(web.synthetic.hosts)
+        # -P: the crawl itself does not import the decoy either; its crawling process must not
+        crawl = subprocess.run(
+            [sys.executable, "-P", "-m", "agentdex", "crawl", "--db", str(path), *web.cli_args()]
+            + ["--processes", "2", "--concurrency", "2", *hosts],
+            env=cli_env(),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+    assert crawl.returncode == 0, crawl.stderr
+    assert "decoy" not in crawl.stderr
+    assert listed(path) == len(hosts)

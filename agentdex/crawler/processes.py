@@ -169,9 +169,12 @@ class _Child:
         result_read, result_write = os.pipe()
         with contextlib.suppress(OSError):  # a smaller pipe still works, it only waits sooner
             fcntl.fcntl(result_write, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
-        command = [sys.executable, "-m", WORKER, str(job_read), str(result_write)]
+        # -P: not the working directory first on its path (a folder named agentdex there would be
+        # imported instead); PYTHONPATH: this process's path, so it runs the same agentdex
+        command = [sys.executable, "-P", "-m", WORKER, str(job_read), str(result_write)]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p or os.getcwd() for p in sys.path)}
         try:
-            self.process = subprocess.Popen(command, pass_fds=(job_read, result_write), start_new_session=True)
+            self.process = subprocess.Popen(command, pass_fds=(job_read, result_write), start_new_session=True, env=env)
         finally:
             os.close(job_read)
             os.close(result_write)
