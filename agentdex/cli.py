@@ -393,8 +393,9 @@ def crawl(
             max=64,
             metavar="N",
             help=(
-                "Processes that fetch, parse and verify, each with its share of --concurrency, while this one "
-                "saves (1: all in one process). About one per core: a large crawl on a machine with cores to spare."
+                "Processes that fetch, parse and verify, this one among them, each with its share of "
+                "--concurrency; this one also saves (1: all in one process). About one per core: a large crawl "
+                "on a machine with cores to spare."
             ),
         ),
     ] = 1,

@@ -156,7 +156,7 @@ async def crawl(
     agentdex trusts (default :class:`~agentdex.crawler.freshness.Policy`: up to 24 hours);
     ``now`` (epoch seconds) the moment freshness is judged at, by default the time of each
     request (a later moment shows what a later crawl would ask). ``processes`` above 1:
-    that many processes fetch, parse and verify while this one saves
+    that many processes fetch, parse and verify, this one among them, and this one saves
     (:mod:`agentdex.crawler.processes`; ``db`` must then be a file)."""
     started = time.perf_counter()
     crawl_id = catalogue.start_crawl(db, kind, len(origins))
