@@ -5,6 +5,7 @@ for the whole step.)"""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
@@ -46,3 +47,6 @@ async def test_a_key_typed_while_a_crawl_holds_the_cpu_is_answered_within_a_fram
         await pilot.press("3")
         assert screen.query_one(TabbedContent).active == "checks"
         assert not step_done.is_set(), "the key waited for the crawl's step to end"
+        # The crawl finishes before the test does: a crawl thread left running would go on
+        # against the sample web after the test, until the process stops the web under it.
+        await asyncio.wait_for(app.workers.wait_for_complete(), STEP_SECONDS * 4)
