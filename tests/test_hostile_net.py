@@ -7,6 +7,7 @@ cap or deadline and recorded with a code and a sentence; nothing raises.
 from __future__ import annotations
 
 import ssl
+import threading
 import time
 
 import pytest
@@ -61,6 +62,9 @@ async def test_a_body_that_never_ends_is_stopped_at_its_cap(behaviour, method, s
     record, took = await fetch_from(behaviour, server_tls, tls_ca[1], max_bytes=200_000, method=method)
     assert record.error_code == "too_large" and "200000-byte cap" in record.error
     assert record.body is None and record.status == 200 and took < DEADLINE + SLACK
+    # the server noticed the client leave and stopped when asked (it once wrote on to the dead
+    # socket without a pause, so its loop never took the stop and outlived the test)
+    assert not [t for t in threading.enumerate() if t.name == f"rawsock-{behaviour}"]
 
 
 @pytest.mark.parametrize(

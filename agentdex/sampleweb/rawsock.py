@@ -52,6 +52,11 @@ async def _write(writer: asyncio.StreamWriter, data: bytes) -> None:
         raise ConnectionResetError("the client went away")
     writer.write(data)
     await writer.drain()
+    # drain() returns at once while nothing is paused, and over TLS the writer never reads as
+    # closing: without a pass through the loop, the news that the client left (a callback the
+    # loop has queued) never arrives, and an endless behaviour wrote on to the dead socket,
+    # tens of thousands of times a second, each write logged.
+    await asyncio.sleep(0)
 
 
 async def _forever() -> None:
