@@ -239,6 +239,16 @@ class Saver:
         """Save an origin agentdex could not finish (``internal`` or ``budget``)."""
         self.save(_failed(origin, self.summary, code, message), requests, errors)
 
+    async def crawl_and_save(self, db, origin: str, stage: _Stage, totals: Callable[[], tuple[int, int]]) -> None:
+        """Crawl one origin here and save it, or its failure; ``totals`` gives the run's
+        (requests, errors) so far."""
+        try:
+            result = await crawl_one(db, origin, stage)
+        except OriginFailed as failed:
+            self.failed(origin, failed.code, failed.message, *totals())
+            return
+        self.save(result, *totals())
+
 
 async def _run_here(db, origins: list[str], net: NetworkOptions, plan: StagePlan, saver: Saver) -> None:
     """Crawl every origin in this process, ``net.concurrency`` at a time."""
@@ -246,12 +256,7 @@ async def _run_here(db, origins: list[str], net: NetworkOptions, plan: StagePlan
         stats = stage.fetcher.stats
 
         async def each(origin: str) -> None:
-            try:
-                result = await crawl_one(db, origin, stage)
-            except OriginFailed as failed:
-                saver.failed(origin, failed.code, failed.message, stats.requests, stats.errors)
-                return
-            saver.save(result, stats.requests, stats.errors)
+            await saver.crawl_and_save(db, origin, stage, lambda: (stats.requests, stats.errors))
 
         await run_workers(origins, net.concurrency, each)
         saver.summary.requests, saver.summary.errors = stats.requests, stats.errors

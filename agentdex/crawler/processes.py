@@ -54,6 +54,7 @@ from agentdex.crawler.crawl import (
     open_stage,
     work_through,
 )
+from agentdex.crawler.fetch import FetchStats
 from agentdex.errors import InputError
 
 # Results in flight from a crawling process, at most: a pipe of 1 MiB (Linux's default
@@ -132,12 +133,7 @@ async def _crawl_here(db, net: NetworkOptions, plan: StagePlan, dealer: _Dealer)
         dealer.here = stage.fetcher.stats
 
         async def each(origin: str) -> None:
-            try:
-                result = await crawl_one(db, origin, stage)
-            except OriginFailed as failed:
-                dealer.saver.failed(origin, failed.code, failed.message, *dealer.totals())
-            else:
-                dealer.saver.save(result, *dealer.totals())
+            await dealer.saver.crawl_and_save(db, origin, stage, dealer.totals)
             # An origin whose answers are all still fresh never waits on the network: without
             # this, one worker here would take origin after origin and never let the crawling
             # processes' results in (a fresh recrawl of 100,000 origins ran 99% in this process).
@@ -247,7 +243,7 @@ class _Dealer:
     todo: collections.deque[str]
     concurrency: int  # each process's workers
     saver: Saver
-    here: object = None  # this process's fetch stats (requests, errors)
+    here: FetchStats | None = None  # this process's fetch counters, once it crawls
     children: list[_Child] = dataclasses.field(default_factory=list)
     pending: dict[int, set[str]] = dataclasses.field(default_factory=dict)
     counts: dict[int, tuple[int, int]] = dataclasses.field(default_factory=dict)
@@ -290,7 +286,7 @@ class _Dealer:
 
     def totals(self) -> tuple[int, int]:
         """Requests sent and fetches failed, every process together."""
-        counts = [*self.counts.values(), (getattr(self.here, "requests", 0), getattr(self.here, "errors", 0))]
+        counts = [*self.counts.values(), (self.here.requests, self.here.errors) if self.here else (0, 0)]
         return sum(r for r, _ in counts), sum(e for _, e in counts)
 
     def _deal(self, child: _Child, count: int) -> None:
