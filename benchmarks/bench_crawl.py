@@ -245,6 +245,37 @@ class Nginx:
         accepts, _handled, requests = (int(x) for x in lines[2].split())
         return {"connections": accepts, "requests": requests - 1}
 
+    def cpu_seconds(self) -> float:
+        """CPU seconds (user + system) nginx's master and its live workers have used so far,
+        from ``/proc``: the server shares the crawler's cores, so its CPU bounds the crawl's wall."""
+        if self.process is None:
+            return 0.0
+        master = self.process.pid
+        return sum(_proc_cpu(pid) for pid in (master, *_children(master)))
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (nginx's workers)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # gone meanwhile
+                continue
+            if int(fields[1]) == pid:  # after the name: state, ppid, …
+                found.append(int(entry.name))
+    return found
+
+
+def _proc_cpu(pid: int) -> float:
+    """utime + stime of ``pid`` in seconds (0 for a process that is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # fields 14 and 15 of stat
+
 
 # --- running one crawler ----------------------------------------------------------------------
 
@@ -271,7 +302,7 @@ class Run:
 def run_child(name: str, cmd: list[str], result: Path, nginx: Nginx, log: Path) -> Run:
     """Run ``cmd`` in its own process; its measured figures (exits on failure)."""
     result.unlink(missing_ok=True)
-    before = nginx.counters()
+    before, nginx_before = nginx.counters(), nginx.cpu_seconds()
     started = time.perf_counter()
     with log.open("w") as out:
         process = subprocess.Popen([*cmd, "--result", str(result)], stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
@@ -287,8 +318,9 @@ def run_child(name: str, cmd: list[str], result: Path, nginx: Nginx, log: Path) 
     if process.returncode != 0 or not result.exists():
         tail = log.read_text(errors="replace")[-3000:]
         raise SystemExit(f"{name} failed (exit {process.returncode}); log {log}:\n{tail}")
-    after = nginx.counters()
+    after, nginx_cpu = nginx.counters(), nginx.cpu_seconds() - nginx_before
     data = json.loads(result.read_text("utf-8"))
+    data["nginx_cpu"] = nginx_cpu
     data["load_average"] = os.getloadavg()[0]
     data.update(memory.figures())
     # The first counters() call is itself one request on one connection: not the crawler's.
@@ -613,10 +645,22 @@ def _report_so_far(label: str, runs: dict[str, Run]) -> None:
     """A line for the run that just finished (a long run shows its figures early)."""
     name, run = list(runs.items())[-1]
     print(
-        f"{label}   {name}: wall {run.wall:.1f} s, CPU {run.per_request_ms(run.cpu):.2f} ms/request, "
-        f"peak {run.peak_mb:.0f} MB{_processes_note(run)}, {run.requests:,} requests",
+        f"{label}   {name}: wall {run.wall:.1f} s, CPU {_agentdex_ms(run)} ms/request, "
+        f"peak {run.peak_mb:.0f} MB{_processes_note(run)}, {run.requests:,} requests, "
+        f"nginx CPU {_nginx_ms(run)} ms/request",
         flush=True,
     )
+
+
+def _agentdex_ms(run: Run) -> str:
+    """The crawler's CPU milliseconds a request ("—" when it sent none: a fresh recrawl)."""
+    return f"{run.per_request_ms(run.cpu):.2f}" if run.requests else "—"
+
+
+def _nginx_ms(run: Run) -> str:
+    """nginx's CPU milliseconds a request served during ``run`` ("—" when it served none)."""
+    served = run.served.get("requests", 0)
+    return f"{1000 * run.result.get('nginx_cpu', 0.0) / served:.2f}" if served else "—"
 
 
 def _processes_note(run: Run) -> str:
@@ -645,6 +689,7 @@ COLUMNS = (
     "req/s",
     "CPU ms/req",
     "proc CPU ms/req",
+    "nginx CPU ms/req",
     "peak MB",
     "requests",
     "nginx req",
@@ -671,6 +716,7 @@ def table_rows(report: dict) -> list[tuple[str, ...]]:
                 f"{run.requests / run.wall:.0f}",
                 per_request(run.cpu),
                 per_request(run.process_cpu),
+                _nginx_ms(run),
                 f"{run.peak_mb:.0f}",
                 f"{run.requests:,}",
                 f"{run.served.get('requests', 0):,}",
@@ -821,9 +867,22 @@ def print_report(report: dict) -> None:
     )
     print("  statuses: " + "; ".join(f"{k}: {v}" for k, v in report["statuses"].items()))
     print("  database after each run: " + "; ".join(f"{k}: {v:,}" for k, v in report.get("sizes", {}).items()))
+    print(_floor_line(report))
     print("  targets (issue 19):")
     for what, target, measured, met in targets(report):
         print(f"    {'met ' if met else 'MISS'}  {what}: {measured} (target {target})")
+
+
+def _floor_line(report: dict) -> str:
+    """The least wall time the first crawl's CPU allows on this machine's cores: agentdex's
+    CPU and nginx's together, spread perfectly (the server shares the crawler's cores)."""
+    first = Run(**next(r for r in report["runs"] if r["name"] == "agentdex"))
+    nginx = first.result.get("nginx_cpu", 0.0)
+    cores = os.cpu_count() or 1
+    return (
+        f"  first crawl CPU: agentdex {first.cpu:,.1f} s + nginx {nginx:,.1f} s over {cores} cores = "
+        f"{(first.cpu + nginx) / cores:,.1f} s at the least (its wall: {first.wall:,.1f} s)"
+    )
 
 
 def machine() -> dict[str, str]:
