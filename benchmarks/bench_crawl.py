@@ -97,7 +97,7 @@ sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 from agentdex.sampleweb.synthetic import FILES, SyntheticWeb, host_name, site_files, write_synthetic_tree  # noqa: E402
 
 sys.path.insert(0, str(HELPERS))
-from treemem import TreeMemory  # noqa: E402
+from treemem import TreeMemory, tree  # noqa: E402
 
 INSTALL_HELP = {
     "nginx": "nginx is missing: install it with `apt-get install -y nginx-light` (or nginx).",
@@ -250,22 +250,7 @@ class Nginx:
         from ``/proc``: the server shares the crawler's cores, so its CPU bounds the crawl's wall."""
         if self.process is None:
             return 0.0
-        master = self.process.pid
-        return sum(_proc_cpu(pid) for pid in (master, *_children(master)))
-
-
-def _children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (nginx's workers)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:  # gone meanwhile
-                continue
-            if int(fields[1]) == pid:  # after the name: state, ppid, …
-                found.append(int(entry.name))
-    return found
+        return sum(_proc_cpu(pid) for pid in tree(self.process.pid))
 
 
 def _proc_cpu(pid: int) -> float:
