@@ -1,19 +1,23 @@
 """Crawl benchmark: agentdex against a synthetic web served by nginx over TLS, beside a
-minimal httpx fetcher and a Scrapy spider fetching exactly the same URLs.
+minimal httpx fetcher, a Scrapy spider and (with ``--aiohttp``) a minimal aiohttp fetcher
+fetching exactly the same URLs.
 
 Run from the repository root:
 
     .venv/bin/python benchmarks/bench_crawl.py [--n 1000 10000] [--concurrency 32] [--per-host 1] [--processes 2]
-        [--repeat R] [--skip-httpx] [--skip-scrapy | --scrapy PYTHON] [--scrapy-no-verify-tls] [--nginx-workers 1]
+        [--repeat R] [--skip-httpx] [--skip-scrapy | --scrapy PYTHON] [--scrapy-no-verify-tls] [--aiohttp PYTHON]
+        [--fetch-path] [--nginx-workers 1]
         [--max-age 3600] [--changed-every 100] [--later 3900] [--cap-httpx S] [--cap-scrapy S]
         [--profile] [--json FILE] [--verify] [--recrawls 10]
 
 Needs nginx (``apt-get install nginx-light``) and, unless ``--skip-scrapy``, Scrapy in a
 virtualenv of its own (``python3 -m venv /tmp/scrapy-venv && /tmp/scrapy-venv/bin/pip install
-scrapy``, then ``--scrapy /tmp/scrapy-venv/bin/python``); both are benchmark-only tools, not
-agentdex dependencies. Everything it writes goes under ``benchmarks/out/`` (gitignored): the
-synthetic tree of each N (``write_synthetic_tree``, reused by later runs), a trustme CA with
-a ``*.synthetic.test`` certificate, the nginx prefix (configuration from
+scrapy``, then ``--scrapy /tmp/scrapy-venv/bin/python``); with ``--aiohttp PYTHON``, aiohttp
+in that interpreter (``python3 -m venv /tmp/aiohttp-venv && /tmp/aiohttp-venv/bin/pip install
+'aiohttp>=3.9,<4'``); all are benchmark-only tools, not agentdex dependencies. Everything it
+writes goes under ``benchmarks/out/`` (gitignored): the synthetic tree of each N
+(``write_synthetic_tree``, reused by later runs), a trustme CA with a ``*.synthetic.test``
+certificate, the nginx prefix (configuration from
 ``benchmarks/crawl/nginx.conf.template``, logs, pid) and each run's database and URL list.
 
 For each N, with one nginx (``nginx -p PREFIX -c CONF``, listening on a free port of
@@ -41,7 +45,12 @@ every answer (``--max-age``; 304s and 404s included):
    judged then): only the origins that changed in step 3 are due (an hour after a change;
    two after an unchanged crawl), and their events must be found;
 6. the minimal httpx fetcher (``benchmarks/crawl/httpx_fetch.py``) fetches the URL list;
-7. the Scrapy spider (``benchmarks/crawl/scrapy_fetch.py``) fetches the URL list.
+7. the Scrapy spider (``benchmarks/crawl/scrapy_fetch.py``) fetches the URL list;
+8. with ``--aiohttp PYTHON``, the minimal aiohttp fetcher (``benchmarks/crawl/aiohttp_fetch.py``:
+   an HTTP client that parses in C, the floor a change of client could reach) fetches it;
+9. with ``--fetch-path``, agentdex's fetch path alone (``benchmarks/crawl/agentdex_fetch.py``:
+   its Fetcher as a crawl configures it, nothing parsed or saved) fetches it, and the first
+   crawl's CPU is split into fetching and the rest (parsing, verifying, saving).
 ``--cap-httpx``/``--cap-scrapy`` stop a fetcher after that many seconds and report what it
 fetched by then (Scrapy's default scheduler stalls at 100,000 domains).
 
@@ -90,6 +99,7 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "out"
 HELPERS = ROOT / "benchmarks" / "crawl"
+FETCH_PATH = "fetch path (agentdex)"  # not "agentdex…": the runs named so are the crawls
 DOMAIN = "synthetic.test"
 EXEMPT = {"/.well-known/agent-app.json", "/.well-known/anchor.json", "/robots.txt"}
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
@@ -106,6 +116,11 @@ INSTALL_HELP = {
         " /tmp/scrapy-venv/bin/pip install scrapy`) and pass --scrapy /tmp/scrapy-venv/bin/python,"
         " or pass --skip-scrapy."
     ),
+    "aiohttp": (
+        "aiohttp is missing from the --aiohttp interpreter: install it in a virtualenv of its own"
+        " (`python3 -m venv /tmp/aiohttp-venv && /tmp/aiohttp-venv/bin/pip install 'aiohttp>=3.9,<4'`)"
+        " and pass --aiohttp /tmp/aiohttp-venv/bin/python, or leave --aiohttp out."
+    ),
     "trustme": "trustme is missing: `.venv/bin/pip install -e '.[test]'`.",
 }
 
@@ -113,22 +128,25 @@ INSTALL_HELP = {
 # --- tools, tree, certificates ------------------------------------------------------------
 
 
-def missing_tools(scrapy_python: str | None) -> list[str]:
-    """Install hints for every tool the benchmark needs and cannot find (``scrapy_python``:
-    the interpreter that runs the Scrapy spider, None when it does not run)."""
+def missing_tools(scrapy_python: str | None, aiohttp_python: str | None = None) -> list[str]:
+    """Install hints for every tool the benchmark needs and cannot find (``scrapy_python``
+    and ``aiohttp_python``: the interpreters that run the Scrapy spider and the aiohttp
+    fetcher, None for one that does not run)."""
     missing = [] if shutil.which("nginx") or Path("/usr/sbin/nginx").exists() else ["nginx"]
-    if scrapy_python is not None and not has_scrapy(scrapy_python):
+    if scrapy_python is not None and not can_import(scrapy_python, "scrapy"):
         missing.append("scrapy")
+    if aiohttp_python is not None and not can_import(aiohttp_python, "aiohttp"):
+        missing.append("aiohttp")
     if importlib.util.find_spec("trustme") is None:
         missing.append("trustme")
     return [INSTALL_HELP[name] for name in missing]
 
 
-def has_scrapy(interpreter: str) -> bool:
-    """Whether ``interpreter`` can import Scrapy (it may be another virtualenv's: Scrapy is
-    no dependency of agentdex, not even a test one)."""
+def can_import(interpreter: str, module: str) -> bool:
+    """Whether ``interpreter`` can import ``module`` (it may be another virtualenv's: Scrapy
+    and aiohttp are no dependencies of agentdex, not even test ones)."""
     try:
-        return subprocess.run([interpreter, "-c", "import scrapy"], capture_output=True, timeout=60).returncode == 0
+        return subprocess.run([interpreter, "-c", f"import {module}"], capture_output=True, timeout=60).returncode == 0
     except OSError:
         return False
 
@@ -601,7 +619,8 @@ def _found(name: str, found: set[str], changed: set[str]) -> dict[str, int]:
 def _run_fetchers(
     label: str, args: argparse.Namespace, work: Path, common: list[str], nginx: Nginx, runs: dict[str, Run], count: int
 ) -> None:
-    """The minimal httpx fetcher and the Scrapy spider on the first crawl's URL list."""
+    """The minimal httpx fetcher, the Scrapy spider and the aiohttp fetcher on the first
+    crawl's URL list."""
     fetch_args = ["--urls", str(work / "urls.txt"), *common]
     if not args.skip_httpx:
         print(f"{label} minimal httpx fetcher ({count:,} URLs) …", flush=True)
@@ -622,6 +641,26 @@ def _run_fetchers(
             work / "scrapy.json",
             nginx,
             work / "scrapy.log",
+        )
+        _report_so_far(label, runs)
+    if args.fetch_path:
+        print(f"{label} agentdex's fetch path alone …", flush=True)
+        runs[FETCH_PATH] = run_child(
+            FETCH_PATH,
+            [python(), str(HELPERS / "agentdex_fetch.py"), *fetch_args],
+            work / "fetchpath.json",
+            nginx,
+            work / "fetchpath.log",
+        )
+        _report_so_far(label, runs)
+    if args.aiohttp:
+        print(f"{label} minimal aiohttp fetcher …", flush=True)
+        runs["aiohttp (minimal)"] = run_child(
+            "aiohttp (minimal)",
+            [args.aiohttp, str(HELPERS / "aiohttp_fetch.py"), *fetch_args],
+            work / "aiohttp.json",
+            nginx,
+            work / "aiohttp.log",
         )
         _report_so_far(label, runs)
 
@@ -728,6 +767,11 @@ def ratios(report: dict) -> dict[str, float]:
         out["agentdex CPU/req ÷ Scrapy CPU/req"] = agentdex.per_request_ms(agentdex.cpu) / scrapy.per_request_ms(
             scrapy.cpu
         )
+    if "aiohttp (minimal)" in runs:
+        client = runs["aiohttp (minimal)"]
+        out["agentdex CPU/req ÷ minimal aiohttp CPU/req"] = agentdex.per_request_ms(
+            agentdex.cpu
+        ) / client.per_request_ms(client.cpu)
     for name, target in (
         ("agentdex --revalidate", ""),
         ("agentdex (max-age)", " (target ≤ 0.10)"),
@@ -853,6 +897,8 @@ def print_report(report: dict) -> None:
     print("  statuses: " + "; ".join(f"{k}: {v}" for k, v in report["statuses"].items()))
     print("  database after each run: " + "; ".join(f"{k}: {v:,}" for k, v in report.get("sizes", {}).items()))
     print(_floor_line(report))
+    for line in _split_lines(report):
+        print(line)
     print("  targets (issue 19):")
     for what, target, measured, met in targets(report):
         print(f"    {'met ' if met else 'MISS'}  {what}: {measured} (target {target})")
@@ -868,6 +914,32 @@ def _floor_line(report: dict) -> str:
         f"  first crawl CPU: agentdex {first.cpu:,.1f} s + nginx {nginx:,.1f} s over {cores} cores = "
         f"{(first.cpu + nginx) / cores:,.1f} s at the least (its wall: {first.wall:,.1f} s)"
     )
+
+
+def _split_lines(report: dict) -> list[str]:
+    """With ``--fetch-path``: the first crawl's CPU as fetching (the fetch path alone on the
+    same URLs, scaled to the crawl's requests) and the rest; with ``--aiohttp`` too, the
+    least wall time were the fetch path to cost what the minimal aiohttp fetcher does."""
+    runs = {r["name"]: Run(**r) for r in report["runs"]}
+    if FETCH_PATH not in runs:
+        return []
+    first, cores = runs["agentdex"], os.cpu_count() or 1
+    fetching = runs[FETCH_PATH].per_request_ms(runs[FETCH_PATH].cpu) * first.requests / 1000
+    rest, nginx = first.cpu - fetching, first.result.get("nginx_cpu", 0.0)
+    lines = [
+        f"  first crawl CPU split: fetching {fetching:,.1f} s (the fetch path alone, "
+        f"{runs[FETCH_PATH].per_request_ms(runs[FETCH_PATH].cpu):.3f} ms a request), "
+        f"the rest (parsing, verifying, saving) {rest:,.1f} s ({1000 * rest / max(1, report['n']):.2f} ms an origin)"
+    ]
+    if "aiohttp (minimal)" in runs:
+        client = runs["aiohttp (minimal)"]
+        cheap = client.per_request_ms(client.cpu) * first.requests / 1000
+        lines.append(
+            f"  with fetching at the minimal aiohttp's {client.per_request_ms(client.cpu):.3f} ms a request: "
+            f"({cheap:,.1f} + {rest:,.1f} + nginx {nginx:,.1f}) s over {cores} cores = "
+            f"{(cheap + rest + nginx) / cores:,.1f} s at the least"
+        )
+    return lines
 
 
 def machine() -> dict[str, str]:
@@ -937,6 +1009,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--skip-httpx", action="store_true", help="run without the minimal httpx fetcher")
     parser.add_argument(
+        "--fetch-path", action="store_true", help="also run agentdex's fetch path alone on the URL list"
+    )
+    parser.add_argument(
+        "--aiohttp",
+        metavar="PYTHON",
+        help="also run the minimal aiohttp fetcher with this interpreter (a virtualenv of its own with aiohttp)",
+    )
+    parser.add_argument(
         "--scrapy-no-verify-tls",
         action="store_true",
         help="Scrapy's default: no certificate verification (agentdex and httpx always verify)",
@@ -972,7 +1052,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     # A SIGTERM unwinds like Ctrl-C, so nginx is stopped on the way out.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    problems = missing_tools(None if args.skip_scrapy else args.scrapy)
+    problems = missing_tools(None if args.skip_scrapy else args.scrapy, args.aiohttp)
     if problems:
         print("\n".join(problems), file=sys.stderr)
         return 2

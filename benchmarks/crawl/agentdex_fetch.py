@@ -1,0 +1,97 @@
+"""agentdex's fetch path alone on a crawl's URL list: the part of a crawl's CPU that fetching
+costs, the rest being parsing, verifying and saving.
+
+    python benchmarks/crawl/agentdex_fetch.py --urls URLS.txt --port PORT --ca CA.pem \
+        --concurrency 32 --per-host 1 --result OUT.json
+
+It GETs every URL of the file (grouped by origin, in the order agentdex fetched them)
+through :class:`agentdex.crawler.fetch.Fetcher` configured as a crawl configures it: the
+fetch policy, robots.txt, the address guard, agentdex's own HTTP/1.1 transport, TLS
+verified against the benchmark's CA, each body read under its cap. Nothing is parsed,
+verified or stored. The list's ``/robots.txt`` lines are not asked as URLs: the fetch
+policy asks each origin's robots.txt before the first path it governs, as in the crawl,
+so the requests sent are the crawl's. The same concurrency shape as the crawl and the
+other fetchers: ``--concurrency`` origins in flight, at most ``--per-host`` requests per host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))  # run from a checkout without installing
+
+from fetch_args import fetcher_parser, peak_rss_mb  # noqa: E402  (beside this script)
+
+from agentdex.crawler.fetch import Fetcher  # noqa: E402
+
+MAX_BYTES = 4 * 1024 * 1024  # the largest cap a crawl puts on a document
+
+
+def group_by_origin(urls: list[str]) -> list[list[str]]:
+    """The URLs grouped by host, first-seen order kept, robots.txt left to the fetch policy."""
+    groups: dict[str, list[str]] = {}
+    for url in urls:
+        parts = urlsplit(url)
+        groups.setdefault(parts.netloc, [])
+        if parts.path != "/robots.txt":
+            groups[parts.netloc].append(url)
+    return list(groups.values())
+
+
+async def fetch_all(
+    urls: list[str], port: int, ca: Path, concurrency: int, per_host: int, statuses: Counter
+) -> tuple[int, int]:
+    """Fetch every URL, counting statuses (``error`` for a failed fetch); (requests sent,
+    failed fetches) as the Fetcher counted them."""
+    queue = group_by_origin(urls)
+    queue.reverse()
+    async with Fetcher(
+        connect_to=[("*.synthetic.test", "127.0.0.1", port)], ca_bundle=ca, concurrency=concurrency, per_host=per_host
+    ) as fetcher:
+
+        async def get(url: str, host_slots: asyncio.Semaphore) -> None:
+            async with host_slots:
+                record = await fetcher.fetch(url, kind="bench", max_bytes=MAX_BYTES, same_origin=True, absent_ok=True)
+            statuses[record.status if record.status is not None else "error"] += 1
+
+        async def worker() -> None:
+            while queue:
+                group = queue.pop()
+                host_slots = asyncio.Semaphore(per_host)
+                await asyncio.gather(*(get(url, host_slots) for url in group))
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return fetcher.stats.requests, fetcher.stats.errors
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fetch the URL list, write the result file."""
+    args = fetcher_parser(__doc__.split("\n\n")[0]).parse_args(argv)
+    urls = args.urls.read_text("utf-8").split()
+    statuses: Counter = Counter()
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    requests, errors = asyncio.run(fetch_all(urls, args.port, args.ca, args.concurrency, args.per_host, statuses))
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    result = {
+        "wall": wall,
+        "cpu": cpu,
+        "requests": requests,  # robots.txt included, as the fetch policy asked it
+        "statuses": {str(k): v for k, v in sorted(statuses.items(), key=str)},
+        "errors": errors,
+        "stopped": False,
+        "planned": len(urls),
+        "peak_mb": peak_rss_mb(),
+    }
+    args.result.write_text(json.dumps(result, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
