@@ -5,7 +5,7 @@ Run from the repository root (needs nginx, like ``bench_crawl.py``, whose synthe
 certificates and nginx it reuses):
 
     .venv/bin/python benchmarks/bench_fetch.py [--n 2000] [--concurrency 32] [--repeat 3]
-        [--transport own httpcore]
+        [--transport own httpcore] [--urls URLS.txt --per-host 1]
 
 One nginx serves the synthetic tree of N origins over TLS. The fetcher
 (:class:`agentdex.crawler.fetch.Fetcher`, as a crawl configures it) asks every origin, one
@@ -21,6 +21,12 @@ same address guard and the same socket backend (:mod:`agentdex.crawler.netstream
     own        agentdex.crawler.h1.HostTransport: h11 on the socket, no pool bookkeeping
     httpcore   httpcore.AsyncConnectionPool over that backend (what httpx's own transport
                runs), behind the few lines of adapter httpx's AsyncHTTPTransport has
+
+With ``--urls`` (a URL list a ``bench_crawl.py`` run wrote, e.g.
+``benchmarks/out/run-100000/urls.txt``, and the same ``--n``), the fetcher asks exactly
+those URLs instead, origin by origin as the crawl did, through ``benchmarks/crawl/
+agentdex_fetch.py`` (the fetch path of ``bench_crawl.py --fetch-path``, on its own): its
+CPU a request is the fetching part of that crawl's CPU. Only the own transport runs then.
 
 Repeats alternate the transports (own, httpcore, own, ...) so that a shared machine's load
 falls on both alike. Printed for each run: requests, wall seconds, CPU ms per request
@@ -45,7 +51,9 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "benchmarks" / "crawl"))
 
+import agentdex_fetch  # noqa: E402
 import httpcore  # noqa: E402
 import httpx  # noqa: E402
 from bench_crawl import DOMAIN, Nginx, ensure_certs, ensure_tree  # noqa: E402
@@ -163,11 +171,38 @@ async def fetch_all(
         )
 
 
+async def fetch_list(
+    port: int, ca: Path, urls: list[str], concurrency: int, per_host: int
+) -> tuple[int, int, float, float, Counter]:
+    """The URL list, as ``fetch_all`` measures the paths: (requests, failed fetches, wall s,
+    CPU s, answers)."""
+    answers: Counter = Counter()
+
+    def answered(url: str, status: object) -> None:
+        parts = urlsplit(url)
+        answers[parts.hostname, parts.path, status] += 1
+
+    cpu, wall = time.process_time(), time.perf_counter()
+    requests, errors = await agentdex_fetch.fetch_all(urls, port, ca, concurrency, per_host, answered)
+    return requests, errors, time.perf_counter() - wall, time.process_time() - cpu, answers
+
+
+def served_file(site: Path, path: str) -> bool:
+    """Whether nginx answers ``path`` of ``site`` with a file: its ``try_files`` (``$uri
+    $uri.html $uri.json $uri/index.html $uri/index.json``, benchmarks/crawl/nginx.conf.template);
+    paths under ``/_`` are the benchmark's own and answer 404."""
+    if path.startswith("/_"):
+        return False
+    base = site / path.strip("/")
+    candidates = (base, Path(f"{base}.html"), Path(f"{base}.json"), base / "index.html", base / "index.json")
+    return any(candidate.is_file() for candidate in candidates)
+
+
 def unexpected(answers: Counter, tree: Path) -> list[str]:
     """The answers that are not what nginx must give for the tree: 200 where the file is."""
     wrong = []
     for (host, path, status), _count in answers.items():
-        expected = 200 if (tree / host / path.lstrip("/")).is_file() else 404
+        expected = 200 if served_file(tree / host, path) else 404
         if status != expected:
             wrong.append(f"https://{host}{path}: {status}, expected {expected}")
     return wrong
@@ -188,18 +223,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--transport", nargs="+", choices=("own", "httpcore"), default=["own", "httpcore"])
+    parser.add_argument("--urls", type=Path, help="fetch this URL list (a bench_crawl.py run's urls.txt) instead")
+    parser.add_argument("--per-host", type=int, default=PER_HOST, help="requests in flight to one host (--urls only)")
     args = parser.parse_args(argv)
+    if args.urls:
+        args.transport = ["own"]
     tree, certs = ensure_tree(args.n), ensure_certs()
     hosts = [urlsplit(seed).hostname or "" for seed in (tree / "seeds.txt").read_text("utf-8").split()]
-    print(f"{len(paths())} paths an origin: {', '.join(paths())}")
+    urls = args.urls.read_text("utf-8").split() if args.urls else []
+    if urls:
+        print(f"{len(urls):,} URLs from {args.urls}, origin by origin")
+    else:
+        print(f"{len(paths())} paths an origin: {', '.join(paths())}")
     figures: dict[str, list[float]] = {name: [] for name in args.transport}
     failed = False
     with Nginx(tree, certs, workers=1) as nginx:
         for round_ in range(args.repeat):
             for name in args.transport:
-                requests, errors, wall, cpu, answers = asyncio.run(
-                    fetch_all(nginx.port, certs[0], hosts, args.concurrency, name)
-                )
+                if urls:
+                    work = fetch_list(nginx.port, certs[0], urls, args.concurrency, args.per_host)
+                else:
+                    work = fetch_all(nginx.port, certs[0], hosts, args.concurrency, name)
+                requests, errors, wall, cpu, answers = asyncio.run(work)
                 wrong = unexpected(answers, tree)
                 figures[name].append(cpu * 1000 / requests)
                 print(
