@@ -11,9 +11,9 @@ verified against the benchmark's CA, each body read under its cap. Nothing is pa
 verified or stored. The list's ``/robots.txt`` lines are not asked as URLs: the fetch
 policy asks each origin's robots.txt before the first path it governs, as in the crawl,
 so the requests sent are the crawl's; and, as the crawl does, the fetcher forgets an
-origin's robots.txt once the origin is done (kept, 100,000 parsed files took this process
-to 569 MB). The same concurrency shape as the crawl and the other fetchers:
-``--concurrency`` origins in flight, at most ``--per-host`` requests per host.
+origin's robots.txt once the origin is done. The same concurrency shape as the crawl and
+the other fetchers: ``--concurrency`` origins in flight, at most ``--per-host`` requests
+per host.
 ``benchmarks/bench_fetch.py --urls`` runs the same fetch on a URL list by itself.
 """
 
@@ -38,39 +38,41 @@ from agentdex.crawler.fetch import Fetcher  # noqa: E402
 MAX_BYTES = 4 * 1024 * 1024  # the largest cap a crawl puts on a document
 
 
-def group_by_origin(urls: list[str]) -> list[tuple[str, list[str]]]:
-    """(origin, its URLs) in first-seen order, robots.txt left to the fetch policy."""
-    groups: dict[str, list[str]] = {}
-    for url in urls:
+def group_by_origin(urls: list[str]) -> list[tuple[str, list[tuple[int, str]]]]:
+    """(origin, its URLs with their places in ``urls``) in first-seen order, robots.txt left
+    to the fetch policy."""
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for index, url in enumerate(urls):
         parts = urlsplit(url)
         origin = f"{parts.scheme}://{parts.netloc}"
         groups.setdefault(origin, [])
         if parts.path != "/robots.txt":
-            groups[origin].append(url)
+            groups[origin].append((index, url))
     return list(groups.items())
 
 
 async def fetch_all(
-    urls: list[str], port: int, ca: Path, concurrency: int, per_host: int, answered: Callable[[str, object], None]
+    urls: list[str], port: int, ca: Path, concurrency: int, per_host: int, answered: Callable[[int, int | None], None]
 ) -> tuple[int, int]:
-    """Fetch every URL, telling ``answered(url, status)`` of each (``error`` for a failed
-    fetch); (requests sent, failed fetches) as the Fetcher counted them."""
+    """Fetch every URL, telling ``answered(index, status)`` of each (its place in ``urls``;
+    None for a failed fetch); (requests sent, failed fetches) as the Fetcher counted them.
+    ``answered`` is called inside the measured time: keep it small (a count, a slot)."""
     queue = group_by_origin(urls)
     queue.reverse()
     async with Fetcher(
         connect_to=[("*.synthetic.test", "127.0.0.1", port)], ca_bundle=ca, concurrency=concurrency, per_host=per_host
     ) as fetcher:
 
-        async def get(url: str, host_slots: asyncio.Semaphore) -> None:
+        async def get(index: int, url: str, host_slots: asyncio.Semaphore) -> None:
             async with host_slots:
                 record = await fetcher.fetch(url, kind="bench", max_bytes=MAX_BYTES, same_origin=True, absent_ok=True)
-            answered(url, record.status if record.status is not None else "error")
+            answered(index, record.status)
 
         async def worker() -> None:
             while queue:
                 origin, group = queue.pop()
                 host_slots = asyncio.Semaphore(per_host)
-                await asyncio.gather(*(get(url, host_slots) for url in group))
+                await asyncio.gather(*(get(index, url, host_slots) for index, url in group))
                 fetcher.robots.forget(origin)  # as the crawl does once an origin is done
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
@@ -84,8 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     statuses: Counter = Counter()
     cpu0, wall0 = time.process_time(), time.perf_counter()
 
-    def answered(_url: str, status: object) -> None:
-        statuses[status] += 1
+    def answered(_index: int, status: int | None) -> None:
+        statuses[status if status is not None else "error"] += 1
 
     requests, errors = asyncio.run(fetch_all(urls, args.port, args.ca, args.concurrency, args.per_host, answered))
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
