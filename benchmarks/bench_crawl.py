@@ -619,49 +619,40 @@ def _found(name: str, found: set[str], changed: set[str]) -> dict[str, int]:
 def _run_fetchers(
     label: str, args: argparse.Namespace, work: Path, common: list[str], nginx: Nginx, runs: dict[str, Run], count: int
 ) -> None:
-    """The minimal httpx fetcher, the Scrapy spider and the aiohttp fetcher on the first
-    crawl's URL list."""
+    """The other fetchers on the first crawl's URL list, each that the options ask for: the
+    minimal httpx fetcher, the Scrapy spider, agentdex's fetch path alone, the aiohttp fetcher."""
     fetch_args = ["--urls", str(work / "urls.txt"), *common]
-    if not args.skip_httpx:
-        print(f"{label} minimal httpx fetcher ({count:,} URLs) …", flush=True)
-        runs["httpx (minimal)"] = run_child(
+    scrapy_tls = ["--no-verify-tls"] if args.scrapy_no_verify_tls else []
+    wanted = [  # (run name, what is printed, its command after the interpreter, interpreter, file stem)
+        (
             "httpx (minimal)",
-            [python(), str(HELPERS / "httpx_fetch.py"), *fetch_args, "--max-seconds", str(args.cap_httpx)],
-            work / "httpx.json",
-            nginx,
-            work / "httpx.log",
-        )
-        _report_so_far(label, runs)
-    if not args.skip_scrapy:
-        print(f"{label} Scrapy spider …", flush=True)
-        extra = ["--no-verify-tls"] if args.scrapy_no_verify_tls else []
-        runs["Scrapy"] = run_child(
+            f"minimal httpx fetcher ({count:,} URLs)",
+            ["httpx_fetch.py", "--max-seconds", str(args.cap_httpx)],
+            None if args.skip_httpx else python(),
+            "httpx",
+        ),
+        (
             "Scrapy",
-            [args.scrapy, str(HELPERS / "scrapy_fetch.py"), *fetch_args, *extra, "--max-seconds", str(args.cap_scrapy)],
-            work / "scrapy.json",
-            nginx,
-            work / "scrapy.log",
-        )
-        _report_so_far(label, runs)
-    if args.fetch_path:
-        print(f"{label} agentdex's fetch path alone …", flush=True)
-        runs[FETCH_PATH] = run_child(
+            "Scrapy spider",
+            ["scrapy_fetch.py", *scrapy_tls, "--max-seconds", str(args.cap_scrapy)],
+            None if args.skip_scrapy else args.scrapy,
+            "scrapy",
+        ),
+        (
             FETCH_PATH,
-            [python(), str(HELPERS / "agentdex_fetch.py"), *fetch_args],
-            work / "fetchpath.json",
-            nginx,
-            work / "fetchpath.log",
-        )
-        _report_so_far(label, runs)
-    if args.aiohttp:
-        print(f"{label} minimal aiohttp fetcher …", flush=True)
-        runs["aiohttp (minimal)"] = run_child(
-            "aiohttp (minimal)",
-            [args.aiohttp, str(HELPERS / "aiohttp_fetch.py"), *fetch_args],
-            work / "aiohttp.json",
-            nginx,
-            work / "aiohttp.log",
-        )
+            "agentdex's fetch path alone",
+            ["agentdex_fetch.py"],
+            python() if args.fetch_path else None,
+            "fetchpath",
+        ),
+        ("aiohttp (minimal)", "minimal aiohttp fetcher", ["aiohttp_fetch.py"], args.aiohttp, "aiohttp"),
+    ]
+    for name, shown, (script, *options), interpreter, stem in wanted:
+        if interpreter is None:
+            continue
+        print(f"{label} {shown} …", flush=True)
+        command = [interpreter, str(HELPERS / script), *fetch_args, *options]
+        runs[name] = run_child(name, command, work / f"{stem}.json", nginx, work / f"{stem}.log")
         _report_so_far(label, runs)
 
 
