@@ -915,18 +915,19 @@ def _split_lines(report: dict) -> list[str]:
     if FETCH_PATH not in runs:
         return []
     first, cores = runs["agentdex"], os.cpu_count() or 1
-    fetching = runs[FETCH_PATH].per_request_ms(runs[FETCH_PATH].cpu) * first.requests / 1000
+    path_ms = runs[FETCH_PATH].per_request_ms(runs[FETCH_PATH].cpu)
+    fetching = path_ms * first.requests / 1000
     rest, nginx = first.cpu - fetching, first.result.get("nginx_cpu", 0.0)
     lines = [
-        f"  first crawl CPU split: fetching {fetching:,.1f} s (the fetch path alone, "
-        f"{runs[FETCH_PATH].per_request_ms(runs[FETCH_PATH].cpu):.3f} ms a request), "
+        f"  first crawl CPU split: fetching {fetching:,.1f} s (the fetch path alone, {path_ms:.3f} ms a request), "
         f"the rest (parsing, verifying, saving) {rest:,.1f} s ({1000 * rest / max(1, report['n']):.2f} ms an origin)"
     ]
     if "aiohttp (minimal)" in runs:
         client = runs["aiohttp (minimal)"]
-        cheap = client.per_request_ms(client.cpu) * first.requests / 1000
+        client_ms = client.per_request_ms(client.cpu)
+        cheap = client_ms * first.requests / 1000
         lines.append(
-            f"  with fetching at the minimal aiohttp's {client.per_request_ms(client.cpu):.3f} ms a request: "
+            f"  with fetching at the minimal aiohttp's {client_ms:.3f} ms a request: "
             f"({cheap:,.1f} + {rest:,.1f} + nginx {nginx:,.1f}) s over {cores} cores = "
             f"{(cheap + rest + nginx) / cores:,.1f} s at the least"
         )

@@ -20,7 +20,6 @@ per host.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import time
 from collections import Counter
@@ -31,7 +30,7 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
-from fetch_args import fetcher_parser, peak_rss_mb  # noqa: E402  (beside this script)
+from fetch_args import fetcher_parser, write_result  # noqa: E402  (beside this script)
 
 from agentdex.crawler.fetch import Fetcher  # noqa: E402
 
@@ -91,17 +90,10 @@ def main(argv: list[str] | None = None) -> int:
 
     requests, errors = asyncio.run(fetch_all(urls, args.port, args.ca, args.concurrency, args.per_host, answered))
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    result = {
-        "wall": wall,
-        "cpu": cpu,
-        "requests": requests,  # robots.txt included, as the fetch policy asked it
-        "statuses": {str(k): v for k, v in sorted(statuses.items(), key=str)},
-        "errors": errors,
-        "stopped": False,
-        "planned": len(urls),
-        "peak_mb": peak_rss_mb(),
-    }
-    args.result.write_text(json.dumps(result, indent=2), encoding="utf-8")
+    # requests: robots.txt included, as the fetch policy asked it
+    write_result(
+        args.result, wall=wall, cpu=cpu, statuses=statuses, planned=len(urls), requests=requests, errors=errors
+    )
     return 0
 
 

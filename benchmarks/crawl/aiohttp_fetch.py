@@ -27,7 +27,6 @@ connections by host (no connection is shared between origins, as with agentdex's
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 import ssl
 import sys
@@ -35,11 +34,15 @@ import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import aiohttp
 from aiohttp.abc import AbstractResolver
-from fetch_args import fetcher_parser, peak_rss_mb  # beside this script (its folder is on sys.path)
+from fetch_args import (  # beside this script (its folder is on sys.path)
+    capped,
+    fetcher_parser,
+    group_by_origin,
+    write_result,
+)
 
 
 class LoopbackResolver(AbstractResolver):
@@ -73,14 +76,6 @@ def make_session(port: int, ca: Path, concurrency: int, per_host: int) -> aiohtt
     )
 
 
-def group_by_origin(urls: list[str]) -> list[list[str]]:
-    """The URLs grouped by host, first-seen order kept."""
-    groups: dict[str, list[str]] = {}
-    for url in urls:
-        groups.setdefault(urlsplit(url).netloc, []).append(url)
-    return list(groups.values())
-
-
 async def fetch_all(urls: list[str], port: int, ca: Path, concurrency: int, per_host: int, statuses: Counter) -> None:
     """Fetch every URL, counting statuses (``error`` for a failed request)."""
     queue = group_by_origin(urls)
@@ -108,18 +103,6 @@ async def fetch_all(urls: list[str], port: int, ca: Path, concurrency: int, per_
         await asyncio.gather(*(worker() for _ in range(concurrency)))
 
 
-async def capped(work, seconds: float) -> bool:
-    """Run ``work``; with a limit, stop it after ``seconds``. True when it was stopped."""
-    if seconds <= 0:
-        await work
-        return False
-    try:
-        await asyncio.wait_for(work, seconds)
-    except TimeoutError:
-        return True
-    return False
-
-
 def main(argv: list[str] | None = None) -> int:
     """Fetch the URL list, write the result file."""
     args = fetcher_parser(__doc__.split("\n\n")[0]).parse_args(argv)
@@ -129,18 +112,15 @@ def main(argv: list[str] | None = None) -> int:
     work = fetch_all(urls, args.port, args.ca, args.concurrency, args.per_host, statuses)
     stopped = asyncio.run(capped(work, args.max_seconds))
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    result = {
-        "wall": wall,
-        "cpu": cpu,
-        "requests": sum(statuses.values()),
-        "statuses": {str(k): v for k, v in sorted(statuses.items(), key=str)},
-        "errors": statuses.get("error", 0),
-        "stopped": stopped,
-        "planned": len(urls),
-        "peak_mb": peak_rss_mb(),
-        "aiohttp": aiohttp.__version__,
-    }
-    args.result.write_text(json.dumps(result, indent=2), encoding="utf-8")
+    write_result(
+        args.result,
+        wall=wall,
+        cpu=cpu,
+        statuses=statuses,
+        planned=len(urls),
+        stopped=stopped,
+        aiohttp=aiohttp.__version__,
+    )
     return 0
 
 

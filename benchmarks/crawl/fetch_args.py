@@ -1,11 +1,17 @@
-"""The command line the two comparison fetchers share (httpx_fetch.py and scrapy_fetch.py):
-the same URL list, server, CA and concurrency shape as the agentdex run they are compared
-with."""
+"""What the comparison fetchers share (httpx_fetch.py, scrapy_fetch.py, aiohttp_fetch.py and
+agentdex_fetch.py): the command line (the same URL list, server, CA and concurrency shape as
+the agentdex run they are compared with), the URL list grouped by origin, the time cap and
+the result file bench_crawl.py reads. Only the standard library: Scrapy and aiohttp run it
+from virtualenvs of their own."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
+from collections import Counter
 from pathlib import Path
+from urllib.parse import urlsplit
 
 
 def peak_rss_mb() -> float | None:
@@ -35,3 +41,41 @@ def fetcher_parser(description: str) -> argparse.ArgumentParser:
         help="stop after this many seconds and report what was fetched (0: no limit)",
     )
     return parser
+
+
+def group_by_origin(urls: list[str]) -> list[list[str]]:
+    """The URLs grouped by host, first-seen order kept."""
+    groups: dict[str, list[str]] = {}
+    for url in urls:
+        groups.setdefault(urlsplit(url).netloc, []).append(url)
+    return list(groups.values())
+
+
+async def capped(work, seconds: float) -> bool:
+    """Run ``work``; with a limit, stop it after ``seconds``. True when it was stopped."""
+    if seconds <= 0:
+        await work
+        return False
+    try:
+        await asyncio.wait_for(work, seconds)
+    except TimeoutError:
+        return True
+    return False
+
+
+def write_result(path: Path, *, wall: float, cpu: float, statuses: Counter, planned: int, **figures: object) -> None:
+    """The JSON result bench_crawl.py reads: wall and CPU seconds of the fetch, the answers'
+    statuses (``error`` for a failed request), how many URLs were planned and this process's
+    peak memory; ``figures`` adds to or overrides those (``requests``, ``errors``, ``stopped``)."""
+    result = {
+        "wall": wall,
+        "cpu": cpu,
+        "requests": sum(statuses.values()),
+        "statuses": {str(k): v for k, v in sorted(statuses.items(), key=str)},
+        "errors": statuses.get("error", 0),
+        "stopped": False,
+        "planned": planned,
+        "peak_mb": peak_rss_mb(),
+        **figures,
+    }
+    path.write_text(json.dumps(result, indent=2), encoding="utf-8")

@@ -27,18 +27,21 @@ request and every response close. agentdex keeps one small pool per host instead
 from __future__ import annotations
 
 import asyncio
-import json
 import ssl
 import sys
 import time
 import typing
 from collections import Counter
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import httpcore
 import httpx
-from fetch_args import fetcher_parser, peak_rss_mb  # beside this script (its folder is on sys.path)
+from fetch_args import (  # beside this script (its folder is on sys.path)
+    capped,
+    fetcher_parser,
+    group_by_origin,
+    write_result,
+)
 from httpcore._backends.auto import AutoBackend  # httpcore's default backend
 
 
@@ -94,14 +97,6 @@ def make_client(port: int, ca: Path, max_connections: int, max_keepalive: int) -
     return httpx.AsyncClient(transport=transport, trust_env=False, timeout=15.0)
 
 
-def group_by_origin(urls: list[str]) -> list[list[str]]:
-    """The URLs grouped by host, first-seen order kept."""
-    groups: dict[str, list[str]] = {}
-    for url in urls:
-        groups.setdefault(urlsplit(url).netloc, []).append(url)
-    return list(groups.values())
-
-
 async def fetch_all(
     urls: list[str], port: int, ca: Path, concurrency: int, per_host: int, pool: tuple[int, int], statuses: Counter
 ) -> Counter:
@@ -129,18 +124,6 @@ async def fetch_all(
     return statuses
 
 
-async def capped(work, seconds: float) -> bool:
-    """Run ``work``; with a limit, stop it after ``seconds``. True when it was stopped."""
-    if seconds <= 0:
-        await work
-        return False
-    try:
-        await asyncio.wait_for(work, seconds)
-    except TimeoutError:
-        return True
-    return False
-
-
 def main(argv: list[str] | None = None) -> int:
     """Fetch the URL list, write the result file."""
     parser = fetcher_parser(__doc__.split("\n\n")[0])
@@ -155,17 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         capped(fetch_all(urls, args.port, args.ca, args.concurrency, args.per_host, pool, statuses), args.max_seconds)
     )
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    result = {
-        "wall": wall,
-        "cpu": cpu,
-        "requests": sum(statuses.values()),
-        "statuses": {str(k): v for k, v in sorted(statuses.items(), key=str)},
-        "errors": statuses.get("error", 0),
-        "stopped": stopped,
-        "planned": len(urls),
-        "peak_mb": peak_rss_mb(),
-    }
-    args.result.write_text(json.dumps(result, indent=2), encoding="utf-8")
+    write_result(args.result, wall=wall, cpu=cpu, statuses=statuses, planned=len(urls), stopped=stopped)
     return 0
 
 

@@ -23,14 +23,13 @@ every HTTP status handed to the callback.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections import Counter
 from urllib.parse import urlsplit, urlunsplit
 
 import scrapy
-from fetch_args import fetcher_parser, peak_rss_mb  # beside this script (its folder is on sys.path)
+from fetch_args import fetcher_parser, write_result  # beside this script (its folder is on sys.path)
 from scrapy import signals
 from scrapy.core.downloader.contextfactory import BrowserLikeContextFactory
 from scrapy.crawler import CrawlerProcess
@@ -150,17 +149,15 @@ def main(argv: list[str] | None = None) -> int:
     process.crawl(crawler, urls=urls)
     process.start()
     spider, stats = crawler.spider, crawler.stats.get_stats()
-    result = {
-        "wall": spider.phase["wall1"] - spider.phase["wall0"],
-        "cpu": spider.phase["cpu1"] - spider.phase["cpu0"],
-        "requests": stats.get("downloader/request_count", 0),
-        "statuses": {str(k): v for k, v in sorted(spider.statuses.items(), key=str)},
-        "errors": spider.statuses.get("error", 0),
-        "stopped": getattr(spider, "close_reason", "") == "closespider_timeout",
-        "planned": len(urls),
-        "peak_mb": peak_rss_mb(),
-    }
-    args.result.write_text(json.dumps(result, indent=2), encoding="utf-8")
+    write_result(
+        args.result,
+        wall=spider.phase["wall1"] - spider.phase["wall0"],
+        cpu=spider.phase["cpu1"] - spider.phase["cpu0"],
+        statuses=spider.statuses,
+        planned=len(urls),
+        requests=stats.get("downloader/request_count", 0),
+        stopped=getattr(spider, "close_reason", "") == "closespider_timeout",
+    )
     return 0
 
 
