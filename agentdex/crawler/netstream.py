@@ -119,19 +119,17 @@ class SocketStream(httpcore.AsyncNetworkStream):
         if self._unwaited > READS_BETWEEN_YIELDS:
             self._unwaited = 0
             await asyncio.sleep(0)  # the loop runs: a deadline that is due cancels this read
-        while True:
+        while True:  # every branch that waits then reads again
             try:
-                data = self._sock.recv(max_bytes)
+                return self._sock.recv(max_bytes)
             except _WOULD_BLOCK_READ:
                 await self._wait(True, timeout, httpcore.ReadTimeout)
-                continue
-            except ssl.SSLWantWriteError:
+            except ssl.SSLWantWriteError:  # TLS must write first (a renegotiation, a key update)
                 await self._wait(False, timeout, httpcore.ReadTimeout)
             except (ssl.SSLEOFError, ssl.SSLZeroReturnError):
                 return b""
             except OSError as exc:
                 raise httpcore.ReadError(str(exc) or type(exc).__name__) from exc
-            return data
 
     def keep_session(self) -> None:
         """Keep this connection's TLS session for the next connection to the same name and
