@@ -200,8 +200,8 @@ def network_options(
     """The shared network options as a :class:`NetworkOptions`: each from its flag (or
     environment variable), else the config file, else the default."""
     from agentdex.config import load_config, split_list
-    from agentdex.crawler.crawl import DEFAULT_REGISTRY, NetworkOptions
     from agentdex.crawler.netpolicy import parse_connect_to
+    from agentdex.crawler.options import DEFAULT_REGISTRY, NetworkOptions
 
     try:
         config = load_config()

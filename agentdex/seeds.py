@@ -398,7 +398,7 @@ def _add_lines(collector: Collector, text: str, source: str) -> None:
 def parse_source(text: str) -> tuple[str, str]:
     """``("registry", base)`` or ``("file", path)`` (:class:`InputError` for neither)."""
     if text.startswith(REGISTRY_PREFIX):
-        from agentdex.crawler.crawl import registry_base
+        from agentdex.crawler.options import registry_base
 
         return "registry", registry_base(text[len(REGISTRY_PREFIX) :])
     path = Path(text)

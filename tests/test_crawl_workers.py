@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from agentdex.crawler import crawl as crawl_module
+from agentdex.crawler import stage as stage_module
 from agentdex.crawler.crawl import NetworkOptions, crawl
 from agentdex.db import open_db
 from agentdex.errors import DatabaseError
@@ -28,7 +28,7 @@ async def test_one_worker_failing_cancels_the_others_and_its_own_error_reaches_t
             cancelled.append(origin)
             raise
 
-    monkeypatch.setattr(crawl_module, "crawl_one", slow_or_failing)
+    monkeypatch.setattr(stage_module, "crawl_one", slow_or_failing)
     origins = ["full.example", "slow-a.example", "slow-b.example"]
     with pytest.raises(DatabaseError, match="the disk is full"):
         await asyncio.wait_for(crawl(db, origins, NetworkOptions(concurrency=3), verify=False), 30)

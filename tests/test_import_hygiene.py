@@ -130,3 +130,51 @@ def test_every_declared_dependency_is_imported_by_agentdex():
         n for n in names if not re.search(rf"^\s*(import|from) {re.escape(IMPORT_NAMES.get(n, n))}\b", source, re.M)
     )
     assert unused == [], f"declared in pyproject.toml but imported nowhere in agentdex/: {unused}"
+
+
+CRAWLER = ROOT / "agentdex" / "crawler"
+
+
+def crawler_imports() -> dict[str, set[str]]:
+    """Each module of agentdex/crawler and the crawler modules it imports, at any depth
+    (an import inside a function counts: a lazy import still makes a circle)."""
+    modules = {path.stem for path in CRAWLER.glob("*.py") if path.stem != "__init__"}
+    graph: dict[str, set[str]] = {}
+    for name in modules:
+        found = set()
+        for node in ast.walk(ast.parse((CRAWLER / f"{name}.py").read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "agentdex.crawler":
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("agentdex.crawler."):
+                found.add(node.module.split(".")[2])
+            elif isinstance(node, ast.Import):
+                found.update(a.name.split(".")[2] for a in node.names if a.name.startswith("agentdex.crawler."))
+        graph[name] = found & modules
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every import circle of ``graph``: a path back to where it started."""
+    found = []
+
+    def walk(path: list[str]) -> None:
+        for nxt in sorted(graph[path[-1]]):
+            if nxt == path[0]:
+                found.append([*path, nxt])
+            elif nxt not in path and nxt > path[0]:  # each circle once, from its smallest module
+                walk([*path, nxt])
+
+    for start in sorted(graph):
+        walk([start])
+    return found
+
+
+def test_no_import_circle_inside_the_crawler():
+    # The layers contract in pyproject.toml names the crawler's modules; this also covers a
+    # module added since, before anyone places it in a layer.
+    graph = crawler_imports()
+    assert {"crawl", "stage", "options", "processes"} <= graph.keys()
+    assert circles(graph) == []
+    assert circles({"crawl": {"processes"}, "processes": {"stage", "crawl"}, "stage": set()}) == [
+        ["crawl", "processes", "crawl"]
+    ]

@@ -11,7 +11,7 @@ import time
 
 from textual.widgets import TabbedContent
 
-from agentdex.crawler import crawl as crawl_module
+from agentdex.crawler import stage as stage_module
 from agentdex.tui.app import make_app
 from test_tui_support import SIZE, db_path, net, open_listing, web  # noqa: F401
 
@@ -29,7 +29,7 @@ def busy_for(seconds: float) -> None:
 
 async def test_a_key_typed_while_a_crawl_holds_the_cpu_is_answered_within_a_frame_budget(db_path, net, monkeypatch):
     started, step_done = threading.Event(), threading.Event()
-    original = crawl_module.crawl_origin
+    original = stage_module.crawl_origin
 
     async def heavy_crawl_origin(*args, **kwargs):
         started.set()
@@ -37,7 +37,7 @@ async def test_a_key_typed_while_a_crawl_holds_the_cpu_is_answered_within_a_fram
         step_done.set()
         return await original(*args, **kwargs)
 
-    monkeypatch.setattr(crawl_module, "crawl_origin", heavy_crawl_origin)
+    monkeypatch.setattr(stage_module, "crawl_origin", heavy_crawl_origin)
     app = make_app(db_path, net)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_listing(app, pilot, "pantry.test")

@@ -44,17 +44,9 @@ from math import ceil
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from agentdex.crawler.crawl import (
-    NetworkOptions,
-    OriginFailed,
-    Saver,
-    StagePlan,
-    crawl_one,
-    describe_error,
-    open_stage,
-    work_through,
-)
 from agentdex.crawler.fetch import FetchStats
+from agentdex.crawler.options import NetworkOptions
+from agentdex.crawler.stage import OriginFailed, Saver, StagePlan, crawl_one, describe_error, open_stage, work_through
 from agentdex.errors import InputError
 
 # Results in flight from a crawling process, at most: a pipe of 1 MiB (Linux's default

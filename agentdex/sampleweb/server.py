@@ -36,7 +36,7 @@ from agentdex.sampleweb.synthetic import VARIANTS as SYNTHETIC_VARIANTS
 from agentdex.sampleweb.synthetic import SyntheticWeb
 
 if TYPE_CHECKING:
-    from agentdex.crawler.crawl import NetworkOptions
+    from agentdex.crawler.options import NetworkOptions
 
 REGISTRY_HOST = "registry.test"  # the sample MCP registry (Anchor's registry proof)
 
@@ -235,9 +235,9 @@ class SampleWeb:
         return args
 
     def network_options(self, **overrides: Any) -> NetworkOptions:
-        """The same options as a :class:`~agentdex.crawler.crawl.NetworkOptions` for the
+        """The same options as a :class:`~agentdex.crawler.options.NetworkOptions` for the
         Python API (``overrides`` set any other field, or replace one of these)."""
-        from agentdex.crawler.crawl import NetworkOptions  # the server itself needs no crawler
+        from agentdex.crawler.options import NetworkOptions  # the server itself needs no crawler
 
         options: dict[str, Any] = {
             "connect_to": self.connect_to(),

@@ -79,7 +79,7 @@ class AgentdexApp(App[None]):
     def net(self) -> NetworkOptions:
         """The network options jobs and feedback use (default: the real network)."""
         if self._net is None:  # imported on first use: showing the catalogue needs no crawler
-            from agentdex.crawler.crawl import NetworkOptions
+            from agentdex.crawler.options import NetworkOptions
 
             self._net = NetworkOptions()
         return self._net

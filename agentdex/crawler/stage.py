@@ -1,0 +1,393 @@
+"""One origin's crawl and its saving: the stage every origin of a run is crawled with (its
+fetcher and verifier), the per-origin pipeline (discover, verify, cross-check, under the
+origin's budget), and the :class:`Saver`, the run's one writer.
+
+Nothing here decides which origins a run takes or how many processes crawl them: that is
+the run (:mod:`agentdex.crawler.crawl`, :mod:`agentdex.crawler.processes`), which uses this
+module. Nothing here prints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from agentdex import db as catalogue
+from agentdex.crawler import freshness, offload
+from agentdex.crawler.crosscheck import cross_check, reread
+from agentdex.crawler.discovery import REGISTRY_KINDS, Before, OriginDiscovery, Previous, served_fresh
+from agentdex.crawler.fetch import Fetcher
+from agentdex.crawler.options import ORIGIN_BUDGET, NetworkOptions
+from agentdex.crawler.origins import origin_url
+from agentdex.crawler.robots import definite, reusable
+from agentdex.errors import DatabaseError
+from agentdex.formats import tool_safety, x402_discovery
+from agentdex.models import OriginCrawl
+
+
+@dataclass
+class Progress:
+    """What a progress display shows; passed to the callback after every origin."""
+
+    total: int
+    done: int = 0
+    requests: int = 0
+    errors: int = 0
+    events: int = 0
+    last_origin: str = ""
+    last_status: str = ""
+
+
+@dataclass
+class CrawlSummary:
+    """The result of a crawl run, for the CLI's closing summary and ``--json``."""
+
+    crawl_id: int
+    origins: int
+    by_status: dict[str, int] = field(default_factory=dict)
+    unchanged: int = 0
+    requests: int = 0
+    errors: int = 0
+    events: int = 0
+    seconds: float = 0.0
+    interrupted: bool = False
+    internal: int = 0  # origins whose crawl hit a bug of agentdex (recorded as their error)
+    cut_short: int = 0  # origins stopped at the per-origin budget
+
+    def to_dict(self) -> dict:
+        """Plain data for JSON output."""
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+ProgressFn = Callable[[Progress], None]
+
+
+@dataclass(frozen=True)
+class StagePlan:
+    """How each origin of a run is crawled, apart from the network (picklable: a crawling
+    process receives it)."""
+
+    verify: bool
+    policy: freshness.Policy
+    now: float | None
+    ask_all: bool = False  # the verifier asks every claim (a verify run)
+
+
+@dataclass(frozen=True)
+class _Stage:
+    """What every origin of one run is crawled with."""
+
+    fetcher: Fetcher
+    verifier: Callable | None
+    policy: freshness.Policy
+    now: float | None
+    registry: str | None  # the registry asked for each origin's namespace (None: none)
+    budget: float = ORIGIN_BUDGET  # seconds one origin may take
+    ask_all: bool = False  # the verifier asks every claim (a verify run)
+
+
+@contextlib.asynccontextmanager
+async def open_stage(net: NetworkOptions, plan: StagePlan) -> AsyncIterator[_Stage]:
+    """The fetcher (and verifier) one process crawls its origins with, closed on exit."""
+    async with net.fetcher() as fetcher:
+        yield _Stage(
+            fetcher,
+            _make_verifier(fetcher, net) if plan.verify else None,
+            plan.policy,
+            plan.now,
+            net.registry if net.registry_lookup else None,
+            net.origin_budget,
+            ask_all=plan.ask_all,
+        )
+
+
+@dataclass
+class Saver:
+    """The one writer of a run: saves each origin's result in its own transaction and counts
+    it (the fetch counters come from whoever fetched)."""
+
+    db: Any
+    summary: CrawlSummary
+    state: Progress
+    progress: ProgressFn | None
+
+    def save(self, result: OriginCrawl, requests: int, errors: int) -> None:
+        """Save one origin (a bug while storing becomes its recorded error) and report it."""
+        events = _save(self.db, result, self.summary)
+        _count(self.summary, self.state, result, events, requests, errors)
+        if self.progress:
+            self.progress(self.state)
+
+    def failed(self, origin: str, code: str, message: str, requests: int, errors: int) -> None:
+        """Save an origin agentdex could not finish (``internal`` or ``budget``)."""
+        self.save(_failed(origin, self.summary, code, message), requests, errors)
+
+    async def crawl_and_save(self, db, origin: str, stage: _Stage, totals: Callable[[], tuple[int, int]]) -> None:
+        """Crawl one origin here and save it, or its failure; ``totals`` gives the run's
+        (requests, errors) so far."""
+        try:
+            result = await crawl_one(db, origin, stage)
+        except OriginFailed as failed:
+            self.failed(origin, failed.code, failed.message, *totals())
+            return
+        self.save(result, *totals())
+
+
+async def work_through(take: Callable[[], str | None], workers: int, each: Callable[[str], Awaitable[None]]) -> None:
+    """``workers`` tasks run ``each`` on the origins ``take`` gives, until it gives None."""
+
+    async def worker() -> None:
+        while (origin := take()) is not None:
+            await each(origin)
+
+    # A TaskGroup, not gather: when one worker fails (the catalogue itself, a full disk), the
+    # others are cancelled before the fetcher's pools close under them. Callers get that
+    # worker's own error, as they did from gather (a full disk stays a DatabaseError).
+    try:
+        async with asyncio.TaskGroup() as group:
+            for _ in range(max(1, workers)):
+                group.create_task(worker())
+    except BaseExceptionGroup as failed:
+        raise failed.exceptions[0] from None
+
+
+def _save(db, result: OriginCrawl, summary: CrawlSummary) -> list:
+    """Save one origin's result; its boundary: a bug while storing (its transaction rolled
+    back) becomes the origin's recorded error, and the crawl goes on with the others."""
+    try:
+        return catalogue.save_origin(db, result, summary.crawl_id)
+    except DatabaseError:
+        raise  # the catalogue itself failed (a full disk): every other origin would fail too
+    except Exception as exc:  # noqa: BLE001 - a bug while storing: its transaction rolled back
+        result = _failed(result.origin, summary, "internal", describe_error(exc))
+        return catalogue.save_origin(db, result, summary.crawl_id)
+
+
+class OriginFailed(Exception):
+    """An origin agentdex itself could not finish: ``code`` ``internal`` or ``budget``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+async def crawl_one(db, origin: str, stage: _Stage) -> OriginCrawl:
+    """:func:`crawl_origin` under the per-origin budget; :class:`OriginFailed` for a bug or the
+    budget (whatever goes wrong inside one origin never ends the crawl)."""
+    try:
+        async with asyncio.timeout(stage.budget) as budget:
+            return await crawl_origin(
+                db,
+                origin,
+                stage.fetcher,
+                stage.verifier,
+                policy=stage.policy,
+                now=stage.now,
+                registry=stage.registry,
+                ask_all=stage.ask_all,
+            )
+    except TimeoutError as exc:
+        if budget.expired():
+            raise OriginFailed(
+                "budget", f"cut short: the origin took more than its {stage.budget:g}-second budget"
+            ) from exc
+        raise OriginFailed("internal", describe_error(exc)) from exc
+    except Exception as exc:  # noqa: BLE001 - one origin never ends a crawl
+        raise OriginFailed("internal", describe_error(exc)) from exc
+
+
+def _failed(origin: str, summary: CrawlSummary, code: str, message: str) -> OriginCrawl:
+    """An origin agentdex itself could not finish, counted in ``summary``: ``unreachable``
+    (what is stored stands, under the unreachable grace), its detail ``<code>: <message>``."""
+    if code == "budget":
+        summary.cut_short += 1
+    else:
+        summary.internal += 1
+    return OriginCrawl(origin, "unreachable", status_detail=f"{code}: {message}")
+
+
+def describe_error(exc: BaseException) -> str:
+    """The exception's class and message, as an origin's error."""
+    return f"{type(exc).__name__}: {str(exc)[:300]}".rstrip(": ")
+
+
+def _count(
+    summary: CrawlSummary, state: Progress, result: OriginCrawl, events: list, requests: int, errors: int
+) -> None:
+    status = "unchanged" if result.unchanged else result.status
+    summary.by_status[status] = summary.by_status.get(status, 0) + 1
+    summary.unchanged += result.unchanged
+    summary.events += len(events)
+    state.done += 1
+    state.events += len(events)
+    state.requests, state.errors = requests, errors
+    state.last_origin, state.last_status = result.origin, status
+
+
+async def crawl_origin(
+    db,
+    origin: str,
+    fetcher: Fetcher,
+    verifier=None,
+    *,
+    policy: freshness.Policy = freshness.Policy(),
+    now: float | None = None,
+    registry: str | None = None,
+    ask_all: bool = False,
+) -> OriginCrawl:
+    """Discover (and, with a verifier, verify) one origin; nothing is written here.
+    ``registry``: the MCP registry API base asked what it lists for the origin's namespace
+    (``None``: no registry is asked, and what one answered before stands). ``ask_all``: the
+    verifier asks every claim whatever is fresh or due (``agentdex verify``)."""
+    previous = {url: Previous.from_row(p) for url, p in catalogue.previous_fetches(db, origin).items()}
+    source = catalogue.listing_source(db, origin)
+    before = Before(*source) if source is not None else None
+    _offer_robots(db, origin, fetcher, now)
+    discovery = OriginDiscovery(
+        origin,
+        fetcher.fetch,
+        previous,
+        lambda sha: catalogue.get_blob(db, sha),
+        before,
+        policy=policy,
+        now=now,
+        registry=registry,
+        registry_stored=catalogue.stored_documents(db, origin, REGISTRY_KINDS),
+    )
+    result = await discovery.run()
+    if verifier is not None and _nothing_to_verify(db, result, previous, policy, now, ask_all):
+        _stand_fresh(result, previous)
+    elif verifier is not None:
+        # Re-checked on every crawl, unchanged or not, so a proof that disappears is seen
+        # (once its stored answer is no longer fresh, or, for the probes that are never fresh,
+        # once the origin is due).
+        listing = result.primary.listing if result.primary else None
+        if result.unchanged:
+            listing = _stored_listing(db, origin)
+            result.results = reread(result, lambda sha: catalogue.get_blob(db, sha))
+        if listing is not None or result.primary is not None or x402_discovery.NAME in result.results:
+            await verifier(result, listing, _stored(db, result, previous, policy, now, ask_all))
+    result.consistency = cross_check(result)
+    result.robots = _fetched_robots(origin, fetcher)
+    tools = _tools_of(result)
+    # The safety scan of megabytes of hostile text takes seconds: not on the event loop (a few
+    # KiB: inline, see offload).
+    if tools:
+        await offload.run(_tools_size(tools), tool_safety.check_tools, tools)
+    return result
+
+
+def _tools_size(tools: list) -> int:
+    """The size of the text the tool scan reads (each tool's name, description, annotations
+    and input schema), counted only up to what decides inline or not."""
+    texts = [(t.name, t.description, t.annotations, t.input_schema) for t in tools]
+    return offload.data_size(texts)
+
+
+def _tools_of(result: OriginCrawl) -> list:
+    """Every tool the origin's documents and MCP server declared this crawl."""
+    declared = [t for r in result.results.values() if r.listing is not None for t in r.listing.tools]
+    return declared + list(result.mcp_tools or [])
+
+
+def _nothing_to_verify(
+    db, result: OriginCrawl, previous: dict[str, Previous], policy: freshness.Policy, now: float | None, ask_all: bool
+) -> bool:
+    """Whether verifying could learn nothing: discovery asked nothing and found nothing
+    changed, every stored answer of the origin is still fresh (the verifier's included) and
+    the origin is not due. Then every stored verdict stands as it is, with its answer's time."""
+    if ask_all or policy.revalidate or not result.unchanged or any(not r.from_freshness for r in result.fetches):
+        return False
+    moment = time.time() if now is None else now
+    if not all(
+        p.status in freshness.FRESH_STATUSES and policy.usable(p.fresh_until, p.response_at, moment)
+        for p in previous.values()
+    ):
+        return False
+    due = catalogue.due_at(db, result.origin)
+    return due is not None and due > (freshness.iso(moment) or "")
+
+
+def _stand_fresh(result: OriginCrawl, previous: dict[str, Previous]) -> None:
+    """The verifier's stored answers, still fresh, stand for this crawl too (their snapshots
+    say so, as discovery's do); the stored checks they decided stand unchanged."""
+    done = {r.url for r in result.fetches}
+    at = freshness.iso(time.time()) or ""
+    result.fetches.extend(served_fresh(url, "stored", prev, at) for url, prev in previous.items() if url not in done)
+
+
+def _stored(
+    db, result: OriginCrawl, previous: dict[str, Previous], policy: freshness.Policy, now: float | None, ask_all: bool
+):
+    """What may stand in for the verifier's requests (:class:`agentdex.crawler.verify.Stored`):
+    nothing with ``ask_all`` (``agentdex verify``); only validators with ``--revalidate``. The
+    probes that are never fresh run when the origin is due by its schedule or when discovery
+    had to ask it anything (a crawl that reaches the origin anyway checks its live endpoints
+    too); a crawl served wholly from freshness before the origin is due leaves their stored
+    checks standing. Endpoint health rows: all when the origin is due, else the changed ones."""
+    from agentdex.crawler.verify import ASK_ALL, Stored
+
+    if ask_all:
+        return ASK_ALL
+    load = lambda sha: catalogue.get_blob(db, sha)  # noqa: E731
+    if policy.revalidate:  # asks everything, conditionally
+        return Stored(previous, load, freshness.Policy(revalidate=True), now)
+    due = catalogue.due_at(db, result.origin)
+    scheduled = due is None or due <= (freshness.iso(time.time() if now is None else now) or "")
+    asked = any(not r.from_freshness for r in result.fetches)
+    return Stored(
+        previous,
+        load,
+        policy,
+        now,
+        asked or scheduled,
+        scheduled,
+        {} if scheduled else catalogue.latest_states(db, result.origin),
+    )
+
+
+def _offer_robots(db, origin: str, fetcher: Fetcher, now: float | None) -> None:
+    """Let the fetcher use the robots.txt an earlier crawl stored while RFC 9309 allows (24
+    hours at most, judged at the crawl's ``now``), for discovery and verification alike; read
+    from the catalogue only if a fetch needs it (an origin served wholly from freshness does not)."""
+    at = datetime.fromtimestamp(now, UTC) if now is not None else None
+
+    def stored():
+        record = catalogue.stored_robots(db, origin)
+        return record if record is not None and reusable(record, now=at) else None
+
+    fetcher.robots.offer(origin_url(origin, ""), stored)
+
+
+def _fetched_robots(origin: str, fetcher: Fetcher):
+    """The origin's robots.txt when this crawl fetched it and its answer is worth keeping
+    (the fetcher then forgets it: the database keeps it for the next crawl)."""
+    key = origin_url(origin, "")
+    entry = fetcher.robots.entry(key)
+    fetcher.robots.forget(key)
+    if entry is None or entry.reused or not definite(entry.record):
+        return None
+    return entry.record
+
+
+def _stored_listing(db, origin: str):
+    """The stored listing of an unchanged origin, when it is still in the catalogue (a
+    delisted app's old claims are not probed again)."""
+    state = catalogue.light_state(db, origin)  # its status: the whole state is not needed
+    if state is None or state["status"] not in ("listed", "invalid"):
+        return None
+    return catalogue.load_listing(db, origin)
+
+
+def _make_verifier(fetcher: Fetcher, net: NetworkOptions):
+    """The verification stage, when :mod:`agentdex.crawler.verify` is available."""
+    try:
+        from agentdex.crawler.verify import Verifier
+    except ImportError:  # verification lands with its own module
+        return None
+    return Verifier(fetcher, net).verify_crawl
