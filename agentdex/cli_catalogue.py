@@ -5,7 +5,7 @@ calls the library and hands the result to a reporter."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -22,11 +22,18 @@ commands = typer.Typer()
 
 
 # Literal types become click choices: a value outside them is refused (exit 2) with the
-# choices named, and --help lists them.
-FormatChoice = Literal[FORMAT_NAMES]  # type: ignore[valid-type]
-StatusChoice = Literal[STATUSES]  # type: ignore[valid-type]
-PricingChoice = Literal[PRICING]  # type: ignore[valid-type]
-SortChoice = Literal[tuple(SORTS)]  # type: ignore[valid-type]
+# choices named, and --help lists them. They are built from the data at run time, which a
+# type checker cannot read: to mypy they are strings.
+if TYPE_CHECKING:
+    FormatChoice = str
+    StatusChoice = str
+    PricingChoice = str
+    SortChoice = str
+else:
+    FormatChoice = Literal[FORMAT_NAMES]
+    StatusChoice = Literal[STATUSES]
+    PricingChoice = Literal[PRICING]
+    SortChoice = Literal[tuple(SORTS)]
 
 
 @commands.command("list")
@@ -84,7 +91,7 @@ def list_cmd(
     chosen = _fields(fields, BRIEF_FIELDS if output == "json" else TABLE_FIELDS)
     catalogue = open_catalogue(db, readonly=True)
     _known_category(catalogue, category)
-    filters = dict(
+    filters: dict[str, Any] = dict(
         search=search,
         format=format,
         status=status,

@@ -8,9 +8,8 @@ import os
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
-import click
 import typer
-from typer.core import TyperCommand
+from typer.core import TyperArgument, TyperCommand
 
 from agentdex.errors import DatabaseError, InputError
 from agentdex.text import plain, terminal_safe_json
@@ -75,17 +74,21 @@ def load_show(path: Path | None, origin: str) -> dict:
 class PlainHelpCommand(TyperCommand):
     """A command whose help names arguments as users write them: ``ORIGIN...`` and
     ``[ORIGIN]...`` in the usage line (typer writes ``{origin}``), and no Python type
-    (``<list[str]>``) beside an argument's name."""
+    (``<list[str]>``) beside an argument's name.
 
-    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+    typer (0.29 on) carries its own copy of click under a private name, and its Command
+    hooks take that copy's Context, HelpFormatter and Parameter, which no public name spells:
+    they are typed ``Any`` here."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
         """``[OPTIONS]`` then each argument by its metavar."""
         pieces = [self.options_metavar] if self.options_metavar else []
         return pieces + [_usage(p) for p in self.get_params(ctx) if p.param_type_name == "argument"]
 
-    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def format_options(self, ctx: Any, formatter: Any) -> None:
         """The Arguments and Options sections, arguments by name and help only."""
         params = self.get_params(ctx)
-        arguments = [(_name(p), p.help or "") for p in params if p.param_type_name == "argument" and not p.hidden]
+        arguments = [(_name(p), p.help or "") for p in params if isinstance(p, TyperArgument) and not p.hidden]
         options = [r for p in params if not p.param_type_name == "argument" and (r := p.get_help_record(ctx))]
         for title, rows in (("Arguments", arguments), ("Options", options)):
             if rows:
@@ -93,11 +96,11 @@ class PlainHelpCommand(TyperCommand):
                     formatter.write_dl(rows)
 
 
-def _name(param: click.Parameter) -> str:
+def _name(param: Any) -> str:
     return (param.metavar or (param.name or "").upper()) + ("..." if param.nargs != 1 else "")
 
 
-def _usage(param: click.Parameter) -> str:
+def _usage(param: Any) -> str:
     name = param.metavar or (param.name or "").upper()
     name = name if param.required else f"[{name}]"
     return name + ("..." if param.nargs != 1 else "")

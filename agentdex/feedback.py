@@ -62,7 +62,19 @@ SAME_KEY = "you may retry; the same key is reused so the developer gets it at mo
 class Fetcher(Protocol):
     """What :func:`send` needs: :class:`agentdex.crawler.fetch.Fetcher`'s ``fetch``."""
 
-    async def fetch(self, url: str, **options: Any) -> FetchRecord: ...
+    async def fetch(
+        self,
+        url: str,
+        *,
+        kind: str,
+        max_bytes: int,
+        method: str = ...,
+        content: bytes | None = ...,
+        headers: dict[str, str] | None = ...,
+        accept: str | None = ...,
+        same_origin: bool = ...,
+        honour_robots: bool = ...,
+    ) -> FetchRecord: ...
 
 
 class FeedbackError(AgentdexError):

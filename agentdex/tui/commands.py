@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from functools import partial
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual.command import Hit, Hits, Provider
@@ -13,12 +14,16 @@ from agentdex.errors import AgentdexError
 from agentdex.text import plain
 from agentdex.tui import reader as reads
 
+if TYPE_CHECKING:
+    from agentdex.tui.app import AgentdexApp
+
 
 class OriginCommands(Provider):
     """Listings whose origin is what was typed, or whose name and description match it."""
 
     async def search(self, query: str) -> Hits:
-        reader = self.app.reader
+        app = cast("AgentdexApp", self.app)  # a Provider's app is typed App[object]
+        reader = app.reader
         try:
             found = await asyncio.to_thread(_find, reader, query)
         except (sqlite3.Error, AgentdexError):
@@ -32,7 +37,7 @@ class OriginCommands(Provider):
             # Full-text matches need not fuzzy-match the typed words: keep them visible, in order.
             score = max(matcher.match(origin), 0.5 - rank / 100)
             yield Hit(
-                score, label, partial(self.app.open_listing, origin), text=f"Open {origin}", help="Jump to this listing"
+                score, label, partial(app.open_listing, origin), text=f"Open {origin}", help="Jump to this listing"
             )
 
 

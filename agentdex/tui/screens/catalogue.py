@@ -9,6 +9,7 @@ is dropped, and the query behind it is interrupted.
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events, on, work
@@ -26,11 +27,16 @@ from agentdex.tui.widgets.filter_bar import FilterBar
 from agentdex.tui.widgets.footer import Footer
 from agentdex.tui.widgets.job_line import JobLine
 
+if TYPE_CHECKING:
+    from agentdex.tui.app import AgentdexApp
+
 SORT_CYCLE = [sort for key, _, _, sort in COLUMNS if key in SORTABLE]
 
 
 class CatalogueScreen(Screen):
     """Every listing, a window at a time."""
+
+    app: AgentdexApp  # textual's app property, as the app these screens run in (for the type checker)
 
     # "/" and escape move the focus as the key arrives (priority, and a synchronous focus),
     # so the keys typed right after them already go where the user meant them to.

@@ -7,6 +7,7 @@ on the job line of every screen and the catalogue reloads when it ends.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -22,6 +23,9 @@ from agentdex.text import plain
 from agentdex.tui.messages import JobFinished, JobProgress
 from agentdex.tui.widgets.filter_bar import NO_CONTROLS
 
+if TYPE_CHECKING:
+    from agentdex.tui.app import AgentdexApp
+
 
 def parse_origins(text: str) -> list[str]:
     """Origins typed as hosts or https URLs, separated by spaces, commas or newlines.
@@ -33,6 +37,8 @@ def parse_origins(text: str) -> list[str]:
 
 class CrawlScreen(ModalScreen):
     """Type origins, crawl and verify them, watch the progress."""
+
+    app: AgentdexApp  # textual's app property, as the app these screens run in (for the type checker)
 
     BINDINGS = [Binding("escape", "dismiss", "Close", priority=True)]  # before the next key is routed
 
@@ -79,7 +85,7 @@ class CrawlScreen(ModalScreen):
         self.query_one("#crawl-log", Log).write_line(f"crawling {len(origins)} origin(s)…")
 
     @on(Button.Pressed, "#close")
-    def action_dismiss(self) -> None:
+    def action_dismiss(self) -> None:  # type: ignore[override]  # a key binding's action: no result to give
         self.dismiss()
 
     def job_progress(self, message: JobProgress) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -20,11 +21,16 @@ from agentdex.tui.widgets.job_line import JobLine
 from agentdex.tui.widgets.listing_parts import event_rows
 from agentdex.tui.widgets.safe_table import SafeTable
 
+if TYPE_CHECKING:
+    from agentdex.tui.app import AgentdexApp
+
 COLUMNS = (("at", "When", 16), ("origin", "Origin", 24), ("kind", "Kind", 16), ("change", "Change", None))
 
 
 class EventsScreen(Screen):
     """Change events, newest first."""
+
+    app: AgentdexApp  # textual's app property, as the app these screens run in (for the type checker)
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", priority=True), Binding("f5", "reload", "Reload")]
 

@@ -9,7 +9,7 @@ shown and kept exactly as the developer's server sent it; none is ever made up.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -24,9 +24,14 @@ from agentdex.text import plain
 from agentdex.tui.jobs import feedback_job
 from agentdex.tui.messages import FeedbackDone
 
+if TYPE_CHECKING:
+    from agentdex.tui.app import AgentdexApp
+
 
 class FeedbackScreen(ModalScreen):
     """Write, review, confirm, send; retry with the same key."""
+
+    app: AgentdexApp  # textual's app property, as the app these screens run in (for the type checker)
 
     BINDINGS = [Binding("escape", "dismiss", "Close", priority=True)]  # before the next key is routed
 
@@ -137,7 +142,7 @@ class FeedbackScreen(ModalScreen):
         self.query_one("#result", Static).update(text)
 
     @on(Button.Pressed, "#close")
-    def action_dismiss(self) -> None:
+    def action_dismiss(self) -> None:  # type: ignore[override]  # a key binding's action: no result to give
         self.dismiss()
 
 

@@ -13,7 +13,7 @@ it is shown (that halves the time to open a listing), and filled from the loaded
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -34,6 +34,9 @@ from agentdex.tui.widgets.footer import Footer
 from agentdex.tui.widgets.job_line import JobLine
 from agentdex.tui.widgets.safe_table import SafeTable
 
+if TYPE_CHECKING:
+    from agentdex.tui.app import AgentdexApp
+
 PREFERRED_HOSTS = ("claude_code", "codex", "cursor", "vscode", "claude", "chatgpt")
 TABS = ("overview", "findings", "checks", "tools", "install", "history", "raw", "crosscheck", "health")
 TAB_TITLES = {"crosscheck": "Cross-check"}
@@ -47,6 +50,8 @@ def choose_host(plans: dict[str, Any]) -> str | None:
 
 class ListingScreen(Screen):
     """Everything the catalogue knows about one origin."""
+
+    app: AgentdexApp  # textual's app property, as the app these screens run in (for the type checker)
 
     # Back runs as the key arrives (priority), so the keys typed after it reach the catalogue.
     # Re-verify and re-crawl are network work: control keys, which typing cannot hit.

@@ -8,6 +8,7 @@ schema can be upgraded in place (``u``, what any crawl would do first); anything
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -23,6 +24,9 @@ from agentdex.tui.jobs import open_for_writing
 from agentdex.tui.messages import JobFinished, UpgradeDone
 from agentdex.tui.widgets.footer import Footer
 from agentdex.tui.widgets.job_line import JobLine
+
+if TYPE_CHECKING:
+    from agentdex.tui.app import AgentdexApp
 
 
 def problem_kind(path: Path, text: str) -> str:
@@ -45,6 +49,8 @@ WAY_FORWARD = {
 
 class ProblemScreen(Screen):
     """Why the catalogue cannot be shown, and what to do about it."""
+
+    app: AgentdexApp  # textual's app property, as the app these screens run in (for the type checker)
 
     BINDINGS = [
         Binding("u", "upgrade", "Upgrade"),

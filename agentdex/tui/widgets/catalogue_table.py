@@ -14,7 +14,7 @@ a Textual release that changes those internals fails loudly rather than drawing 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from rich.segment import Segment
 from rich.style import Style
@@ -23,6 +23,7 @@ from textual.coordinate import Coordinate
 from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey, RowKey
 
 from agentdex.db.queries import SORTS
 from agentdex.tui.display import cell, checks_text, joined, status_text, when
@@ -192,8 +193,9 @@ class CatalogueTable(DataTable):
         # DataTable's general path made repainting 38 new rows take ~60 ms.
         if row_index < 0 or column_index < 0:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
-        row_key = self._row_locations.get_key(row_index)
-        column_key = self._column_locations.get_key(column_index)
+        # A cell being drawn is in the table: its row and column have keys.
+        row_key = cast(RowKey, self._row_locations.get_key(row_index))
+        column_key = cast(ColumnKey, self._column_locations.get_key(column_index))
         key = (
             row_key,
             column_key,
@@ -251,7 +253,7 @@ class CatalogueTable(DataTable):
             if key not in self.columns:
                 continue
             marked = sort_key == sort and key in SORTABLE
-            self.columns[key].label = Text(f"{label} {'▼' if descending else '▲'}" if marked else label)
+            self.columns[ColumnKey(key)].label = Text(f"{label} {'▼' if descending else '▲'}" if marked else label)
         self._clear_caches()
         self.refresh()
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
@@ -206,7 +206,9 @@ def overview(view: dict[str, Any]) -> Group:
         for label, key in (("One-liner", "one_liner"), ("Description", "description"))
         if view.get(key)
     ]
-    parts = [kv_table(head + _publisher(view) + _links(view) + _interfaces(view) + _about(view) + _record(view))]
+    parts: list[RenderableType] = [
+        kv_table(head + _publisher(view) + _links(view) + _interfaces(view) + _about(view) + _record(view))
+    ]
     manifest = view.get("manifest")
     if manifest is not None:
         parts.append(Text("\nEvery field of the manifest", style="bold underline"))
