@@ -179,8 +179,9 @@ class OriginFailed(Exception):
 async def crawl_one(db, origin: str, stage: _Stage) -> OriginCrawl:
     """:func:`crawl_origin` under the per-origin budget; :class:`OriginFailed` for a bug or the
     budget (whatever goes wrong inside one origin never ends the crawl)."""
+    budget = asyncio.timeout(stage.budget)  # made before the try: the handler asks it
     try:
-        async with asyncio.timeout(stage.budget) as budget:
+        async with budget:
             return await crawl_origin(
                 db,
                 origin,
