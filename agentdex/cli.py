@@ -407,12 +407,12 @@ def crawl(
     is not asked again; the snapshot says so. No MCP registry is asked what it lists for an
     origin unless --registry-lookup says so."""
     from agentdex.crawler.freshness import Policy
-    from agentdex.crawler.origins import normalise_origin, read_seeds, unique
+    from agentdex.crawler.origins import unique
 
-    try:
-        wanted = [normalise_origin(o) for o in origins or []] + (read_seeds(seeds) if seeds else [])
-    except InputError as exc:
-        fail(str(exc), 2)
+    net = network_options(
+        connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout, registry_lookup
+    )
+    wanted = wanted_origins(origins or [], net, seeds)
     if due and wanted:
         fail("--due takes the origins the schedule says are due; name no origin and no --seeds file", 2)
     if not wanted:
@@ -420,9 +420,6 @@ def crawl(
         if not wanted:
             _nothing_due(db, as_json)
             return
-    net = network_options(
-        connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout, registry_lookup
-    )
     net.origin_budget = origin_budget
     policy = Policy(ceiling=max_fresh, floor=min_fresh, revalidate=revalidate)
     summary = run_crawl(db, unique(wanted), net, verify=not no_verify, policy=policy, quiet=quiet, processes=processes)
@@ -434,6 +431,32 @@ def crawl(
         typer.echo("\n".join(summary_lines(summary)))
     if summary["internal"]:  # an origin hit a bug of agentdex: the others are saved, the run says so
         raise typer.Exit(1)
+    _fail_when_none_reached(summary)
+
+
+def wanted_origins(texts: list[str], net, seeds: Path | None = None) -> list[str]:
+    """The origins a user named (and a seeds file holds), each decided by
+    :func:`~agentdex.crawler.origins.public_origin`; a refusal is an exit 2 with its reason."""
+    from agentdex.crawler.origins import NotPublic, chosen_by, public_origins, read_seeds
+
+    chosen = chosen_by(net)
+    try:
+        return public_origins(texts, chosen) + (read_seeds(seeds, chosen) if seeds else [])
+    except NotPublic as exc:
+        fail(f"{exc}; to crawl a server of your own, name it with --connect-to HOST:ADDR:PORT or --allow-private", 2)
+    except InputError as exc:
+        fail(str(exc), 2)
+
+
+def _fail_when_none_reached(summary: dict) -> None:
+    """Exit 1 with a sentence when not one origin of the run answered."""
+    reached = sum(n for status, n in summary["by_status"].items() if status != "unreachable")
+    if summary["origins"] and not reached and not summary.get("interrupted"):
+        fail(
+            f"no origin could be reached ({summary['origins']} unreachable); "
+            "`agentdex list --status unreachable --fields origin,status_detail` says why",
+            1,
+        )
 
 
 def _recrawl_origins(db, due: bool) -> list[str]:
@@ -459,9 +482,10 @@ def _nothing_due(db, as_json: bool) -> None:
 
 @app.command(epilog=CONFIG_HELP)
 def verify(
-    origins: Annotated[
-        list[str], typer.Argument(metavar="ORIGIN", help="Origins already in the catalogue (or new ones).")
-    ],
+    origins: Annotated[list[str], typer.Argument(metavar="ORIGIN", help="Origins already in the catalogue.")],
+    add: Annotated[
+        bool, typer.Option("--add", help="Verify origins the catalogue does not have yet too, adding them.")
+    ] = False,
     db: DbOpt = None,
     connect_to: ConnectToOpt = None,
     ca_bundle: CaOpt = None,
@@ -472,14 +496,14 @@ def verify(
     timeout: DeadlineOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Re-check every claim the listings make (their manifests are fetched conditionally)."""
-    from agentdex.crawler.origins import normalise_origin, unique
+    """Re-check every claim the listings make (their manifests are fetched conditionally).
+    An origin the catalogue does not have is refused unless --add says to add it."""
+    from agentdex.crawler.origins import unique
 
-    try:
-        wanted = unique([normalise_origin(o) for o in origins])
-    except InputError as exc:
-        fail(str(exc), 2)
     net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout)
+    wanted = unique(wanted_origins(origins, net))
+    if not add:
+        _refuse_unknown(db, wanted)
     summary = run_crawl(db, wanted, net, verify=True, kind="verify")
     from agentdex.db import list_checks
     from agentdex.render import check_line
@@ -496,6 +520,21 @@ def verify(
             typer.echo(f"{summary['internal']} origin(s) failed on an internal error of agentdex", err=True)
     if summary["internal"]:  # as crawl: an origin hit a bug of agentdex, the others are saved
         raise typer.Exit(1)
+    _fail_when_none_reached(summary)
+
+
+def _refuse_unknown(db, wanted: list[str]) -> None:
+    """Exit with NOT_IN_CATALOGUE when an origin is not in the catalogue (nothing is stored)."""
+    from agentdex.cli_support import NOT_IN_CATALOGUE
+    from agentdex.db import missing_origins
+
+    missing = missing_origins(open_catalogue(db, readonly=True), wanted) if db_path(db).exists() else wanted
+    if missing:
+        fail(
+            f"not in the catalogue: {', '.join(missing)}; crawl it first (agentdex crawl {missing[0]}) "
+            "or add --add to verify and add it",
+            NOT_IN_CATALOGUE,
+        )
 
 
 @app.command(epilog=CONFIG_HELP)

@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from agentdex.cli_support import DbOpt, JsonOpt, echo_json, fail, load_show, open_catalogue, origin_argument
+from agentdex.cli_support import (
+    NOT_IN_CATALOGUE,
+    DbOpt,
+    JsonOpt,
+    echo_json,
+    fail,
+    load_show,
+    open_catalogue,
+    origin_argument,
+)
 from agentdex.db.queries import SORTS
 from agentdex.errors import InputError
 from agentdex.formats import FORMAT_NAMES
@@ -214,7 +223,7 @@ def events(
         fail(str(exc), 2)
     catalogue = open_catalogue(db, readonly=True)
     if origin is not None and missing_origins(catalogue, [origin := origin_argument(origin)]):
-        fail(f"{origin} is not in the catalogue; `agentdex list` shows the origins it has", 2)
+        fail(f"{origin} is not in the catalogue; `agentdex list` shows the origins it has", NOT_IN_CATALOGUE)
     rows = list_events(catalogue, origin=origin, since=since, limit=limit)
     if as_json:
         echo_json(rows)
@@ -316,7 +325,7 @@ def forget(
     wanted = unique([origin_argument(o) for o in origins])
     catalogue = open_catalogue(db, readonly=False)
     if missing := missing_origins(catalogue, wanted):
-        fail(f"not in the catalogue: {', '.join(missing)}; nothing was removed", 2)
+        fail(f"not in the catalogue: {', '.join(missing)}; nothing was removed", NOT_IN_CATALOGUE)
     if not yes:
         _confirm_forget(wanted)
     removed = forget_origins(catalogue, wanted)

@@ -26,6 +26,12 @@ def echo_json(data: Any) -> None:
     typer.echo(terminal_safe_json(json.dumps(data, indent=2, ensure_ascii=False, default=str)))
 
 
+# The exit code of every command asked about an origin the catalogue does not have (show,
+# plan, events --origin, forget, verify without --add): 1, as for any answer that is "no";
+# 2 stays for input that cannot be used at all (docs/cli.md, "Exit codes").
+NOT_IN_CATALOGUE = 1
+
+
 def fail(message: str, code: int = 1) -> NoReturn:
     """Print an error to stderr and exit with ``code``."""
     typer.echo(f"agentdex: {plain(message)}", err=True)
@@ -62,13 +68,14 @@ def origin_argument(text: str) -> str:
 
 
 def load_show(path: Path | None, origin: str) -> dict:
-    """:func:`agentdex.showing.load_show` on the catalogue; an origin it lacks is exit 1."""
+    """:func:`agentdex.showing.load_show` on the catalogue; an origin it lacks is exit
+    :data:`NOT_IN_CATALOGUE`."""
     from agentdex.showing import load_show as load
 
     try:
         return load(open_catalogue(path, readonly=True), origin)
     except DatabaseError as exc:
-        fail(str(exc), 1)
+        fail(str(exc), NOT_IN_CATALOGUE)
 
 
 class PlainHelpCommand(TyperCommand):

@@ -28,17 +28,16 @@ from __future__ import annotations
 
 import csv
 import io
-import ipaddress
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agentdex.crawler.origins import normalise_origin
+from agentdex.crawler.origins import public_origin
 from agentdex.errors import InputError
 
 REGISTRY_PREFIX = "registry:"
@@ -165,31 +164,12 @@ def _short(named: Named) -> dict[str, Any]:
 
 # -- origins ---------------------------------------------------------------------------------------
 def origin_or_reason(text: str) -> tuple[str | None, str | None]:
-    """The public https origin a URL or host names, or ``(None, why not)``."""
-    text = text.strip()
-    if "{" in text or "}" in text:
-        return None, "an unexpanded URL template: a client fills in {…} first, so it names no one origin"
-    if text.lower().startswith("http://"):
-        return None, "plain http: agentdex only crawls https origins"
+    """The public https origin a URL or host names, or ``(None, why not)``
+    (:func:`~agentdex.crawler.origins.public_origin` decides)."""
     try:
-        origin = normalise_origin(text)
+        return public_origin(text), None
     except InputError as exc:
         return None, str(exc)
-    return _public(origin)
-
-
-def _public(origin: str) -> tuple[str | None, str | None]:
-    host = urlsplit(f"https://{origin}").hostname or ""
-    try:
-        ipaddress.ip_address(host)
-        return None, "an IP address is no origin: agentdex lists named hosts"
-    except ValueError:
-        pass
-    if host == "localhost" or host.endswith(".localhost"):
-        return None, "localhost is no public origin"
-    if "." not in host.strip("."):
-        return None, f"{host!r} is no public host name (it has a single label)"
-    return origin, None
 
 
 class Collector:

@@ -151,7 +151,7 @@ def test_the_origin_budget_is_a_crawl_option(hostile_web, tmp_path):
             "--no-verify",
         ],
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1 and "no origin could be reached" in result.stderr, result.output  # issue 40
     assert "1 origin(s) cut short at the per-origin budget" in result.stdout
     refused = CliRunner().invoke(app, ["crawl", "justintime.test", "--db", str(path), "--origin-budget", "0"])
     assert refused.exit_code == 2 and "Traceback" not in refused.output

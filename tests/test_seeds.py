@@ -31,7 +31,7 @@ FIRST = [
 ]
 REFUSED = {  # server name: what the reason says
     "test.templated/tenant": "unexpanded URL template",
-    "test.plainhttp/insecure": "plain http",
+    "test.plainhttp/insecure": "not an https origin",
     "test.devbox/local": "localhost",
     "test.rawip/ip": "IP address",
 }

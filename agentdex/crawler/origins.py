@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import idna
@@ -94,8 +96,68 @@ def origin_url(origin: str, path: str = "/") -> str:
     return f"https://{origin}{path}"
 
 
-def read_seeds(path: str | Path) -> list[str]:
-    """Origins from a seeds file: one per line, ``#`` starts a comment, blanks ignored."""
+class NotPublic(InputError):
+    """An origin that is no public one (``localhost``, an IP literal, a single label)."""
+
+
+def public_origin(text: str, chosen: Callable[[str], bool] | None = None) -> str:
+    """The one decision on what an origin is, for ``crawl``, ``verify``, ``seeds``, seeds
+    files and the TUI: a host or an https URL naming a public host. ``localhost``, IP
+    literals and single-label names are refused, unless ``chosen(host)`` says the user
+    named that host on purpose (a ``--connect-to`` rule, ``--allow-private``).
+
+    :raises InputError: it is no origin (:class:`NotPublic`: no public one); the message says why
+    """
+    raw = text.strip()
+    if "{" in raw or "}" in raw:
+        raise InputError("an unexpanded URL template: a client fills in {…} first, so it names no one origin")
+    origin = normalise_origin(raw)
+    host = urlsplit(f"https://{origin}").hostname or ""
+    reason = _non_public(host)
+    if reason and not (chosen is not None and chosen(host)):
+        raise NotPublic(reason)
+    return origin
+
+
+def public_origins(texts: list[str], chosen: Callable[[str], bool] | None = None) -> list[str]:
+    """:func:`public_origin` of each text a user typed, in order without repeats.
+
+    :raises InputError: the first that is refused, named as typed
+    """
+    origins = []
+    for text in texts:
+        try:
+            origins.append(public_origin(text, chosen))
+        except NotPublic as exc:  # the reason names no origin: say which one
+            raise NotPublic(f"{text.strip()}: {exc}") from exc
+    return unique(origins)
+
+
+def _non_public(host: str) -> str | None:
+    try:
+        ipaddress.ip_address(host)
+        return "an IP address is no origin: agentdex lists named hosts"
+    except ValueError:
+        pass
+    if host == "localhost" or host.endswith(".localhost"):
+        return "localhost is no public origin"
+    if "." not in host.strip("."):
+        return f"{host!r} is no public host name (it has a single label)"
+    return None
+
+
+def chosen_by(net: Any) -> Callable[[str], bool]:
+    """Whether the user named a host on purpose in the network options ``net``: it
+    matches a ``--connect-to`` rule, or ``--allow-private`` lets private hosts in."""
+    from agentdex.crawler.netpolicy import ConnectTo
+
+    rules = [ConnectTo(*rule) for rule in net.connect_to]
+    return lambda host: bool(net.allow_private) or any(rule.matches(host) for rule in rules)
+
+
+def read_seeds(path: str | Path, chosen: Callable[[str], bool] | None = None) -> list[str]:
+    """Origins from a seeds file: one per line, ``#`` starts a comment, blanks ignored;
+    each must be a public origin (:func:`public_origin`, with ``chosen``)."""
     try:
         text = Path(path).read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -105,9 +167,9 @@ def read_seeds(path: str | Path) -> list[str]:
         entry = line.split("#", 1)[0].strip()
         if entry:
             try:
-                origins.append(normalise_origin(entry))
-            except InputError as exc:
-                raise InputError(f"{path}, line {number}: {exc}") from exc
+                origins.append(public_origin(entry, chosen))
+            except InputError as exc:  # the same class: a non-public origin stays NotPublic
+                raise type(exc)(f"{path}, line {number}: {exc}") from exc
     return origins
 
 

@@ -7,6 +7,7 @@ on the job line of every screen and the catalogue reloads when it ends.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -17,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Log, ProgressBar, Static
 
-from agentdex.crawler.origins import normalise_origin, unique
+from agentdex.crawler.origins import chosen_by, public_origins
 from agentdex.errors import InputError
 from agentdex.text import plain
 from agentdex.tui.messages import JobFinished, JobProgress
@@ -27,12 +28,13 @@ if TYPE_CHECKING:
     from agentdex.tui.app import AgentdexApp
 
 
-def parse_origins(text: str) -> list[str]:
-    """Origins typed as hosts or https URLs, separated by spaces, commas or newlines.
+def parse_origins(text: str, chosen: Callable[[str], bool] | None = None) -> list[str]:
+    """Origins typed as hosts or https URLs, separated by spaces, commas or newlines; each
+    decided as ``crawl`` decides (:func:`~agentdex.crawler.origins.public_origin`).
 
-    :raises InputError: one of them is not an origin (the message names it)
+    :raises InputError: one of them is not an origin, or no public one (the message names it)
     """
-    return unique([normalise_origin(part) for part in re.split(r"[\s,]+", text) if part])
+    return public_origins([part for part in re.split(r"[\s,]+", text) if part], chosen)
 
 
 class CrawlScreen(ModalScreen):
@@ -72,7 +74,7 @@ class CrawlScreen(ModalScreen):
     def _start(self) -> None:
         error = self.query_one("#crawl-error", Static)
         try:
-            origins = parse_origins(self.query_one("#origins", Input).value)
+            origins = parse_origins(self.query_one("#origins", Input).value, chosen_by(self.app.net))
         except InputError as exc:
             error.update(Text(plain(str(exc), 300)))
             return

@@ -1,0 +1,128 @@
+"""Issue 40, item 1 ("the newcomer, round 3"): one idea of an origin. ``crawl``, ``verify``,
+``seeds``, a seeds file and the TUI's crawl dialog refuse ``localhost``, IP literals and
+single-label names with the same sentence; a name the user routed with ``--connect-to`` is
+their choice; ``verify`` adds nothing unless asked; a run that reached no origin says so and
+exits 1; "not in the catalogue" is exit 1 in every command."""
+
+from __future__ import annotations
+
+import json
+import socket
+import sqlite3
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentdex.cli import app
+from agentdex.sampleweb.server import SampleWeb
+from agentdex.tui.app import AgentdexApp
+from agentdex.tui.screens.crawl import CrawlScreen
+
+REFUSED = {
+    "localhost": "localhost is no public origin",
+    "https://127.0.0.1:8443/": "an IP address is no origin: agentdex lists named hosts",
+    "[::1]": "an IP address is no origin: agentdex lists named hosts",
+    "intranet": "'intranet' is no public host name (it has a single label)",
+}
+
+
+def cli(*args, input: str | None = None):
+    return CliRunner().invoke(app, [str(a) for a in args], input=input)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def origins_in(path: Path) -> list[str]:
+    if not path.exists():
+        return []
+    with sqlite3.connect(path) as db:
+        return [row[0] for row in db.execute("SELECT origin FROM listings ORDER BY origin")]
+
+
+@pytest.fixture(scope="module")
+def web():
+    with SampleWeb() as served:
+        yield served
+
+
+@pytest.mark.parametrize(("typed", "sentence"), REFUSED.items())
+def test_every_command_refuses_a_non_public_origin_with_the_same_sentence(tmp_path, typed, sentence):
+    db = tmp_path / "a.db"
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text(f"pantry.test\n{typed}\n")
+    for args in (["crawl", typed], ["verify", typed], ["verify", "--add", typed], ["crawl", "--seeds", seeds]):
+        result = cli(*args, "--db", db)
+        assert result.exit_code == 2, (args, result.output)
+        assert sentence in result.stderr and "--connect-to HOST:ADDR:PORT" in result.stderr, result.stderr
+        assert "Traceback" not in result.output
+    seeds_run = cli("seeds", seeds, "--db", db)
+    assert seeds_run.exit_code == 0 and seeds_run.stdout.split() == ["pantry.test"]
+    assert sentence in seeds_run.stderr
+    assert origins_in(db) == []  # no command stored a row for it
+
+
+async def test_the_tui_crawl_dialog_refuses_it_with_the_same_sentence(tmp_path):
+    app_ = AgentdexApp(tmp_path / "empty.db")
+    async with app_.run_test(size=(100, 30)) as pilot:
+        await app_.push_screen(CrawlScreen())
+        await pilot.pause()
+        app_.screen.query_one("#origins").value = "pantry.test localhost"
+        await pilot.press("enter")
+        await pilot.pause()
+        shown = str(app_.screen.query_one("#crawl-error").render())
+        assert "localhost: localhost is no public origin" in shown
+        assert not app_.jobs  # no crawl started
+
+
+def test_a_name_the_user_routed_with_connect_to_is_their_choice(tmp_path, web):
+    """``--connect-to localhost:…`` names localhost on purpose: it is crawled (and here not
+    reached, as no server answers there), and the run that reached nothing exits 1."""
+    db = tmp_path / "a.db"
+    result = cli("crawl", "localhost", "--connect-to", f"localhost:127.0.0.1:{free_port()}", "--db", db, "-q")
+    assert result.exit_code == 1, result.output
+    assert "no origin could be reached (1 unreachable)" in result.stderr
+    assert "agentdex list --status unreachable --fields origin,status_detail" in result.stderr
+    assert origins_in(db) == ["localhost"]
+
+
+def test_a_run_that_reaches_one_origin_exits_0(tmp_path, web):
+    db = tmp_path / "a.db"
+    closed = f"closed.test:127.0.0.1:{free_port()}"
+    result = cli("crawl", "pantry.test", "closed.test", *web.cli_args(), "--connect-to", closed, "--db", db, "-q")
+    assert result.exit_code == 0, result.output
+    assert "could be reached" not in result.output
+
+
+def test_verify_checks_the_catalogue_and_adds_only_when_asked(tmp_path, web):
+    db = tmp_path / "a.db"
+    assert cli("crawl", "pantry.test", *web.cli_args(), "--db", db, "-q").exit_code == 0
+    refused = cli("verify", "pantry.test", "tidewater.test", *web.cli_args(), "--db", db)
+    assert refused.exit_code == 1, refused.output
+    assert "not in the catalogue: tidewater.test; crawl it first (agentdex crawl tidewater.test)" in refused.stderr
+    assert origins_in(db) == ["pantry.test"]  # a check command added nothing
+    known = cli("verify", "pantry.test", *web.cli_args(), "--db", db)
+    assert known.exit_code == 0 and "manifest.location" in known.stdout
+    added = cli("verify", "--add", "tidewater.test", *web.cli_args(), "--db", db, "--json")
+    assert added.exit_code == 0, added.output
+    assert json.loads(added.stdout)["checks"]["tidewater.test"]
+    assert origins_in(db) == ["pantry.test", "tidewater.test"]
+
+
+def test_not_in_the_catalogue_is_exit_1_in_every_command(tmp_path, web):
+    db = tmp_path / "a.db"
+    assert cli("crawl", "pantry.test", *web.cli_args(), "--db", db, "-q").exit_code == 0
+    for args in (
+        ["show", "nosuch.test"],
+        ["plan", "nosuch.test"],
+        ["events", "--origin", "nosuch.test"],
+        ["forget", "nosuch.test", "--yes"],
+        ["verify", "nosuch.test"],
+    ):
+        result = cli(*args, "--db", db)
+        assert result.exit_code == 1, (args, result.output)
+        assert "nosuch.test" in result.stderr and "not in the catalogue" in result.stderr, result.stderr
