@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import ipaddress
 import re
 from collections.abc import Callable
@@ -148,11 +149,10 @@ def _non_public(host: str) -> str | None:
 
 def chosen_by(net: Any) -> Callable[[str], bool]:
     """Whether the user named a host on purpose in the network options ``net``: it
-    matches a ``--connect-to`` rule, or ``--allow-private`` lets private hosts in."""
-    from agentdex.crawler.netpolicy import ConnectTo
-
-    rules = [ConnectTo(*rule) for rule in net.connect_to]
-    return lambda host: bool(net.allow_private) or any(rule.matches(host) for rule in rules)
+    matches a ``--connect-to`` rule's pattern (matched as ``netpolicy.ConnectTo`` matches,
+    fnmatch-style without case), or ``--allow-private`` lets private hosts in."""
+    patterns = [pattern.lower() for pattern, _addr, _port in net.connect_to]
+    return lambda host: bool(net.allow_private) or any(fnmatch.fnmatchcase(host.lower(), p) for p in patterns)
 
 
 def read_seeds(path: str | Path, chosen: Callable[[str], bool] | None = None) -> list[str]:
