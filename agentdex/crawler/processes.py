@@ -35,28 +35,36 @@ import contextlib
 import dataclasses
 import fcntl
 import os
-import pickle
-import struct
 import subprocess
 import sys
 from collections.abc import Iterator
 from math import ceil
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from agentdex.crawler.fetch import FetchStats
+from agentdex.crawler.messages import (
+    FROM_CHILD,
+    PIPE_BYTES,
+    Broken,
+    Crawled,
+    Failed,
+    FromChild,
+    Job,
+    MessageError,
+    Origins,
+    Outbox,
+    ToChild,
+    encode,
+    pipe_reader,
+    read_message,
+    write_message,
+)
 from agentdex.crawler.options import NetworkOptions
 from agentdex.crawler.stage import OriginFailed, Saver, StagePlan, crawl_one, describe_error, open_stage, work_through
 from agentdex.errors import InputError
 
-# Results in flight from a crawling process, at most: a pipe of 1 MiB (Linux's default
-# /proc/sys/fs/pipe-max-size; the 64 KiB default holds only a few results) lets a child run
-# ahead while this process commits, and makes it wait once the pipe is full instead of
-# piling results up in memory. The pipe of origins to a child is as large, so sending it a
-# batch never waits on a child that is itself waiting for this process to read.
-PIPE_BYTES = 1 << 20
 WORKER = "agentdex.crawler.worker"  # the crawling process's module (python -m)
-HEADER = struct.Struct("!Q")  # each message: its length, then its pickle
 
 
 def catalogue_file(db) -> Path:
@@ -69,30 +77,6 @@ def catalogue_file(db) -> Path:
     if not name:
         raise InputError("--processes needs a catalogue in a file (this one is in memory)")
     return Path(name)
-
-
-def write_message(out: BinaryIO, message: object) -> None:
-    """Send one message down a pipe (blocks while the pipe is full)."""
-    data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
-    out.write(HEADER.pack(len(data)) + data)
-    out.flush()
-
-
-async def read_message(reader: asyncio.StreamReader) -> Any:
-    """The next message from a pipe. :raises EOFError: the writer closed it (or died)."""
-    try:
-        size = HEADER.unpack(await reader.readexactly(HEADER.size))[0]
-        return pickle.loads(await reader.readexactly(size))
-    except asyncio.IncompleteReadError:
-        raise EOFError from None
-
-
-async def pipe_reader(fd: int) -> asyncio.StreamReader:
-    """An asyncio reader of the pipe ``fd`` (which it takes over)."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=PIPE_BYTES)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", buffering=0))
-    return reader
 
 
 # --- this process: deals, crawls its own part and saves everything ---------------------------
@@ -108,7 +92,7 @@ async def run_processes(
     dealer = _Dealer(collections.deque(origins), share.concurrency, saver)
     with _running(min(processes, len(origins)) - 1) as children:
         for child in children:  # first, so the first origins go to processes that only crawl
-            dealer.join(child, (str(path), share, plan, child.index))
+            dealer.join(child, Job(str(path), share, plan))
         try:
             async with asyncio.TaskGroup() as group:
                 for child in children:
@@ -138,14 +122,17 @@ async def _listen(child: _Child, dealer: _Dealer) -> None:
     """Save what ``child`` sends; once its pipe closes (it finished or died), record each
     origin it did not finish."""
     reader = await pipe_reader(child.take_inbox())
-    while True:
+    why = ""
+    while not why:
         try:
-            message = await read_message(reader)
+            dealer.take_result(child, await read_message(reader, FROM_CHILD))
         except EOFError:
             break
-        dealer.take_result(child, message)
+        except MessageError as exc:  # not agentdex's own message: nothing more from it is trusted
+            why = f"its crawling process sent what this one cannot read ({exc})"
+            child.process.terminate()
     code = await asyncio.to_thread(child.process.wait)
-    dealer.lost(child, f"its crawling process ended (exit code {code}) before it was finished")
+    dealer.lost(child, why or f"its crawling process ended (exit code {code}) before it was finished")
 
 
 class _Child:
@@ -176,7 +163,7 @@ class _Child:
         self.jobs: BinaryIO | None = os.fdopen(job_write, "wb")
         self._inbox: int | None = result_read
 
-    def send(self, message: object) -> None:
+    def send(self, message: ToChild) -> None:
         """Send the child its job or more origins; a child already gone is found by its
         closed inbox, so a failed send only closes the way to it."""
         if self.jobs is None:
@@ -240,7 +227,7 @@ class _Dealer:
     pending: dict[int, set[str]] = dataclasses.field(default_factory=dict)
     counts: dict[int, tuple[int, int]] = dataclasses.field(default_factory=dict)
 
-    def join(self, child: _Child, job: tuple) -> None:
+    def join(self, child: _Child, job: Job) -> None:
         """Give a new crawling process its job and a first batch (two for each worker)."""
         self.children.append(child)
         self.pending[child.index] = set()
@@ -253,20 +240,17 @@ class _Dealer:
         self._close_if_done()
         return origin
 
-    def take_result(self, child: _Child, message: tuple) -> None:
+    def take_result(self, child: _Child, message: FromChild) -> None:
         """Act on one message of a crawling process, then top up its origins."""
-        kind, _, *rest = message
-        if kind == "broken":
-            self.lost(child, f"its crawling process failed: {rest[0]}")
+        if isinstance(message, Broken):
+            self.lost(child, f"its crawling process failed: {message.reason}")
             return
-        origin, *details, requests, errors = rest
-        self.pending[child.index].discard(origin)
-        self.counts[child.index] = (requests, errors)
-        if kind == "one":
-            self.saver.save(pickle.loads(details[0]), *self.totals())
+        self.pending[child.index].discard(message.origin)
+        self.counts[child.index] = (message.requests, message.errors)
+        if isinstance(message, Crawled):
+            self.saver.save(message.result, *self.totals())
         else:
-            code, text = details
-            self.saver.failed(origin, code, text, *self.totals())
+            self.saver.failed(message.origin, message.code, message.message, *self.totals())
         if len(self.pending[child.index]) <= self.concurrency:
             self._deal(child, self.concurrency)
 
@@ -285,7 +269,7 @@ class _Dealer:
         batch = [self.todo.popleft() for _ in range(min(count, len(self.todo)))]
         if batch and child.index in self.pending:
             self.pending[child.index].update(batch)
-            child.send(batch)
+            child.send(Origins(tuple(batch)))
         self._close_if_done()
 
     def _close_if_done(self) -> None:
@@ -301,39 +285,50 @@ def child_main(job_fd: int, result_fd: int) -> int:
     """A crawling process: read its job and its origins from ``job_fd``, crawl them and send
     each result to the parent through ``result_fd``. Anything that ends this process early
     is reported before it goes. Returns the exit code."""
-    with os.fdopen(result_fd, "wb") as outbox:
+    with os.fdopen(result_fd, "wb") as last_word:
         try:
-            asyncio.run(_crawl_share(job_fd, outbox))
+            # The loop writes through a copy of the descriptor, closed (its buffer sent) when
+            # the crawl ends; this one stays open for the last word.
+            asyncio.run(_crawl_share(job_fd, os.dup(result_fd)))
         except BaseException as exc:  # noqa: BLE001 - the parent records its unfinished origins
             with contextlib.suppress(OSError):
-                write_message(outbox, ("broken", None, describe_error(exc)))
+                os.set_blocking(result_fd, True)  # the loop's copy made the shared pipe non-blocking
+                write_message(last_word, Broken(describe_error(exc)))
             return 1
     return 0
 
 
-async def _crawl_share(job_fd: int, outbox: BinaryIO) -> None:
+async def _crawl_share(job_fd: int, result_fd: int) -> None:
     from agentdex.db import open_db
 
-    reader = await pipe_reader(job_fd)
+    outbox = await Outbox.open(result_fd)
     try:
-        path, net, plan, index = await read_message(reader)
-    except EOFError:
-        return  # the parent went before giving the job: nothing to do, no one to tell
-    inbox = _Inbox(reader)
-    db = open_db(Path(path), readonly=True)
-    try:
-        async with open_stage(net, plan) as stage, asyncio.TaskGroup() as group:
-            stats = stage.fetcher.stats
-            group.create_task(inbox.fill())
-
-            async def each(origin: str) -> None:
-                write_message(outbox, await _one(db, origin, stage, index, stats))
-
-            # Each message carries the process's running counts: the last one has them all.
-            for _ in range(net.concurrency):
-                group.create_task(_work(inbox, each))
+        reader = await pipe_reader(job_fd)
+        try:
+            job = await read_message(reader, Job)
+        except EOFError:
+            return  # the parent went before giving the job: nothing to do, no one to tell
+        db = open_db(Path(job.catalogue), readonly=True)
+        try:
+            await _crawl_origins(db, job, _Inbox(reader), outbox)
+        finally:
+            db.conn.close()
     finally:
-        db.conn.close()
+        await outbox.close()
+
+
+async def _crawl_origins(db, job: Job, inbox: _Inbox, outbox: Outbox) -> None:
+    """Crawl the origins as the parent deals them, ``job.net.concurrency`` at a time; each
+    result goes to the outbox (a worker whose result waits for the pipe waits with it)."""
+    async with open_stage(job.net, job.plan) as stage, asyncio.TaskGroup() as group:
+        stats = stage.fetcher.stats
+        group.create_task(inbox.fill())
+
+        async def each(origin: str) -> None:
+            await outbox.send(await _one(db, origin, stage, stats))
+
+        for _ in range(job.net.concurrency):
+            group.create_task(_work(inbox, each))
 
 
 @dataclasses.dataclass
@@ -349,7 +344,7 @@ class _Inbox:
         """Take each batch as it comes, until the parent closes the pipe."""
         try:
             while True:
-                self.todo.extend(await read_message(self.reader))
+                self.todo.extend((await read_message(self.reader, Origins)).origins)
                 self.arrived.set()
         except EOFError:
             self.done = True
@@ -370,15 +365,15 @@ async def _work(inbox: _Inbox, each) -> None:
         await each(origin)
 
 
-async def _one(db, origin: str, stage, index: int, stats) -> tuple:
-    """One origin's message: its pickled result, or why it could not be finished."""
+async def _one(db, origin: str, stage, stats: FetchStats) -> bytes:
+    """One origin's frame: its result, or why it could not be finished (a result that cannot
+    be sent is that origin's error). The counts are read once the origin is done."""
     try:
-        payload = pickle.dumps(await crawl_one(db, origin, stage), pickle.HIGHEST_PROTOCOL)
+        return encode(Crawled(origin, await crawl_one(db, origin, stage), stats.requests, stats.errors))
     except OriginFailed as failed:
-        return ("failed", index, origin, failed.code, failed.message, stats.requests, stats.errors)
+        return encode(Failed(origin, failed.code, failed.message, stats.requests, stats.errors))
     except Exception as exc:  # noqa: BLE001 - a result that cannot be sent: that origin's error
-        return ("failed", index, origin, "internal", describe_error(exc), stats.requests, stats.errors)
-    return ("one", index, origin, payload, stats.requests, stats.errors)
+        return encode(Failed(origin, "internal", describe_error(exc), stats.requests, stats.errors))
 
 
-__all__ = ["child_main", "read_message", "run_processes", "write_message"]
+__all__ = ["child_main", "run_processes"]
