@@ -18,7 +18,7 @@ from agentdex.cli_catalogue import commands as catalogue_commands
 from agentdex.cli_datasette import commands as datasette_commands
 from agentdex.cli_support import DbOpt, JsonOpt, db_path, echo_json, fail, open_catalogue, origin_argument, plain_help  # noqa: F401 (commands in other modules use them through here too)
 from agentdex.errors import AgentdexError, DatabaseError, InputError
-from agentdex.formats.schemas import SCHEMAS
+from agentdex.formats.schemas import FAMILIES, SHIPPED
 from agentdex.models import ParseResult
 from agentdex.text import plain
 
@@ -89,14 +89,18 @@ def validate(
 
 
 @app.command()
-def schema(name: Annotated[str, typer.Argument(metavar="FORMAT", help=f"{formats.choices(tuple(SCHEMAS))}.")]) -> None:
-    """Print the JSON Schema agentdex ships for a format."""
-    from agentdex.formats.schemas import load_schema
+def schema(name: Annotated[str, typer.Argument(metavar="FORMAT", help=f"{formats.choices(SHIPPED)}.")]) -> None:
+    """Print a JSON Schema agentdex ships for a format (its own, or a publisher's copied byte for byte)."""
+    from agentdex.formats.schemas import load_shipped
 
+    if name in FAMILIES:
+        fail(
+            f"{name} has {len(FAMILIES[name])} schemas, one a version: name one of {formats.choices(FAMILIES[name])}", 2
+        )
     try:
-        echo_json(load_schema(name))
+        echo_json(load_shipped(name))
     except KeyError:
-        fail(f"no schema named {name!r}; choose {formats.choices(tuple(SCHEMAS))}", 2)
+        fail(f"no schema named {name!r}; choose {formats.choices(SHIPPED)}", 2)
 
 
 # -- the catalogue ---------------------------------------------------------------------------

@@ -86,6 +86,9 @@ def validate_path(path: str | Path, fmt: str = "auto", *, discovery: bool = True
 def _validate_json(path: Path, data: bytes, fmt: str, discovery: bool) -> ParseResult:
     """A JSON file: a manifest (``fmt``, or detected), else a discovery document it is meant as."""
     result = formats.parse_json(data, fmt)
+    named = named_by_schema(result.document) if fmt == "auto" and discovery else None
+    if named:  # a server card with tools looks like a FindAgent manifest: its $schema says otherwise
+        return formats.get(named).parse(data)
     if result.format != "unknown" or not isinstance(result.document, dict):
         return result
     found = detect(result.document) if discovery else None
@@ -98,14 +101,23 @@ def detect(doc: dict) -> str | None:
     """The discovery format a decoded document (no manifest) is meant as, or ``None``: the
     one its ``$schema`` names, else the first whose telling keys it has, else a server.json
     whose keys are all the registry schema's and hold two of its three required fields."""
-    schema = str(doc.get("$schema", "")).lower()
-    named = next((fmt for mark, fmt in SCHEMA_MARKS if mark in schema), None)
+    named = named_by_schema(doc)
     if named:
         return named
     if not {"skills", "supportedInterfaces"} & set(doc) and SERVER_CARD_KEYS & set(doc):
         return "server_card"  # a draft card ({"url", "transport"}) would pass for an A2A card's url
     found = next((fmt for fmt in DISCOVERY_FORMATS if formats.get(fmt).looks_like(doc)), None)
     return found or ("server_json" if _bare_server_json(doc) else None)
+
+
+def named_by_schema(doc: Any) -> str | None:
+    """The discovery format a document's ``$schema`` names, or ``None``."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("$schema"), str):
+        return None
+    if server_card.names_card_schema(doc["$schema"]):
+        return "server_card"  # /schemas/vN/…: even a wrong file name there is a card's (server.json's are dated)
+    schema = doc["$schema"].lower()
+    return next((fmt for mark, fmt in SCHEMA_MARKS if mark in schema), None)
 
 
 def _bare_server_json(doc: dict) -> bool:

@@ -78,14 +78,48 @@ def test_server_card_problems():
     }
     result = server_card.validate_document(doc, origin="x.test")
     assert codes(result) == {
+        ("error", "servers[0].$schema", "required"),  # SEP-2127's schema requires all four
         ("error", "servers[0].name", "required"),
+        ("error", "servers[0].version", "required"),
+        ("error", "servers[0].description", "required"),
         ("error", "servers[0].remotes[0].type", "enum"),
-        ("error", "servers[0].remotes[0].url", "url"),
+        ("error", "servers[0].remotes[0].url", "pattern"),
         ("warning", "servers[0].remotes", "no_endpoint"),
         ("error", "servers[0].tools[0].name", "required"),
         ("error", "servers[1]", "not_object"),
     }
     assert [f.code for f in server_card.validate_document([], origin=None).findings] == ["not_object"]
+
+
+def test_a_v2_card_is_closed_and_a_v1_card_is_open():
+    v2 = {**SEP_2127_CARD, "$schema": server_card.SCHEMA_URLS["v2"]}
+    assert codes(server_card.validate_document(v2)) == {
+        ("error", "capabilities", "unknown_key"),
+        ("error", "tools", "unknown_key"),
+        ("error", "remotes[0].authentication", "unknown_key"),
+    }
+    assert server_card.validate_document(v2).listing.extra["schema_version"] == "v2"
+    assert server_card.validate_document(SEP_2127_CARD).listing.extra["schema_version"] == "v1"
+
+
+def test_a_card_of_neither_schema_family_is_checked_against_v1_with_one_clear_error():
+    card = {
+        **SEP_2127_CARD,
+        "$schema": "https://static.modelcontextprotocol.io/schemas/2025-11-25/server-card.schema.json",
+    }
+    result = server_card.validate_document(card)
+    assert codes(result) == {("error", "$schema", "pattern")}
+    assert "versioned by vN, never by date" in result.findings[0].message
+
+
+def test_where_a_card_lives():
+    assert server_card.card_url("https://h.test/mcp/?x=1") == "https://h.test/mcp/server-card"
+    assert server_card.card_url("https://h.test") == "https://h.test/server-card"
+    for legacy in ("https://h.test/.well-known/mcp/server-card.json", "https://h.test/.well-known/mcp.json"):
+        finding = server_card.location_finding(legacy)
+        assert finding is not None and (finding.severity, finding.code) == ("warning", "legacy_location")
+    assert server_card.location_finding("https://h.test/mcp/server-card") is None
+    assert server_card.location_finding("https://h.test/.well-known/mcpx") is None
 
 
 # -- server.json ----------------------------------------------------------------------------------

@@ -109,8 +109,15 @@ def test_a_sep1649_card_with_a_relative_endpoint(shared):
     result = read(
         shared, server_card, "server_cards", "Aelusive__mcp-server-qdrant__.well-known__mcp__server-card.json"
     )
-    assert result.valid
-    assert found(result) == {("warning", "name", "reverse_dns"), ("warning", "serverInfo", "draft_shape")}
+    # A SEP-1649 card fails SEP-2127's schema (no name, no description, a $schema of its own),
+    # and its facts are read all the same.
+    assert found(result) == {
+        ("error", "$schema", "pattern"),
+        ("error", "name", "required"),
+        ("error", "description", "required"),
+        ("warning", "serverInfo.name", "reverse_dns"),
+        ("warning", "serverInfo", "draft_shape"),
+    }
     assert (result.listing.name, result.listing.mcp_url) == ("mcp-server-qdrant", "https://example.com/mcp/")
     assert result.listing.auth_methods == ["oauth", "bearer"]
 
@@ -122,8 +129,11 @@ def test_the_plural_file_and_its_single_twin_state_the_same_server(shared):
     plural = read(
         shared, server_card, "server_cards", "AgoraIO__docs-portal__public__.well-known__mcp__server-cards.json"
     )
-    for result in (single, plural):
-        assert result.valid and result.listing.name == "agora-docs-search"
+    for result, at in ((single, ""), (plural, "servers[0].")):
+        assert not result.valid and {("error", f"{at}$schema", "required"), ("error", f"{at}name", "pattern")} <= found(
+            result
+        )
+        assert result.listing.name == "agora-docs-search"
         assert result.listing.mcp_url == "https://mcp.agora.io" and result.listing.auth_methods == ["none"]
     assert single.listing.extra["mcp_tools"] is None  # capabilities.tools: true declares no names
     assert plural.listing.extra["mcp_tools"] == [
@@ -142,7 +152,8 @@ def test_a_card_hedging_across_drafts_names_one_endpoint(shared):
         "server_cards",
         "ashwingopalsamy__ashwingopalsamy.in__public__.well-known__mcp__server-cards.json",
     )
-    assert result.valid and result.listing.extra["mcp_urls"] == ["https://ashwingopalsamy.in/mcp"]
+    assert {f.path for f in result.findings if f.severity == "error"} == {"$schema", "name"}
+    assert result.listing.extra["mcp_urls"] == ["https://ashwingopalsamy.in/mcp"]
     assert result.listing.name == "ashwingopalsamy.in" and result.listing.auth_methods == []
 
 

@@ -61,6 +61,72 @@ def test_the_invalid_examples_are_invalid_for_the_reason_their_name_gives():
     assert any(p.startswith("packages[0].packageArguments[0]") for p, _ in codes["positional-argument-missing-value"])
 
 
+# -- MCP server cards: SEP-2127's own fixtures, v1 (main) and v2 (revision 056d9f28) sets -------
+CARD_FIXTURES = sorted((HERE / "server_card").glob("v*/*/*.json"))
+# A card with nothing but name, version and description is a server.json just as well (whose
+# schema requires no $schema): auto reads it as the registry's; forced, it is a card.
+AMBIGUOUS = {"v1/invalid/missing-schema.json": "server_json"}
+
+
+def sep2127(path: Path) -> bool:
+    """The verdict of the card's own schema family (run by jsonschema, as the SEP's
+    scripts/validate-examples.ts runs ajv: at ``#/$defs/ServerCard``, formats checked)."""
+    from jsonschema import Draft202012Validator, FormatChecker
+
+    schema = json.loads((path.parents[1] / "server-card.schema.json").read_text("utf-8"))
+    card = Draft202012Validator({**schema, "$ref": "#/$defs/ServerCard"}, format_checker=FormatChecker())
+    return card.is_valid(json.loads(path.read_text("utf-8")))
+
+
+def test_there_are_fourteen_card_fixtures_and_the_folders_agree_with_their_schemas():
+    assert len(CARD_FIXTURES) == 14
+    assert all(sep2127(p) == (p.parent.name == "valid") for p in CARD_FIXTURES)
+
+
+def test_the_shipped_card_schemas_are_the_fixtures_schemas_byte_for_byte():
+    import hashlib
+    from importlib import resources
+
+    from agentdex.formats.schemas import VENDORED
+
+    for family in ("v1", "v2"):
+        filename, digest = VENDORED[f"server_card_{family}"]
+        shipped = resources.files("agentdex.formats.schemas").joinpath(filename).read_bytes()
+        assert hashlib.sha256(shipped).hexdigest() == digest
+        assert shipped == (HERE / "server_card" / family / "server-card.schema.json").read_bytes()
+
+
+@pytest.mark.parametrize("path", CARD_FIXTURES, ids=lambda p: "/".join(p.parts[-3:]))
+@pytest.mark.parametrize("forced", [[], ["--format", "server_card"]], ids=["auto", "forced"])
+def test_every_card_fixture_gets_its_schemas_verdict(path: Path, forced: list[str]):
+    name = "/".join(path.parts[-3:])
+    result = run(str(path), "--json", *forced)
+    data = json.loads(result.stdout)
+    if not forced and name in AMBIGUOUS:
+        assert data["format"] == AMBIGUOUS[name]
+        return
+    assert (data["format"], data["valid"], result.exit_code) == (
+        "server_card",
+        sep2127(path),
+        0 if sep2127(path) else 1,
+    )
+
+
+def test_the_invalid_card_fixtures_are_invalid_for_the_reason_their_name_gives():
+    reasons = {
+        "bad-name-pattern": ("name", "pattern"),
+        "date-versioned-schema": ("$schema", "pattern"),
+        "missing-name": ("name", "required"),
+        "missing-schema": ("$schema", "required"),
+        "wrong-schema-name": ("$schema", "pattern"),
+        "with-packages": ("packages", "unknown_key"),
+    }
+    for path in (p for p in CARD_FIXTURES if p.parent.name == "invalid"):
+        findings = json.loads(run(str(path), "--json", "--format", "server_card").stdout)["findings"]
+        errors = {(f["path"], f["code"]) for f in findings if f["severity"] == "error"}
+        assert errors == {reasons[path.stem]}, path
+
+
 def a2a_v03(path: Path) -> bool:
     """The A2A v0.3.0 schema's verdict on a card (its AgentCard definition)."""
     schema = json.loads((HERE / "a2a" / "a2a-v0.3.0.schema.json").read_text("utf-8"))
@@ -174,3 +240,13 @@ def test_a_json_document_of_no_kind_exits_2_with_the_closest_guess(tmp_path):
     result = run(str(path))
     assert result.exit_code == 2
     assert "closest to an OpenAPI document, which agentdex does not validate" in result.stderr
+
+
+def test_the_schema_command_prints_each_card_schema_and_asks_which_for_the_format():
+    for family in ("v1", "v2"):
+        result = CliRunner().invoke(app, ["schema", f"server_card_{family}"])
+        assert result.exit_code == 0
+        expected = json.loads((HERE / "server_card" / family / "server-card.schema.json").read_text("utf-8"))
+        assert json.loads(result.stdout) == expected
+    result = CliRunner().invoke(app, ["schema", "server_card"])
+    assert result.exit_code == 2 and "server_card_v1 or server_card_v2" in result.stderr

@@ -102,6 +102,11 @@ CODES: dict[str, str] = {
         "names the current spelling."
     ),
     "no_endpoint": "A discovery document names no endpoint to connect to.",
+    "legacy_location": (
+        "A discovery document was found at a location of an earlier draft (an MCP server card under "
+        "/.well-known/mcp/); SEP-2127 lists cards in /.well-known/ai-catalog.json or serves them at "
+        "<streamable-http-url>/server-card."
+    ),
     "schema_mismatch": "A value matches none of the shapes its published JSON Schema allows.",
     "placeholder_value": "A value is an unfilled template placeholder (${VERSION}, {{APP_ID}}, YOUR_WALLET_ADDRESS).",
     "empty_catalog": "An API catalog (RFC 9727) names no API.",

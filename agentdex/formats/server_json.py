@@ -24,6 +24,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from agentdex.formats import _jsonschema
 from agentdex.formats._check import Checker
 from agentdex.formats._discovery import header_auth, read_document, resolve, template_in, unique
 from agentdex.formats._spec import FormatSpec
@@ -32,7 +33,6 @@ from agentdex.models import Listing, ParseResult
 
 if TYPE_CHECKING:  # jsonschema is imported when a server.json is first validated, not at start-up
     from jsonschema import Draft7Validator
-    from jsonschema.exceptions import ValidationError
 
 NAME = "server_json"
 FILE_NAMES = ("server.json",)
@@ -49,20 +49,6 @@ SPEC = FormatSpec(
     detect_rank=10,
 )
 LEGACY_KEYS = ("registry_name", "version_detail")
-_CODES = {
-    "required": "required",
-    "type": "type",
-    "maxLength": "max_length",
-    "minLength": "min_length",
-    "pattern": "pattern",
-    "enum": "enum",
-    "const": "const",
-    "not": "not_allowed",
-    "format": "url",
-    "maxItems": "max_items",
-    "minItems": "min_items",
-    "additionalProperties": "unknown_key",
-}
 
 
 @cache
@@ -102,37 +88,11 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
             "(registry_name, version_detail); republish it in the current format",
         )
         return ParseResult(NAME, None, c.findings, doc)
-    for error in validator().iter_errors(doc):
-        _record(c, error)
+    _jsonschema.check(c, validator(), doc)
     if not isinstance(doc, dict):
         return ParseResult(NAME, None, c.findings, doc)
     _templates(c, doc)
     return ParseResult(NAME, _listing(doc, origin), c.findings, doc)
-
-
-def error_path(error: ValidationError) -> str:
-    """``remotes[0].url`` for an error at that value."""
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
-
-
-def _record(c: Checker, error: ValidationError) -> None:
-    if error.validator in ("anyOf", "oneOf") and error.context:
-        deepest = max(error.context, key=lambda e: len(e.absolute_path))
-        if len(deepest.absolute_path) > len(error.absolute_path):
-            return _record(c, deepest)  # a problem inside one of the shapes, e.g. a package's version
-        where = error_path(error)
-        c.error(where, "schema_mismatch", f"{where or 'the document'} matches none of the shapes the schema allows")
-        return None
-    where = error_path(error)
-    if error.validator == "required":
-        missing = str(error.message).split("'")[1] if "'" in error.message else ""
-        where = f"{where}.{missing}".lstrip(".")
-        c.error(where, "required", f"{where} is required")
-        return None
-    c.error(
-        where, _CODES.get(str(error.validator), "schema_mismatch"), f"{where or 'the document'}: {error.message[:300]}"
-    )
-    return None
 
 
 def _templates(c: Checker, doc: dict) -> None:

@@ -24,6 +24,14 @@ VENDORED = {
         "mcp-server.schema.2025-12-11.json",
         "d4c163f299ece68b7432f4e44c4108f2fdb663d99dc088c8344142e5b0a4b520",
     ),
+    "server_card_v1": (
+        "mcp-server-card.v1.schema.json",
+        "2c772b51edb367f154771d84ddbae87ddba00a624422c8e46f218a9ac03bf042",
+    ),
+    "server_card_v2": (
+        "mcp-server-card.v2.schema.json",
+        "f6aa0be033925b801b322470446ffa3db96969e532923dd61a6cabecc43f8d97",
+    ),
 }
 
 
@@ -32,3 +40,14 @@ def load_vendored(name: str) -> dict:
     """A vendored schema by name (``KeyError`` when agentdex ships none)."""
     filename = VENDORED[name][0]
     return json.loads(resources.files(__package__).joinpath(filename).read_text("utf-8"))
+
+
+# Formats validated against more than one shipped schema (by the version a document names).
+FAMILIES = {"server_card": ("server_card_v1", "server_card_v2")}
+# Every schema ``agentdex schema NAME`` prints, by name.
+SHIPPED = (*SCHEMAS, *VENDORED)
+
+
+def load_shipped(name: str) -> dict:
+    """A schema agentdex ships, authored or vendored, by name (``KeyError`` when none)."""
+    return load_schema(name) if name in SCHEMAS else load_vendored(name)
