@@ -2,24 +2,31 @@
 
 The npm packages pinned in ``tests/npm/package.json`` (``.ci/run`` installs them with
 ``npm ci``): the MCP TypeScript SDK's reference server ``@modelcontextprotocol/server-everything``
-and the MCP conformance kit ``@modelcontextprotocol/conformance``. They serve plain HTTP, and
-agentdex fetches only over HTTPS, so :class:`TLSProxy` terminates TLS on 127.0.0.1 with a
+(a 2025-era server, SDK v1), the TypeScript SDK v2 (``@modelcontextprotocol/server`` and
+``client``, revision 2026-07-28) and the MCP conformance kit ``@modelcontextprotocol/conformance``;
+and a server of the Python SDK ``mcp`` 2.3.0 (tests/py_mcp_server.py). They serve plain HTTP,
+and agentdex fetches only over HTTPS, so :class:`TLSProxy` terminates TLS on 127.0.0.1 with a
 certificate of the suite's throwaway CA and pipes the bytes to the server unchanged.
 
     node_skip_reason() -> str | None        why the npm tests cannot run here (None: they can)
     with everything("sse" | "streamableHttp") as port: ...     the reference server on PORT
+    with ts_v2("reject" | "default") as port: ...   a TS SDK v2 server (2026-07-28 only | both eras)
+    ts_v2_client(url, "auto" | "legacy") -> dict    what the TS SDK v2 client lists there
+    with py_mcp(host) as port: ...                  an ``mcp`` 2.3.0 server (both eras)
     with TLSProxy(cert, port) as proxy: proxy.port, proxy.methods()
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shutil
 import socket
 import ssl
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -32,6 +39,10 @@ NPM_DIR = Path(__file__).parent / "npm"
 MODULES = NPM_DIR / "node_modules"
 EVERYTHING = MODULES / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 CONFORMANCE = MODULES / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+TS_V2_SERVER = NPM_DIR / "ts_v2_server.mjs"
+TS_V2_CLIENT = NPM_DIR / "ts_v2_client.mjs"
+TS_V2 = MODULES / "@modelcontextprotocol" / "server" / "dist" / "index.mjs"
+PY_MCP_SERVER = Path(__file__).parent / "py_mcp_server.py"
 _METHOD = re.compile(rb'"method"\s*:\s*"([^"]{1,100})"')
 
 
@@ -39,7 +50,7 @@ def node_skip_reason() -> str | None:
     """Why the npm reference tests cannot run here, or None when they can."""
     if shutil.which("node") is None:
         return "node is not installed (the npm reference servers need it)"
-    if not EVERYTHING.exists() or not CONFORMANCE.exists():
+    if not EVERYTHING.exists() or not CONFORMANCE.exists() or not TS_V2.exists():
         return "the pinned npm packages are not installed: run `npm ci` in tests/npm (.ci/run does)"
     return None
 
@@ -70,13 +81,47 @@ def everything(mode: str) -> Iterator[int]:
     """The reference server ``server-everything`` in ``mode`` (``sse``: GET /sse and POST
     /message; ``streamableHttp``: /mcp) on a free loopback port, stopped on exit."""
     port = free_port()
-    env = {**os.environ, "PORT": str(port)}
+    with serving(["node", str(EVERYTHING), mode], port, {"PORT": str(port)}):
+        yield port
+
+
+@contextmanager
+def ts_v2(mode: str) -> Iterator[int]:
+    """A TypeScript SDK v2 server (tests/npm/ts_v2_server.mjs) at /mcp: ``reject`` serves
+    only 2026-07-28 (``createMcpHandler(…, {legacy: 'reject'})``), ``default`` both eras."""
+    port = free_port()
+    with serving(["node", str(TS_V2_SERVER), str(port), mode], port):
+        yield port
+
+
+def ts_v2_client(url: str, mode: str) -> dict:
+    """What the TypeScript SDK v2 client lists at ``url`` (plain HTTP) in negotiation
+    ``mode`` (``auto``: server/discover first; ``legacy``: the handshake):
+    ``{version, serverInfo, tools}``."""
+    done = subprocess.run(
+        ["node", str(TS_V2_CLIENT), url, mode], cwd=NPM_DIR, capture_output=True, timeout=60, check=True
+    )
+    return json.loads(done.stdout)
+
+
+@contextmanager
+def py_mcp(host: str) -> Iterator[int]:
+    """A server of the Python SDK ``mcp`` 2.3.0 (tests/py_mcp_server.py) at /mcp for clients
+    that call it ``host``: both eras."""
+    port = free_port()
+    with serving([sys.executable, str(PY_MCP_SERVER), str(port), host], port):
+        yield port
+
+
+@contextmanager
+def serving(command: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[None]:
+    """``command`` running until exit, once something accepts on ``port``."""
     process = subprocess.Popen(
-        ["node", str(EVERYTHING), mode], env=env, cwd=NPM_DIR, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        command, env={**os.environ, **(env or {})}, cwd=NPM_DIR, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     try:
         wait_for_port(port, process)
-        yield port
+        yield
     finally:
         process.terminate()
         try:

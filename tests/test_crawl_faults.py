@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from agentdex.crawler import mcp_probe
 from agentdex.crawler.crawl import CrawlSummary, crawl
 from agentdex.db import get_listing, open_db
 from agentdex.sampleweb.server import UNSERVED_HOST, SampleWeb
@@ -242,7 +243,7 @@ def test_the_summary_counts_statuses_requests_and_errors(crawled):
 def test_the_crawler_only_reads(crawled):
     methods = crawled.web.requests_log.jsonrpc_methods()
     assert "tools/call" not in methods
-    assert set(methods) <= {"initialize", "notifications/initialized", "tools/list"}
+    assert set(methods) <= set(mcp_probe.ALLOWED_METHODS)
     writes = [(r.host, r.method, r.path) for r in crawled.web.requests_log if r.method not in ("GET", "HEAD")]
     assert writes and all(method == "POST" and "feedback" not in path for _, method, path in writes)
     # Every POST went to an MCP endpoint a crawled manifest declared (initialize, tools/list).

@@ -79,7 +79,7 @@ async def test_an_endless_event_stream_on_initialize_is_refused(web):
     assert found.state in ("not_mcp", "timeout") and found.tools == []
     assert "refused" in found.detail or "deadline" in found.detail
     assert took < DEADLINE + 1
-    assert methods(web, "/endless-sse") == ["initialize"]
+    assert methods(web, "/endless-sse") == ["server/discover", "initialize"]
 
 
 @pytest.mark.parametrize(

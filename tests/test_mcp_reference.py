@@ -86,6 +86,7 @@ async def test_a_declared_sse_endpoint_lists_every_tool_the_sdks_sse_client_list
     expected = await sdk_tools(sse_client(upstream(servers, "sse") + "/sse"))
     assert len(expected) > 5 and probed_tools(found) == expected
     assert servers["sse"].methods() == ["initialize", "notifications/initialized", "tools/list"]
+    assert found.era == "legacy"
 
 
 async def test_the_streamable_http_server_is_still_reported_exactly(tls_ca, servers):
@@ -95,7 +96,9 @@ async def test_the_streamable_http_server_is_still_reported_exactly(tls_ca, serv
     assert found.to_dict()["transport_deprecated"] is False and "deprecated" not in found.detail
     expected = await sdk_tools(streamable_http_client(upstream(servers, "http") + "/mcp"))
     assert len(expected) > 5 and probed_tools(found) == expected
-    assert servers["http"].methods() == ["initialize", "notifications/initialized", "tools/list"]
+    # A 2025-era server: server/discover is refused, so the handshake follows; legacy only.
+    assert servers["http"].methods() == ["server/discover", "initialize", "notifications/initialized", "tools/list"]
+    assert (found.era, found.versions, found.supported_versions) == ("legacy", [found.protocol_version], [])
 
 
 async def test_both_transports_of_one_server_list_the_same_tools(tls_ca, servers):

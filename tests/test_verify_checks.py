@@ -13,6 +13,7 @@ import asyncio
 import pytest
 
 from agentdex.checks import CHECKS
+from agentdex.crawler import mcp_probe
 from agentdex.crawler.crawl import crawl
 from agentdex.db import list_checks, open_db
 from agentdex.sampleweb.server import SampleWeb
@@ -194,7 +195,7 @@ def test_a_probe_keeps_what_it_learned_in_the_check_data(verified):
 def test_verification_never_calls_a_tool_and_never_submits_feedback(verified):
     log = verified.web.requests_log
     assert "tools/call" not in log.jsonrpc_methods()
-    assert set(log.jsonrpc_methods()) == {"initialize", "notifications/initialized", "tools/list"}
+    assert set(log.jsonrpc_methods()) == set(mcp_probe.ALLOWED_METHODS)
     feedback = sorted((r.method, r.host) for r in log if "feedback" in r.path)
     assert feedback == [("GET", "api.pantry.test"), ("GET", "t-brokenlinks.test")]
     assert verified.web.app_state("api.pantry.test", "/v1/feedback").receipts() == []

@@ -1,5 +1,17 @@
-"""Probing an MCP endpoint: ``initialize`` and ``tools/list`` only, over Streamable HTTP or
-the deprecated HTTP+SSE transport (:mod:`agentdex.crawler.mcp_sse`).
+"""Probing an MCP endpoint: ``server/discover``, ``initialize`` and ``tools/list`` only, over
+Streamable HTTP or the deprecated HTTP+SSE transport (:mod:`agentdex.crawler.mcp_sse`).
+
+Both eras of the protocol are asked (revision 2026-07-28, :mod:`agentdex.crawler.mcp_modern`,
+and the ``initialize``-based revisions up to 2025-11-25). A Streamable HTTP endpoint gets
+``server/discover`` first, with the ``_meta`` and headers 2026-07-28 requires: a usable
+DiscoverResult is the modern era (then ``tools/list``, every page, in that era); a ``-32022``
+naming a mutual revision is asked again at it, and one naming none is MCP of an era agentdex
+does not speak (``incompatible``, never ``not_mcp``). Anything else is no modern evidence and
+the ``initialize`` handshake follows, then the deprecated SSE transport, as before. A modern
+endpoint is asked the handshake too: one that answers both is ``dual`` and the two tool lists
+are compared (``era_difference``). 401/403, 402, timeouts and network errors end the probe
+and are no evidence of an era (``era`` ``unknown``); a 5xx to ``server/discover`` is none
+either, and the handshake is still tried.
 
 agentdex speaks just enough of the protocol itself (rather than through the SDK's client)
 so that every request goes through its own fetch policy: connect-to, the CA bundle, the
@@ -8,8 +20,12 @@ address guard, byte caps and deadlines. It never sends ``tools/call`` or anythin
 The probe ends in one state:
 ``ok``, ``auth_required`` (401/403; RFC 9728 metadata and ``WWW-Authenticate`` tell OAuth
 from a bearer token), ``payment_required`` (402), ``wrong_transport`` (an endpoint that
-speaks another transport than the one declared, or refuses POST), ``not_mcp``,
-``unreachable``, ``timeout``. ``transport`` says which transport answered
+speaks another transport than the one declared, or refuses POST), ``incompatible`` (MCP
+2026 or later, but no revision agentdex speaks), ``not_mcp``, ``unreachable``, ``timeout``.
+``era`` says which eras answered: ``legacy``, ``dual``, ``modern`` (2026-07-28 only) or
+``unknown``; ``cause`` is agentdex's own word for what the state alone does not say
+(``initialized_rejected``: ``initialize`` answered but ``notifications/initialized`` was
+refused), never text a server wrote. ``transport`` says which transport answered
 (``streamable-http`` or ``sse``; ``sse`` is deprecated and ``to_dict`` says so).
 
 A declared ``sse`` endpoint is probed over HTTP+SSE: one GET opens the event stream, its
@@ -44,7 +60,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from agentdex import __version__
-from agentdex.crawler import mcp_sse
+from agentdex.crawler import mcp_modern, mcp_sse
 from agentdex.formats._discovery import tool_from_mcp
 from agentdex.formats._load import loads as safe_loads
 from agentdex.models import FetchRecord, Tool
@@ -53,7 +69,7 @@ PROTOCOL_VERSION = "2025-11-25"
 MAX_BYTES = 2 * 1024 * 1024
 MAX_PAGES = 10
 MAX_TOOLS = 1000  # a server listing more is refused past this; real servers list tens
-ALLOWED_METHODS = ("initialize", "notifications/initialized", "tools/list")
+ALLOWED_METHODS = ("server/discover", "initialize", "notifications/initialized", "tools/list")
 _PARAM_RE = re.compile(r'(\w+)="([^"]*)"')
 
 METADATA_WELL_KNOWN = "/.well-known/oauth-protected-resource"
@@ -90,6 +106,20 @@ class Probe:
     tools_listed: bool = False  # tools/list answered (every page)
     answer: FetchRecord | None = field(default=None, repr=False)  # the answer to initialize
     transport: str | None = None  # the transport that answered MCP (streamable-http | sse)
+    era: str = "unknown"  # legacy | dual | modern | unknown (mcp_modern.ERAS)
+    supported_versions: list[str] = field(default_factory=list)  # server/discover's supportedVersions
+    legacy_version: str | None = None  # the revision initialize agreed on
+    capabilities: dict[str, Any] = field(default_factory=dict)  # the server's, modern first
+    ttl_ms: int | None = None  # server/discover's caching hints
+    cache_scope: str | None = None
+    era_difference: dict[str, list[str]] | None = None  # a dual endpoint's tool lists, when they differ
+    cause: str | None = None  # agentdex's word for what the state does not say (initialized_rejected)
+
+    @property
+    def versions(self) -> list[str]:
+        """Every revision the endpoint was seen to speak, newest first."""
+        both = [*self.supported_versions, *([self.legacy_version] if self.legacy_version else [])]
+        return sorted(set(both), reverse=True)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (tools by name)."""
@@ -106,6 +136,15 @@ class Probe:
             "tools_listed": self.tools_listed,
             "transport": self.transport,
             "transport_deprecated": self.transport == LEGACY_SSE,
+            "era": self.era,
+            "versions": self.versions,
+            "supported_versions": self.supported_versions,
+            "legacy_version": self.legacy_version,
+            "capabilities": self.capabilities,
+            "ttl_ms": self.ttl_ms,
+            "cache_scope": self.cache_scope,
+            "era_difference": self.era_difference,
+            "cause": self.cause,
         }
 
 
@@ -131,7 +170,7 @@ def headers_for(session: str | None = None, version: str | None = None) -> dict[
     return headers
 
 
-def read_message(record: FetchRecord, want_id: int) -> dict | None:
+def read_message(record: FetchRecord, want_id: int | None) -> dict | None:
     """The JSON-RPC response with ``want_id`` from a JSON or an SSE body."""
     body = (record.body or b"").decode("utf-8", "replace")
     ctype = record.headers.get("content-type", "")
@@ -186,31 +225,163 @@ async def probe(
     transport: str | None = STREAMABLE,
     deadline: float = DEADLINE,
 ) -> Probe:
-    """``initialize`` then ``tools/list`` (all pages) against ``url`` over the declared
-    ``transport`` (``sse``: the legacy HTTP+SSE transport, through ``stream``; anything else:
-    Streamable HTTP). With ``get`` and ``stream``, a refused POST is told apart (old SSE
+    """Both eras of MCP against ``url`` over the declared ``transport`` (``sse``: the legacy
+    HTTP+SSE transport, through ``stream``; anything else: Streamable HTTP, where
+    ``server/discover`` comes first, then the ``initialize`` handshake; see the module
+    docstring). With ``get`` and ``stream``, a refused POST is told apart (old SSE
     transport or not MCP) and an endpoint that wants credentials has its RFC 9728 metadata
     read."""
     if transport == LEGACY_SSE and stream is not None:
         return await probe_sse(url, post, stream, deadline, get)
+    modern = await probe_modern(url, post)
+    if modern is not None and modern.state != "ok":
+        if modern.state == "auth_required" and get is not None:
+            await read_resource_metadata(url, modern, get)
+        return modern
+    if modern is None:
+        return await probe_legacy(url, post, get, stream)
+    return both_eras(modern, await probe_legacy(url, post))
+
+
+async def probe_modern(url: str, post: Post) -> Probe | None:
+    """Revision 2026-07-28: ``server/discover`` (asked once more at the mutual revision a
+    ``-32022`` names), then every page of ``tools/list``. ``None`` when the answer is no
+    modern evidence (the handshake comes next); a probe that ends here otherwise (``ok``,
+    ``incompatible``, or an answer that is no evidence of any era: credentials, payment,
+    silence, no connection)."""
+    version, asked = mcp_modern.MODERN_VERSION, 0
+    while True:
+        asked += 1
+        record = await post(url, _discover(version), mcp_modern.headers_for("server/discover", version))
+        stopped = _stopped(record)
+        if stopped is not None:
+            return stopped
+        found = mcp_modern.read_discover(_answer(record, 1), version)
+        if found.kind != "retry" or asked > 1 or found.retry_at is None:
+            break
+        version = found.retry_at
+    if found.kind == "legacy":
+        return None
+    if found.kind != "modern":
+        why = found.why or f"-32022 again at {version}, a revision the server itself named"
+        return Probe(
+            "incompatible",
+            why,
+            record.status,
+            answer=record,
+            transport=STREAMABLE,
+            era="modern",
+            supported_versions=found.supported,
+        )
+    result = _modern_probe(record, found, version)
+    await _list_tools(
+        _streamable_ask(url, post, mcp_modern.headers_for("tools/list", version)),
+        result,
+        mcp_modern.request_meta(version),
+    )
+    return result
+
+
+def _discover(version: str) -> bytes:
+    return rpc("server/discover", {"_meta": mcp_modern.request_meta(version)}, id=1)
+
+
+def _modern_probe(record: FetchRecord, found: mcp_modern.Discovered, version: str) -> Probe:
+    return Probe(
+        "ok",
+        http_status=record.status,
+        protocol_version=version,
+        server_info=found.server_info,
+        answer=record,
+        transport=STREAMABLE,
+        era="modern",
+        supported_versions=found.supported,
+        capabilities=found.capabilities,
+        ttl_ms=found.ttl_ms,
+        cache_scope=found.cache_scope,
+    )
+
+
+def _stopped(record: FetchRecord) -> Probe | None:
+    """The end of the probe for an answer that is no evidence of any era (credentials,
+    payment, silence, no connection); None for any other answer."""
+    if record.error_code == "timeout" or record.status is None or record.status in (401, 402, 403):
+        failed = classify_failure(record)
+        if failed is not None:
+            failed.answer = record
+            return failed
+    return None
+
+
+def _answer(record: FetchRecord, want_id: int) -> dict | None:
+    """The JSON-RPC answer to request ``want_id`` at any HTTP status, or an error answer
+    with a null id (how some servers answer a request they refuse before reading its id)."""
+    message = read_message(record, want_id)
+    if message is None:
+        message = read_message(record, None)
+        return message if message is not None and isinstance(message.get("error"), dict) else None
+    return message
+
+
+def both_eras(modern: Probe, legacy: Probe) -> Probe:
+    """A modern endpoint after the handshake was tried too: ``dual`` when it answered
+    (the two tool lists compared), else ``modern`` (2026-07-28 only)."""
+    if legacy.state != "ok":
+        modern.detail += "; 2026-07-28 only (the initialize handshake is refused)"
+        return modern
+    modern.era, modern.legacy_version = "dual", legacy.legacy_version
+    modern.capabilities = modern.capabilities or legacy.capabilities
+    modern.server_info = modern.server_info or legacy.server_info
+    if modern.tools_listed and legacy.tools_listed:
+        modern.era_difference = mcp_modern.era_difference(legacy.tools, modern.tools)
+    modern.detail += f"; both eras answer (2026-07-28 and {legacy.legacy_version})"
+    if modern.era_difference:
+        modern.detail += "; " + era_difference_text(modern.era_difference)
+    return modern
+
+
+def era_difference_text(difference: dict[str, list[str]]) -> str:
+    """One clause naming how a dual endpoint's two tool lists differ."""
+    parts = [
+        f"{label}: {', '.join(n[:60] for n in difference.get(key, [])[:10])}"
+        for key, label in (
+            ("only_legacy", "only over initialize"),
+            ("only_modern", "only over 2026-07-28"),
+            ("changed", "different in each"),
+        )
+        if difference.get(key)
+    ]
+    return "the two eras list different tools (" + "; ".join(parts) + ")"
+
+
+async def probe_legacy(url: str, post: Post, get: Get | None = None, stream: Stream | None = None) -> Probe:
+    """The ``initialize`` handshake over Streamable HTTP, then ``tools/list`` (all pages);
+    with ``get`` and ``stream``, a refused POST is told apart and credentials looked up."""
     record = await post(url, _initialize(), headers_for())
     failed = classify_failure(record)
-    if failed is not None:
+    if failed is not None and not _unsupported_version(record):
         failed.answer = record
         if get is not None:
             await _refine(url, failed, get, stream)
         return failed
-    found = _initialized(read_message(record, 1), record)
+    found = _initialized(_answer(record, 1), record)
     if found.state == "ok":
         await _list_after_initialize(
-            _streamable_ask(url, post, record.headers.get("mcp-session-id"), found.protocol_version), found
+            _streamable_ask(url, post, headers_for(record.headers.get("mcp-session-id"), found.protocol_version)),
+            found,
         )
     return found
 
 
-def _streamable_ask(url: str, post: Post, session: str | None, version: str | None) -> Ask:
-    """One request of a Streamable HTTP session: a POST whose answer is its body."""
-    headers = headers_for(session, version)
+def _unsupported_version(record: FetchRecord) -> bool:
+    """Whether an answer is the 2026 protocol's ``-32022`` (modern evidence at any status)."""
+    message = _answer(record, 1)
+    error = message.get("error") if message else None
+    return isinstance(error, dict) and error.get("code") == mcp_modern.UNSUPPORTED_VERSION
+
+
+def _streamable_ask(url: str, post: Post, headers: dict[str, str]) -> Ask:
+    """One request of a Streamable HTTP exchange: a POST whose answer is its body."""
 
     async def ask(body: bytes, want_id: int | None) -> tuple[dict | None, str]:
         answer = await post(url, body, headers)
@@ -226,6 +397,7 @@ async def _list_after_initialize(ask: Ask, found: Probe) -> None:
     await _list_tools(ask, found)
     status = _rejected_status(said)
     if status is not None:  # the census counts these apart: a client stops here
+        found.cause = "initialized_rejected"
         found.detail = f"initialize accepted but notifications/initialized rejected (HTTP {status}); {found.detail}"
 
 
@@ -237,18 +409,27 @@ def _rejected_status(said: str) -> int | None:
 
 
 def _initialized(message: dict | None, record: FetchRecord, transport: str = STREAMABLE) -> Probe:
-    """The probe after an answer to ``initialize``: ``ok`` with the server's facts, or ``not_mcp``."""
+    """The probe after an answer to ``initialize``: ``ok`` with the server's facts (the
+    legacy era), ``incompatible`` for the 2026 protocol's ``-32022`` (a modern server whose
+    ``server/discover`` gave nothing usable), or ``not_mcp``."""
     result = message.get("result") if message else None
     if not isinstance(result, dict) or "protocolVersion" not in result:
+        if message is not None and _unsupported_version(record):
+            why = "initialize answered -32022 (a 2026 server) but server/discover gave no usable answer"
+            return Probe("incompatible", why, record.status, answer=record, transport=transport, era="modern")
         return Probe("not_mcp", _not_mcp_detail(record, message), record.status, answer=record)
-    info = result.get("serverInfo")
+    info, capabilities = result.get("serverInfo"), result.get("capabilities")
+    version = str(result.get("protocolVersion"))[:40]
     return Probe(
         "ok",
         http_status=record.status,
-        protocol_version=str(result.get("protocolVersion")),
+        protocol_version=version,
         server_info=info if isinstance(info, dict) else {},
         answer=record,
         transport=transport,
+        era="legacy",
+        legacy_version=version,
+        capabilities=capabilities if isinstance(capabilities, dict) else {},
     )
 
 
@@ -299,7 +480,7 @@ async def _no_stream(url: str, post: Post, record: FetchRecord, problem: str) ->
         failed.answer = record
         return failed
     other = await probe(url, post)
-    if other.state == "ok":
+    if other.state == "ok":  # the era is the other transport's, not the declared one's
         return Probe(
             "wrong_transport",
             f"{problem}, but a Streamable HTTP POST initializes: the endpoint "
@@ -395,15 +576,24 @@ async def read_resource_metadata(url: str, found: Probe, get: Get) -> None:
         return
 
 
-async def _list_tools(ask: Ask, found: Probe) -> None:
+async def _list_tools(ask: Ask, found: Probe, meta: dict | None = None) -> None:
     """Every page of ``tools/list``, within ``MAX_PAGES`` pages and ``MAX_TOOLS`` tools; a
-    server that goes past either (or repeats a cursor) leaves the listing incomplete."""
+    server that goes past either (or repeats a cursor) leaves the listing incomplete. With
+    ``meta`` (the modern era) every request carries it and a result whose ``resultType`` is
+    not ``complete`` is no answer."""
     cursor, next_id, seen = None, 2, set()
     for _ in range(MAX_PAGES):
-        message, why = await ask(rpc("tools/list", {"cursor": cursor} if cursor else {}, id=next_id), next_id)
+        params: dict[str, Any] = {"cursor": cursor} if cursor else {}
+        if meta is not None:
+            params["_meta"] = meta
+        message, why = await ask(rpc("tools/list", params, id=next_id), next_id)
         result = message.get("result") if message else None
         if not isinstance(result, dict):
-            found.detail = f"initialize answered but tools/list did not ({why})"
+            found.detail = f"{'server/discover' if meta else 'initialize'} answered but tools/list did not ({why})"
+            return
+        problem = mcp_modern.result_problem(result) if meta is not None else None
+        if problem:
+            found.detail = f"tools/list: {problem}"
             return
         found.tools.extend(
             tool_from_mcp(t, source="mcp") for t in _items(result.get("tools"), MAX_TOOLS - len(found.tools) + 1)
