@@ -14,6 +14,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from agentdex.db.migrations import migrate
+from agentdex.db.views import sync_views
 
 SCHEMA_FILE = Path(__file__).resolve().parent.parent / "tests" / "schema.sql"
 
@@ -22,6 +23,7 @@ def current_schema() -> str:
     """The schema of a new, fully migrated catalogue, as SQL text ending in a newline."""
     db = Database(memory=True)
     migrate(db)
+    sync_views(db)  # as a writer opens it: the views built from the code's catalogues
     schema = db.schema
     db.close()
     return schema + "\n"

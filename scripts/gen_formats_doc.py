@@ -1,5 +1,6 @@
 """Write the format lists of datasette_metadata.json from the format registry
-(agentdex/formats/__init__.py), so a new format is named there without editing them.
+(agentdex/formats/__init__.py), so a new format is named there without editing them (the
+``listings`` columns that name formats, and the discovery documents of ``known_absences``).
 
 Run ``python scripts/gen_formats_doc.py`` after adding a format; ``--check`` exits 1 when a
 file is out of date instead of writing it. tests/test_docs_formats.py keeps them equal.
@@ -12,6 +13,7 @@ import sys
 from pathlib import Path
 
 from agentdex import formats
+from agentdex.db.views import absence_kinds
 
 ROOT = Path(__file__).resolve().parent.parent
 METADATA_FILES = (ROOT / "datasette_metadata.json", ROOT / "agentdex" / "datasette_metadata.json")
@@ -38,10 +40,17 @@ def column_texts() -> dict[str, str]:
     }
 
 
+def absence_texts() -> dict[str, str]:
+    """The descriptions of the ``known_absences`` columns that list formats, by column."""
+    return {"kind": f"The discovery document ({', '.join(absence_kinds())}) or registry page."}
+
+
 def render_metadata(text: str) -> str:
     """``text`` (a datasette_metadata.json) with its format lists derived from the registry."""
     metadata = json.loads(text)
-    metadata["databases"]["agentdex"]["tables"]["listings"]["columns"].update(column_texts())
+    tables = metadata["databases"]["agentdex"]["tables"]
+    tables["listings"]["columns"].update(column_texts())
+    tables["known_absences"]["columns"].update(absence_texts())
     return json.dumps(metadata, indent=2, ensure_ascii=False) + "\n"
 
 

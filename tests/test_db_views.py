@@ -10,13 +10,15 @@ from datetime import UTC, datetime
 import pytest
 from typer.testing import CliRunner
 
-from agentdex import checks
+from agentdex import checks, formats
 from agentdex.cli import app
 from agentdex.db import open_db
 from agentdex.db.views import sync_views
+from agentdex.formats._spec import FormatSpec
 from test_tui_support import db_path, net, web  # noqa: F401
 
 NEW = checks.CheckInfo("manifest.etag", "manifest", "The manifest answers with a validator (ETag).")
+MADE_UP = FormatSpec("made_up_card", 95, 64 * 1024, well_known="/.well-known/made-up.json", discovery=True)
 
 
 @pytest.fixture
@@ -105,3 +107,38 @@ async def test_the_tui_lists_a_new_check_with_its_verdict(db_path, net, one_more
         screen = await open_listing(app, pilot, "pantry.test", "3")
         rows = {row[1]: row for row in table_rows(screen, "#checks-table")}
     assert rows[NEW.name][0].strip() == "fail" and "no ETag" in rows[NEW.name][2]
+
+
+def absent(db, origin: str, kind: str, path: str, status: int = 404) -> None:
+    """A snapshot of ``origin``'s ``path`` that answered ``status``."""
+    at = datetime.now(UTC).isoformat()
+    db.execute(
+        "INSERT INTO snapshots (origin, url, kind, status_code, fetched_at, response_at) VALUES (?, ?, ?, ?, ?, ?)",
+        [origin, f"https://{origin}{path}", kind, status, at, at],
+    )
+
+
+def test_a_discovery_format_added_to_the_registry_is_a_known_absence_without_a_migration(tmp_path, monkeypatch):
+    path = tmp_path / "c.db"
+    db = open_db(path)
+    db.execute("INSERT INTO listings (origin, status, first_seen_at) VALUES ('a.example', 'listed', ?)", ["2026"])
+    absent(db, "a.example", MADE_UP.name, MADE_UP.well_known or "")
+    absent(db, "a.example", "a2a_card", "/.well-known/agent-card.json", 410)
+    absent(db, "a.example", "agent_app", "/.well-known/agent-app.json")  # a manifest: not a discovery document
+    db.conn.commit()
+    db.conn.close()
+    kinds = "SELECT kind FROM known_absences ORDER BY kind"
+    assert open_db(path, readonly=True).execute(kinds).fetchall() == [("a2a_card",)]
+    monkeypatch.setattr(formats, "REGISTRY", {**formats.REGISTRY, MADE_UP.name: MADE_UP})
+    open_db(path).conn.close()  # any crawl, verify or import
+    assert open_db(path, readonly=True).execute(kinds).fetchall() == [("a2a_card",), (MADE_UP.name,)]
+
+
+def test_datasettes_description_of_known_absences_names_a_new_discovery_format(monkeypatch):
+    from tests.conftest import load_script
+
+    monkeypatch.setattr(formats, "REGISTRY", {**formats.REGISTRY, MADE_UP.name: MADE_UP})
+    gen = load_script("gen_formats_doc")
+    text = (gen.ROOT / "agentdex" / "datasette_metadata.json").read_text("utf-8")
+    columns = json.loads(gen.render_metadata(text))["databases"]["agentdex"]["tables"]["known_absences"]["columns"]
+    assert f"ai_catalog, {MADE_UP.name})" in columns["kind"]

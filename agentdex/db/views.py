@@ -2,7 +2,9 @@
 
 ``check_status`` has one column per verification check. The checks live in one catalogue
 (:mod:`agentdex.checks`); building the view from it when the file is opened for writing means
-a new check is one catalogue entry and one runner, not also a migration. Migrations still
+a new check is one catalogue entry and one runner, not also a migration. ``known_absences``
+names the discovery documents whose 404 or 410 is an absence worth knowing, from the format
+registry (:mod:`agentdex.formats`): a new discovery format is one module. Migrations still
 create the tables (and the views as they stood then, so an upgrade replays history); this
 module only replaces a view whose SQL differs from what the catalogue asks for. Readers never
 write: a file that no writer has opened since a check was added keeps its old view until the
@@ -15,7 +17,8 @@ from collections.abc import Iterable
 
 from sqlite_utils import Database
 
-from agentdex import checks
+from agentdex import checks, formats
+from agentdex.formats import registry_server_json
 
 
 def check_status_sql(names: Iterable[str]) -> str:
@@ -32,9 +35,33 @@ FROM listings l LEFT JOIN checks c ON c.origin = l.origin
 GROUP BY l.origin"""
 
 
+def absence_kinds() -> tuple[str, ...]:
+    """The discovery documents an origin is asked for at fixed paths, from the format
+    registry (a registry page, linked rather than at a path, is named by its prefix)."""
+    return tuple(name for name, spec in formats.REGISTRY.items() if spec.discovery and spec.paths)
+
+
+def known_absences_sql(kinds: Iterable[str], registry_prefix: str = registry_server_json.NAME) -> str:
+    """``CREATE VIEW known_absences``: each discovery path of ``kinds`` (and each registry
+    page) whose latest answer is a 404 or 410, since when, when last asked and when a
+    revalidating crawl asks it next (:func:`agentdex.schedule.absence_recheck_at`: as long
+    again as it has been absent, from 1 hour to 7 days)."""
+    names = ", ".join(f"'{kind}'" for kind in kinds)
+    return f"""CREATE VIEW known_absences AS
+SELECT s.origin, s.kind, s.url, s.status_code, s.fetched_at AS absent_since, s.response_at AS last_asked_at,
+  strftime('%Y-%m-%dT%H:%M:%fZ', julianday(s.response_at) + min(max(julianday(s.response_at) - julianday(s.fetched_at),
+    1.0 / 24), 7.0)) AS next_asked_at,
+  s.last_obtained, s.seen
+FROM snapshots s
+WHERE s.status_code IN (404, 410)
+  AND (s.kind IN ({names})
+       OR s.kind LIKE '{registry_prefix}%')
+  AND s.id = (SELECT max(v.id) FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url)"""
+
+
 def wanted_views() -> dict[str, str]:
     """Each catalogue-built view's name and the SQL that creates it from the code of now."""
-    return {"check_status": check_status_sql(checks.CHECKS)}
+    return {"check_status": check_status_sql(checks.CHECKS), "known_absences": known_absences_sql(absence_kinds())}
 
 
 def sync_views(db: Database) -> list[str]:
