@@ -44,6 +44,13 @@ def test_a_new_file_gets_every_migration(tmp_path):
     )
 
 
+def test_the_known_migrations_are_every_step_of_the_module_in_order():
+    from agentdex.db import migrations as module
+
+    steps = [name for name in vars(module) if name[0] == "m" and name[1:4].isdigit()]
+    assert known_names() == sorted(steps) and len(steps) >= 13
+
+
 def _version_one_file(path: Path) -> None:
     """A catalogue written by the first schema version, with some data in it."""
     db = Database(path)

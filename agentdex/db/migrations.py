@@ -668,8 +668,9 @@ END;
 
 
 def known_names() -> list[str]:
-    """The names of every migration this code knows, in order."""
-    return [m.name for m in migrations._migrations]
+    """The names of every migration this code knows, in order: those an empty database has
+    pending (sqlite-utils lists its migrations only through ``pending`` and ``applied``)."""
+    return [m.name for m in migrations.pending(Database(memory=True))]
 
 
 def applied_names(db: Database) -> list[str]:
