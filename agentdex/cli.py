@@ -135,7 +135,9 @@ DnsOpt = Annotated[
         "--dns-server",
         metavar="ADDR:PORT",
         envvar="AGENTDEX_DNS_SERVER",
-        help="The resolver for DNS TXT proofs" + _CONFIGURED.format(key="dns_server") + "; default the system's.",
+        help="The DNS server for every lookup, host addresses and DNS TXT proofs"
+        + _CONFIGURED.format(key="dns_server")
+        + "; default the system's resolver.",
     ),
 ]
 CONCURRENCY = 16  # the default of every command's --concurrency (and of NetworkOptions)

@@ -8,6 +8,7 @@ subprocess (`python -m agentdex demo --no-tui --db …`).
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import shutil
@@ -26,6 +27,7 @@ from agentdex.db import get_listing, list_checks, list_events, list_listings, li
 from agentdex.db.synthetic import fill_synthetic
 from tests.conftest import ROOT
 
+NETGUARD = ROOT / "tests" / "netguard.py"
 HOSTILE_NAME = "[bold red]Free![/] [@click=app.quit]x[/] \x1b[31mWINNER\x1b[0m"
 HOSTILE_SHOWN = "[bold red]Free![/] [@click=app.quit]x[/] WINNER"
 
@@ -77,11 +79,12 @@ def _udp_free(port: int) -> bool:
 def runs(tmp_path_factory):
     """Both end-to-end runs, overlapped (each spends most of its time waiting for the slow
     hosts' deadline): the demo as a real subprocess, `python -m agentdex demo --no-tui --db
-    <tmp>/demo.db`, and the demo through typer's CliRunner in this process."""
+    <tmp>/demo.db` (run by tests/netguard.py, which writes down its lookups and connections), and
+    the demo through typer's CliRunner in this process."""
     sub_path = tmp_path_factory.mktemp("demo-sub") / "demo.db"
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agentdex", "demo", "--no-tui", "--db", str(sub_path)],
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(  # under tests/netguard.py: its lookups and connections go to net.log
+        [sys.executable, str(NETGUARD), str(sub_path.parent / "net.log"), "demo", "--no-tui", "--db", str(sub_path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -115,6 +118,21 @@ def cli_run(runs):
 def sub_run(runs):
     """The subprocess run: (CompletedProcess, catalogue path)."""
     return runs["sub"]
+
+
+# --- where it connects ----------------------------------------------------------------------
+
+
+def test_the_demo_never_asks_the_machine_s_resolver_nor_leaves_loopback(sub_run):
+    """Issue 40: the sample web's unserved host (gone.invalid, a guide URL) is looked up at
+    the sample web's DNS server, not the machine's resolver (7 lookups went there before)."""
+    finished, path = sub_run
+    assert finished.returncode == 0, finished.stderr
+    lines = (path.parent / "net.log").read_text("utf-8").splitlines()
+    assert any(line.startswith("connect 127.0.0.1 ") for line in lines)  # the guard saw the crawl
+    assert [line for line in lines if line.startswith("lookup ")] == []
+    elsewhere = [line for line in lines if not ipaddress.ip_address(line.split()[1]).is_loopback]
+    assert elsewhere == []
 
 
 # --- what it prints ------------------------------------------------------------------------

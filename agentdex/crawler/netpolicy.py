@@ -141,6 +141,40 @@ async def system_resolver(host: str, port: int) -> list[str]:
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
+def dns_server_resolver(server: str, lifetime: float = 5.0) -> Resolver:
+    """A resolver asking only the DNS server ``server`` (``ADDR:PORT``, ``--dns-server``)
+    for a host's A and AAAA records, never the machine's resolver: with the sample web's
+    DNS server a crawl of it stays on loopback, an unserved name (``gone.invalid``)
+    included. An IP literal is its own answer. Each lookup is asked for at most
+    ``lifetime`` seconds; a name that does not exist raises :class:`OSError`."""
+    addr, _, port = server.rpartition(":")
+
+    async def resolve(host: str, _port: int) -> list[str]:
+        try:
+            return [str(ipaddress.ip_address(host))]
+        except ValueError:
+            pass
+        import dns.asyncresolver
+        import dns.exception
+        import dns.resolver
+
+        resolver = dns.asyncresolver.Resolver(configure=False)
+        resolver.nameservers, resolver.port, resolver.lifetime = [addr.strip("[]") or "127.0.0.1"], int(port), lifetime
+        found: list[str] = []
+        for rtype in ("A", "AAAA"):
+            try:
+                found += [record.address for record in await resolver.resolve(host, rtype)]
+            except dns.resolver.NoAnswer:
+                continue
+            except dns.resolver.NXDOMAIN as exc:
+                raise OSError("no such name") from exc
+            except dns.exception.DNSException as exc:
+                raise OSError(f"the DNS server {server} gave no answer: {exc}") from exc
+        return found
+
+    return resolve
+
+
 class GuardedBackend(httpcore.AsyncNetworkBackend):
     """An httpcore network backend that resolves, checks, then connects to checked addresses.
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import SplitResult, urlsplit
 
 from agentdex.crawler.fetch import Fetcher
+from agentdex.crawler.netpolicy import dns_server_resolver
 from agentdex.errors import InputError
 
 DEFAULT_REGISTRY = "https://registry.modelcontextprotocol.io"
@@ -26,7 +27,7 @@ class NetworkOptions:
 
     connect_to: list[tuple[str, str, int]] = field(default_factory=list)
     ca_bundle: Path | None = None
-    dns_server: str | None = None  # "ADDR:PORT" for DNS TXT checks
+    dns_server: str | None = None  # "ADDR:PORT" for every DNS lookup: host addresses and TXT checks
     concurrency: int = 16
     allow_private: bool = False
     registry: str = DEFAULT_REGISTRY  # the MCP registry API asked for Anchor's registry proof
@@ -49,6 +50,7 @@ class NetworkOptions:
             concurrency=self.concurrency,
             deadline=self.deadline,
             per_host=self.per_host,
+            resolver=dns_server_resolver(self.dns_server, min(5.0, self.deadline)) if self.dns_server else None,
         )
 
 
