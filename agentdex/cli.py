@@ -7,6 +7,7 @@ non-zero exit; nothing here parses manifests or writes SQL.
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -16,7 +17,16 @@ import typer
 from agentdex import formats
 from agentdex.cli_catalogue import commands as catalogue_commands
 from agentdex.cli_datasette import commands as datasette_commands
-from agentdex.cli_support import DbOpt, JsonOpt, db_path, echo_json, fail, open_catalogue, origin_argument, plain_help  # noqa: F401 (commands in other modules use them through here too)
+from agentdex.cli_support import (
+    DbOpt,
+    JsonOpt,
+    db_path,
+    echo_json,
+    echo_json_items,
+    fail,
+    open_catalogue,
+    plain_help,
+)  # noqa: F401 (commands in other modules use them through here too)
 from agentdex.errors import AgentdexError, DatabaseError, InputError
 from agentdex.formats.schemas import FAMILIES, SHIPPED
 from agentdex.models import ParseResult
@@ -566,6 +576,15 @@ def seeds(
             ),
         ),
     ] = None,
+    read_budget: Annotated[
+        float,
+        typer.Option(
+            "--read-budget",
+            metavar="SECONDS",
+            min=1,
+            help="Seconds one registry read may take, all its pages together; past it the read is cut short.",
+        ),
+    ] = 600.0,
     db: DbOpt = None,
     connect_to: ConnectToOpt = None,
     ca_bundle: CaOpt = None,
@@ -577,11 +596,12 @@ def seeds(
     as_json: JsonOpt = False,
 ) -> None:
     """Origins to crawl, one a line (ready for crawl --seeds), from MCP registries and lists;
-    records which source named each origin in the catalogue. Refused entries go to stderr."""
+    records which source named each origin in the catalogue as it reads. Refused entries go
+    to stderr; a registry read cut short (by its budget, or a page that fails) too, and exits 1."""
     import asyncio
 
-    from agentdex.db.seeds import load_cursors, save_run
-    from agentdex.seeds import as_rows, check_since, collect, parse_source
+    from agentdex.db.seeds import RunWriter, load_cursors
+    from agentdex.seeds import check_since, collect, default_budget, naming_row, parse_source
 
     net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout)
     try:
@@ -589,21 +609,37 @@ def seeds(
         for source in sources:
             parse_source(source)  # refuse a bad source before the catalogue is created
         catalogue = open_catalogue(db, readonly=False)
-        run = asyncio.run(collect(sources, net, since=since, cursors=load_cursors(catalogue)))
+        writer = RunWriter(catalogue)
+        sink = lambda batch: writer.write([naming_row(n) for n in batch])  # noqa: E731
+        budget = default_budget(read_budget)
+        run = asyncio.run(collect(sources, net, since=since, cursors=load_cursors(catalogue), sink=sink, budget=budget))
     except InputError as exc:
         fail(str(exc), 2)
-    save_run(catalogue, as_rows(run), run.cursors, run.servers_seen)
+    writer.save_cursors(run.cursors, run.servers_seen)
+    _print_seeds(writer, run, as_json)
+    if run.cuts:
+        raise typer.Exit(1)
+
+
+def _print_seeds(writer, run, as_json: bool) -> None:
+    """The run read back from the catalogue (never all in memory): JSON, or origins on stdout
+    and refusals and cut reads on stderr."""
+    from agentdex.seeds import Refused, from_rows
+
     if as_json:
-        echo_json(run.to_list())
-        return
-    if run.seeds:
-        typer.echo("\n".join(s.origin for s in run.seeds))
-    for r in run.refused:
-        typer.echo(
-            f"refused {plain(r.named.url or r.named.name, 200)!r} ({plain(r.named.source, 80)} "
-            f"{plain(r.named.name, 80)}): {plain(r.reason, 200)}",
-            err=True,
-        )
+        echo_json_items(itertools.chain((item.to_dict() for item in from_rows(writer.rows())), run.cut_list()))
+    else:
+        for origin in writer.origins():
+            typer.echo(origin)
+        for r in from_rows(writer.rows()):
+            if isinstance(r, Refused):
+                typer.echo(
+                    f"refused {plain(r.named.url or r.named.name, 200)!r} ({plain(r.named.source, 80)} "
+                    f"{plain(r.named.name, 80)}): {plain(r.reason, 200)}",
+                    err=True,
+                )
+    for cut in run.cuts:
+        typer.echo(f"agentdex: {plain(cut.sentence(), 600)}", err=True)
 
 
 @app.command()

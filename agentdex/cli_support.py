@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -24,6 +25,17 @@ DbOpt = Annotated[
 def echo_json(data: Any) -> None:
     """Print ``data`` as indented JSON (nothing in it a terminal would act on or hide)."""
     typer.echo(terminal_safe_json(json.dumps(data, indent=2, ensure_ascii=False, default=str)))
+
+
+def echo_json_items(items: Iterable[Any]) -> None:
+    """Print ``items`` as :func:`echo_json` prints a list of them, one item at a time (a list
+    too long to hold in memory)."""
+    opened = False
+    for item in items:
+        text = terminal_safe_json(json.dumps(item, indent=2, ensure_ascii=False, default=str))
+        typer.echo(("," if opened else "[") + "\n  " + text.replace("\n", "\n  "), nl=False)
+        opened = True
+    typer.echo("\n]" if opened else "[]")
 
 
 # The exit code of every command asked about an origin the catalogue does not have (show,

@@ -21,16 +21,28 @@ a URL template not filled in (``https://{tenant}.example.com/mcp``), plain http,
 entries is one seed that keeps every source.
 
 The registry pages are read through pydantic models in the registry's own spelling
-(:class:`RegistryPage`); an entry they cannot read is refused, the page is not.
+(:class:`RegistryPage`); an entry they cannot read (wrong types in its official ``_meta``, a
+name over the 200 characters the registry allows) is refused alone with the reason, the page
+is not.
+
+A read streams: each page's namings go to the run's ``sink`` (the catalogue, for the CLI) as
+the page arrives, so memory holds one page, never the whole registry. One registry read has a
+:class:`Budget`: seconds for all its pages together, pages, and bytes after decompression. A
+read cut short (by its budget, a page that does not answer or is no page, a repeated cursor)
+is a :class:`Cut`: what was read is kept, and that registry's ``updated_since`` does not move,
+since the pages never read may hold servers updated before the newest one seen.
 """
 
 from __future__ import annotations
 
+import asyncio
 import csv
+import hashlib
 import io
 import json
-from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -45,7 +57,12 @@ OFFICIAL = "io.modelcontextprotocol.registry/official"
 PAGE_LIMIT = 100  # the most the official registry gives a page
 MAX_PAGES = 2_000  # 200,000 servers: far above the official registry; stops a cursor loop
 PAGE_BYTES = 4 * 1024 * 1024
+READ_BYTES = 256 * 1024 * 1024  # every page of one registry together, after decompression
+READ_SECONDS = 600.0  # every page of one registry together (seeds --read-budget)
+MAX_CURSOR = 4096  # the official cursor is a server name and version: a few hundred characters
+MAX_URL = 2048
 FILE_BYTES = 256 * 1024 * 1024
+BATCH = 1_000  # namings handed to the sink at once (a registry page is one batch)
 
 
 # -- the registry's pages, in its spelling ---------------------------------------------------------
@@ -63,7 +80,7 @@ class Remote(_Lenient):
 class Server(_Lenient):
     """The parts of a server.json that name origins."""
 
-    name: str
+    name: str = Field(max_length=200)  # the registry's own bound (server.json ``name``)
     websiteUrl: str | None = None  # noqa: N815 - the registry's spelling
     remotes: list[Remote] = Field(default_factory=list)
 
@@ -71,8 +88,8 @@ class Server(_Lenient):
 class Official(_Lenient):
     """``_meta["io.modelcontextprotocol.registry/official"]``: what the registry says of it."""
 
-    status: str = "active"
-    statusMessage: str | None = None  # noqa: N815
+    status: str = Field(default="active", max_length=40)
+    statusMessage: str | None = Field(default=None, max_length=500)  # noqa: N815 - the registry's bound
     updatedAt: str | None = None  # noqa: N815
     isLatest: bool = True  # noqa: N815
 
@@ -152,10 +169,56 @@ class SeedRun:
     asked: list[str] = field(default_factory=list)
     cursors: dict[str, str] = field(default_factory=dict)
     servers_seen: dict[str, int] = field(default_factory=dict)
+    cuts: list[Cut] = field(default_factory=list)
 
     def to_list(self) -> list[dict[str, Any]]:
-        """The ``--json`` answer: every seed, then every refused entry."""
-        return [s.to_dict() for s in self.seeds] + [r.to_dict() for r in self.refused]
+        """The ``--json`` answer: every seed, then every refused entry, then every cut read."""
+        return [s.to_dict() for s in self.seeds] + [r.to_dict() for r in self.refused] + self.cut_list()
+
+    def cut_list(self) -> list[dict[str, Any]]:
+        """Every cut read, as ``--json`` ends with them."""
+        return [c.to_dict() for c in self.cuts]
+
+
+@dataclass
+class Budget:
+    """How much one registry read may take: seconds (all its pages together), pages, and
+    bytes after decompression."""
+
+    seconds: float
+    pages: int
+    bytes: int
+
+
+def default_budget(seconds: float | None = None) -> Budget:
+    """The budget of a registry read (``seconds`` replaces the default time)."""
+    return Budget(READ_SECONDS if seconds is None else seconds, MAX_PAGES, READ_BYTES)
+
+
+@dataclass
+class Cut:
+    """A registry read stopped before its last page: how far it got and why."""
+
+    source: str
+    reason: str
+    pages: int
+    bytes: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{origin: null, cut: source, reason, pages, bytes, sources: []}``."""
+        return {"origin": None, "cut": self.source, "reason": self.reason, "pages": self.pages, "bytes": self.bytes}
+
+    def sentence(self) -> str:
+        """What a person reads on stderr."""
+        return (
+            f"the read of {self.source} was cut short after {self.pages} page(s), {self.bytes:,} bytes: "
+            f"{self.reason}; what was read is kept, its updated_since is not moved"
+        )
+
+
+# (origin or None when refused, the naming, why it was refused)
+Naming = tuple[str | None, Named, str | None]
+Sink = Callable[[list[Naming]], None]
 
 
 def _short(named: Named) -> dict[str, Any]:
@@ -173,24 +236,52 @@ def origin_or_reason(text: str) -> tuple[str | None, str | None]:
 
 
 class Collector:
-    """Gathers the named URLs of every source into seeds (by origin) and refusals."""
+    """Gathers the named URLs of every source into seeds (by origin) and refusals: in memory,
+    or, with a ``sink``, handed to it a batch at a time (then the run keeps none of them)."""
 
-    def __init__(self) -> None:
+    def __init__(self, sink: Sink | None = None) -> None:
         self.by_origin: dict[str, Seed] = {}
         self.run = SeedRun()
+        self.sink = sink
+        self.pending: list[Naming] = []
 
     def add(self, named: Named) -> None:
         """Take ``named.url``'s origin, or refuse it with the reason."""
+        if len(named.url) > MAX_URL:
+            named.url = named.url[:MAX_URL]
+            self.refuse(named, f"a URL over {MAX_URL:,} characters")
+            return
         origin, reason = origin_or_reason(named.url)
         if origin is None:
-            self.run.refused.append(Refused(named, reason or "no origin"))
-            return
-        seed = self.by_origin.setdefault(origin, Seed(origin))
-        if named not in seed.sources:
-            seed.sources.append(named)
+            self.refuse(named, reason or "no origin")
+        elif self.sink is not None:
+            self._pend((origin, named, None))
+        else:
+            seed = self.by_origin.setdefault(origin, Seed(origin))
+            if named not in seed.sources:
+                seed.sources.append(named)
+
+    def refuse(self, named: Named, reason: str) -> None:
+        """Record a naming no origin was taken from."""
+        if self.sink is not None:
+            self._pend((None, named, reason))
+        else:
+            self.run.refused.append(Refused(named, reason))
+
+    def _pend(self, naming: Naming) -> None:
+        self.pending.append(naming)
+        if len(self.pending) >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        """Hand what is pending to the sink."""
+        if self.sink is not None and self.pending:
+            batch, self.pending = self.pending, []
+            self.sink(batch)
 
     def finish(self) -> SeedRun:
         """The run, seeds in origin order."""
+        self.flush()
         self.run.seeds = [self.by_origin[o] for o in sorted(self.by_origin)]
         return self.run
 
@@ -200,15 +291,15 @@ def entry_names(item: Any, source: str) -> Iterator[Named | tuple[Named, str]]:
     """The URLs one registry entry names (a remote URL or its website), or the entry refused."""
     try:
         entry = Entry.model_validate(item)
+        official = entry.official()
     except ValidationError as exc:
         name = (
             item.get("server", {}).get("name", "")
             if isinstance(item, dict) and isinstance(item.get("server"), dict)
             else ""
         )
-        yield Named(source, str(name)[:200], url=""), f"not a registry entry: {exc.errors()[0]['msg']}"
+        yield Named(source, str(name)[:200], url=""), f"not a registry entry: {_first_error(exc)}"
         return
-    official = entry.official()
     common: dict[str, Any] = {
         "source": source,
         "name": entry.server.name,
@@ -222,6 +313,15 @@ def entry_names(item: Any, source: str) -> Iterator[Named | tuple[Named, str]]:
         yield Named(**common, via="websiteUrl", url=entry.server.websiteUrl)
 
 
+def _first_error(exc: ValidationError) -> str:
+    """Where and what pydantic's first complaint is (``server.name: String should have …``)."""
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    if exc.title == "Official":
+        where = f"_meta[{OFFICIAL}].{where}"
+    return f"{where}: {error['msg']}" if where else error["msg"]
+
+
 def add_entries(collector: Collector, items: Iterable[Any], source: str) -> int:
     """Add every entry of a page; returns how many entries there were."""
     count = 0
@@ -229,7 +329,7 @@ def add_entries(collector: Collector, items: Iterable[Any], source: str) -> int:
         count += 1
         for found in entry_names(item, source):
             if isinstance(found, tuple):
-                collector.run.refused.append(Refused(*found))
+                collector.refuse(*found)
             else:
                 collector.add(found)
                 _note_update(collector.run, source, found.updated_at)
@@ -259,23 +359,92 @@ def read_page(data: bytes, url: str) -> RegistryPage:
         raise InputError(f"{url} did not answer with a registry page: {exc.errors()[0]['msg']}") from exc
 
 
-async def read_registry(collector: Collector, base: str, fetcher, since: str | None) -> None:
-    """Every page of the registry at ``base`` (only what changed after ``since``, when given)."""
-    source = REGISTRY_PREFIX + base
-    cursor, seen = None, set()
-    for _ in range(MAX_PAGES):
-        url = page_url(base, cursor, since)
-        collector.run.asked.append(url)
-        record = await fetcher.fetch(url, kind="registry_page", max_bytes=PAGE_BYTES, accept="application/json")
-        if not record.ok or record.body is None:
-            raise InputError(f"the registry at {base} did not answer {url}: {record.error or record.status}")
-        page = read_page(record.body, url)
-        count = add_entries(collector, page.servers, source)
-        collector.run.servers_seen[source] = collector.run.servers_seen.get(source, 0) + count
-        cursor = page.metadata.nextCursor
-        if not cursor or cursor in seen:
+@dataclass
+class _Read:
+    """How far one registry read has got."""
+
+    source: str
+    deadline: float
+    pages: int = 0
+    size: int = 0  # bytes of every page, after decompression
+    cursors: set[bytes] = field(default_factory=set)
+
+
+async def read_registry(
+    collector: Collector, base: str, fetcher, since: str | None, budget: Budget | None = None
+) -> None:
+    """Every page of the registry at ``base`` (only what changed after ``since``, when given),
+    each page's namings handed on as it arrives, under ``budget``; a read cut short is
+    recorded in ``collector.run.cuts`` and its cursor dropped."""
+    budget = budget or default_budget()
+    read = _Read(REGISTRY_PREFIX + base, time.monotonic() + budget.seconds)
+    cursor: str | None = None
+    while True:
+        why = _over_budget(read, budget)
+        page = None if why else await _next_page(collector, base, fetcher, page_url(base, cursor, since), read, budget)
+        if isinstance(page, str) or why:
+            _cut(collector, read, why or str(page))
             return
-        seen.add(cursor)
+        assert page is not None  # a page, or the reason there is none
+        count = add_entries(collector, page.servers, read.source)
+        collector.flush()
+        seen = collector.run.servers_seen
+        seen[read.source] = seen.get(read.source, 0) + count
+        cursor = page.metadata.nextCursor
+        why = _cursor_problem(cursor, read)
+        if why or not cursor:
+            if why:
+                _cut(collector, read, why)
+            return
+
+
+def _over_budget(read: _Read, budget: Budget) -> str | None:
+    if read.pages >= budget.pages:
+        return f"the registry has more than {budget.pages:,} pages (the page budget)"
+    if read.size >= budget.bytes:
+        return f"the pages reached the byte budget ({budget.bytes:,} bytes)"
+    if time.monotonic() >= read.deadline:
+        return f"the read took longer than {budget.seconds:g} s (the time budget)"
+    return None
+
+
+async def _next_page(collector: Collector, base: str, fetcher, url: str, read: _Read, budget: Budget):
+    """The next page, or why there is none (a sentence)."""
+    collector.run.asked.append(url)
+    room = min(PAGE_BYTES, budget.bytes - read.size)
+    try:
+        async with asyncio.timeout(max(read.deadline - time.monotonic(), 0.001)):
+            record = await fetcher.fetch(url, kind="registry_page", max_bytes=room, accept="application/json")
+    except TimeoutError:
+        return f"the read took longer than {budget.seconds:g} s (the time budget)"
+    if record.error_code == "too_large" and room < PAGE_BYTES:
+        return f"the next page would pass the byte budget ({budget.bytes:,} bytes)"
+    if not record.ok or record.body is None:
+        return f"the registry at {base} did not answer {url}: {record.error or record.status}"
+    read.pages += 1
+    read.size += len(record.body)
+    try:
+        return read_page(record.body, url)
+    except InputError as exc:
+        return str(exc)
+
+
+def _cursor_problem(cursor: str | None, read: _Read) -> str | None:
+    """Why the registry's next cursor is not followed (``None``: follow it, or it is the end)."""
+    if not cursor:
+        return None
+    if len(cursor) > MAX_CURSOR:
+        return f"the registry gave a cursor over {MAX_CURSOR:,} characters"
+    digest = hashlib.blake2b(cursor.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    if digest in read.cursors:
+        return "the registry gave a cursor it had given before (the pages loop)"
+    read.cursors.add(digest)
+    return None
+
+
+def _cut(collector: Collector, read: _Read, reason: str) -> None:
+    collector.run.cuts.append(Cut(read.source, reason, read.pages, read.size))
+    collector.run.cursors.pop(read.source, None)  # unread pages may hold older updates
 
 
 # -- files -----------------------------------------------------------------------------------------
@@ -292,6 +461,7 @@ def read_file(collector: Collector, path: Path) -> None:
         _add_csv(collector, text, source)
     else:
         _add_lines(collector, text, source)
+    collector.flush()
 
 
 def _read(path: Path) -> bytes:
@@ -339,16 +509,14 @@ def _add_document(collector: Collector, doc: Any, source: str) -> None:
 def _add_agent(collector: Collector, agent: Any, source: str) -> None:
     """An A2A registry's entry: an agent card, or a record with the card's URL."""
     if not isinstance(agent, dict):
-        collector.run.refused.append(
-            Refused(Named(source, "", via="agent", url=str(agent)[:200]), "not an agent card or registry entry")
-        )
+        collector.refuse(Named(source, "", via="agent", url=str(agent)[:200]), "not an agent card or registry entry")
         return
     name = str(agent.get("name") or agent.get("id") or "")[:200]
     named = [agent.get(k) for k in ("url", "agentCardUrl", "wellKnownURI", "card_url")]
     named += [i.get("url") for i in agent.get("supportedInterfaces") or [] if isinstance(i, dict)]
     urls = [u for u in dict.fromkeys(named) if isinstance(u, str) and u.strip()]
     if not urls:
-        collector.run.refused.append(Refused(Named(source, name, via="agent"), "names no URL"))
+        collector.refuse(Named(source, name, via="agent"), "names no URL")
     for url in urls:
         collector.add(Named(source, name, via="agent", url=url))
 
@@ -404,27 +572,74 @@ def check_since(text: str | None) -> str | None:
 
 
 async def collect(
-    sources: list[str], net, *, since: str | None = None, cursors: dict[str, str] | None = None
+    sources: list[str],
+    net,
+    *,
+    since: str | None = None,
+    cursors: dict[str, str] | None = None,
+    sink: Sink | None = None,
+    budget: Budget | None = None,
 ) -> SeedRun:
     """Read every source into one :class:`SeedRun`. ``since`` asks every registry only for
     what changed after it; else ``cursors`` (``{source: updated_since}``, from the last run)
-    does, per registry. Raises :class:`InputError` for an unusable source."""
+    does, per registry. With a ``sink``, every naming goes to it as it is read and the run
+    keeps none (see :class:`Collector`); ``budget`` bounds each registry read. Raises
+    :class:`InputError` for an unusable source."""
     parsed = [parse_source(s) for s in sources]
-    collector = Collector()
+    collector = Collector(sink)
+    read = _Sources(parsed, since, cursors or {}, budget or default_budget())
     if any(kind == "registry" for kind, _ in parsed):
         async with net.fetcher() as fetcher:
-            await _read_all(collector, parsed, fetcher, since, cursors or {})
+            await read.all(collector, fetcher)
     else:
-        await _read_all(collector, parsed, None, since, cursors or {})
+        await read.all(collector, None)
     return collector.finish()
 
 
-async def _read_all(collector: Collector, parsed, fetcher, since, cursors) -> None:
-    for kind, where in parsed:
-        if kind == "registry":
-            await read_registry(collector, where, fetcher, since or cursors.get(REGISTRY_PREFIX + where))
-        else:
-            read_file(collector, Path(where))
+@dataclass
+class _Sources:
+    parsed: list[tuple[str, str]]
+    since: str | None
+    cursors: dict[str, str]
+    budget: Budget
+
+    async def all(self, collector: Collector, fetcher) -> None:
+        for kind, where in self.parsed:
+            if kind == "registry":
+                since = self.since or self.cursors.get(REGISTRY_PREFIX + where)
+                await read_registry(collector, where, fetcher, since, self.budget)
+            else:
+                read_file(collector, Path(where))
+
+
+def naming_row(naming: Naming) -> dict[str, Any]:
+    """One naming as a flat dict (for the catalogue): the :class:`Named` fields, ``origin``
+    and ``refused``."""
+    origin, named, reason = naming
+    row = {name: getattr(named, name) for name in _NAMED_FIELDS}  # asdict() deep-copies: 8 times slower
+    row.update(origin=origin, refused=reason)
+    return row
+
+
+_NAMED_FIELDS = tuple(f.name for f in fields(Named))
+
+
+def from_rows(rows: Iterable[dict[str, Any]]) -> Iterator[Seed | Refused]:
+    """Seeds and refusals back from rows in origin order (refusals, ``origin`` null, last),
+    one :class:`Seed` for each run of rows of one origin."""
+    seed: Seed | None = None
+    for row in rows:
+        named = Named(**{k: row[k] for k in _NAMED_FIELDS if k in row})
+        if seed is not None and seed.origin != row["origin"]:
+            yield seed
+            seed = None
+        if row["origin"] is None:
+            yield Refused(named, row["refused"] or "")
+            continue
+        seed = seed or Seed(row["origin"])
+        seed.sources.append(named)
+    if seed is not None:
+        yield seed
 
 
 def as_rows(run: SeedRun) -> list[dict[str, Any]]:

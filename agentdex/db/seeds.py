@@ -6,6 +6,8 @@ events a registry's status brings (``registry_deprecated``, ``registry_deleted``
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from typing import Any
 
 from sqlite_utils import Database
@@ -56,13 +58,53 @@ def save_run(
     return events
 
 
+class RunWriter:
+    """Writes a seeds run as it is read: each batch of namings (rows of
+    :func:`agentdex.seeds.naming_row`) in one transaction into ``seed_sources`` (with the
+    status events) and into a temporary table of this run, from which :meth:`rows` reads the
+    run back in origin order. Memory holds one batch, never the run."""
+
+    def __init__(self, db: Database, at: str | None = None) -> None:
+        self.db = db
+        self.at = at or utc_now()
+        self.events = 0
+        db.execute("DROP TABLE IF EXISTS temp.seed_run")
+        db.execute("CREATE TEMP TABLE seed_run (origin TEXT, row TEXT NOT NULL, UNIQUE (origin, row))")
+
+    def write(self, rows: list[dict[str, Any]]) -> None:
+        """Record one batch."""
+        with self.db.conn:
+            for row in rows:
+                self.events += len(_save_row(self.db, row, self.at))
+                self.db.execute(
+                    "INSERT OR IGNORE INTO temp.seed_run (origin, row) VALUES (?, ?)",
+                    [row["origin"], json.dumps(row)],  # ASCII: a lone surrogate cannot reach SQLite,
+                )
+
+    def save_cursors(self, cursors: dict[str, str], seen: dict[str, int]) -> None:
+        """Record each registry's ``updated_since`` for the next run (a read cut short has none)."""
+        save_run(self.db, [], cursors, seen, self.at)
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """The run's rows: by origin, then the refused ones, each group in the order read."""
+        query = "SELECT row FROM temp.seed_run ORDER BY origin IS NULL, origin, rowid"
+        for (text,) in self.db.conn.execute(query):
+            yield json.loads(text)
+
+    def origins(self) -> Iterator[str]:
+        """The run's origins, in order, each once."""
+        query = "SELECT DISTINCT origin FROM temp.seed_run WHERE origin IS NOT NULL ORDER BY origin"
+        for (origin,) in self.db.conn.execute(query):
+            yield origin
+
+
 def _save_row(db: Database, row: dict[str, Any], at: str) -> list[dict[str, Any]]:
     key = [safe_text(row[k]) or "" for k in KEY]
-    old = db.execute(
+    old = db.conn.execute(
         "SELECT id, status FROM seed_sources WHERE source = ? AND name = ? AND via = ? AND url = ?", key
     ).fetchone()
     if old is None:
-        db.execute(
+        db.conn.execute(
             "INSERT INTO seed_sources (origin, source, name, via, url, status, status_message, refused, "
             "first_seen_at, last_seen_at, status_changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
@@ -79,7 +121,7 @@ def _save_row(db: Database, row: dict[str, Any], at: str) -> list[dict[str, Any]
         previous = "active" if row["status"] != "active" else None  # a first sight of a deprecated one is news too
     else:
         changed = old[1] != row["status"]
-        db.execute(
+        db.conn.execute(
             "UPDATE seed_sources SET origin = ?, status = ?, status_message = ?, refused = ?, last_seen_at = ?"
             + (", status_changed_at = ?" if changed else "")
             + " WHERE id = ?",
