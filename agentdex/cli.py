@@ -27,6 +27,7 @@ from agentdex.cli_support import (
     open_catalogue,
     plain_help,
 )  # noqa: F401 (commands in other modules use them through here too)
+from agentdex.cli_tools import commands as tools_commands
 from agentdex.errors import AgentdexError, DatabaseError, InputError
 from agentdex.formats.schemas import FAMILIES, SHIPPED
 from agentdex.models import ParseResult
@@ -40,6 +41,7 @@ app = typer.Typer(
 )
 app.registered_commands += catalogue_commands.registered_commands  # list, show, events, plan, stats, forget
 app.registered_commands += datasette_commands.registered_commands  # metadata
+app.add_typer(tools_commands, name="tools")  # tools lint
 
 
 def _version(value: bool) -> None:

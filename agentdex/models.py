@@ -244,6 +244,9 @@ class OriginCrawl:
     consistency: Any = None
     # Every endpoint the verification asked this run (None: not verified, nothing recorded).
     endpoints: list[EndpointProbe] | None = None
+    # The TDQS lint of mcp_tools, computed off the event loop (agentdex.formats.tool_quality:
+    # a ServerLint, or why TDQS refuses the list); None: the store computes it.
+    tool_quality: Any = None
 
     def read_at(self, kind: str) -> str | None:
         """Where this crawl read the document of ``kind`` (after redirects; a 304 counts), if it did."""

@@ -35,6 +35,9 @@ def render() -> str:
     ]
     for name in commands:
         parts.append(f"## agentdex {name}\n\n```text\n{help_text([name])}```\n")
+        group = get_command(app).commands[name]
+        for sub in sorted(getattr(group, "commands", {})):  # a group's commands (agentdex tools lint)
+            parts.append(f"## agentdex {name} {sub}\n\n```text\n{help_text([name, sub])}```\n")
     return "\n".join(parts)
 
 

@@ -161,6 +161,8 @@ def test_the_queries_an_analyst_reaches_for_first_are_all_there():
         "mcp_census",
         "registry_servers_without_manifest",
         "registry_servers_with_dead_endpoint",
+        "servers_by_tool_findings",
+        "tools_with_undocumented_parameters",
     }
 
 

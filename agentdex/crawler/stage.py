@@ -26,7 +26,7 @@ from agentdex.crawler.options import ORIGIN_BUDGET, NetworkOptions
 from agentdex.crawler.origins import origin_url
 from agentdex.crawler.robots import definite, reusable
 from agentdex.errors import DatabaseError
-from agentdex.formats import tool_safety, x402_discovery
+from agentdex.formats import tool_quality, tool_safety, x402_discovery
 from agentdex.models import OriginCrawl
 
 
@@ -280,6 +280,10 @@ async def crawl_origin(
     # KiB: inline, see offload).
     if tools:
         await offload.run(_tools_size(tools), tool_safety.check_tools, tools)
+    if result.mcp_tools:  # the TDQS lint of what tools/list gave, for the store
+        result.tool_quality = await offload.run(
+            _tools_size(result.mcp_tools), tool_quality.lint_tools, result.mcp_tools
+        )
     return result
 
 

@@ -27,6 +27,7 @@ from agentdex.checks import in_group
 from agentdex.db.common import dumps, epoch, iso, safe_text
 from agentdex.formats import DISCOVERY_NAMES, FORMAT_NAMES
 from agentdex.formats.tool_fingerprint import read_only_contradiction
+from agentdex.formats.tool_quality import lint_tools
 from agentdex.formats.tool_safety import check_tool
 from agentdex.models import Check, Finding, Listing, OriginCrawl, Tool
 
@@ -71,6 +72,8 @@ class ToolSet:
 
     tools: list[Tool]
     flags: list[Finding]
+    # The TDQS lint of a tools/list (ServerLint, or why TDQS refused it); None: not linted.
+    quality: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +113,7 @@ def plan_crawl(crawl: OriginCrawl) -> CrawlPlan:
     if listing is not None:
         tools["manifest"] = tool_set(listing.tools)
     if crawl.mcp_tools is not None:
-        tools["mcp"] = tool_set(crawl.mcp_tools)
+        tools["mcp"] = listed_tool_set(crawl.mcp_tools, crawl.tool_quality)
     return CrawlPlan(listing, listing_columns(crawl, listing), tools)
 
 
@@ -125,6 +128,15 @@ def tool_set(tools: Iterable[Tool]) -> ToolSet:
     ]
     flags += [f for f in map(read_only_contradiction, tools) if f is not None]
     return ToolSet(tools, flags)
+
+
+def listed_tool_set(tools: list[Tool], quality: Any = None) -> ToolSet:
+    """The tools a ``tools/list`` gave, with their verdicts and their TDQS lint (``quality``
+    when computed already, off the event loop; an empty list has none)."""
+    found = tool_set(tools)
+    if tools and quality is None:
+        quality = lint_tools(tools)
+    return ToolSet(found.tools, found.flags, quality if tools else None)
 
 
 def transition(old: dict | None, observed: str, detail: str | None) -> Transition:

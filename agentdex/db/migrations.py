@@ -667,6 +667,62 @@ END;
 """
 
 
+_TOOL_QUALITY = """
+CREATE TABLE tool_lints (
+    origin TEXT NOT NULL REFERENCES listings(origin) ON DELETE CASCADE,
+    source TEXT NOT NULL,                  -- mcp: the tools the live tools/list gave
+    name TEXT NOT NULL,
+    input_hash TEXT NOT NULL,              -- TDQS inputHash: sha256 of the canonical definition, 16 hex digits
+    errors INTEGER NOT NULL DEFAULT 0,     -- findings of each severity
+    warnings INTEGER NOT NULL DEFAULT 0,
+    infos INTEGER NOT NULL DEFAULT 0,
+    findings TEXT NOT NULL DEFAULT '[]',   -- JSON [{rule, severity, message}]; the message names the fix
+    flags TEXT NOT NULL DEFAULT '[]',      -- the hard gates: No Description | Tautological Description
+    signals TEXT NOT NULL DEFAULT '{}',    -- the context signals, as the specification names them
+    note TEXT,                             -- a budget cut the schema walk short
+    spec_version TEXT NOT NULL,            -- the TDQS specification the result follows
+    linted_at TEXT NOT NULL,
+    PRIMARY KEY (origin, source, name)
+);
+CREATE TABLE tool_set_lints (
+    origin TEXT NOT NULL REFERENCES listings(origin) ON DELETE CASCADE,
+    source TEXT NOT NULL,
+    tools INTEGER NOT NULL DEFAULT 0,
+    with_findings INTEGER NOT NULL DEFAULT 0,  -- tools with at least one finding
+    errors INTEGER NOT NULL DEFAULT 0,
+    warnings INTEGER NOT NULL DEFAULT 0,
+    infos INTEGER NOT NULL DEFAULT 0,
+    shadow_candidates TEXT NOT NULL DEFAULT '[]',  -- JSON [{tool, cheaperSibling, invocationCost, cheaperSiblingInvocationCost}]
+    refused TEXT,                          -- why TDQS refuses the tool list as a whole (then no tool rows)
+    spec_version TEXT NOT NULL,
+    linted_at TEXT NOT NULL,
+    PRIMARY KEY (origin, source)
+);
+CREATE VIEW tool_quality AS
+SELECT q.origin, l.name AS listing, q.source, q.name AS tool, q.input_hash, q.errors, q.warnings, q.infos,
+  (SELECT group_concat(rule, ' ') FROM (SELECT DISTINCT json_extract(j.value, '$.rule') AS rule
+     FROM json_each(q.findings) j)) AS rules,
+  json_extract(q.signals, '$.paramCount') AS params,
+  json_extract(q.signals, '$.paramsWithDescriptions') AS described_params,
+  json_extract(q.signals, '$.schemaDescriptionCoverage') AS coverage,
+  json_extract(q.signals, '$.hasAnnotations') AS has_annotations,
+  json_extract(q.signals, '$.hasOutputSchema') AS has_output_schema,
+  json_extract(q.signals, '$.invocationCost') AS invocation_cost,
+  json_extract(q.signals, '$.definitionBytes') AS definition_bytes,
+  q.spec_version, q.linted_at
+FROM tool_lints q JOIN listings l ON l.origin = q.origin;
+"""
+
+
+@migrations()
+def m014_tool_quality(db: Database) -> None:
+    """Tool-definition quality (TDQS lint, agentdex/formats/tool_quality.py): each MCP tool's
+    ``inputHash``, findings, hard-gate flags and context signals; each tool set's counts by
+    severity, shadow candidates or why TDQS refused it; the specification version with every
+    result; the ``tool_quality`` view."""
+    db.executescript(_TOOL_QUALITY)
+
+
 def known_names() -> list[str]:
     """The names of every migration this code knows, in order: those an empty database has
     pending (sqlite-utils lists its migrations only through ``pending`` and ``applied``)."""

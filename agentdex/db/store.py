@@ -47,10 +47,10 @@ from agentdex.db.decisions import (
     CrawlPlan,
     ToolSet,
     Transition,
+    listed_tool_set,
     plan_crawl,
     schedule_columns,
     stale_checks,
-    tool_set,
     transition,
     unchanged_columns,
 )
@@ -58,9 +58,11 @@ from agentdex.db.health import save_probes
 from agentdex.db.reads import light_state, load_state
 from agentdex.db.runs import count_crawl
 from agentdex.db.snapshots import save_snapshots, sha256
+from agentdex.db.tool_quality import save_tool_lint
 from agentdex.errors import DatabaseError
 from agentdex.formats import DISCOVERY_NAMES
 from agentdex.formats.tool_fingerprint import fingerprint
+from agentdex.formats.tool_quality import DEFINITION as TDQS_DEFINITION
 from agentdex.models import Check, Event, FetchRecord, OriginCrawl, ParseResult, Tool, sorted_findings
 
 NO_TOOLS = ToolSet([], [])
@@ -108,8 +110,8 @@ def _save_crawled(
         save_consistency(db, origin, crawl.consistency, crawl_id)
     if plan.listing is not None:
         _replace_tools(db, origin, "manifest", plan.tools["manifest"], at)
-    _save_probes(db, origin, crawl.checks, plan.tools.get("mcp"), stale, at, crawl.endpoints, crawl_id)
-    events = _record_changes(db, origin, old, crawl.status, crawl_id, at)
+    linted = _save_probes(db, origin, crawl.checks, plan.tools.get("mcp"), stale, at, crawl.endpoints, crawl_id)
+    events = _record_changes(db, origin, old, crawl.status, crawl_id, at, linted)
     _update_listing(db, origin, schedule_columns(crawl, light, changed=bool(events), failures=move.failures, at=at))
     return events
 
@@ -139,10 +141,10 @@ def _save_unchanged(
         if crawl.consistency is not None:
             save_consistency(db, crawl.origin, crawl.consistency, crawl_id)
         return []
-    _save_probes(db, crawl.origin, crawl.checks, plan.tools.get("mcp"), stale, at, crawl.endpoints, crawl_id)
+    linted = _save_probes(db, crawl.origin, crawl.checks, plan.tools.get("mcp"), stale, at, crawl.endpoints, crawl_id)
     if crawl.consistency is not None:  # the stored documents compared again with live 402s
         save_consistency(db, crawl.origin, crawl.consistency, crawl_id)
-    events = _record_changes(db, crawl.origin, old, status, crawl_id, at)
+    events = _record_changes(db, crawl.origin, old, status, crawl_id, at, linted)
     _update_listing(db, crawl.origin, schedule_columns(crawl, light, changed=bool(events), failures=0, at=at))
     return events
 
@@ -183,25 +185,36 @@ def _save_probes(
     at: str,
     endpoints=None,
     crawl_id: int | None = None,
-) -> None:
+) -> list[Event]:
+    """Store the probes, the MCP tools with their TDQS lint, and the checks; return the
+    events of a changed lint result."""
     save_probes(db, origin, endpoints, crawl_id, at)
+    linted: list[Event] = []
     if mcp is not None:
         _replace_tools(db, origin, "mcp", mcp, at)
+        linted = save_tool_lint(db, origin, "mcp", mcp.quality, at)
         db.execute("UPDATE listings SET mcp_tools_checked_at = ? WHERE origin = ?", [at, origin])
     if checks is not None:
         _upsert_checks(db, origin, checks, at)
     if stale:
         marks = ", ".join("?" for _ in stale)
         db.execute(f"DELETE FROM checks WHERE origin = ? AND name IN ({marks})", [origin, *stale])
+    return linted
 
 
 def _record_changes(
-    db: Database, origin: str, old: dict | None, observed: str, crawl_id: int | None, at: str
+    db: Database,
+    origin: str,
+    old: dict | None,
+    observed: str,
+    crawl_id: int | None,
+    at: str,
+    linted: Iterable[Event] = (),
 ) -> list[Event]:
     new = load_state(db, origin)
     if new is not None:
         new["observed"] = observed
-    events = changes.diff(old, new) + tool_events(old, new)
+    events = changes.diff(old, new) + tool_events(old, new) + list(linted)
     db.conn.executemany(
         "INSERT INTO events (origin, kind, at, old, new, subject, crawl_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
         [(origin, e.kind, at, dumps(e.old), dumps(e.new), safe_text(e.subject) or "", crawl_id) for e in events],
@@ -345,7 +358,7 @@ def _replace_tools(db: Database, origin: str, source: str, found: ToolSet, at: s
             int((t.annotations or {}).get("destructiveHint") is True),
             dumps(t.input_schema),
             safe_text(_tool_endpoint(t)),
-            dumps(t.detail or {}),
+            dumps({k: v for k, v in (t.detail or {}).items() if k != TDQS_DEFINITION}),
             at,
             fingerprint(t).sha256,
         )
@@ -421,15 +434,15 @@ def save_verification(
     """
     at = at or utc_now()
     fetches = list(fetches)
-    mcp = None if mcp_tools is None else tool_set(mcp_tools)  # decided before the transaction opens
+    mcp = None if mcp_tools is None else listed_tool_set(mcp_tools)  # decided before the transaction opens
     with transaction(db):
         old = load_state(db, origin)
         if old is None:
             raise DatabaseError(f"{origin} is not in the catalogue: crawl it first")
         stale = stale_checks(checks, (light_state(db, origin) or {}).get("format"))
         save_snapshots(db, origin, fetches, crawl_id, at)
-        _save_probes(db, origin, checks, mcp, stale, at)
-        events = _record_changes(db, origin, old, old["status"], crawl_id, at)
+        linted = _save_probes(db, origin, checks, mcp, stale, at)
+        events = _record_changes(db, origin, old, old["status"], crawl_id, at, linted)
         count_crawl(db, crawl_id, fetches)
     return events
 

@@ -22,6 +22,8 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from agentdex.formats._check import is_absolute_url
 from agentdex.formats._load import load_json
+from agentdex.formats.tool_quality import DEFINITION as TDQS_DEFINITION
+from agentdex.formats.tool_quality import INPUT_KEYS as _TDQS_INPUTS
 from agentdex.models import ParseResult, Tool
 
 # agentdex's auth vocabulary for comparing documents: what a caller must bring.
@@ -154,6 +156,8 @@ def tool_from_mcp(item: dict, *, source: str = "manifest") -> Tool:
         read_only=read_only,
         input_schema=schema,
         source=source,
+        # What tools/list sent, for the TDQS lint (formats/tool_quality.py); not stored as is.
+        detail={TDQS_DEFINITION: {k: item[k] for k in _TDQS_INPUTS if k in item}} if source == "mcp" else {},
     )
 
 
