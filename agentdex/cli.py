@@ -842,6 +842,7 @@ def pack(
 
 
 plain_help(app)  # last: every command registered above (and in cli_catalogue) gets it
+plain_help(tools_commands)
 
 
 def main() -> None:

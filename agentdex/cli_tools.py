@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from agentdex.cli_support import DbOpt, JsonOpt, echo_json, fail, open_catalogue, origin_argument
+from agentdex.cli_support import NOT_IN_CATALOGUE, DbOpt, JsonOpt, echo_json, fail, open_catalogue, origin_argument
 from agentdex.text import plain
 
 commands = typer.Typer(
@@ -95,13 +95,18 @@ def lint_rows(result: Any) -> list[dict[str, Any]]:
 
 
 def _lint_origin(text: str, db_file: Path | None) -> dict[str, Any]:
+    from agentdex.db import missing_origins
     from agentdex.db.tool_quality import stored_lint
 
     origin = origin_argument(text)
     db = open_catalogue(db_file, readonly=True)
+    if missing_origins(db, [origin]):
+        fail(
+            f"{text} is neither a file nor in the catalogue; `agentdex list` shows the origins it has", NOT_IN_CATALOGUE
+        )
     found = stored_lint(db, origin)
     if found is None:
-        fail(f"{text} is neither a file nor an origin whose MCP tools the catalogue has linted", 2)
+        fail(f"{origin} has no linted MCP tool list: no crawl has listed its MCP tools", 2)
     if found.get("refused"):
         fail(f"{origin}: the tool list could not be linted: {found['refused']}", 2)
     return {"title": origin, **found}
