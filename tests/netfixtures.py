@@ -426,3 +426,33 @@ def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+class BlackHole:
+    """A loopback address and port where a connection never completes: a host that drops
+    every packet (its firewall, or an address that routes nowhere), without leaving the
+    machine. A listening socket that never accepts, its one-place queue filled by a
+    connection of its own: the kernel then drops every later SYN, and a connect waits until
+    its own timeout. ``with BlackHole() as hole:`` gives ``hole.address`` and ``hole.port``;
+    ``address`` may be ``"::1"``, or another loopback address (``127.0.0.2``) so that a
+    server on the same port elsewhere on 127/8 answers beside it."""
+
+    def __init__(self, address: str = "127.0.0.1", port: int = 0) -> None:
+        self.address, self.port = address, port
+        self._sockets: list[socket.socket] = []
+
+    def __enter__(self) -> BlackHole:
+        family = socket.AF_INET6 if ":" in self.address else socket.AF_INET
+        listener = socket.socket(family, socket.SOCK_STREAM)
+        self._sockets.append(listener)
+        listener.bind((self.address, self.port))
+        listener.listen(0)  # a queue of one: Linux keeps backlog + 1 completed connections
+        self.port = listener.getsockname()[1]
+        filler = socket.socket(family, socket.SOCK_STREAM)
+        self._sockets.append(filler)
+        filler.connect((self.address, self.port))  # completes at once: the queue is now full
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        for sock in self._sockets:
+            sock.close()

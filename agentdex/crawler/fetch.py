@@ -47,11 +47,13 @@ most ``max_bytes`` of memory); a Content-Length above the cap is refused before 
 at most ``per_host`` requests per host name (one by default: one kept-alive connection an
 origin, so one TLS handshake; with two, a recrawl of 2,000 origins paid 4,000 handshakes and
 took a fifth longer: ``benchmarks/bench_crawl.py --per-host 2``) and ``concurrency`` in all;
-retries with short exponential backoff only for connection failures, connect timeouts, 500/502/503/504 and 429
-(a Retry-After above 3 s means no retry), never for any other status, TLS, a blocked
-address or a too-large body; no cookies, no proxies from the environment; a credential
-header given by the caller (Authorization, Cookie, X-API-Key, a payment header) is dropped
-before a redirect to another origin.
+retries with short exponential backoff (jittered: up to half longer) only for connection
+failures, 500/502/503/504 and 429 (a Retry-After above 3 s means no retry), never for any
+other status, TLS, a blocked address, a too-large body or a TCP connect that timed out (a
+host none of whose addresses connected within ``connect_timeout`` is not dialled again by
+this Fetcher: :mod:`agentdex.crawler.netpolicy`); no cookies, no proxies from the
+environment; a credential header given by the caller (Authorization, Cookie, X-API-Key, a
+payment header) is dropped before a redirect to another origin.
 
 Connection pools live in :mod:`agentdex.crawler.pools` (``transport_factory``, a
 ``() -> httpx.AsyncBaseTransport``, replaces them: unit tests pass an ``httpx.MockTransport``)
@@ -67,6 +69,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import ipaddress
+import random
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -96,6 +99,7 @@ TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
 BACKOFF_BASE = 0.2
 BACKOFF_CAP = 2.0
 RETRY_AFTER_MAX = 3.0
+JITTER = 0.5  # a retry's pause is its schedule's, lengthened by up to this share
 HEADER_VALUE_MAX = 8192
 # Request headers that carry a credential or a payment: never sent past a redirect to another origin.
 CREDENTIAL_HEADERS = frozenset(
@@ -335,9 +339,11 @@ class Fetcher:
             await asyncio.sleep(delay)
 
     def _retry_pause(self, options: _Options, attempt: int, delay: float | None) -> float | None:
-        """``delay`` when another try is allowed and fits before the deadline, else None."""
+        """``delay``, :func:`jittered`, when another try is allowed and fits before the
+        deadline, else None."""
         if delay is None or attempt >= self.retries:
             return None
+        delay = jittered(delay)
         return delay if asyncio.get_running_loop().time() + delay < options.deadline_at else None
 
     async def _follow(self, record: FetchRecord, url: httpx.URL, options: _Options, attempt: int) -> float | None:
@@ -604,8 +610,16 @@ def _status_sentence(response: httpx.Response, url: str) -> str:
 
 
 def backoff(attempt: int) -> float:
-    """The pause before retry number ``attempt + 1``: 0.2 s, 0.4 s, 0.8 s … capped at 2 s."""
+    """The least pause before retry number ``attempt + 1``: 0.2 s, 0.4 s, 0.8 s … capped at
+    2 s (the pause taken is :func:`jittered`)."""
     return min(BACKOFF_BASE * 2**attempt, BACKOFF_CAP)
+
+
+def jittered(delay: float) -> float:
+    """``delay`` lengthened by up to half of it, at random: the retries of many requests
+    that failed together (a server restarting under a crawl) do not all come back at once.
+    Never shortened, so a Retry-After is honoured."""
+    return delay * (1 + random.random() * JITTER)
 
 
 def retry_delay(response: httpx.Response, attempt: int, method: str = "GET") -> float | None:

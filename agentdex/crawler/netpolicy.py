@@ -6,6 +6,20 @@ resolved to, and then connects to one of those checked addresses. Nothing resolv
 name a second time, so a DNS answer that changes between the check and the connection
 (DNS rebinding) cannot slip a private address in.
 
+The checked addresses are raced as Happy Eyeballs v2 has it (RFC 8305, sections 4 and 5):
+the resolver's order, the two families taking turns from the first address's family; the
+next address is dialled as soon as the one before fails, or after :data:`ATTEMPT_DELAY`
+(250 ms, the RFC's recommended Connection Attempt Delay) while the earlier attempts go on;
+the first connection made wins and the others are dropped. A black-holed first address (an
+IPv6 answer for a host reachable over IPv4 only) so costs 250 ms, not the whole connect
+timeout. (The RFC's own resolution step, AAAA and A asked apart with a 50 ms Resolution
+Delay, is not done: the system resolver answers both families at once.)
+
+A host none of whose addresses connects within the connect timeout is remembered for the
+backend's life (one Fetcher: a crawl): every later connection to it fails at once with the
+same ``timeout`` (:class:`~agentdex.errors.FetchError`, not retried), so a host that never
+answers costs one connect timeout a crawl rather than one for every path asked of it.
+
 Public API::
 
     is_blocked_ip(ip: str | IPv4Address | IPv6Address) -> str | None
@@ -17,6 +31,7 @@ Public API::
     GuardedBackend(*, connect_to=(), allow_private=False, resolver=None)
         the httpcore.AsyncNetworkBackend; ``resolver`` (async (host, port) -> [addr, ...])
         replaces the system resolver (tests).
+    interleaved(addresses) -> list[str]   RFC 8305's order of connection attempts.
     build_ssl_context(ca_bundle: str | Path | None = None) -> ssl.SSLContext
         system + certifi trust, plus an extra CA PEM when given.
 
@@ -27,9 +42,12 @@ the transport (:mod:`agentdex.crawler.h1`) hands ``start_tls`` the URL's host, n
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import fnmatch
 import functools
 import ipaddress
+import itertools
 import socket
 import ssl
 import typing
@@ -45,6 +63,11 @@ from agentdex.errors import BlockedAddress, FetchError, InputError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[list[str]]]
+# RFC 8305, section 5: how long an attempt has before the next address is dialled beside it.
+ATTEMPT_DELAY = 0.25
+# Hosts remembered as not answering: a crawl's origins pass a few dozen at a time, and what a
+# host costs is decided within its origin's few seconds; the oldest are forgotten first.
+SILENT_HOSTS_KEPT = 4096
 
 # Ranges ipaddress's flags do not name on their own (or name differently across Python
 # versions); checked explicitly so the guard does not depend on the interpreter's table.
@@ -179,9 +202,11 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
     """An httpcore network backend that resolves, checks, then connects to checked addresses.
 
     ``connect_tcp`` raises :class:`~agentdex.errors.BlockedAddress` when any address the
-    host resolves to is refused by :func:`is_blocked_ip` (unless ``allow_private``), and
-    :class:`~agentdex.errors.FetchError` with code ``dns`` when the name does not resolve.
-    Connection failures surface as httpcore's own ConnectError / ConnectTimeout.
+    host resolves to is refused by :func:`is_blocked_ip` (unless ``allow_private``),
+    :class:`~agentdex.errors.FetchError` with code ``dns`` when the name does not resolve and
+    with code ``timeout`` when no address connected within the timeout (then, and ever after
+    for that host and port: see the module docstring). Connection failures surface as
+    httpcore's own ConnectError.
     """
 
     def __init__(
@@ -195,6 +220,8 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         self.allow_private = allow_private
         self._resolve = resolver or system_resolver
         self._inner: httpcore.AsyncNetworkBackend = SocketBackend()
+        # (host, port) of the hosts that did not answer -> the sentence, oldest first
+        self._silent: collections.OrderedDict[tuple[str, int], str] = collections.OrderedDict()
 
     def target_for(self, host: str) -> ConnectTo | None:
         """The first ``--connect-to`` rule whose pattern matches ``host``."""
@@ -209,12 +236,24 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         """Resolve ``host`` (or apply ``--connect-to``), check, connect to a checked address."""
+        key = (host.lower(), port)
+        if key in self._silent:
+            raise FetchError("timeout", self._silent[key])
         try:
-            with anyio.fail_after(timeout):
+            async with asyncio.timeout(timeout):
                 addresses, port = await self._checked_addresses(host, port)
                 return await self._connect_any(addresses, port, local_address, socket_options)
         except TimeoutError as exc:
-            raise httpcore.ConnectTimeout(f"connecting to {host} took longer than {timeout} s") from exc
+            raise FetchError("timeout", self._remember_silent(key, timeout)) from exc
+
+    def _remember_silent(self, key: tuple[str, int], timeout: float | None) -> str:
+        """Remember that ``key``'s host did not answer; the sentence its fetches record."""
+        host, port = key
+        said = f"{host} (port {port}) did not answer: no connection within the {timeout:g} s connect timeout"
+        self._silent[key] = f"{said} earlier in this crawl, so it is not dialled again."
+        while len(self._silent) > SILENT_HOSTS_KEPT:
+            self._silent.popitem(last=False)
+        return f"{said}."
 
     async def _checked_addresses(self, host: str, port: int) -> tuple[list[str], int]:
         rule = self.target_for(host)
@@ -252,17 +291,16 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         local_address: str | None,
         socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None,
     ) -> httpcore.AsyncNetworkStream:
-        last: Exception | None = None
-        for address in addresses:
-            try:
-                # An IP literal: the inner backend connects without resolving anything.
-                return await self._inner.connect_tcp(
-                    address, port, local_address=local_address, socket_options=socket_options
-                )
-            except httpcore.ConnectError as exc:
-                last = exc
-        assert last is not None  # addresses is never empty here
-        raise last
+        """The first connection made to one of ``addresses``, raced as RFC 8305 says (see
+        the module docstring); the last failure when none connects."""
+
+        def dial(address: str) -> Awaitable[httpcore.AsyncNetworkStream]:
+            # An IP literal: the inner backend connects without resolving anything.
+            return self._inner.connect_tcp(address, port, local_address=local_address, socket_options=socket_options)
+
+        if len(addresses) == 1:  # the usual case (and every --connect-to target): nothing to race
+            return await dial(addresses[0])
+        return await _race(interleaved(addresses), dial)
 
     async def connect_unix_socket(
         self,
@@ -275,7 +313,82 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
 
     async def sleep(self, seconds: float) -> None:
         """Sleep on the running event loop (httpcore's own retry delays)."""
-        await anyio.sleep(seconds)
+        await asyncio.sleep(seconds)
+
+
+def interleaved(addresses: Sequence[str]) -> list[str]:
+    """``addresses`` in the order they are dialled (RFC 8305, section 4, with a First Address
+    Family Count of 1): the resolver's order within each family (it sorts by RFC 6724's
+    preferences), the families taking turns, the first address's family first."""
+    first = _is_v6(addresses[0]) if addresses else False
+    same = [a for a in addresses if _is_v6(a) == first]
+    other = [a for a in addresses if _is_v6(a) != first]
+    return [a for pair in itertools.zip_longest(same, other) for a in pair if a is not None]
+
+
+def _is_v6(address: str) -> bool:
+    return ":" in address
+
+
+_Dial = Callable[[str], Awaitable[httpcore.AsyncNetworkStream]]
+
+
+async def _race(addresses: list[str], dial: _Dial) -> httpcore.AsyncNetworkStream:
+    """Dial ``addresses`` in turn, the next when the one before failed or after
+    :data:`ATTEMPT_DELAY`; the first connection made (the others are closed), or the last
+    failure. Cancelled (the connect timeout), it leaves no attempt behind."""
+    waiting = collections.deque(addresses)
+    running: set[asyncio.Task[httpcore.AsyncNetworkStream]] = set()
+    failures: list[BaseException] = []
+    try:
+        while waiting or running:
+            if waiting:
+                running.add(asyncio.ensure_future(dial(waiting.popleft())))
+            delay = ATTEMPT_DELAY if waiting else None  # the last address: wait for any outcome
+            done, running = await asyncio.wait(running, timeout=delay, return_when=asyncio.FIRST_COMPLETED)
+            stream = _first_connected(done, failures)
+            if stream is not None:
+                return stream
+        raise failures[-1]  # there was an address, and every attempt failed
+    finally:
+        for task in running:
+            task.cancel()
+            task.add_done_callback(_close_if_connected)
+
+
+def _first_connected(
+    done: set[asyncio.Task[httpcore.AsyncNetworkStream]], failures: list[BaseException]
+) -> httpcore.AsyncNetworkStream | None:
+    """The connection one of the finished attempts made (any other is closed: two may end
+    in one turn of the loop); their failures added to ``failures``. Anything but a
+    connection failure is raised."""
+    made: list[httpcore.AsyncNetworkStream] = []
+    unexpected: BaseException | None = None
+    for task in done:
+        error = task.exception()
+        if error is None:
+            made.append(task.result())
+        elif isinstance(error, httpcore.ConnectError):
+            failures.append(error)
+        else:
+            unexpected = error
+    for extra in made[1:] if unexpected is None else made:
+        _close(extra)
+    if unexpected is not None:
+        raise unexpected
+    return made[0] if made else None
+
+
+def _close_if_connected(task: asyncio.Task[httpcore.AsyncNetworkStream]) -> None:
+    """Close the connection a dropped attempt made just before it was cancelled."""
+    if not task.cancelled() and task.exception() is None:
+        _close(task.result())
+
+
+def _close(stream: httpcore.AsyncNetworkStream) -> None:
+    sock = stream.get_extra_info("socket")
+    if sock is not None:
+        sock.close()
 
 
 def _article(word: str) -> str:

@@ -32,6 +32,7 @@ class NetworkOptions:
     allow_private: bool = False
     registry: str = DEFAULT_REGISTRY  # the MCP registry API asked for Anchor's registry proof
     deadline: float = 15.0
+    connect_timeout: float = 5.0  # for a connection and its TLS handshake, within the deadline
     # Also ask ``registry`` what it lists for each origin's namespace (off unless asked:
     # ``crawl --registry-lookup``); see agentdex.crawler.discovery.
     registry_lookup: bool = False
@@ -49,6 +50,7 @@ class NetworkOptions:
             allow_private=self.allow_private,
             concurrency=self.concurrency,
             deadline=self.deadline,
+            connect_timeout=self.connect_timeout,
             per_host=self.per_host,
             resolver=dns_server_resolver(self.dns_server, min(5.0, self.deadline)) if self.dns_server else None,
         )
