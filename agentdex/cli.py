@@ -341,7 +341,15 @@ def crawl(
         typer.Argument(metavar="ORIGIN", help="Hosts or https URLs. None: recrawl every known origin."),
     ] = None,
     seeds: Annotated[
-        Path | None, typer.Option("--seeds", metavar="FILE", help="A file with one origin per line (# comments).")
+        Path | None,
+        typer.Option(
+            "--seeds",
+            metavar="FILE",
+            help=(
+                "A file with one origin per line (# comments; - reads standard input); a line may go on with "
+                "the MCP endpoint a registry declares there, as agentdex seeds prints it."
+            ),
+        ),
     ] = None,
     db: DbOpt = None,
     connect_to: ConnectToOpt = None,
@@ -430,7 +438,10 @@ def crawl(
     net = network_options(
         connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout, registry_lookup
     )
-    wanted = wanted_origins(origins or [], net, seeds)
+    named = _seed_file(seeds, net)
+    wanted = wanted_origins(origins or [], net) + named.origins
+    if named.endpoints:
+        _record_endpoints(db, named.endpoints)
     if due and wanted:
         fail("--due takes the origins the schedule says are due; name no origin and no --seeds file", 2)
     if not wanted:
@@ -466,6 +477,20 @@ def wanted_origins(texts: list[str], net, seeds: Path | None = None) -> list[str
         fail(str(exc), 2)
 
 
+def _seed_file(seeds: Path | None, net):
+    """What a seeds file names (:func:`agentdex.crawler.seedlines.read_seed_file`): its origins,
+    each a public one as :func:`wanted_origins` decides, and the endpoints its lines declare."""
+    from agentdex.crawler.origins import NotPublic, chosen_by
+    from agentdex.crawler.seedlines import SeedFile, read_seed_file
+
+    try:
+        return read_seed_file(seeds, chosen_by(net)) if seeds else SeedFile()
+    except NotPublic as exc:
+        fail(f"{exc}; to crawl a server of your own, name it with --connect-to HOST:ADDR:PORT or --allow-private", 2)
+    except InputError as exc:
+        fail(str(exc), 2)
+
+
 def _fail_when_none_reached(summary: dict) -> None:
     """Exit 1 with a sentence when not one origin of the run answered."""
     reached = sum(n for status, n in summary["by_status"].items() if status != "unreachable")
@@ -475,6 +500,14 @@ def _fail_when_none_reached(summary: dict) -> None:
             "`agentdex list --status unreachable --fields origin,status_detail` says why",
             1,
         )
+
+
+def _record_endpoints(db, rows: list[dict]) -> None:
+    """Record the endpoints a seeds file declares, as ``agentdex seeds`` does, so the crawl
+    (and every recrawl) probes them."""
+    from agentdex.db.seeds import save_run
+
+    save_run(open_catalogue(db, readonly=False), rows, {}, {})
 
 
 def _recrawl_origins(db, due: bool) -> list[str]:
@@ -631,15 +664,18 @@ def _print_seeds(writer, run, as_json: bool) -> None:
     if as_json:
         echo_json_items(itertools.chain((item.to_dict() for item in from_rows(writer.rows())), run.cut_list()))
     else:
-        for origin in writer.origins():
-            typer.echo(origin)
-        for r in from_rows(writer.rows()):
-            if isinstance(r, Refused):
+        # One pass over the run: each seed's lines on stdout (an origin alone, or one line an
+        # endpoint a registry declares there), each refusal on stderr.
+        for item in from_rows(writer.rows()):
+            if isinstance(item, Refused):
                 typer.echo(
-                    f"refused {plain(r.named.url or r.named.name, 200)!r} ({plain(r.named.source, 80)} "
-                    f"{plain(r.named.name, 80)}): {plain(r.reason, 200)}",
+                    f"refused {plain(item.named.url or item.named.name, 200)!r} ({plain(item.named.source, 80)} "
+                    f"{plain(item.named.name, 80)}): {plain(item.reason, 200)}",
                     err=True,
                 )
+            else:
+                for line in item.lines():
+                    typer.echo(line)
     for cut in run.cuts:
         typer.echo(f"agentdex: {plain(cut.sentence(), 600)}", err=True)
 

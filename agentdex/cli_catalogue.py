@@ -21,7 +21,7 @@ from agentdex.cli_support import (
 )
 from agentdex.db.queries import SORTS
 from agentdex.errors import InputError
-from agentdex.formats import FORMAT_NAMES
+from agentdex.formats import LISTING_FORMATS
 from agentdex.formats.agent_app import CATEGORIES, PRICING
 from agentdex.models import STATUSES
 from agentdex.render import BRIEF_FIELDS, LIST_FIELDS, TABLE_FIELDS
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     PricingChoice = str
     SortChoice = str
 else:
-    FormatChoice = Literal[FORMAT_NAMES]
+    FormatChoice = Literal[LISTING_FORMATS]
     StatusChoice = Literal[STATUSES]
     PricingChoice = Literal[PRICING]
     SortChoice = Literal[tuple(SORTS)]
@@ -54,7 +54,11 @@ def list_cmd(
         ),
     ] = None,
     format: Annotated[
-        FormatChoice | None, typer.Option("--format", help="Only listings of this manifest format.")
+        FormatChoice | None,
+        typer.Option(
+            "--format",
+            help="Only listings of this format (a manifest's, or the discovery document's it was read from).",
+        ),
     ] = None,
     status: Annotated[StatusChoice | None, typer.Option("--status", help="Only listings with this status.")] = None,
     category: Annotated[

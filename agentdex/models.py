@@ -247,6 +247,10 @@ class OriginCrawl:
     # The TDQS lint of mcp_tools, computed off the event loop (agentdex.formats.tool_quality:
     # a ServerLint, or why TDQS refuses the list); None: the store computes it.
     tool_quality: Any = None
+    # The MCP endpoints the verifier probes besides the listing's own ``mcp_url``: the others
+    # its document names and those registry seeds declare on the origin
+    # (``agentdex.crawler.discovered.Declared``: url, transport, name, source, status).
+    extra_endpoints: list[Any] = field(default_factory=list)
 
     def read_at(self, kind: str) -> str | None:
         """Where this crawl read the document of ``kind`` (after redirects; a 304 counts), if it did."""

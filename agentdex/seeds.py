@@ -50,6 +50,7 @@ from urllib.parse import urlencode
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentdex.crawler.origins import public_origin
+from agentdex.crawler.seedlines import seed_line
 from agentdex.errors import InputError
 
 REGISTRY_PREFIX = "registry:"
@@ -132,6 +133,7 @@ class Named:
     url: str = ""
     status_message: str | None = None
     updated_at: str | None = None
+    transport: str | None = None  # a remote's declared transport (streamable-http | sse)
 
 
 @dataclass
@@ -142,8 +144,39 @@ class Seed:
     sources: list[Named] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """``{origin, sources: [{source, name, status}]}``."""
-        return {"origin": self.origin, "sources": [_short(n) for n in self.sources]}
+        """``{origin, sources: [{source, name, status, via, url}], endpoints: [{url, name,
+        transport, status, source}]}``: ``endpoints`` are the MCP endpoints registry entries
+        declare on the origin (their remotes, paths kept), which the crawl probes."""
+        return {
+            "origin": self.origin,
+            "sources": [{**_short(n), "via": n.via, "url": n.url} for n in self.sources],
+            "endpoints": [
+                {"url": n.url, "name": n.name, "transport": n.transport, "status": n.status, "source": n.source}
+                for n in self.endpoints()
+            ],
+        }
+
+    def endpoints(self) -> list[Named]:
+        """The registry remotes naming this origin, one a URL."""
+        found: dict[str, Named] = {}
+        for named in self.sources:
+            if named.via == "remote":
+                found.setdefault(named.url, named)
+        return list(found.values())
+
+    def lines(self) -> list[str]:
+        """The seed as ``crawl --seeds`` lines: the origin alone, or one line an endpoint
+        with its declaration (:func:`agentdex.crawler.origins.seed_line`)."""
+        endpoints = self.endpoints()
+        if not endpoints:
+            return [self.origin]
+        return [
+            seed_line(
+                self.origin,
+                {"mcp": n.url, "name": n.name, "transport": n.transport, "status": n.status, "source": n.source},
+            )
+            for n in endpoints
+        ]
 
 
 @dataclass
@@ -308,7 +341,7 @@ def entry_names(item: Any, source: str) -> Iterator[Named | tuple[Named, str]]:
         "updated_at": official.updatedAt,
     }
     for remote in entry.server.remotes:
-        yield Named(**common, via="remote", url=remote.url)
+        yield Named(**common, via="remote", url=remote.url, transport=remote.type or None)
     if entry.server.websiteUrl:
         yield Named(**common, via="websiteUrl", url=entry.server.websiteUrl)
 

@@ -33,7 +33,9 @@ def crawled_formats() -> tuple[str, ...]:
 def column_texts() -> dict[str, str]:
     """The descriptions of the ``listings`` columns that list formats, by column."""
     return {
-        "format": f"The manifest format the listing comes from: {formats.choices()}; empty when no manifest was found.",
+        "format": f"The manifest format the listing comes from: {formats.choices()}; where an origin publishes "
+        f"no manifest, the discovery document its listing was read from: {formats.choices(formats.LISTING_DISCOVERY)}; "
+        "empty when neither was found.",
         "consistency_sources": "The documents compared (format names: "
         + ", ".join(crawled_formats())
         + ") and the live answers (live MCP tools/list), as a JSON list.",

@@ -292,7 +292,7 @@ CREATE TABLE seed_sources (
     refused TEXT,                                -- why no origin was taken from url (NULL: taken)
     first_seen_at TEXT NOT NULL,
     last_seen_at TEXT NOT NULL,
-    status_changed_at TEXT,
+    status_changed_at TEXT, transport TEXT,
     UNIQUE (source, name, via, url)
 );
 CREATE INDEX seed_sources_origin ON seed_sources(origin);

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from agentdex.cli import app
 from agentdex.crawler.origins import read_seeds
+from agentdex.crawler.seedlines import read_seed_file
 from agentdex.sampleweb import SampleWeb
 
 REGISTRY = "registry:https://registry.test"
@@ -82,10 +83,20 @@ def runs(tmp_path_factory):
 def test_the_first_run_gives_exactly_the_expected_origins_one_a_line(runs, tmp_path):
     result, _ = runs[1]["text"]
     assert result.exit_code == 0, result.output
-    assert result.stdout.split() == FIRST
+    lines = result.stdout.splitlines()
+    assert list(dict.fromkeys(line.split()[0] for line in lines)) == FIRST
+    # An origin a registry remote names carries the endpoint, its path kept; a website alone is a bare origin.
+    assert "mcp.tidewater.test mcp=https://mcp.tidewater.test/mcp name=test.tidewater/tides" in result.stdout
+    assert "tidewater.test" in lines
     seeds = tmp_path / "seeds.txt"
     seeds.write_text(result.stdout)
-    assert read_seeds(seeds) == FIRST  # what crawl --seeds reads
+    read = read_seed_file(seeds)  # what crawl --seeds reads
+    assert list(dict.fromkeys(read.origins)) == FIRST
+    assert {e["url"] for e in read.endpoints} >= {"https://mcp.tidewater.test/mcp", "https://mcp.driftwood.test/v0/mcp"}
+    assert all(e["origin"] == urlsplit(e["url"]).hostname for e in read.endpoints)
+    plain = tmp_path / "plain.txt"
+    plain.write_text("\n".join(FIRST) + "\n")
+    assert read_seeds(plain) == read_seed_file(plain).origins == FIRST  # origin-per-line files read as before
 
 
 def test_refused_entries_say_why_on_stderr(runs):
@@ -112,7 +123,15 @@ def test_an_incremental_run_asks_only_for_what_changed(runs):
     assert [q["updated_since"] for q in queries(requests)] == [["2026-09-03T00:00:00Z"]]
     found = {s["origin"]: s["sources"] for s in json.loads(later.stdout)}
     assert set(found) == {"castaway.test", "mcp.wayfarer.test", "wayfarer.test"}  # only the two servers that changed
-    assert found["castaway.test"] == [{"source": REGISTRY, "name": "test.castaway/castaway", "status": "deleted"}]
+    assert found["castaway.test"] == [
+        {
+            "source": REGISTRY,
+            "name": "test.castaway/castaway",
+            "status": "deleted",
+            "via": "websiteUrl",
+            "url": "https://castaway.test/",
+        }
+    ]
 
 
 def test_since_overrides_where_the_last_run_stopped(runs):

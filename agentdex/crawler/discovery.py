@@ -32,7 +32,12 @@ slots from other origins):
    under the same fetch policy).
 
 Discovery documents are parsed into :attr:`OriginCrawl.results` beside the manifests (so
-they are stored as snapshots, documents and findings) but are never the primary format.
+they are stored as snapshots, documents and findings). Where the origin publishes no
+manifest (every manifest path gave a definite answer, and no inferred listing stands), they
+make its listing (:mod:`agentdex.crawler.discovered`): an MCP server card, an A2A card, an
+AI Catalog, the registry's server.json (the remotes a registry seed declares on the origin,
+or what ``--registry-lookup`` found), an API catalog; the listing's format is the
+document's. Where a manifest exists it stays primary.
 
 A manifest counts as published when its path answers 2xx with a document (a web page there,
 a site's HTML shell answering every path, is no manifest), or when it was refused for being
@@ -78,7 +83,7 @@ from typing import Any
 from urllib.parse import quote
 
 from agentdex import formats, schedule
-from agentdex.crawler import freshness, offload
+from agentdex.crawler import discovered, freshness, offload
 from agentdex.crawler.origins import origin_url
 from agentdex.formats import inferred as inferred_format
 from agentdex.formats import registry_server_json as registry_format
@@ -185,8 +190,10 @@ class OriginDiscovery:
         now: float | None = None,
         registry: str | None = None,
         registry_stored: dict[str, str] | None = None,
+        declared: list[discovered.Declared] | None = None,
     ) -> None:
         self.origin = origin
+        self.declared = declared or []  # the MCP endpoints seed sources declare on the origin
         self._fetch = fetch
         self.previous = previous
         self.load_blob = load_blob
@@ -321,6 +328,8 @@ class OriginDiscovery:
             if inferred is not None:
                 results["inferred"] = inferred
         primary = choose_primary(results)
+        if primary is None and not any(transient(r) for r in self.records if r.kind in MANIFEST_PATHS):
+            primary = self._discovered(results)
         listing = primary.listing if primary is not None else None
         if listing is not None:
             # Only their hashes matter from here: a 304's stored body is not read back (the
@@ -347,6 +356,23 @@ class OriginDiscovery:
             declared_documents=declared_of(listing) if listing is not None else None,
             stale_at=self.stale_at(),
         )
+
+    def _discovered(self, results: dict[str, ParseResult]) -> ParseResult | None:
+        """The listing the discovery documents (and the endpoints seed sources declare) make
+        of an origin without a manifest (:func:`agentdex.crawler.discovered.choose`)."""
+        registry = self._parse_registry(None)
+        if registry is not None:
+            results[REGISTRY_KIND] = registry
+        found = discovered.choose(results, self.declared, self.origin)
+        if found is None:
+            return None
+        results.setdefault(found.format, found)
+        return discovered.describe(found, self._read_url(found.format))
+
+    def _read_url(self, kind: str) -> str | None:
+        """Where this crawl read the document of ``kind`` (its last answer with a body)."""
+        read = [r for r in self.records if r.kind == kind and (r.ok or r.from_freshness)]
+        return (read[-1].final_url or read[-1].url) if read else None
 
     def _unchanged(self) -> OriginCrawl:
         return OriginCrawl(
@@ -684,7 +710,8 @@ def detail_of(primary: ParseResult | None, records: list[FetchRecord]) -> str:
     """One readable sentence on why the origin has its status."""
     if primary is not None:
         errors = sum(f.severity == "error" for f in primary.findings)
-        return f"{primary.format} manifest" + (f" with {errors} error(s)" if errors else "")
+        what = "manifest" if primary.format in PRIMARY_ORDER else "document (no manifest)"
+        return f"{primary.format} {what}" + (f" with {errors} error(s)" if errors else "")
     # The failure that decided the status first, then in a fixed order (answers arrive in
     # any order; the sentence must not depend on it).
     failed = sorted(

@@ -18,13 +18,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agentdex import db as catalogue
-from agentdex.crawler import freshness, offload
+from agentdex.crawler import discovered, freshness, offload
 from agentdex.crawler.crosscheck import cross_check, reread
 from agentdex.crawler.discovery import REGISTRY_KINDS, Before, OriginDiscovery, Previous, served_fresh
 from agentdex.crawler.fetch import Fetcher
 from agentdex.crawler.options import ORIGIN_BUDGET, NetworkOptions
 from agentdex.crawler.origins import origin_url
 from agentdex.crawler.robots import definite, reusable
+from agentdex.db.seeds import declared_endpoints
 from agentdex.errors import DatabaseError
 from agentdex.formats import tool_quality, tool_safety, x402_discovery
 from agentdex.models import OriginCrawl
@@ -246,6 +247,7 @@ async def crawl_origin(
     (``None``: no registry is asked, and what one answered before stands). ``ask_all``: the
     verifier asks every claim whatever is fresh or due (``agentdex verify``)."""
     previous = {url: Previous.from_row(p) for url, p in catalogue.previous_fetches(db, origin).items()}
+    declared = [discovered.Declared(**row) for row in declared_endpoints(db, origin)]
     source = catalogue.listing_source(db, origin)
     before = Before(*source) if source is not None else None
     _offer_robots(db, origin, fetcher, now)
@@ -259,6 +261,7 @@ async def crawl_origin(
         now=now,
         registry=registry,
         registry_stored=catalogue.stored_documents(db, origin, REGISTRY_KINDS),
+        declared=declared,
     )
     result = await discovery.run()
     if verifier is not None and _nothing_to_verify(db, result, previous, policy, now, ask_all):
@@ -271,7 +274,14 @@ async def crawl_origin(
         if result.unchanged:
             listing = _stored_listing(db, origin)
             result.results = reread(result, lambda sha: catalogue.get_blob(db, sha))
-        if listing is not None or result.primary is not None or x402_discovery.NAME in result.results:
+        # Every MCP endpoint the listing names and every one a registry declares on the origin.
+        result.extra_endpoints = discovered.extra_endpoints(listing, declared)
+        if (
+            listing is not None
+            or result.primary is not None
+            or x402_discovery.NAME in result.results
+            or result.extra_endpoints
+        ):
             await verifier(result, listing, _stored(db, result, previous, policy, now, ask_all))
     result.consistency = cross_check(result)
     result.robots = _fetched_robots(origin, fetcher)

@@ -260,12 +260,14 @@ class Verifier:
         groups = [g for g in GROUPS if stored.due or g not in SCHEDULED_GROUPS]
         with _asking(stored) as asked:  # the runners' tasks share it: one per origin verified
             try:
-                results = await asyncio.gather(*(RUNNERS[group](self, crawl, listing) for group in groups))
-                crawl.endpoints = stored.to_record(
-                    health.endpoints_of(crawl, listing.mcp_url, self._probe_of(listing.mcp_url), asked)
+                results, extra = await asyncio.gather(
+                    asyncio.gather(*(RUNNERS[group](self, crawl, listing) for group in groups)),
+                    self._probe_extra(crawl, stored),
                 )
+                rows = health.endpoints_of(crawl, listing.mcp_url, self._probe_of(listing.mcp_url), asked)
+                crawl.endpoints = stored.to_record(_with_rows(rows, extra))
             finally:
-                self._forget(listing)
+                self._forget(listing, crawl)
         checks: list[Check] = []
         for found, tools in results:
             checks.extend(found)
@@ -283,6 +285,10 @@ class Verifier:
             with _asking(stored) as asked:
                 checks += await x402_checks(self, crawl)
             crawl.endpoints = stored.to_record(health.verified_rows(asked))
+        extra = await self._probe_extra(crawl, stored)
+        if extra:
+            crawl.endpoints = stored.to_record(_with_rows(crawl.endpoints or [], extra))
+        self._forget(None, crawl)
         crawl.checks = checks or None
 
     def _probe_of(self, url: str | None) -> mcp_probe.Probe | None:
@@ -292,14 +298,26 @@ class Verifier:
             return None
         return task.result()
 
-    def _forget(self, listing: Listing) -> None:
+    async def _probe_extra(self, crawl: OriginCrawl, stored: Stored) -> list[EndpointProbe]:
+        """The health rows of the MCP endpoints probed besides the listing's own
+        (:attr:`OriginCrawl.extra_endpoints`), each over its declared transport, when the
+        origin is due (a probe is never fresh)."""
+        if not stored.due or not crawl.extra_endpoints:
+            return []
+        wanted = crawl.extra_endpoints
+        found = await asyncio.gather(*(self.probe(e.url, e.transport or mcp_probe.STREAMABLE) for e in wanted))
+        return [health.from_probe(e.url, probe) for e, probe in zip(wanted, found, strict=True)]
+
+    def _forget(self, listing: Listing | None, crawl: OriginCrawl | None = None) -> None:
         """Drop the probes of this listing's URLs, so a long crawl keeps no pile of them."""
-        urls = {listing.mcp_url} | {
-            t.get(k)
-            for t in listing.extra.get("anchor_tools", [])
-            if isinstance(t, dict)
-            for k in ("endpoint", "readOnlyVariant")
-        }
+        urls: set[str | None] = {e.url for e in crawl.extra_endpoints} if crawl is not None else set()
+        if listing is not None:
+            urls |= {listing.mcp_url} | {
+                t.get(k)
+                for t in listing.extra.get("anchor_tools", [])
+                if isinstance(t, dict)
+                for k in ("endpoint", "readOnlyVariant")
+            }
         for url in urls:
             self._probes.pop(url, None)  # type: ignore[arg-type]
 
@@ -401,6 +419,11 @@ RUNNERS: dict[str, Runner] = {
     "anchor": Verifier._anchor,
     "x402": Verifier._x402,
 }
+
+
+def _with_rows(rows: list[EndpointProbe], more: list[EndpointProbe]) -> list[EndpointProbe]:
+    """Endpoint rows with ``more``, once each, by role and URL."""
+    return sorted(set(rows) | set(more), key=lambda e: (e.role, e.url))
 
 
 def kept_answers(asked: _Asked) -> list[FetchRecord]:
@@ -536,7 +559,7 @@ def mcp_checks(found: mcp_probe.Probe, listing: Listing) -> list[Check]:
         return [init, tools]
     if found.state == "auth_required":
         return [
-            _auth_check(found, set(listing.mcp_auth), data),
+            _auth_check(found, set(listing.mcp_auth), data, listing.format),
             Check("mcp.tools", "skip", "needs credentials to list tools", data),
         ]
     if found.state == "payment_required":
@@ -553,8 +576,10 @@ def mcp_checks(found: mcp_probe.Probe, listing: Listing) -> list[Check]:
     ]
 
 
-def _auth_check(found: mcp_probe.Probe, declared: set[str], data: dict) -> Check:
-    """An endpoint that wants credentials passes when the manifest declared that kind."""
+def _auth_check(found: mcp_probe.Probe, declared: set[str], data: dict, fmt: str = "") -> Check:
+    """An endpoint that wants credentials passes when the manifest declared that kind. A
+    discovery document that declares no auth at all (a registry's server.json has no field
+    for OAuth) only warns: its silence is no claim that the endpoint is open."""
     scheme = found.auth_scheme or "unknown"
     detail = f"{found.detail}; declared {', '.join(sorted(declared)) or 'nothing'}"
     if scheme in declared:
@@ -562,6 +587,8 @@ def _auth_check(found: mcp_probe.Probe, declared: set[str], data: dict) -> Check
     if declared - {"none"}:
         # It wants credentials and the manifest says so, but names another kind.
         return Check("mcp.initialize", "warn", f"{detail}; the endpoint asks for {scheme}", data)
+    if not declared and fmt in formats.DISCOVERY_NAMES:
+        return Check("mcp.initialize", "warn", f"{detail}; the {fmt} document does not say what it needs", data)
     return Check("mcp.initialize", "fail", f"{detail}; the manifest does not say it needs credentials", data)
 
 

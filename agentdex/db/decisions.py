@@ -111,7 +111,8 @@ def plan_crawl(crawl: OriginCrawl) -> CrawlPlan:
             found = crawl.results[name].listing
             tools[name] = tool_set(found.tools if found is not None else [])
     if listing is not None:
-        tools["manifest"] = tool_set(listing.tools)
+        # A listing read from a discovery document has its tools under that format already.
+        tools["manifest"] = tool_set([] if listing.format in DISCOVERY_NAMES else listing.tools)
     if crawl.mcp_tools is not None:
         tools["mcp"] = listed_tool_set(crawl.mcp_tools, crawl.tool_quality)
     return CrawlPlan(listing, listing_columns(crawl, listing), tools)

@@ -723,6 +723,13 @@ def m014_tool_quality(db: Database) -> None:
     db.executescript(_TOOL_QUALITY)
 
 
+@migrations()
+def m015_seed_transport(db: Database) -> None:
+    """The transport a registry entry declares for each remote it names (``remotes[].type``:
+    ``streamable-http`` or ``sse``), so the crawl probes a registry's endpoint over it."""
+    db.execute("ALTER TABLE seed_sources ADD COLUMN transport TEXT")
+
+
 def known_names() -> list[str]:
     """The names of every migration this code knows, in order: those an empty database has
     pending (sqlite-utils lists its migrations only through ``pending`` and ``applied``)."""

@@ -106,7 +106,7 @@ def _save_row(db: Database, row: dict[str, Any], at: str) -> list[dict[str, Any]
     if old is None:
         db.conn.execute(
             "INSERT INTO seed_sources (origin, source, name, via, url, status, status_message, refused, "
-            "first_seen_at, last_seen_at, status_changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "first_seen_at, last_seen_at, status_changed_at, transport) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 row["origin"],
                 *key,
@@ -116,21 +116,22 @@ def _save_row(db: Database, row: dict[str, Any], at: str) -> list[dict[str, Any]
                 at,
                 at,
                 row.get("updated_at") if row["status"] != "active" else None,
+                safe_text(row.get("transport")),
             ],
         )
         previous = "active" if row["status"] != "active" else None  # a first sight of a deprecated one is news too
     else:
         changed = old[1] != row["status"]
         db.conn.execute(
-            "UPDATE seed_sources SET origin = ?, status = ?, status_message = ?, refused = ?, last_seen_at = ?"
-            + (", status_changed_at = ?" if changed else "")
-            + " WHERE id = ?",
+            "UPDATE seed_sources SET origin = ?, status = ?, status_message = ?, refused = ?, last_seen_at = ?, "
+            "transport = coalesce(?, transport)" + (", status_changed_at = ?" if changed else "") + " WHERE id = ?",
             [
                 row["origin"],
                 row["status"],
                 safe_text(row["status_message"]),
                 row["refused"],
                 at,
+                safe_text(row.get("transport")),
                 *([row.get("updated_at") or at] if changed else []),
                 old[0],
             ],
@@ -169,6 +170,22 @@ def sources_of(db: Database, origin: str) -> list[dict[str, Any]]:
     )
     columns = [c[0] for c in cursor.description]
     return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+def declared_endpoints(db: Database, origin: str) -> list[dict[str, Any]]:
+    """The MCP endpoints seed sources declare on ``origin`` (a registry entry's remotes),
+    oldest first: ``[{url, transport, name, source, status}]``, one a URL (its first
+    declaration; an entry refused no origin, so it is none of these)."""
+    cursor = db.execute(
+        "SELECT url, transport, name, source, status FROM seed_sources "
+        "WHERE origin = ? AND via = 'remote' AND refused IS NULL ORDER BY first_seen_at, id",
+        [origin],
+    )
+    columns = [c[0] for c in cursor.description]
+    found: dict[str, dict[str, Any]] = {}
+    for row in cursor.fetchall():
+        found.setdefault(row[0], dict(zip(columns, row, strict=True)))
+    return list(found.values())
 
 
 def census(db: Database) -> dict[str, Any]:

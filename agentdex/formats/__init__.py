@@ -58,6 +58,14 @@ REGISTRY: dict[str, FormatSpec] = {name: m.SPEC for name, m in _MODULES.items()}
 # documents read beside them (never primary).
 FORMAT_NAMES = tuple(name for name, s in REGISTRY.items() if not s.discovery)
 DISCOVERY_NAMES = tuple(name for name, s in REGISTRY.items() if s.discovery)
+# The discovery documents that make an origin's listing where it publishes no manifest, in
+# the order one is chosen (agentdex.crawler.discovered), and every format a listing can have.
+LISTING_DISCOVERY = tuple(
+    n
+    for n in ("server_card", "a2a_card", "ai_catalog", "server_json", "registry_server_json", "api_catalog")
+    if n in DISCOVERY_NAMES
+)
+LISTING_FORMATS = FORMAT_NAMES + LISTING_DISCOVERY
 # The discovery documents ``agentdex validate`` reads on their own (a registry API answer is
 # only ever fetched by a crawl).
 VALIDATE_DISCOVERY = tuple(name for name in DISCOVERY_NAMES if REGISTRY[name].detect_rank is not None)

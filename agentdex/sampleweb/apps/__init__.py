@@ -8,6 +8,7 @@ feedback inbox lives as long as the server.
                     auth none, oauth, bearer)
     oauth_metadata  RFC 9728 protected-resource metadata for an oauth MCP host
     not_mcp         a web page where an MCP endpoint was promised
+    jsonrpc         a JSON-RPC server that is not MCP (-32601 to every method)
     x402            a paid endpoint: 402 with payment requirements (v1 body, v2 header)
     mcp_registry    a minimal MCP registry API (/v0.1/servers/{name})
     feedback        a feedback inbox (POST /v1/feedback) with idempotent receipts
@@ -56,6 +57,7 @@ def _factories() -> dict[str, Callable[[AppContext], MountedApp]]:
         "mcp": mcp_servers.build,
         "oauth_metadata": simple.oauth_metadata,
         "not_mcp": simple.not_mcp,
+        "jsonrpc": simple.jsonrpc,
         "down": simple.down,
         "x402": x402.build,
         "mcp_registry": registry.build,

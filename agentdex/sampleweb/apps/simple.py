@@ -1,7 +1,9 @@
-"""Small apps: RFC 9728 protected-resource metadata, a "not MCP" endpoint and a server that
-is down."""
+"""Small apps: RFC 9728 protected-resource metadata, a "not MCP" endpoint, a JSON-RPC server
+that is not MCP, and a server that is down."""
 
 from __future__ import annotations
+
+import json
 
 from agentdex.sampleweb.apps import AppContext, MountedApp
 from agentdex.sampleweb.responses import Receive, Scope, Send, send_json, send_text
@@ -43,6 +45,30 @@ def not_mcp(ctx: AppContext) -> MountedApp:
             await send_text(send, 200, NOT_MCP_PAGE, "text/html; charset=utf-8")
         else:
             await send_json(send, 404, {"error": "not_found", "message": "No such route."})
+
+    return MountedApp(app=app)
+
+
+def jsonrpc(ctx: AppContext) -> MountedApp:
+    """A JSON-RPC 2.0 server that is not MCP (a blockchain node, a language server behind
+    HTTP): every POSTed request gets ``-32601 Method not found``, a GET gets 405."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "POST":
+            await send_json(send, 405, {"error": "method_not_allowed"}, {"Allow": "POST"})
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        try:
+            rid = json.loads(body).get("id")
+        except (ValueError, AttributeError):
+            rid = None
+        error = {"code": -32601, "message": "Method not found"}
+        await send_json(send, 200, {"jsonrpc": "2.0", "id": rid, "error": error})
 
     return MountedApp(app=app)
 

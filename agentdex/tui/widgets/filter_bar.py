@@ -10,7 +10,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Checkbox, Input, Select
 
-from agentdex.formats import FORMAT_NAMES as FORMATS
+from agentdex.formats import LISTING_FORMATS as FORMATS
 from agentdex.formats.agent_app import AUTH_METHODS, CATEGORIES, PRICING
 from agentdex.models import STATUSES
 from agentdex.tui.reader import CatalogueQuery

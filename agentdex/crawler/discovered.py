@@ -1,0 +1,144 @@
+"""Listings from discovery documents: every agent-facing origin is a listing.
+
+An origin that publishes no manifest of agentdex's own formats (agent-app, Anchor,
+FindAgent, adapp, nor the inferred SKILL.md pair) is still an agent app when its
+agent-facing documents say so: an MCP server card, an A2A agent card, an AI Catalog, the
+MCP registry's ``server.json`` for a remote on the origin (named by a registry seed, or
+found with ``crawl --registry-lookup``), an API catalog. Then the first of those documents
+that gives a listing, in :data:`LISTING_ORDER` (a valid one before an invalid one), is the
+origin's listing: its ``format`` is the document's format, its validity that format's rules,
+and ``extra["provenance"]`` says where it came from (the document's URL, or the registry
+entries that declared its endpoints). A manifest, where there is one, stays primary: the
+discovery documents are then cross-checked with it as before.
+
+Every MCP endpoint such a listing declares (a server card's remotes, the inline cards of an
+AI Catalog, a registry entry's remotes) is probed by the verifier, the first with the
+``mcp.*`` checks as a manifest's, each with its endpoint health row; so is every remote a
+registry names on the origin, whatever the origin's listing (:func:`extra_endpoints`).
+
+Pure: discovery and the crawl call these functions with what they fetched and read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agentdex import formats
+from agentdex.formats._discovery import normalise_url, unique
+from agentdex.models import Listing, ParseResult
+
+# The discovery formats that make a listing, in the order an origin's listing is chosen
+# from them (the origin's own documents first; the registry's word after them).
+LISTING_ORDER = formats.LISTING_DISCOVERY
+REGISTRY_FORMAT = "server_json"  # a registry entry's remotes make a server_json listing
+TRANSPORTS = ("streamable-http", "sse")
+
+
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """An MCP endpoint a registry entry (or another source) declares on an origin: its URL,
+    the transport declared, the server's name, the source that named it and the status
+    the source gives it (``active``, ``deprecated``, ``deleted``)."""
+
+    url: str
+    transport: str | None = None
+    name: str = ""
+    source: str = ""
+    status: str = "active"
+
+    def provenance(self) -> dict[str, Any]:
+        """The declaration as a listing's provenance entry."""
+        return {"source": self.source, "name": self.name, "url": self.url, "status": self.status}
+
+
+def choose(results: dict[str, ParseResult], declared: list[Declared], origin: str) -> ParseResult | None:
+    """The origin's listing from its discovery documents (``results``) and the endpoints
+    sources declare on it (``declared``), or ``None`` when none gives a listing."""
+    found = [r for name in LISTING_ORDER if (r := results.get(name)) is not None and r.listing is not None]
+    if REGISTRY_FORMAT not in results and declared:
+        found.append(declared_result(origin, declared))
+    if not found:
+        return None
+    found.sort(key=lambda r: (not r.valid, LISTING_ORDER.index(r.format)))
+    return found[0]
+
+
+def declared_result(origin: str, declared: list[Declared]) -> ParseResult:
+    """A ``server_json`` listing made of the endpoints registry entries declare on ``origin``
+    (the entries' names and statuses are its provenance; a deleted entry's endpoint is
+    still probed, but names the listing only when no other entry does)."""
+    live = [d for d in declared if d.status != "deleted"] or declared
+    first = live[0]
+    listing = Listing(format=REGISTRY_FORMAT, origin=origin, name=first.name or None)
+    listing.mcp_url, listing.mcp_transport = first.url, first.transport
+    listing.extra = {
+        "mcp_urls": unique([d.url for d in live]),
+        "registry_name": first.name or None,
+        "mcp_transports": {normalise_url(d.url): d.transport for d in live if d.transport},
+        "provenance": [d.provenance() for d in declared],
+    }
+    return ParseResult(REGISTRY_FORMAT, listing, [])
+
+
+def describe(result: ParseResult, url: str | None) -> ParseResult:
+    """``result`` as an origin's listing: ``extra["provenance"]`` names the document it was
+    read from (a registry declaration names its entries already), ``extra["mcp_transports"]``
+    the transport each remote declares, and ``mcp_transport`` the first endpoint's."""
+    listing = result.listing
+    if listing is None:
+        return result
+    extra = dict(listing.extra or {})
+    if url and "provenance" not in extra:
+        extra["provenance"] = [{"source": result.format, "url": url}]
+    extra.setdefault("mcp_transports", transports_of(result.document))
+    listing.extra = extra
+    listing.mcp_transport = listing.mcp_transport or mcp_transport(result, listing.mcp_url)
+    return result
+
+
+def mcp_transport(result: ParseResult, url: str | None) -> str | None:
+    """The transport a document declares for the MCP endpoint ``url`` (``remotes[].type``
+    of a server card or server.json, inline cards of an AI Catalog included), or ``None``."""
+    return transports_of(result.document).get(normalise_url(url)) if url else None
+
+
+def transports_of(doc: Any) -> dict[str, str]:
+    """``{normalised URL: transport}`` of every remote a document (or the cards inside it) declares."""
+    found: dict[str, str] = {}
+    for remote in _remotes(doc, depth=0):
+        url, kind = remote.get("url"), remote.get("type")
+        if isinstance(url, str) and kind in TRANSPORTS:
+            found.setdefault(normalise_url(url), kind)
+    return found
+
+
+def _remotes(doc: Any, depth: int) -> list[dict]:
+    """The ``remotes[]`` objects of a card, a server.json, a registry entry, a plural card
+    file or an AI Catalog's inline entries (at most three levels down)."""
+    if not isinstance(doc, dict) or depth > 3:
+        return []
+    found = [r for r in _list(doc.get("remotes")) if isinstance(r, dict)]
+    inner = [doc.get("server"), doc.get("data"), *_list(doc.get("servers")), *_list(doc.get("entries"))]
+    for item in inner:
+        found += _remotes(item, depth + 1)
+    return found
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def extra_endpoints(listing: Listing | None, declared: list[Declared]) -> list[Declared]:
+    """The MCP endpoints the verifier probes besides the listing's own ``mcp_url``: every
+    other one its document names, and every one sources declare on the origin (once each)."""
+    primary = normalise_url(listing.mcp_url) if listing is not None and listing.mcp_url else None
+    extra = listing.extra if listing is not None else {}
+    transports = extra.get("mcp_transports") or {}
+    named = [Declared(u, transports.get(normalise_url(u))) for u in extra.get("mcp_urls") or []]
+    out: dict[str, Declared] = {}
+    for item in [*declared, *named]:
+        key = normalise_url(item.url)
+        if key != primary and key not in out:
+            out[key] = item
+    return list(out.values())

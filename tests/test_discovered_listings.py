@@ -1,0 +1,284 @@
+"""Every agent-facing origin is a listing: a registry in the official API's shape whose
+servers publish no manifest (real MCP SDK servers: one open, one OAuth-gated, a JSON-RPC
+server that is not MCP, one unreachable, two on one shared host), an origin with only an
+AI Catalog and one with only an A2A card. ``agentdex seeds`` carries each remote endpoint
+(with its path) to ``crawl --seeds -``; the crawl probes each, the census counts each with
+the state the SDK's own client sees, and each origin is a listing in ``list``, ``show``,
+the TUI and Datasette."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpcore2
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from typer.testing import CliRunner
+
+from agentdex.cli import app
+from agentdex.db import open_db
+from agentdex.db.seeds import census_endpoints
+from agentdex.sampleweb.client import MappedBackend2, ssl_context
+from agentdex.sampleweb.server import SampleWeb
+from agentdex.serve import make_datasette
+from reference_servers import free_port
+
+REGISTRY = "registry:https://registry.test"
+OPEN, GATED, RPC, DEAD = (
+    "https://open.test/mcp",
+    "https://gated.test/mcp",
+    "https://rpc.test/rpc",
+    "https://dead.test/mcp",
+)
+ALPHA, BETA = "https://shared.test/alpha/mcp", "https://shared.test/beta/mcp"
+CATALOGUED = "https://catalog.test/mcp"
+TEMPLATE = "https://{tenant}.tenants.test/mcp"
+
+
+def server_json(name: str, url: str, transport: str = "streamable-http") -> dict:
+    return {
+        "$schema": "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
+        "name": name,
+        "description": f"The {name} server.",
+        "version": "1.0.0",
+        "remotes": [{"type": transport, "url": url}],
+    }
+
+
+def mcp_rule(name: str, *tools: str) -> dict:
+    described = [
+        {"name": t, "description": f"{t.replace('_', ' ').capitalize()} for the user.", "kind": "read"} for t in tools
+    ]
+    return {"app": "mcp", "options": {"name": name, "tools": described}}
+
+
+SITES = {
+    "registry.test": {"paths": {"/v0.1/*": {"app": "mcp_registry", "options": {"page_size": 3}}}},
+    "open.test": {"paths": {"/mcp": mcp_rule("Open Tides", "get_tides", "harbour_forecast")}},
+    "gated.test": {
+        "paths": {
+            "/mcp": {"app": "mcp", "options": {"profile": "oauth", "name": "Gated"}},
+            "/.well-known/oauth-protected-resource": {"app": "oauth_metadata"},
+        }
+    },
+    "rpc.test": {"paths": {"/rpc": {"app": "jsonrpc"}}},
+    "shared.test": {
+        "paths": {"/alpha/mcp": mcp_rule("Alpha", "alpha_search"), "/beta/mcp": mcp_rule("Beta", "beta_lookup")}
+    },
+    "catalog.test": {"paths": {"/mcp": mcp_rule("Catalogued", "find_recipe")}},
+}
+SERVERS = [
+    server_json("test.open/tides", OPEN),
+    server_json("test.gated/vault", GATED),
+    server_json("test.rpc/node", RPC),
+    server_json("test.dead/gone", DEAD),
+    server_json("test.shared/alpha", ALPHA),
+    server_json("test.shared/beta", BETA),
+    server_json("test.tenants/any", TEMPLATE),
+]
+AI_CATALOG = {
+    "specVersion": "1.0",
+    "host": {"displayName": "Catalog Kitchen"},
+    "entries": [
+        {
+            "identifier": "urn:air:catalog.test:mcp:recipes",
+            "displayName": "Recipes",
+            "type": "application/mcp-server-card+json",
+            "data": {
+                "$schema": "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
+                "name": "test.catalog/recipes",
+                "version": "1.0.0",
+                "description": "Recipes for agents.",
+                "remotes": [{"type": "streamable-http", "url": CATALOGUED}],
+            },
+        }
+    ],
+}
+A2A_CARD = {
+    "protocolVersion": "0.3.0",
+    "name": "Courier",
+    "description": "Books parcel pickups.",
+    "url": "https://agent.test/a2a",
+    "preferredTransport": "JSONRPC",
+    "version": "1.0.0",
+    "capabilities": {"streaming": False},
+    "defaultInputModes": ["text/plain"],
+    "defaultOutputModes": ["text/plain"],
+    "skills": [{"id": "pickup", "name": "Book a pickup", "description": "Books a parcel pickup.", "tags": ["parcel"]}],
+}
+ENDPOINTS = {OPEN: "open", GATED: "auth_gated", RPC: "not_mcp", DEAD: "unreachable", ALPHA: "open", BETA: "open"}
+
+
+def write_web(root: Path) -> None:
+    for host, site in SITES.items():
+        (root / host).mkdir(parents=True)
+        (root / host / "_site.json").write_text(json.dumps(site), "utf-8")
+    (root / "registry.test" / "_servers.json").write_text(json.dumps(SERVERS), "utf-8")
+    for host, path, doc in (
+        ("catalog.test", "ai-catalog.json", AI_CATALOG),
+        ("agent.test", "agent-card.json", A2A_CARD),
+    ):
+        (root / host / ".well-known").mkdir(parents=True)
+        (root / host / ".well-known" / path).write_text(json.dumps(doc), "utf-8")
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory):
+    root = tmp_path_factory.mktemp("agentweb")
+    write_web(root)
+    with SampleWeb(root, dns=False) as running:
+        running.dead = ("dead.test", "127.0.0.1", free_port())  # nothing listens there
+        yield running
+
+
+@pytest.fixture(scope="module")
+def crawled(web, tmp_path_factory):
+    """``seeds`` into one catalogue, its text piped to ``crawl --seeds -`` into another (so
+    only the text carries the endpoints), the two catalogue-only origins named beside it."""
+    folder = tmp_path_factory.mktemp("crawled")
+    args = [*web.cli_args(), "--connect-to", ":".join(map(str, web.dead)), "--timeout", "5"]
+    runner = CliRunner()
+    seeded = runner.invoke(app, ["seeds", REGISTRY, "--db", str(folder / "seeds.db"), *args])
+    assert seeded.exit_code == 0, seeded.output
+    as_json = runner.invoke(
+        app, ["seeds", REGISTRY, "--json", "--since", "2000-01-01T00:00:00Z", *args, "--db", str(folder / "seeds.db")]
+    )
+    path = folder / "catalogue.db"
+    crawl = runner.invoke(
+        app, ["crawl", "catalog.test", "agent.test", "--seeds", "-", "--db", str(path), *args], input=seeded.stdout
+    )
+    assert crawl.exit_code == 0, crawl.output
+    return {"path": path, "lines": seeded.stdout.splitlines(), "json": json.loads(as_json.stdout)}
+
+
+def sdk_client(web, statuses: list[int]) -> httpx2.AsyncClient:
+    """The SDK's HTTP client, reaching the test web as ``--connect-to`` does; the status of
+    every answer it gets goes to ``statuses``."""
+    context = ssl_context(web)
+    transport = httpx2.AsyncHTTPTransport(verify=context)
+    transport._pool = httpcore2.AsyncConnectionPool(
+        ssl_context=context, network_backend=MappedBackend2([*web.connect_to(), web.dead])
+    )
+
+    async def note(response: httpx2.Response) -> None:
+        statuses.append(response.status_code)
+
+    return httpx2.AsyncClient(
+        transport=transport, timeout=httpx2.Timeout(10.0, read=30.0), event_hooks={"response": [note]}
+    )
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    found = [exc]
+    for inner in getattr(exc, "exceptions", ()) or ():
+        found += _causes(inner)
+    if exc.__cause__ is not None:
+        found += _causes(exc.__cause__)
+    return found
+
+
+async def sdk_state(web, url: str) -> str:
+    """What the MCP SDK's own client finds at ``url``, in the census's words: its session
+    opens and lists tools (open), its ``initialize`` gets a 401 (auth_gated), no answer at
+    all (unreachable), or an answer that is no MCP (not_mcp)."""
+    statuses: list[int] = []
+    try:
+        async with sdk_client(web, statuses) as http:
+            async with Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+                await client.list_tools()
+        return "open"
+    except BaseException as exc:  # noqa: BLE001 - the SDK raises groups of transport errors
+        if statuses[:1] == [401]:
+            return "auth_gated"
+        if not statuses and any(isinstance(c, httpx2.ConnectError) for c in _causes(exc)):
+            return "unreachable"
+        return "not_mcp"
+
+
+async def test_the_sdk_client_sees_what_the_fixture_means(web):
+    assert {url: await sdk_state(web, url) for url in ENDPOINTS} == ENDPOINTS
+
+
+def test_seeds_carry_each_remote_endpoint_with_its_path(crawled):
+    endpoints = {e["url"]: e for seed in crawled["json"] if seed["origin"] for e in seed["endpoints"]}
+    assert set(endpoints) == set(ENDPOINTS)
+    assert endpoints[ALPHA]["name"] == "test.shared/alpha" and endpoints[ALPHA]["transport"] == "streamable-http"
+    shared = next(s for s in crawled["json"] if s["origin"] == "shared.test")
+    assert {s["url"] for s in shared["sources"]} == {ALPHA, BETA}
+    refused = [s for s in crawled["json"] if s["origin"] is None]
+    assert [r["refused"] for r in refused] == [TEMPLATE] and "template" in refused[0]["reason"]
+    assert f"shared.test mcp={BETA} name=test.shared/beta" in " ".join(crawled["lines"])
+
+
+async def test_every_remote_endpoint_is_in_the_census_with_the_state_the_sdk_sees(web, crawled):
+    rows = {r["url"]: r for r in census_endpoints(open_db(crawled["path"], readonly=True))}
+    seen = {url: await sdk_state(web, url) for url in ENDPOINTS}
+    assert {url: rows[url]["census"] for url in ENDPOINTS} == seen
+    assert rows[ALPHA]["origin"] == rows[BETA]["origin"] == "shared.test"
+    assert rows[CATALOGUED]["census"] == "open"
+
+
+def show(crawled, origin: str) -> dict:
+    result = CliRunner().invoke(app, ["show", origin, "--json", "--db", str(crawled["path"])])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_show_gives_each_origin_its_listing_with_provenance_endpoints_and_tools(crawled):
+    opened = show(crawled, "open.test")
+    assert (opened["format"], opened["status"], opened["mcp_url"]) == ("server_json", "listed", OPEN)
+    assert {t["name"] for t in opened["tools"] if t["source"] == "mcp"} == {"get_tides", "harbour_forecast"}
+    assert opened["extra"]["provenance"][0]["name"] == "test.open/tides"
+    assert "claude_code" in opened["plans"]
+    shared = show(crawled, "shared.test")
+    assert {e["url"] for e in shared["endpoints"] if e["role"] == "mcp"} == {ALPHA, BETA}
+    gated = show(crawled, "gated.test")
+    assert {c["name"]: c["status"] for c in gated["checks"]}["mcp.initialize"] == "warn"
+    catalogue = show(crawled, "catalog.test")
+    assert (catalogue["format"], catalogue["status"], catalogue["mcp_url"]) == ("ai_catalog", "listed", CATALOGUED)
+    agent = show(crawled, "agent.test")
+    assert (agent["format"], agent["status"], agent["name"]) == ("a2a_card", "listed", "Courier")
+
+
+LISTED = {
+    "open.test": "server_json",
+    "gated.test": "server_json",
+    "rpc.test": "server_json",
+    "shared.test": "server_json",
+    "catalog.test": "ai_catalog",
+    "agent.test": "a2a_card",
+}
+
+
+def test_list_shows_the_listings_and_filters_them_by_format(crawled):
+    db = ["--db", str(crawled["path"])]
+    everything = json.loads(CliRunner().invoke(app, ["list", "--json", *db]).stdout)["listings"]
+    assert {r["origin"]: r["format"] for r in everything if r["status"] == "listed"} == LISTED
+    only = json.loads(CliRunner().invoke(app, ["list", "--json", "--format", "ai_catalog", *db]).stdout)["listings"]
+    assert [r["origin"] for r in only] == ["catalog.test"]
+
+
+async def test_the_tui_table_shows_them(crawled):
+    from agentdex.tui.app import make_app
+    from agentdex.tui.widgets.catalogue_table import CatalogueTable
+    from test_tui_support import SIZE, settle
+
+    tui = make_app(crawled["path"], None)
+    async with tui.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        shown = {key.value for key in tui.screen.query_one(CatalogueTable).rows}
+        assert set(LISTED) <= shown
+        tui.screen.query_one("#filter-format").value = "a2a_card"
+        await settle(pilot)
+        assert [key.value for key in tui.screen.query_one(CatalogueTable).rows] == ["agent.test"]
+
+
+async def test_datasette_shows_them(crawled):
+    ds = make_datasette(crawled["path"])
+    await ds.invoke_startup()
+    response = await ds.client.get("/catalogue/listings.json?_shape=array&_col=format&status=listed")
+    assert response.status_code == 200
+    assert {r["origin"]: r["format"] for r in response.json()} == LISTED
