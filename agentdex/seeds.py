@@ -166,7 +166,7 @@ class Seed:
 
     def lines(self) -> list[str]:
         """The seed as ``crawl --seeds`` lines: the origin alone, or one line an endpoint
-        with its declaration (:func:`agentdex.crawler.origins.seed_line`)."""
+        with its declaration (:func:`agentdex.crawler.seedlines.seed_line`)."""
         endpoints = self.endpoints()
         if not endpoints:
             return [self.origin]
