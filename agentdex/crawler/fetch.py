@@ -40,7 +40,8 @@ plus a readable ``record.error`` sentence. Codes:
     internal                   a bug in agentdex, reported rather than raised
 
 The rules: HTTPS only; redirects followed by hand, at most 5, each one checked (scheme,
-loops, origin when ``same_origin``); one deadline covers the whole request (connection,
+loops, origin when ``same_origin`` or when the request carries a body; none at all with
+``follow_redirects=False``); one deadline covers the whole request (connection,
 TLS, headers, every redirect, every retry and the body); the byte cap is enforced while
 streaming and counted after decompression (inflation is bounded, so a gzip bomb costs at
 most ``max_bytes`` of memory); a Content-Length above the cap is refused before reading;
@@ -148,6 +149,7 @@ class _Options:
     deadline_at: float = 0.0
     absent_ok: bool = False
     prefix: bool = False  # a body above max_bytes is cut there rather than refused (robots.txt)
+    follow: bool = True  # False: a redirect is the answer, never requested
 
 
 class Fetcher:
@@ -216,17 +218,21 @@ class Fetcher:
         absent_ok: bool = False,
         count_errors: bool = True,
         expected: tuple[int, ...] = (),
+        follow_redirects: bool = True,
     ) -> FetchRecord:
         """Fetch ``url`` under the policy; never raises, failures are in the record.
 
         ``etag`` / ``last_modified`` make the request conditional: a 304 answer gives
         ``not_modified=True`` and ``body=None``. ``same_origin`` refuses (and records) a
-        redirect to another origin. ``honour_robots=False`` skips robots.txt (the
-        well-known manifest paths are exempt anyway). ``content`` is a request body (for
-        the MCP probe's POST) and ``headers`` extra request headers; the User-Agent and
-        Accept-Encoding stay the policy's own. With ``absent_ok`` a 404 or 410 is not
-        counted in ``stats.errors`` and its body is read but not kept (a discovery document
-        an origin does not publish: the status is all there is to know). With
+        redirect to another origin; a request with a ``content`` body never follows one
+        either (the body is for the origin asked), and with ``follow_redirects=False`` no
+        redirect is followed at all: the 3xx is the answer (an ``http_status`` error).
+        ``honour_robots=False`` skips robots.txt (the well-known manifest paths are exempt
+        anyway). ``content`` is a request body (for the MCP probe's POST) and ``headers``
+        extra request headers; the User-Agent and Accept-Encoding stay the policy's own.
+        With ``absent_ok`` a 404 or 410 is not counted in ``stats.errors`` and its body is
+        read but not kept (a discovery document an origin does not publish: the status is
+        all there is to know). With
         ``count_errors=False`` no failure of this fetch is counted in ``stats.errors`` (a
         request to a third party, such as the MCP registry, whose failure is not the
         crawled origin's). A status in ``expected`` is the answer asked for though not a 2xx
@@ -237,13 +243,14 @@ class Fetcher:
         options = _Options(
             kind,
             max_bytes,
-            same_origin,
+            same_origin or content is not None,
             method.upper(),
             request_headers,
             content,
             etag,
             last_modified,
             absent_ok=absent_ok,
+            follow=follow_redirects,
         )
         record = await self._run(url, options, honour_robots)
         # A 404/410 asked with absent_ok, or at a path of the origin's own that agentdex
@@ -356,7 +363,7 @@ class Fetcher:
                 response = await self._send(transport, method, current, headers, content)
                 try:
                     _note_response(record, response, current)
-                    target = redirect_target(response, current)
+                    target = redirect_target(response, current) if options.follow else None
                     if target is None:
                         delay = self._retry_pause(options, attempt, retry_delay(response, attempt, method))
                         if delay is None:

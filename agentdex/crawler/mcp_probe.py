@@ -77,7 +77,7 @@ SSE = "text/event-stream"
 # An answer stopped while reading its body (over the cap, cut short, undecodable) is no answer.
 REFUSED_BODIES = frozenset({"too_large", "incomplete", "protocol", "decoding"})
 
-Post = Callable[[str, bytes, dict[str, str]], Awaitable[FetchRecord]]
+Post = mcp_sse.Post  # post(url, body, headers, follow_redirects=True) -> FetchRecord
 # get(url, method, accept) -> FetchRecord: a safe request (GET or HEAD) under the fetch policy.
 Get = Callable[[str, str, "str | None"], Awaitable[FetchRecord]]
 # stream(url, accept) -> async with: (record, response or None), a GET read as it arrives.

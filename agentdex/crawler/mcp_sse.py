@@ -22,9 +22,9 @@ length), and nothing is decoded but UTF-8 text.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -37,7 +37,15 @@ MAX_EVENTS = 500  # answers, pings and notifications together; a probe needs a d
 FIRST_EVENT_BYTES = 16 * 1024  # enough for an ``endpoint`` event, not for a page
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 
-Post = Callable[[str, bytes, dict[str, str]], Awaitable[FetchRecord]]
+
+class Post(Protocol):
+    """``post(url, body, headers, follow_redirects=True)``: a POST under the fetch policy."""
+
+    def __call__(
+        self, url: str, body: bytes, headers: dict[str, str], /, *, follow_redirects: bool = ...
+    ) -> Awaitable[FetchRecord]: ...
+
+
 POST_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
@@ -139,8 +147,9 @@ class Session:
     async def ask(self, body: bytes, want_id: int | None, post: Post) -> tuple[dict | None, str]:
         """POST ``body`` and, for a request (``want_id``), read the stream until its answer:
         ``(message, "")`` or ``(None, why)``. Requests the server sends meanwhile (ping,
-        sampling…) are never answered."""
-        record = await post(self.endpoint, body, POST_HEADERS)
+        sampling…) are never answered. The POST follows no redirect: the endpoint event named
+        where the session's messages go, and a 307 elsewhere would carry them there."""
+        record = await post(self.endpoint, body, POST_HEADERS, follow_redirects=False)
         if record.status is None or not 200 <= record.status < 300:
             return None, f"the POST to {self.endpoint} got {record.error or 'HTTP ' + str(record.status)}"
         if want_id is None:

@@ -188,8 +188,12 @@ class Verifier:
             record.body = stored.load_blob(prev.sha256)
         return record
 
-    async def post(self, url: str, body: bytes, headers: dict[str, str]) -> FetchRecord:
-        """A JSON-RPC POST for the MCP probe (the probe refuses every method but three)."""
+    async def post(
+        self, url: str, body: bytes, headers: dict[str, str], *, follow_redirects: bool = True
+    ) -> FetchRecord:
+        """A JSON-RPC POST for the MCP probe (the probe refuses every method but three). Being
+        a request with a body, it follows no redirect to another origin; the HTTP+SSE
+        session's POST (``follow_redirects=False``) follows none."""
         return await self.fetcher.fetch(
             url,
             kind="mcp",
@@ -198,6 +202,7 @@ class Verifier:
             content=body,
             headers=headers,
             honour_robots=False,
+            follow_redirects=follow_redirects,
         )
 
     async def probe_get(self, url: str, method: str = "GET", accept: str | None = None) -> FetchRecord:
