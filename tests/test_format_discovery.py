@@ -270,14 +270,16 @@ def test_an_ai_catalog_reads_inline_server_cards_and_linked_documents():
         ],
     }
     result = ai_catalog.validate_document(doc, origin="pantry.test")
-    assert codes(result) == {("warning", "entries[1].identifier", "pattern")}
+    # capabilities is an ARD v0.9 key 1.0 does not define: ignored, with a warning; an
+    # identifier is open text in 1.0 (urn:ai: is as good as any).
+    assert codes(result) == {("warning", "entries[0].capabilities", "unknown_key")}
     catalog = result.listing
     assert (catalog.name, catalog.publisher_name, catalog.mcp_url) == (
         "Pantry Inc",
         "Pantry Inc",
         "https://pantry.test/mcp",
     )
-    assert catalog.extra["mcp_tools"] == ["shopping_list", "plan_meals"]
+    assert catalog.extra["mcp_tools"] == ["plan_meals"]
     assert catalog.extra["documents"] == [
         {"type": "application/a2a-agent-card+json", "url": "https://pantry.test/.well-known/agent-card.json"}
     ]
@@ -301,14 +303,63 @@ def test_ai_catalog_problems():
     }
     assert codes(ai_catalog.validate_document(doc)) == {
         ("warning", "extra", "unknown_key"),
-        ("error", "entries[0].identifier", "pattern"),
         ("error", "entries[0].url", "exclusive"),
-        ("error", "entries[0].representativeQueries", "min_items"),
-        ("error", "entries[1]", "not_object"),
+        ("warning", "entries[0].representativeQueries", "unknown_key"),
+        ("error", "entries[1]", "type"),
     }
     assert codes(ai_catalog.validate_document({"specVersion": "2.0", "entries": []})) == {
-        ("error", "specVersion", "enum")
+        ("error", "specVersion", "unsupported_version")
     }
+    assert ai_catalog.validate_document({"specVersion": "1.3", "entries": []}).valid  # a higher minor is read
+    assert codes(ai_catalog.validate_document({"specVersion": "1", "entries": []})) == {
+        ("error", "specVersion", "pattern")
+    }
+
+
+def test_ai_catalog_10_rules():
+    entry = {"identifier": "urn:air:a.test:mcp:x", "type": "application/mcp-server-card+json", "url": "/x"}
+    doc = {
+        "specVersion": "1.0",
+        "entries": [
+            entry,
+            {**entry, "version": "2"},
+            entry,  # identifier and version (absent) repeat
+            {"identifier": "old", "mediaType": "application/a2a-agent-card+json", "url": "https://a.test/c"},
+            {**entry, "identifier": "y", "updatedAt": "yesterday"},
+        ],
+        "signature": {"signer": "did:web:a.test", "profile": "did-web-v1", "issuedAt": "2026-01-01T00:00:00Z"},
+    }
+    result = ai_catalog.validate_document(doc)
+    assert codes(result) == {
+        ("error", "entries[2].identifier", "unique"),
+        ("error", "entries[3].type", "required"),
+        ("error", "entries[4].updatedAt", "timestamp"),
+        ("error", "signature.jws", "required"),
+    }
+    assert "renamed 2026-07-13" in next(f.message for f in result.findings if f.path == "entries[3].type")
+
+
+def test_ai_catalog_entries_for_the_crawler():
+    doc = {
+        "specVersion": "1.0",
+        "entries": [
+            {"identifier": "a", "type": "Application/MCP-Server-Card+JSON; v=1", "url": "cards/a"},
+            {"identifier": "b", "type": "application/a2a-agent-card+json", "data": {"name": "B"}},
+            {"identifier": "c", "mediaType": "application/ai-catalog+json", "url": "https://other.test/c.json"},
+            {"identifier": "d", "type": "x/y", "url": "https://a.test/d", "data": {}},  # both: not followed
+            {"identifier": "e", "type": "x/y", "url": "javascript:alert(1)"},  # no http(s) URL
+            "f",
+        ],
+    }
+    found = ai_catalog.entries(doc, base="https://a.test/.well-known/ai-catalog.json")
+    assert [(e.path, e.identifier, e.type, e.url, e.inline) for e in found] == [
+        ("entries[0]", "a", "application/mcp-server-card+json", "https://a.test/.well-known/cards/a", False),
+        ("entries[1]", "b", "application/a2a-agent-card+json", None, True),
+        ("entries[2]", "c", "application/ai-catalog+json", "https://other.test/c.json", False),
+    ]
+    assert found[1].data == {"name": "B"}
+    assert ai_catalog.entries(doc, base="a.test")[0].url == "https://a.test/cards/a"  # an origin: its root
+    assert ai_catalog.entries([1]) == [] and ai_catalog.entries({"entries": 3}) == []
 
 
 # -- A2A ------------------------------------------------------------------------------------------

@@ -127,6 +127,80 @@ def test_the_invalid_card_fixtures_are_invalid_for_the_reason_their_name_gives()
         assert errors == {reasons[path.stem]}, path
 
 
+# -- AI Catalog 1.0: every JSON example of the specification (Agent-Card/ai-catalog e82016ff) ----
+# Each file is one example, named by the CDDL rule it illustrates (NN-slug.Rule.json).
+CATALOG_EXAMPLES = sorted((HERE / "ai_catalog").glob("*.json"))
+WRAPPED_ENTRY = {
+    "identifier": "urn:air:example.com:test:wrapper",
+    "type": "application/json",
+    "url": "https://e.test/x",
+}
+
+
+def rule_of(path: Path) -> str:
+    return path.name.split(".")[-2]
+
+
+def cddl(path: Path) -> bool:
+    """The verdict of the CDDL, as agentdex's JSON Schema transcription of it states it,
+    on an example at the rule it illustrates."""
+    from jsonschema import Draft202012Validator, FormatChecker
+
+    from agentdex.formats.schemas import load_derived
+
+    schema = {**load_derived("ai_catalog"), "$ref": f"#/$defs/{rule_of(path)}"}
+    return Draft202012Validator(schema, format_checker=FormatChecker()).is_valid(json.loads(path.read_text("utf-8")))
+
+
+def as_catalog(rule: str, part: dict) -> dict:
+    """A part of a catalog (an entry, a Trust Manifest …) in the smallest catalog around it."""
+    if rule == "AICatalog":
+        return part
+    if rule == "HostInfo":
+        return {"specVersion": "1.0", "host": part, "entries": []}
+    if rule == "CatalogEntry":
+        return {"specVersion": "1.0", "entries": [part]}
+    contributor = {"contributor": "did:web:e.test"}
+    manifest = {
+        "TrustManifest": part,
+        "Subject": {**contributor, "subject": part},
+        "TrustSchema": {**contributor, "trustSchema": part},
+        "Attestation": {**contributor, "attestations": [part]},
+        "ProvenanceLink": {**contributor, "provenance": [part]},
+    }[rule]
+    return {"specVersion": "1.0", "entries": [{**WRAPPED_ENTRY, "trustManifests": [manifest]}]}
+
+
+# What the CDDL says of each example: all are valid but a payload shown without its jws, two
+# excerpts, and a catalog whose entry has neither url nor data.
+CATALOG_VERDICTS = {p.name: not p.name.startswith(("09-", "10-", "13-", "14-")) for p in CATALOG_EXAMPLES}
+
+
+def test_the_catalog_examples_are_the_seventeen_of_the_specification_with_the_cddls_verdicts():
+    assert len(CATALOG_EXAMPLES) == 17
+    assert {p.name: cddl(p) for p in CATALOG_EXAMPLES} == CATALOG_VERDICTS
+
+
+@pytest.mark.parametrize("path", CATALOG_EXAMPLES, ids=lambda p: p.stem)
+def test_every_catalog_example_gets_the_cddls_verdict(path: Path, tmp_path: Path):
+    expected, rule, target = CATALOG_VERDICTS[path.name], rule_of(path), path
+    if rule != "AICatalog":  # a part: validated inside the smallest catalog around it
+        target = tmp_path / "catalog.json"
+        target.write_text(json.dumps(as_catalog(rule, json.loads(path.read_text("utf-8")))), "utf-8")
+    for forced in ([], ["--format", "ai_catalog"]):
+        result = run(str(target), "--json", *forced)
+        data = json.loads(result.stdout)
+        assert (data["format"], data["valid"], result.exit_code) == ("ai_catalog", expected, 0 if expected else 1)
+
+
+def test_the_schema_command_prints_the_derived_catalog_schema():
+    from agentdex.formats.schemas import load_derived
+
+    result = CliRunner().invoke(app, ["schema", "ai_catalog"])
+    assert result.exit_code == 0 and json.loads(result.stdout) == load_derived("ai_catalog")
+    assert "e82016ff715d367e73334e356b66799c5bc81cf0" in json.loads(result.stdout)["description"]
+
+
 def a2a_v03(path: Path) -> bool:
     """The A2A v0.3.0 schema's verdict on a card (its AgentCard definition)."""
     schema = json.loads((HERE / "a2a" / "a2a-v0.3.0.schema.json").read_text("utf-8"))

@@ -38,6 +38,11 @@ CODES = {
 # RFC 3986's ``URI``: a scheme, a colon, no white space (what ajv-formats' "uri" accepts,
 # short of its full grammar); jsonschema checks "uri" only with an optional package.
 _URI_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s]*")
+# RFC 3339's date-time (CDDL's ``tdate``): 2026-03-15T10:00:00Z, fractions and offsets allowed.
+_DATE_TIME_RE = re.compile(
+    r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt ]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)"
+    r"(\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])"
+)
 
 
 def compile_schema(schema: dict, ref: str | None = None) -> Validator:
@@ -50,13 +55,19 @@ def compile_schema(schema: dict, ref: str | None = None) -> Validator:
     cls = validator_for(schema)
     checker = FormatChecker(formats=())
     checker.checks("uri")(lambda value: not isinstance(value, str) or bool(_URI_RE.fullmatch(value)))
+    checker.checks("date-time")(lambda value: not isinstance(value, str) or bool(_DATE_TIME_RE.fullmatch(value)))
     root = {**schema, "$ref": ref} if ref else schema
     return cls(root, format_checker=checker)
 
 
+def errors(validator: Validator, doc: Any) -> list[ValidationError]:
+    """Every error ``validator`` finds in ``doc``, in document order."""
+    return sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+
+
 def check(c: Checker, validator: Validator, doc: Any, prefix: str = "") -> None:
     """Record every error ``validator`` finds in ``doc`` on ``c``, paths under ``prefix``."""
-    for error in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path))):
+    for error in errors(validator, doc):
         record(c, error, prefix)
 
 
@@ -91,9 +102,10 @@ def record(c: Checker, error: ValidationError, prefix: str = "") -> None:
                 at, "unknown_key", f"the schema allows no key {key!r} {'in ' + where if where else 'at the top level'}"
             )
         return None
-    c.error(
-        where, CODES.get(str(error.validator), "schema_mismatch"), f"{where or 'the document'}: {error.message[:300]}"
-    )
+    code = CODES.get(str(error.validator), "schema_mismatch")
+    if error.validator == "format" and error.validator_value == "date-time":
+        code = "timestamp"
+    c.error(where, code, f"{where or 'the document'}: {error.message[:300]}")
     return None
 
 

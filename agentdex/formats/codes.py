@@ -32,6 +32,7 @@ CODES: dict[str, str] = {
     "url": "A value is not an absolute URL of the required scheme.",
     "https": "A URL must use https.",
     "date": "A value is not an ISO 8601 date (YYYY-MM-DD).",
+    "timestamp": "A value is not an RFC 3339 timestamp (2026-03-15T10:00:00Z).",
     "lowercase": "A value must be lower case.",
     "unique": "A value must be unique within its list.",
     "duplicate": "The same value appears more than once where it should not.",

@@ -42,12 +42,24 @@ def load_vendored(name: str) -> dict:
     return json.loads(resources.files(__package__).joinpath(filename).read_text("utf-8"))
 
 
+# Schemas agentdex wrote from a specification that publishes none (see SOURCES.md): name -> file.
+DERIVED = {"ai_catalog": "ai-catalog-1.0.schema.json"}
+
+
+@cache
+def load_derived(name: str) -> dict:
+    """A schema derived from a specification's normative text (``KeyError`` when none)."""
+    return json.loads(resources.files(__package__).joinpath(DERIVED[name]).read_text("utf-8"))
+
+
 # Formats validated against more than one shipped schema (by the version a document names).
 FAMILIES = {"server_card": ("server_card_v1", "server_card_v2")}
 # Every schema ``agentdex schema NAME`` prints, by name.
-SHIPPED = (*SCHEMAS, *VENDORED)
+SHIPPED = (*SCHEMAS, *VENDORED, *DERIVED)
 
 
 def load_shipped(name: str) -> dict:
     """A schema agentdex ships, authored or vendored, by name (``KeyError`` when none)."""
+    if name in DERIVED:
+        return load_derived(name)
     return load_schema(name) if name in SCHEMAS else load_vendored(name)
