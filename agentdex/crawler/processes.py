@@ -33,7 +33,6 @@ import asyncio
 import collections
 import contextlib
 import dataclasses
-import fcntl
 import os
 import subprocess
 import sys
@@ -65,6 +64,23 @@ from agentdex.crawler.stage import OriginFailed, Saver, StagePlan, crawl_one, de
 from agentdex.errors import InputError
 
 WORKER = "agentdex.crawler.worker"  # the crawling process's module (python -m)
+# Whether the Linux-only calls are made (F_SETPIPE_SZ): the one switch for them, which a test
+# flips to run the other platforms' path (macOS has fcntl but not that constant).
+LINUX = sys.platform.startswith("linux")
+# Crawling processes inherit their pipes (pass_fds), which only POSIX systems do: elsewhere
+# (Windows) --processes is refused with a sentence.
+POSIX = os.name == "posix"
+
+
+def widen(pipe: int) -> None:
+    """Grow ``pipe`` to :data:`~agentdex.crawler.messages.PIPE_BYTES` on Linux; elsewhere it
+    keeps the system's size (a smaller pipe still works, a child only waits sooner)."""
+    if not LINUX:
+        return
+    import fcntl  # POSIX only, and F_SETPIPE_SZ Linux only
+
+    with contextlib.suppress(OSError):  # above /proc/sys/fs/pipe-max-size: the default stays
+        fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
 
 
 def catalogue_file(db) -> Path:
@@ -87,6 +103,8 @@ async def run_processes(
 ) -> None:
     """Crawl ``origins`` in this process and ``processes - 1`` crawling processes, saving
     each result here."""
+    if not POSIX:
+        raise InputError("--processes needs Linux or macOS (its crawling processes inherit pipes); leave it out here")
     path = catalogue_file(db)
     share = dataclasses.replace(net, concurrency=max(1, ceil(net.concurrency / processes)))
     dealer = _Dealer(collections.deque(origins), share.concurrency, saver)
@@ -147,9 +165,8 @@ class _Child:
     def __init__(self, index: int) -> None:
         job_read, job_write = os.pipe()
         result_read, result_write = os.pipe()
-        for pipe in (job_write, result_write):  # a smaller pipe still works, it only waits sooner
-            with contextlib.suppress(OSError):
-                fcntl.fcntl(pipe, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        for pipe in (job_write, result_write):
+            widen(pipe)
         # -P: not the working directory first on its path (a folder named agentdex there would be
         # imported instead); PYTHONPATH: this process's path, so it runs the same agentdex
         command = [sys.executable, "-P", "-m", WORKER, str(job_read), str(result_write)]
