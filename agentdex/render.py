@@ -185,6 +185,7 @@ def show_lines(data: dict[str, Any]) -> list[str]:
             if t.get("fingerprint")
         ],
     )
+    out += section("Tool quality (TDQS lint, beside the safety flags):", tool_quality_lines(data.get("tools", [])))
     out += section("Endpoint health:", [health_line(e) for e in data.get("endpoints", [])])
     out += section("History:", [event_line(e) for e in data.get("events", [])])
     out += section("Seed sources:", [seed_source_line(s) for s in data.get("seed_sources", [])])
@@ -193,6 +194,25 @@ def show_lines(data: dict[str, Any]) -> list[str]:
     out.append(
         f"Install plans: agentdex plan {data['origin']} --host HOST  ({', '.join(sorted(data.get('plans', {})))})"
     )
+    return out
+
+
+def tool_quality_lines(tools: list[Mapping[str, Any]]) -> list[str]:
+    """Each linted tool (its TDQS inputHash), its safety flags, then its TDQS findings."""
+    out = []
+    for t in tools:
+        quality = t.get("quality")
+        if quality is None:
+            continue
+        out.append(f"{plain(t['name'], 60)}  inputHash {quality['input_hash']}")
+        out += [
+            f"  safety  {plain(f['code'], 30)}: {plain(f['message'], 200, single_line=True)}"
+            for f in t.get("flags", [])
+        ]
+        out += [
+            f"  {f['severity']:<7} {f['rule']}: {plain(f['message'], 300, single_line=True)}"
+            for f in quality["findings"]
+        ] or ["  no finding"]
     return out
 
 

@@ -21,6 +21,7 @@ from agentdex.db.migrations import RECENT_PROBES, UP_BY_ROLE
 from agentdex.errors import InputError
 from agentdex.formats import DISCOVERY_PATHS
 from agentdex.models import Listing
+from agentdex.text import plain
 
 LIST_COLUMNS = (
     "origin",
@@ -362,27 +363,50 @@ def list_checks(db: Database, origin: str) -> list[dict[str, Any]]:
 
 def list_tools(db: Database, origin: str, *, source: str | None = None) -> list[dict[str, Any]]:
     """The tools of ``origin`` (declared in its manifest or a discovery document, listed by
-    its MCP server), each with its fingerprint."""
+    its MCP server), each with its fingerprint, its safety ``flags`` (``[{code, message}]``)
+    and, for the tools its MCP server listed, its TDQS lint ``quality`` (``{input_hash,
+    findings: [{rule, severity, message}], spec_version}``; None when not linted)."""
     sql = (
-        "SELECT source, name, description, annotations, read_only, destructive, input_schema, endpoint, "
-        "detail, seen_at, fingerprint FROM tools WHERE origin = ?"
+        "SELECT t.source, t.name, t.description, t.annotations, t.read_only, t.destructive, t.input_schema, "
+        "t.endpoint, t.detail, t.seen_at, t.fingerprint, q.input_hash AS q_hash, q.findings AS q_findings, "
+        "q.spec_version AS q_version FROM tools t LEFT JOIN tool_lints q "
+        "ON q.origin = t.origin AND q.source = t.source AND q.name = t.name WHERE t.origin = ?"
     )
     params: list[Any] = [origin]
     if source is not None:
-        sql += " AND source = ?"
+        sql += " AND t.source = ?"
         params.append(source)
-    rows = db.query(sql + " ORDER BY source, name, id", params)
+    rows = db.query(sql + " ORDER BY t.source, t.name, t.id", params)
+    flags = _tool_flags(db, origin)
     return [
         {
-            **r,
+            **{k: v for k, v in r.items() if not k.startswith("q_")},
             "annotations": loads(r["annotations"], {}),
             "input_schema": loads(r["input_schema"]),
             "detail": loads(r["detail"], {}),
             "read_only": bool(r["read_only"]),
             "destructive": bool(r["destructive"]),
+            "flags": flags.get((r["source"], f"tools[{plain(r['name'], 80)}]"), []),
+            "quality": None
+            if r["q_hash"] is None
+            else {"input_hash": r["q_hash"], "findings": loads(r["q_findings"], []), "spec_version": r["q_version"]},
         }
         for r in rows
     ]
+
+
+def _tool_flags(db: Database, origin: str) -> dict[tuple[str, str], list[dict[str, str]]]:
+    """The safety flags of ``origin``'s tools, by (source, ``tools[<name>]``)."""
+    found: dict[tuple[str, str], list[dict[str, str]]] = {}
+    rows = db.execute(
+        "SELECT format, path, code, message FROM findings WHERE origin = ? AND substr(format, -6) = '_tools' "
+        "ORDER BY id",
+        [origin],
+    )
+    for fmt, path, code, message in rows:
+        tool = path.split("].", 1)[0] + "]" if "]." in path else path
+        found.setdefault((fmt[:-6], tool), []).append({"code": code, "message": message})
+    return found
 
 
 # --- events, documents, stats ----------------------------------------------------------------

@@ -45,6 +45,8 @@ TOOL_COLUMNS = (
     ("name", "Tool", 22),
     ("access", "Access", 10),
     ("annotations", "Annotations", 40),
+    ("flags", "Safety flags", 24),
+    ("quality", "TDQS lint", 40),
     ("description", "Description", None),
 )
 # The Cross-check tab: each disagreement between two sources, then each tool's fingerprint.
@@ -290,10 +292,23 @@ def tool_rows(view: dict[str, Any]) -> list[list[Text]]:
                 cell(t.get("name"), 80),
                 access,
                 cell(compact_json(t.get("annotations") or {}, 300), 300),
+                cell(", ".join(f["code"] for f in t.get("flags") or []), 200, "yellow" if t.get("flags") else ""),
+                quality_cell(t.get("quality")),
                 cell(t.get("description"), 600),
             ]
         )
     return rows
+
+
+def quality_cell(quality: dict[str, Any] | None) -> Text:
+    """A tool's TDQS findings, one ``severity rule`` each (red for an error); ``-`` when the
+    tool was not linted (only the tools an MCP server lists are)."""
+    if quality is None:
+        return cell("-", 1)
+    findings = quality.get("findings") or []
+    text = ", ".join(f"{f['severity']} {f['rule']}" for f in findings) or "no finding"
+    errors = any(f["severity"] == "error" for f in findings)
+    return cell(text, 300, "bold red" if errors else ("yellow" if findings else "green"))
 
 
 def crosscheck_verdict(view: dict[str, Any]) -> Text:
