@@ -102,7 +102,8 @@ def _lint_origin(text: str, db_file: Path | None) -> dict[str, Any]:
     db = open_catalogue(db_file, readonly=True)
     if missing_origins(db, [origin]):
         fail(
-            f"{text} is neither a file nor in the catalogue; `agentdex list` shows the origins it has", NOT_IN_CATALOGUE
+            f"{text} is not a file, and is not in the catalogue; `agentdex list` shows the origins it has",
+            NOT_IN_CATALOGUE,
         )
     found = stored_lint(db, origin)
     if found is None:

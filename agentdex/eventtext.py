@@ -36,6 +36,8 @@ def event_text(e: Mapping[str, Any]) -> str:
     if kind == "write_tool_added":
         reason = plain((new or {}).get("reason"), 80) if isinstance(new, dict) else ""
         return f"{subject}: a new tool that writes ({reason})"
+    if kind == "tool_quality_changed":
+        return f"{subject}: TDQS lint {_lint_diff(new)}"
     if kind == "price_changed":
         return f"{subject}: ${_price(old)} → ${_price(new)} a call"
     if kind == "registry_changed":
@@ -95,6 +97,18 @@ def _tool_diff(old: Any, new: Any) -> str:
     after = set(new.get("names") or []) if isinstance(new, dict) else set()
     parts = [f"+{n}" for n in sorted(after - before)] + [f"-{n}" for n in sorted(before - after)]
     return plain(" ".join(parts) or "changed their descriptions or annotations", 120)
+
+
+def _lint_diff(new: Any) -> str:
+    """The findings a changed lint result fixed and the ones it regressed, each in its text."""
+    new = new if isinstance(new, dict) else {}
+    parts = [
+        f"{label} {plain(f.get('severity'), 8)} {plain(f.get('rule'), 40)}: {plain(f.get('message'), 160, single_line=True)}"
+        for label, key in (("fixed", "fixed"), ("regressed", "regressed"))
+        for f in new.get(key) or []
+        if isinstance(f, dict)
+    ]
+    return plain("; ".join(parts), 600) or "findings changed"
 
 
 def _price(payments: Any) -> str:

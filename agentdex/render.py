@@ -231,6 +231,12 @@ def census_lines(census: Mapping[str, Any]) -> list[str]:
     out = [f"{'state':<22} {'count':>6} {'share':>7}"]
     out += [f"{row['state']:<22} {row['count']:>6} {row['share']:>6.1f}%" for row in census["states"]]
     out.append(f"{'total':<22} {census['total']:>6}")
+    tools = census.get("tools")
+    if tools and tools["total"]:
+        out.append(
+            f"MCP tools linted (TDQS): {tools['total']}, {tools['with_findings']} with at least one finding "
+            f"({tools['share']:.1f}%)"
+        )
     return out
 
 

@@ -68,7 +68,7 @@ def test_the_registry_endpoints_are_counted_once_with_the_crawled_one(catalogue)
 def test_the_text_table_and_the_canned_query_agree(catalogue):
     text = CliRunner().invoke(app, ["census", "--db", str(catalogue)]).stdout.splitlines()
     assert text[0].split() == ["state", "count", "share"]
-    assert "wrong_transport             1   11.1%" in text and text[-1].split() == ["total", "9"]
+    assert "wrong_transport             1   11.1%" in text and ["total", "9"] in [line.split() for line in text]
     query = json.loads((Path(__file__).resolve().parent.parent / "datasette_metadata.json").read_text("utf-8"))[
         "databases"
     ]["agentdex"]["queries"]
@@ -105,3 +105,17 @@ def test_dns_gone_and_initialized_rejected_are_states_of_their_own(tmp_path):
         )
     counts = {s["state"]: s["count"] for s in census(db)["states"] if s["count"]}
     assert counts == {"dns_gone": 1, "initialized_rejected": 1}
+
+
+def test_the_census_counts_the_linted_mcp_tools_with_a_finding(catalogue):
+    data = json.loads(CliRunner().invoke(app, ["census", "--json", "--db", str(catalogue)]).stdout)
+    with sqlite3.connect(catalogue) as conn:
+        rows = conn.execute("SELECT errors + warnings + infos FROM tool_lints").fetchall()
+    with_findings = sum(1 for (n,) in rows if n)
+    assert rows and data["tools"] == {
+        "total": len(rows),
+        "with_findings": with_findings,
+        "share": round(100.0 * with_findings / len(rows), 1),
+    }
+    text = CliRunner().invoke(app, ["census", "--db", str(catalogue)]).stdout
+    assert f"MCP tools linted (TDQS): {len(rows)}, {with_findings} with at least one finding" in text

@@ -18,6 +18,7 @@ from sqlite_utils import Database
 from agentdex import schedule
 from agentdex.db.common import epoch, iso, loads
 from agentdex.db.migrations import RECENT_PROBES, UP_BY_ROLE
+from agentdex.db.tool_quality import quality_share
 from agentdex.errors import InputError
 from agentdex.formats import DISCOVERY_PATHS
 from agentdex.models import Listing
@@ -491,6 +492,7 @@ def stats(db: Database) -> dict[str, Any]:
         "crawls": one("SELECT count(*) FROM crawls"),
         "blobs": one("SELECT count(*) FROM blobs"),
         "blob_bytes": one("SELECT coalesce(sum(size_bytes), 0) FROM blobs"),
+        "tools": quality_share(db),  # MCP tools linted (TDQS) and how many have a finding
     }
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from agentdex.db.common import dumps, safe_text, utc_now
+from agentdex.db.tool_quality import quality_share
 
 # The registry statuses that become an event on a listed origin when they change.
 STATUS_EVENTS = {"deprecated": "registry_deprecated", "deleted": "registry_deleted", "active": "registry_active"}
@@ -197,7 +198,7 @@ def census(db: Database) -> dict[str, Any]:
         {"state": s, "count": counts.get(s, 0), "share": round(100.0 * counts.get(s, 0) / total, 1) if total else 0.0}
         for s in CENSUS_STATES
     ]
-    return {"total": total, "states": states}
+    return {"total": total, "states": states, "tools": quality_share(db)}
 
 
 def census_endpoints(db: Database, state: str | None = None) -> list[dict[str, Any]]:

@@ -153,9 +153,11 @@ def tool_findings(db: Database, origin: str, source: str = "mcp") -> dict[str, l
 
 
 def quality_share(db: Database) -> dict[str, Any]:
-    """``{total, with_findings, share}`` over every linted tool of the catalogue (share: the
-    fraction, 0 when no tool was linted) — the figure Glama publishes for its registry."""
+    """``{total, with_findings, share}`` over every linted tool of the catalogue (``share`` in
+    percent to one decimal, as the census's: 0.0 when no tool was linted) — the figure Glama
+    publishes for its registry (56.4% of 228,369 tools in June 2026)."""
     total, with_findings = db.execute(
         "SELECT count(*), coalesce(sum(errors + warnings + infos > 0), 0) FROM tool_lints"
     ).fetchone()
-    return {"total": total, "with_findings": with_findings, "share": round(with_findings / total, 4) if total else 0}
+    share = round(100.0 * with_findings / total, 1) if total else 0.0
+    return {"total": total, "with_findings": with_findings, "share": share}
