@@ -103,8 +103,9 @@ def _lint_diff(new: Any) -> str:
     """The findings a changed lint result fixed and the ones it regressed, each in its text."""
     new = new if isinstance(new, dict) else {}
     parts = [
-        f"{label} {plain(f.get('severity'), 8)} {plain(f.get('rule'), 40)}: {plain(f.get('message'), 160, single_line=True)}"
-        for label, key in (("fixed", "fixed"), ("regressed", "regressed"))
+        f"{key} {plain(f.get('severity'), 8)} {plain(f.get('rule'), 40)}: "
+        f"{plain(f.get('message'), 160, single_line=True)}"
+        for key in ("fixed", "regressed")
         for f in new.get(key) or []
         if isinstance(f, dict)
     ]
