@@ -25,7 +25,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from agentdex.cli import app
+from agentdex.crawler.crawl import crawl
+from agentdex.crawler.options import NetworkOptions
+from agentdex.db import open_db
 from agentdex.formats import tool_quality
+from netfixtures import json_reply, tls_ca, tls_server, tls_server_session  # noqa: F401
+from reference_servers import TLSProxy, everything, node_skip_reason
 
 CORPUS = Path(__file__).parent / "ecosystem" / "tools"
 
@@ -363,3 +368,56 @@ def test_the_sample_webs_mcp_sdk_servers_lint_as_the_reference_lints_them():
     for profile in mcp_servers.PROFILES:
         tools = asyncio.run(listed(profile))
         assert tools and ours(tools) == reference(tools)
+
+
+@pytest.mark.skipif(node_skip_reason() is not None, reason=node_skip_reason() or "")
+def test_server_everything_crawled_by_agentdex_lints_as_tdqs_lint_url_lints_it(tls_ca, tls_server, tmp_path):
+    """agentdex crawls the MCP TypeScript SDK's reference server over HTTPS (an Anchor manifest
+    declares it) and stores the lint; ``tdqs lint --url`` lists the same server through the
+    MCP SDK's own client. The two reports agree tool for tool."""
+    _, _, cert = tls_ca
+    with everything("streamableHttp") as port, TLSProxy(cert, port) as proxy:
+        tls_server.routes["/.well-known/anchor.json"] = lambda request: _reply(_anchor("https://mcp.sample.test/mcp"))
+        net = NetworkOptions(
+            connect_to=[
+                ("everything.sample.test", "127.0.0.1", tls_server.port),
+                ("registry.sample.test", "127.0.0.1", tls_server.port),
+                *proxy.connect_to("mcp.sample.test"),
+            ],
+            ca_bundle=tls_ca[1],
+            registry="https://registry.sample.test",
+            dns_server="127.0.0.1:9",
+        )
+        db_file = tmp_path / "catalogue.db"
+        asyncio.run(crawl(open_db(db_file), ["everything.sample.test"], net))
+        expected_code, report = tdqs_cli("--url", f"http://127.0.0.1:{port}/mcp")
+    result = CliRunner().invoke(app, ["tools", "lint", "everything.sample.test", "--db", str(db_file), "--json"])
+    rows = json.loads(result.stdout)
+    assert len(rows) > 5 and (result.exit_code, rows) == (expected_code, as_rows(report))
+
+
+def _anchor(endpoint: str) -> dict:
+    return {
+        "anchor": "0.1",
+        "updated": "2026-12-01",
+        "publisher": {
+            "name": "Everything",
+            "url": "https://everything.sample.test",
+            "contact": "a@everything.sample.test",
+        },
+        "tools": [
+            {
+                "id": "test.everything/all",
+                "kind": "mcp",
+                "name": "Everything",
+                "description": "The MCP SDK's reference server.",
+                "endpoint": endpoint,
+                "transport": "streamable-http",
+                "auth": ["none"],
+            }
+        ],
+    }
+
+
+async def _reply(doc: dict):
+    return json_reply(doc)
