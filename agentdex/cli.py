@@ -681,10 +681,28 @@ def _print_seeds(writer, run, as_json: bool) -> None:
 
 
 @app.command()
-def census(db: DbOpt = None, as_json: JsonOpt = False) -> None:
-    """The probe state of every MCP endpoint the catalogue knows, with counts and shares."""
+def census(
+    db: DbOpt = None,
+    state: Annotated[
+        str | None,
+        typer.Option(
+            "--state",
+            metavar="STATE",
+            help="List the endpoints in this state (open, auth_gated, not_mcp, unreachable, …), one a line.",
+        ),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The probe state of every MCP endpoint the catalogue knows, with counts and shares;
+    with --state, the endpoints in one state."""
+    from agentdex.db.seeds import CENSUS_STATES
     from agentdex.db.seeds import census as count
 
+    if state is not None:
+        if state not in CENSUS_STATES:
+            fail(f"--state {state!r}: choose one of {', '.join(CENSUS_STATES)}", 2)
+        _census_state(db, state, as_json)
+        return
     data = count(open_catalogue(db, readonly=True))
     if as_json:
         echo_json(data)
@@ -692,6 +710,20 @@ def census(db: DbOpt = None, as_json: JsonOpt = False) -> None:
         from agentdex.render import census_lines
 
         typer.echo("\n".join(census_lines(data)))
+
+
+def _census_state(db, state: str, as_json: bool) -> None:
+    """The endpoints in ``state``: JSON rows, or ``URL  ORIGIN  DETAIL`` lines (a count on stderr)."""
+    from agentdex.db.seeds import census_endpoints
+
+    rows = census_endpoints(open_catalogue(db, readonly=True), state)
+    if as_json:
+        echo_json(rows)
+        return
+    for row in rows:
+        detail = "" if state == "open" else plain(row.get("detail"), 160)
+        typer.echo("\t".join([plain(row["url"], 300), plain(row.get("origin"), 120), detail]).rstrip("\t"))
+    typer.echo(f"{len(rows)} endpoint(s) in state {state}", err=True)
 
 
 # -- apps on top of the catalogue ---------------------------------------------------------------

@@ -65,6 +65,23 @@ def test_the_registry_endpoints_are_counted_once_with_the_crawled_one(catalogue)
     }
 
 
+def test_census_state_lists_the_endpoints_in_that_state(catalogue):
+    """Issue 40: the analyst's next question after the counts, "which ones?"."""
+    result = CliRunner().invoke(app, ["census", "--state", "not_probed", "--db", str(catalogue)])
+    assert result.exit_code == 0, result.output
+    assert sorted(line.split("\t")[0] for line in result.stdout.splitlines()) == [
+        "https://mcp.driftwood.test/v0/mcp",
+        "https://mcp.tidewater.test/mcp",
+    ]
+    assert result.stderr == "2 endpoint(s) in state not_probed\n"
+    gated = CliRunner().invoke(app, ["census", "--state", "auth_gated", "--json", "--db", str(catalogue)])
+    assert [(r["origin"], r["census"]) for r in json.loads(gated.stdout)] == [("vault.test", "auth_gated")]
+    opened = CliRunner().invoke(app, ["census", "--state", "open", "--db", str(catalogue)]).stdout
+    assert opened == "https://mcp.pantry.test/mcp\tpantry.test\n"
+    wrong = CliRunner().invoke(app, ["census", "--state", "closed", "--db", str(catalogue)])
+    assert wrong.exit_code == 2 and "choose one of open, auth_gated" in wrong.stderr
+
+
 def test_the_text_table_and_the_canned_query_agree(catalogue):
     text = CliRunner().invoke(app, ["census", "--db", str(catalogue)]).stdout.splitlines()
     assert text[0].split() == ["state", "count", "share"]
@@ -73,7 +90,7 @@ def test_the_text_table_and_the_canned_query_agree(catalogue):
         "databases"
     ]["agentdex"]["queries"]
     with sqlite3.connect(catalogue) as conn:
-        canned = {row[0]: row[1] for row in conn.execute(query["mcp_census"]["sql"])}
+        canned = {row[0]: row[1] for row in conn.execute(query["mcp_census_by_state"]["sql"])}
     assert canned == EXPECTED
     with sqlite3.connect(catalogue) as conn:
         no_manifest = conn.execute(query["registry_servers_without_manifest"]["sql"]).fetchall()

@@ -428,11 +428,22 @@ def test_the_index_leads_with_the_listings(base):
     assert start < page.index("<h2")
 
 
-def test_no_installed_plugin_renders_cells(base):
+def test_no_installed_plugin_renders_cells_but_agentdex_s_own(base):
     plugins = get(base, "/-/plugins.json").json()
     # serve's own (agentdex.serve.shown_cell) only swaps invisible characters for placeholders,
-    # as text Datasette escapes; no plugin renders markup.
-    assert [p["name"] for p in plugins if "render_cell" in p["hooks"]] in ([], ["agentdex_inert_text"])
+    # as text Datasette escapes; agentdex's plugin links a census state (one of a fixed set of
+    # words, never stored text: see the next test); no other plugin renders cells.
+    assert [p["name"] for p in plugins if "render_cell" in p["hooks"]] in (
+        ["agentdex"],
+        ["agentdex", "agentdex_inert_text"],
+    )
+
+
+def test_only_a_census_state_in_a_census_column_becomes_a_link(base):
+    sql = "SELECT 'open' AS census, '<img src=x>' AS census2, 'open' AS state UNION ALL SELECT '<b>x</b>', '', ''"
+    page = get(base, "/agentdex", sql=sql).text
+    assert page.count('<a href="/agentdex/mcp_census?census=open">open</a>') == 1
+    assert "<b>x</b>" not in page and html.escape("<b>x</b>", quote=False) in page and "<img src=x" not in page
 
 
 # --- read-only and safety settings -------------------------------------------------------------------
@@ -720,3 +731,60 @@ def test_the_registry_api_answers_for_the_crawled_catalogue(served, catalogue):
     assert markup["server"]["title"] == MARKUP_NAME  # JSON text, as crawled
     latest = get(served, "/v0.1/servers/test.pantry%2Fpantry/versions/latest")
     assert latest.status_code == 200 and latest.json() == pantry
+
+
+# --- the analyst's path (issue 40) ----------------------------------------------------------------
+
+
+def test_the_census_view_has_its_own_url_and_the_census_by_state_links_to_it(base, catalogue):
+    view = get(base, "/agentdex/mcp_census.json", _shape="array").json()
+    assert {"url", "origin", "census"} <= set(view[0])  # the view's rows, not the counting query's
+    states = query(base, "mcp_census_by_state")
+    assert {r["census"] for r in states} >= {"open", "auth_gated"}
+    page = get(base, "/agentdex/mcp_census_by_state").text
+    assert '<a href="/agentdex/mcp_census?census=auth_gated">auth_gated</a>' in page
+    gated = get(base, "/agentdex/mcp_census.json", census="auth_gated", _shape="array").json()
+    assert {r["origin"] for r in gated} == {"vault.test", "keyring.test"}
+
+
+def test_open_mcp_servers_are_listed_with_their_tool_names(base, catalogue):
+    servers = {r["origin"]: r for r in query(base, "open_mcp_servers")}
+    assert "vault.test" not in servers and "keyring.test" not in servers  # they ask for a login
+    tools = rows(catalogue, "SELECT name FROM tools WHERE origin = 'pantry.test' AND source = 'mcp'")
+    pantry = {r["name"] for r in tools}
+    assert servers["pantry.test"]["tools"] == ", ".join(sorted(pantry)) and len(pantry) >= 2
+
+
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install chromium; .ci/run does it)"
+)
+def test_an_analyst_s_pages_in_a_browser(served, catalogue, tmp_path):
+    """The database page leads with listings and says what each table and view holds; a
+    listing's row page reads top to bottom; events say each change in words. Photographed
+    (to AGENTDEX_SCREENSHOTS when set) for a person to look at."""
+    import os
+
+    from browser import Browser
+
+    shots = Path(os.environ.get("AGENTDEX_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    with Browser(CHROMIUM, CHROMIUM_FLAGS, tmp_path / "profile") as browser:
+        database = browser.open(served + "/agentdex")
+        browser.screenshot(shots / "database.png")
+        lines = [line for line in database["text"].splitlines() if "\t" in line]
+        assert lines[1].startswith("listings\tOne row per origin: the listing as its manifest declares it")
+        assert {line.split("\t")[0] for line in lines[1:]} >= {"events", "mcp_census", "check_status", "tools"}
+        assert all(line.split("\t")[1] for line in lines[1:])  # every one has its line
+        assert database["text"].index("What each table and view holds") < database["text"].index("Queries")
+        row = browser.open(served + "/agentdex/listings/pantry~2Etest")
+        browser.screenshot(shots / "listing-row.png")
+        width = browser.evaluate("document.querySelector('table.agentdex-row td').getBoundingClientRect().width")
+        assert width > 600  # the description reads as a paragraph, not one word a line
+        description = rows(catalogue, "SELECT description FROM listings WHERE origin = 'pantry.test'")[0]["description"]
+        at = row["text"].index("\ndescription\n")  # the column's name, what it means, then its value whole
+        assert description in row["text"][at : at + 200 + len(description)], row["text"][at : at + 400]
+        events = browser.open(served + "/agentdex/events")
+        browser.screenshot(shots / "events.png")
+        newest = rows(catalogue, "SELECT kind, subject, old, new FROM events ORDER BY at DESC, id DESC LIMIT 1")[0]
+        said = stored_event_text(newest["kind"], newest["subject"], newest["old"], newest["new"])
+        assert f"\t{newest['kind']}\t{said}\t" in events["text"]  # kind, then the change in words

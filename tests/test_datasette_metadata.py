@@ -144,9 +144,16 @@ def test_only_the_failing_check_query_takes_a_parameter():
     assert {name: p for name, p in params.items() if p} == {"failing_check": {"check"}}
 
 
+def test_no_canned_query_shadows_a_table_or_view():
+    """Datasette routes /db/NAME to a canned query before a table: a query named as a view
+    hid it (issue 40: the mcp_census view was unreachable behind the census query)."""
+    assert set(QUERIES) & set(TABLES) == set()
+
+
 def test_the_queries_an_analyst_reaches_for_first_are_all_there():
     assert set(QUERIES) == {
         "newest_changes",
+        "open_mcp_servers",
         "working_mcp",
         "failing_check",
         "read_only_variants_with_writes",
@@ -158,7 +165,7 @@ def test_the_queries_an_analyst_reaches_for_first_are_all_there():
         "inconsistent_listings",
         "tool_changes",
         "flapping_endpoints",
-        "mcp_census",
+        "mcp_census_by_state",
         "registry_servers_without_manifest",
         "registry_servers_with_dead_endpoint",
         "servers_by_tool_findings",

@@ -12,16 +12,27 @@ plugin) extend Datasette's own, so nothing of Datasette's pages is copied but on
   a link to every column.
 - The index leads with each catalogue's ``listings`` table (Datasette names only the five
   largest tables there, and snapshots and checks outgrow listings).
+- The database page leads with ``listings`` and says in one line what every table and view
+  holds (the first sentence of its description), in the metadata's order, not the alphabet's.
+- A row page shows its row vertically, one column a line with what the column means (a
+  listing's 55 columns were one strip with its description one word a line).
+- The ``events`` table page has a ``change`` column beside ``kind``: the event in words, as
+  the ``newest_changes`` query says it.
+- A ``census`` cell holding a census state links to the ``mcp_census`` rows in that state.
 
 Crawled text stays text: no hook returns markup; the templates escape every value.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
+from urllib.parse import urlencode
 
 from datasette import hookimpl
+from markupsafe import Markup
 
+from agentdex.db.seeds import CENSUS_STATES
 from agentdex.eventtext import stored_event_text
 
 LISTINGS = "listings"
@@ -41,6 +52,9 @@ LISTING_COLUMNS = (
 )
 CELL_CHARS = 80  # a table cell longer than this is cut (the row page has it whole)
 CHOSEN = ("_col", "_nocol")  # query-string arguments by which a user chose columns
+CENSUS = "mcp_census"
+LINE_CHARS = 150  # a table's line on the database page longer than this ends at its first colon
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]])\.(?:\s|$)")
 
 
 @hookimpl
@@ -60,9 +74,15 @@ def extra_template_vars(
 ) -> Any:
     if view_name == "index":
         return _index_vars(datasette)
+    if view_name == "database":
+        return {"agentdex_lines": _first_sentences(datasette, database)}
+    if view_name == "row":
+        return {"agentdex_vertical": True}
     if view_name != "table" or request is None:
         return None
     values: dict[str, Any] = {"agentdex_cell_chars": CELL_CHARS}
+    if table == "events":
+        values["agentdex_change"] = _change_of
     if table == LISTINGS and not any(arg in request.args for arg in CHOSEN):
         values.update(
             agentdex_columns=list(LISTING_COLUMNS), agentdex_all_columns_url=_all_columns_url(request, columns or [])
@@ -85,3 +105,44 @@ def _index_vars(datasette):
         return {"agentdex_catalogues": found}
 
     return catalogues
+
+
+@hookimpl
+def render_cell(value, column, table, database, datasette) -> Any:
+    """A census state in a ``census`` column (the view, a canned query, any SQL) as a link to
+    the endpoints in that state. Only the fixed state names are linked: no stored text
+    becomes markup."""
+    if column != "census" or not isinstance(value, str) or value not in CENSUS_STATES:
+        return None
+    href = datasette.urls.table(database, CENSUS) + "?" + urlencode({"census": value})
+    return Markup('<a href="{}">{}</a>').format(href, value)
+
+
+def _change_of(cells: list[dict[str, Any]]) -> str:
+    """The change an ``events`` row records, in words (the row as Datasette's cells)."""
+    raw = {cell["column"]: cell.get("raw") for cell in cells}
+    if raw.get("kind") is None:
+        return ""
+    return stored_event_text(raw["kind"], raw.get("subject"), raw.get("old"), raw.get("new"))
+
+
+def _first_sentences(datasette, database: str | None) -> list[dict[str, str]]:
+    """Every described table and view of ``database``, ``listings`` first, then in the
+    metadata's order: its name and the first sentence of its description."""
+    tables = ((datasette.metadata("databases") or {}).get(database or "", {}) or {}).get("tables", {})
+    lines = [
+        {"name": name, "line": _first_sentence(meta.get("description") or "")}
+        for name, meta in tables.items()
+        if not meta.get("hidden") and meta.get("description")
+    ]
+    return sorted(lines, key=lambda line: line["name"] != LISTINGS)
+
+
+def _first_sentence(text: str) -> str:
+    """The first sentence of ``text``; a long one up to its first colon (what follows
+    one is the detail)."""
+    end = _SENTENCE_END.search(text)
+    sentence = text[: end.start() + 1] if end else text
+    if len(sentence) > LINE_CHARS and ": " in sentence[:LINE_CHARS]:
+        return sentence[: sentence.index(": ")] + "."
+    return sentence
