@@ -80,14 +80,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import anyio
 import httpx
 
 from agentdex import __version__
 from agentdex.crawler.body import read_capped
 from agentdex.crawler.fetch_errors import describe_error, tls_error
 from agentdex.crawler.netpolicy import GuardedBackend, Resolver, build_ssl_context, system_resolver
-from agentdex.crawler.pools import HostPools, TransportFactory, guarded_transport, release
+from agentdex.crawler.pools import HostPools, TransportFactory, close_transport, guarded_transport, release
 from agentdex.crawler.robots import PRODUCT_TOKEN, ROBOTS_MAX_BYTES, RobotsCache, product_token, robots_exempt
 from agentdex.errors import FetchError
 from agentdex.headers import SAFE_METHODS, retry_after_seconds
@@ -297,8 +296,7 @@ class Fetcher:
         finally:
             if response is not None:
                 await response.aclose()
-            with anyio.CancelScope(shield=True):  # a cancelled probe still closes its socket
-                await transport.aclose()
+            await close_transport(transport)  # shielded: a cancelled probe still closes its socket
 
     def _headers(
         self, accept: str | None, etag: str | None, last_modified: str | None, extra: dict[str, str]

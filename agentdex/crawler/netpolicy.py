@@ -55,8 +55,8 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import anyio
 import httpcore
+import idna
 
 from agentdex.crawler.netstream import SocketBackend
 from agentdex.errors import BlockedAddress, FetchError, InputError
@@ -159,9 +159,25 @@ def parse_connect_to(spec: str) -> tuple[str, str, int]:
 
 
 async def system_resolver(host: str, port: int) -> list[str]:
-    """The addresses the system resolver gives for ``host``, in its order, deduplicated."""
-    infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+    """The addresses the system resolver gives for ``host``, in its order, deduplicated. A
+    name outside ASCII is asked in its IDNA 2008 form (UTS 46 mapping, as httpx reads URLs);
+    a scoped IPv6 address is spelled ``address%scope``."""
+    infos = await asyncio.get_running_loop().getaddrinfo(_ascii(host), port, type=socket.SOCK_STREAM)
+    # A Python built without IPv6 answers such addresses as numbers: they are left out.
+    return list(dict.fromkeys(_spelled(info[4]) for info in infos if not isinstance(info[4][0], int)))
+
+
+def _ascii(host: str) -> bytes:
+    try:
+        return host.encode("ascii")
+    except UnicodeEncodeError:
+        return idna.encode(host, uts46=True)  # an IDNAError is a UnicodeError: a dns failure
+
+
+def _spelled(sockaddr: tuple[typing.Any, ...]) -> str:
+    if len(sockaddr) == 4 and sockaddr[3]:  # IPv6 with a scope (link-local)
+        return f"{str(sockaddr[0]).split('%')[0]}%{sockaddr[3]}"
+    return str(sockaddr[0])
 
 
 def dns_server_resolver(server: str, lifetime: float = 5.0) -> Resolver:

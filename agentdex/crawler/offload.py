@@ -25,10 +25,9 @@ Public API::
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TypeVar
-
-import anyio.to_thread
 
 T = TypeVar("T")
 
@@ -40,7 +39,7 @@ async def run(size: int, fn: Callable[..., T], *args: object) -> T:
     """``fn(*args)``: inline when the input is at most ``INLINE_BYTES``, else in a worker thread."""
     if size <= INLINE_BYTES:
         return fn(*args)
-    return await anyio.to_thread.run_sync(fn, *args)
+    return await asyncio.to_thread(fn, *args)
 
 
 def yaml_size(*bodies: bytes | str | None) -> int:

@@ -9,6 +9,7 @@ Public API::
     guarded_transport(context, backend, connections) -> HostTransport
         one origin's transport (:mod:`agentdex.crawler.h1`) through the address guard.
     release(response, method)   close an answer, keeping its connection when it has no body.
+    close_transport(transport)  close it whole, even from a task being cancelled.
 
 A :class:`~agentdex.crawler.fetch.Fetcher` takes any ``transport_factory``
 (``() -> httpx.AsyncBaseTransport``); unit tests give it one that returns an
@@ -17,12 +18,12 @@ A :class:`~agentdex.crawler.fetch.Fetcher` takes any ``transport_factory``
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-import anyio
 import httpx
 
 from agentdex.crawler.h1 import HostTransport
@@ -84,18 +85,18 @@ class HostPools:
             key = next((k for k in self._pools if k not in self._active), None)
             if key is None:
                 return
-            await _close(self._pools.pop(key))
+            await close_transport(self._pools.pop(key))
 
     async def aclose(self) -> None:
         """Close every pool."""
         while self._pools:
-            await _close(self._pools.popitem(last=False)[1])
+            await close_transport(self._pools.popitem(last=False)[1])
 
 
-async def _close(transport: httpx.AsyncBaseTransport) -> None:
-    # Shielded: a cancelled crawl must still close the sockets of a pool it dropped.
-    with anyio.CancelScope(shield=True):
-        await transport.aclose()
+async def close_transport(transport: httpx.AsyncBaseTransport) -> None:
+    """Close ``transport``; shielded (the close runs to its end in a task a cancellation
+    does not reach), so a cancelled crawl or probe still closes the sockets it dropped."""
+    await asyncio.shield(transport.aclose())
 
 
 def guarded_transport(context: ssl.SSLContext, backend: GuardedBackend, connections: int) -> HostTransport:

@@ -50,13 +50,13 @@ and Google's parser answer differently):
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
-import anyio
 from protego import Protego
 
 from agentdex.crawler import freshness, offload
@@ -195,7 +195,7 @@ class RobotsCache:
         self._fetch = fetch
         self.agent_token = agent_token
         self._entries: dict[str, RobotsEntry] = {}
-        self._locks: dict[str, anyio.Lock] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
         self._offers: dict[str, StoredRobots] = {}
 
     def entry(self, origin: str) -> RobotsEntry | None:
@@ -248,7 +248,7 @@ class RobotsCache:
             return entry
         # One lock per origin: concurrent fetches to one origin wait for a single robots fetch.
         if origin not in self._locks:
-            self._locks[origin] = anyio.Lock()
+            self._locks[origin] = asyncio.Lock()
         lock = self._locks[origin]
         async with lock:
             if origin not in self._entries:
@@ -268,7 +268,7 @@ class RobotsCache:
 
 async def _allows(rules: RobotsRules, url: str) -> bool:
     if rules.heavy:
-        return await anyio.to_thread.run_sync(rules.allows, url)
+        return await asyncio.to_thread(rules.allows, url)
     return rules.allows(url)
 
 
@@ -276,11 +276,11 @@ async def _pace(entry: RobotsEntry, delay: float) -> None:
     """Wait until ``delay`` seconds have passed since the previous request this entry let through."""
     if delay <= 0:
         return
-    now = anyio.current_time()
+    now = asyncio.get_running_loop().time()
     start = max(now, entry.next_at)
     entry.next_at = start + delay  # claimed before sleeping, so concurrent requests queue up
     if start > now:
-        await anyio.sleep(start - now)
+        await asyncio.sleep(start - now)
 
 
 def reusable(record: FetchRecord, now: datetime | None = None) -> bool:
