@@ -251,6 +251,9 @@ class OriginCrawl:
     # its document names and those registry seeds declare on the origin
     # (``agentdex.crawler.discovered.Declared``: url, transport, name, source, status).
     extra_endpoints: list[Any] = field(default_factory=list)
+    # The documents the origin's AI Catalog names by URL (``agentdex.crawler.discovered.Linked``):
+    # the crawl records each under the origin it lives on, and crawls that origin.
+    catalog_links: list[Any] = field(default_factory=list)
 
     def read_at(self, kind: str) -> str | None:
         """Where this crawl read the document of ``kind`` (after redirects; a 304 counts), if it did."""

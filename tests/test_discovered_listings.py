@@ -35,6 +35,9 @@ OPEN, GATED, RPC, DEAD = (
 )
 ALPHA, BETA = "https://shared.test/alpha/mcp", "https://shared.test/beta/mcp"
 CATALOGUED = "https://catalog.test/mcp"
+ELSEWHERE_CARD, ELSEWHERE = "https://cards.test/cards/weather.json", "https://cards.test/mcp"
+INDEXED = "https://index.test/mcp"
+MOVED = "https://cards.test/v2/mcp"
 TEMPLATE = "https://{tenant}.tenants.test/mcp"
 
 
@@ -69,6 +72,8 @@ SITES = {
         "paths": {"/alpha/mcp": mcp_rule("Alpha", "alpha_search"), "/beta/mcp": mcp_rule("Beta", "beta_lookup")}
     },
     "catalog.test": {"paths": {"/mcp": mcp_rule("Catalogued", "find_recipe")}},
+    "cards.test": {"paths": {"/mcp": mcp_rule("Weather", "forecast")}},
+    "index.test": {"paths": {"/mcp": mcp_rule("Index", "search_index")}},
 }
 SERVERS = [
     server_json("test.open/tides", OPEN),
@@ -94,6 +99,36 @@ AI_CATALOG = {
                 "description": "Recipes for agents.",
                 "remotes": [{"type": "streamable-http", "url": CATALOGUED}],
             },
+        },
+        {  # a card on another origin: that origin's document, crawled as that origin
+            "identifier": "urn:air:cards.test:mcp:weather",
+            "displayName": "Weather",
+            "type": "application/mcp-server-card+json",
+            "url": ELSEWHERE_CARD,
+        },
+    ],
+}
+
+
+def card(name: str, url: str) -> dict:
+    return {
+        "$schema": "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
+        "name": name,
+        "version": "1.0.0",
+        "description": f"The {name} server.",
+        "remotes": [{"type": "streamable-http", "url": url}],
+    }
+
+
+INDEX_CATALOG = {  # a card by a relative URL on the catalog's own origin
+    "specVersion": "1.0",
+    "host": {"displayName": "Index"},
+    "entries": [
+        {
+            "identifier": "urn:air:index.test:mcp:search",
+            "displayName": "Search",
+            "type": "application/mcp-server-card+json",
+            "url": "/cards/search.json",
         }
     ],
 }
@@ -118,11 +153,22 @@ def write_web(root: Path) -> None:
         (root / host / "_site.json").write_text(json.dumps(site), "utf-8")
     (root / "registry.test" / "_servers.json").write_text(json.dumps(SERVERS), "utf-8")
     for host, path, doc in (
-        ("catalog.test", "ai-catalog.json", AI_CATALOG),
-        ("agent.test", "agent-card.json", A2A_CARD),
+        ("catalog.test", ".well-known/ai-catalog.json", AI_CATALOG),
+        ("agent.test", ".well-known/agent-card.json", A2A_CARD),
+        ("index.test", ".well-known/ai-catalog.json", INDEX_CATALOG),
+        ("index.test", "cards/search.json", card("test.index/search", INDEXED)),
+        ("cards.test", "cards/weather.json", card("test.cards/weather", ELSEWHERE)),
     ):
-        (root / host / ".well-known").mkdir(parents=True)
-        (root / host / ".well-known" / path).write_text(json.dumps(doc), "utf-8")
+        (root / host / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / host / path).write_text(json.dumps(doc), "utf-8")
+    # v2: the weather card moves its endpoint.
+    (root / "cards.test" / "_v2" / "cards").mkdir(parents=True)
+    (root / "cards.test" / "_v2" / "cards" / "weather.json").write_text(
+        json.dumps(card("test.cards/weather", MOVED)), "utf-8"
+    )
+    (root / "cards.test" / "_v2" / "_site.json").write_text(
+        json.dumps({"paths": {"/v2/mcp": mcp_rule("Weather", "forecast")}}), "utf-8"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +194,9 @@ def crawled(web, tmp_path_factory):
     )
     path = folder / "catalogue.db"
     crawl = runner.invoke(
-        app, ["crawl", "catalog.test", "agent.test", "--seeds", "-", "--db", str(path), *args], input=seeded.stdout
+        app,
+        ["crawl", "catalog.test", "agent.test", "index.test", "--seeds", "-", "--db", str(path), *args],
+        input=seeded.stdout,
     )
     assert crawl.exit_code == 0, crawl.output
     return {"path": path, "lines": seeded.stdout.splitlines(), "json": json.loads(as_json.stdout)}
@@ -219,6 +267,9 @@ async def test_every_remote_endpoint_is_in_the_census_with_the_state_the_sdk_see
     assert {url: rows[url]["census"] for url in ENDPOINTS} == seen
     assert rows[ALPHA]["origin"] == rows[BETA]["origin"] == "shared.test"
     assert rows[CATALOGUED]["census"] == "open"
+    # An AI Catalog's card by URL is its own origin's: probed and counted there, never under the catalog's.
+    assert (rows[ELSEWHERE]["origin"], rows[ELSEWHERE]["census"]) == ("cards.test", "open")
+    assert (rows[INDEXED]["origin"], rows[INDEXED]["census"]) == ("index.test", "open")
 
 
 def show(crawled, origin: str) -> dict:
@@ -241,6 +292,16 @@ def test_show_gives_each_origin_its_listing_with_provenance_endpoints_and_tools(
     assert (catalogue["format"], catalogue["status"], catalogue["mcp_url"]) == ("ai_catalog", "listed", CATALOGUED)
     agent = show(crawled, "agent.test")
     assert (agent["format"], agent["status"], agent["name"]) == ("a2a_card", "listed", "Courier")
+    elsewhere = show(crawled, "cards.test")
+    assert (elsewhere["format"], elsewhere["mcp_url"]) == ("server_card", ELSEWHERE)
+    assert elsewhere["extra"]["provenance"] == [
+        {"source": "server_card", "url": ELSEWHERE_CARD, "catalog": "https://catalog.test/.well-known/ai-catalog.json"}
+    ]
+    assert [s["via"] for s in elsewhere["seed_sources"]] == ["catalog:server_card"]
+    assert ELSEWHERE not in {e["url"] for e in catalogue["endpoints"]}
+    indexed = show(crawled, "index.test")
+    assert (indexed["format"], indexed["mcp_url"]) == ("server_card", INDEXED)
+    assert indexed["extra"]["provenance"][0]["catalog"] == "https://index.test/.well-known/ai-catalog.json"
 
 
 LISTED = {
@@ -250,6 +311,8 @@ LISTED = {
     "shared.test": "server_json",
     "catalog.test": "ai_catalog",
     "agent.test": "a2a_card",
+    "cards.test": "server_card",
+    "index.test": "server_card",
 }
 
 
@@ -282,3 +345,25 @@ async def test_datasette_shows_them(crawled):
     response = await ds.client.get("/catalogue/listings.json?_shape=array&_col=format&status=listed")
     assert response.status_code == 200
     assert {r["origin"]: r["format"] for r in response.json()} == LISTED
+
+
+def test_a_recrawl_of_the_same_web_changes_nothing_and_a_moved_endpoint_is_an_event(web, crawled, tmp_path):
+    path = tmp_path / "again.db"
+    path.write_bytes(crawled["path"].read_bytes())
+    args = [*web.cli_args(), "--connect-to", ":".join(map(str, web.dead)), "--db", str(path), "--json"]
+    again = CliRunner().invoke(app, ["crawl", *LISTED, "--revalidate", *args])
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["events"] == 0
+    web.set_variant("cards.test", "v2")
+    try:
+        moved = CliRunner().invoke(app, ["crawl", "cards.test", *args])
+    finally:
+        web.set_variant("cards.test", None)
+    assert moved.exit_code == 0, moved.output
+    events = json.loads(
+        CliRunner().invoke(app, ["events", "--origin", "cards.test", "--json", "--db", str(path)]).stdout
+    )
+    changed = [e for e in events if e["kind"] == "mcp_url_changed"]
+    assert [(e["old"], e["new"]) for e in changed] == [(ELSEWHERE, MOVED)]
+    rows = {r["url"]: r["census"] for r in census_endpoints(open_db(path, readonly=True))}
+    assert rows[MOVED] == "open"

@@ -89,7 +89,18 @@ async def _run_here(db, origins: list[str], net: NetworkOptions, plan: StagePlan
         async def each(origin: str) -> None:
             await saver.crawl_and_save(db, origin, stage, lambda: (stats.requests, stats.errors))
 
-        await run_workers(origins, net.concurrency, each)
+        todo, seen = collections.deque(origins), set(origins)
+
+        def follow(more: list[str]) -> int:
+            """Queue the origins not in this run yet (an AI Catalog named them); how many."""
+            new = [o for o in dict.fromkeys(more) if o not in seen]
+            seen.update(new)
+            todo.extend(new)
+            return len(new)
+
+        saver.follow = follow
+        # A worker that queues an origin takes it itself if the others have ended.
+        await work_through(lambda: todo.popleft() if todo else None, min(net.concurrency, len(origins)), each)
         saver.summary.requests, saver.summary.errors = stats.requests, stats.errors
 
 

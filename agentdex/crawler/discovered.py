@@ -23,8 +23,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urljoin
 
 from agentdex import formats
+from agentdex.crawler.origins import public_origin
+from agentdex.errors import InputError
 from agentdex.formats._discovery import normalise_url, unique
 from agentdex.models import Listing, ParseResult
 
@@ -32,7 +35,17 @@ from agentdex.models import Listing, ParseResult
 # from them (the origin's own documents first; the registry's word after them).
 LISTING_ORDER = formats.LISTING_DISCOVERY
 REGISTRY_FORMAT = "server_json"  # a registry entry's remotes make a server_json listing
+CATALOG_FORMAT = "ai_catalog"
 TRANSPORTS = ("streamable-http", "sse")
+# The AI Catalog entry media types agentdex follows by URL, and the format each is read as.
+CATALOG_KINDS = {
+    "application/mcp-server-card+json": "server_card",
+    "application/mcp-server+json": "server_json",
+    "application/a2a-agent-card+json": "a2a_card",
+    "application/agent-card+json": "a2a_card",
+}
+LINK_VIA = "catalog:"  # seed_sources.via of a document an AI Catalog names: catalog:<kind>
+MAX_LINKS = 100  # the entries of one catalog followed at most (a catalog is one publisher's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +63,78 @@ class Declared:
     def provenance(self) -> dict[str, Any]:
         """The declaration as a listing's provenance entry."""
         return {"source": self.source, "name": self.name, "url": self.url, "status": self.status}
+
+
+@dataclass(frozen=True, slots=True)
+class Linked:
+    """A document an AI Catalog names by URL: the origin it lives on (it is that origin's
+    document, never the catalog's), its URL, the format it is read as, the entry's
+    identifier and the catalog's URL (its provenance)."""
+
+    origin: str
+    url: str
+    kind: str
+    name: str = ""
+    catalog: str = ""
+
+    def seed_row(self) -> dict[str, Any]:
+        """The link as a ``seed_sources`` row (:func:`agentdex.db.seeds.save_run`): the
+        catalog named the document's origin."""
+        return {
+            "origin": self.origin,
+            "source": self.catalog,
+            "name": self.name,
+            "via": LINK_VIA + self.kind,
+            "url": self.url,
+            "status": "active",
+            "status_message": None,
+            "refused": None,
+            "updated_at": None,
+            "transport": None,
+        }
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Linked:
+        """The link back from a ``seed_sources`` row of :meth:`seed_row`."""
+        kind = str(row["via"]).removeprefix(LINK_VIA)
+        return cls(row["origin"], row["url"], kind, row.get("name") or "", row.get("source") or "")
+
+
+def catalog_links(result: ParseResult | None, catalog_url: str | None) -> list[Linked]:
+    """The documents an AI Catalog (read at ``catalog_url``) names by URL, of the media types
+    agentdex reads (:data:`CATALOG_KINDS`), each under the origin its https URL names."""
+    doc = result.document if result is not None and result.listing is not None else None
+    if not isinstance(doc, dict) or not catalog_url:
+        return []
+    links: list[Linked] = []
+    for entry in _list(doc.get("entries"))[:MAX_LINKS]:
+        link = _link(entry, catalog_url)
+        if link is not None and link not in links:
+            links.append(link)
+    return links
+
+
+def _link(entry: Any, catalog_url: str) -> Linked | None:
+    if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
+        return None
+    kind = CATALOG_KINDS.get(str(entry.get("type", "")).split(";")[0].strip().lower())
+    url = urljoin(catalog_url, entry["url"].strip())
+    origin = url_origin(url)
+    if kind is None or origin is None or "{" in url:
+        return None
+    name = entry.get("identifier")
+    return Linked(origin, url, kind, name[:200] if isinstance(name, str) else "", catalog_url)
+
+
+def url_origin(url: str) -> str | None:
+    """The public origin an https URL names (``None`` for another scheme, a private host,
+    no URL at all), as :func:`~agentdex.crawler.origins.public_origin` decides."""
+    if not url.lower().startswith("https://"):
+        return None
+    try:
+        return public_origin(url)
+    except InputError:
+        return None
 
 
 def choose(results: dict[str, ParseResult], declared: list[Declared], origin: str) -> ParseResult | None:
@@ -81,16 +166,17 @@ def declared_result(origin: str, declared: list[Declared]) -> ParseResult:
     return ParseResult(REGISTRY_FORMAT, listing, [])
 
 
-def describe(result: ParseResult, url: str | None) -> ParseResult:
+def describe(result: ParseResult, url: str | None, catalog: str | None = None) -> ParseResult:
     """``result`` as an origin's listing: ``extra["provenance"]`` names the document it was
-    read from (a registry declaration names its entries already), ``extra["mcp_transports"]``
-    the transport each remote declares, and ``mcp_transport`` the first endpoint's."""
+    read from (and the AI Catalog that named it by URL, if one did; a registry declaration
+    names its entries already), ``extra["mcp_transports"]`` the transport each remote
+    declares, and ``mcp_transport`` the first endpoint's."""
     listing = result.listing
     if listing is None:
         return result
     extra = dict(listing.extra or {})
     if url and "provenance" not in extra:
-        extra["provenance"] = [{"source": result.format, "url": url}]
+        extra["provenance"] = [{"source": result.format, "url": url, **({"catalog": catalog} if catalog else {})}]
     extra.setdefault("mcp_transports", transports_of(result.document))
     listing.extra = extra
     listing.mcp_transport = listing.mcp_transport or mcp_transport(result, listing.mcp_url)

@@ -191,9 +191,12 @@ class OriginDiscovery:
         registry: str | None = None,
         registry_stored: dict[str, str] | None = None,
         declared: list[discovered.Declared] | None = None,
+        linked: list[discovered.Linked] | None = None,
     ) -> None:
         self.origin = origin
         self.declared = declared or []  # the MCP endpoints seed sources declare on the origin
+        self.linked = linked or []  # the documents AI Catalogs name on the origin
+        self.catalog_links: list[discovered.Linked] = []  # what this origin's AI Catalog names by URL
         self._fetch = fetch
         self.previous = previous
         self.load_blob = load_blob
@@ -319,6 +322,7 @@ class OriginDiscovery:
                 return self._unchanged()
         self._load_stored()
         results = self._parse_manifests()
+        await self._follow_catalog(results)
         # No bootstrap when a manifest could not be read at all: whether it exists is
         # unknown, and an inferred listing must never stand in for a manifest that timed out.
         if not any(k in MANIFEST_PATHS for k in results) and not any(
@@ -355,6 +359,7 @@ class OriginDiscovery:
             manifests_sha256=self._manifest_shas() if listing is not None else None,
             declared_documents=declared_of(listing) if listing is not None else None,
             stale_at=self.stale_at(),
+            catalog_links=self.catalog_links,
         )
 
     def _discovered(self, results: dict[str, ParseResult]) -> ParseResult | None:
@@ -367,7 +372,9 @@ class OriginDiscovery:
         if found is None:
             return None
         results.setdefault(found.format, found)
-        return discovered.describe(found, self._read_url(found.format))
+        url = self._read_url(found.format)
+        catalog = next((link.catalog for link in [*self.linked, *self.catalog_links] if link.url == url), None)
+        return discovered.describe(found, url, catalog)
 
     def _read_url(self, kind: str) -> str | None:
         """Where this crawl read the document of ``kind`` (its last answer with a body)."""
@@ -407,6 +414,7 @@ class OriginDiscovery:
                 await self.get("anchor", link, same_origin=True, robots=False)
         if not any(transient(r) for r in self.records):
             await self._fetch_discovery()
+            await self._fetch_linked(self.linked)
             await self._ask_registry()
 
     async def _fetch_discovery(self) -> None:
@@ -417,6 +425,25 @@ class OriginDiscovery:
                 record = await self.get(kind, origin_url(self.origin, path), same_origin=True, absent_ok=True)
                 if self._has(kind) or not absent(record):
                     break
+
+    async def _fetch_linked(self, linked: list[discovered.Linked]) -> None:
+        """The documents an AI Catalog names on this origin by URL, each under its format's
+        kind unless the origin publishes that kind at its well-known path."""
+        for link in linked:
+            if not self._has(link.kind):
+                await self.get(link.kind, link.url, same_origin=True, absent_ok=True)
+
+    async def _follow_catalog(self, results: dict[str, ParseResult]) -> None:
+        """What the origin's AI Catalog names by URL: the documents on this origin are read
+        now (and by every later crawl, as the crawl records them); those on other origins are
+        theirs, crawled as those origins (:attr:`OriginCrawl.catalog_links`)."""
+        catalog = results.get(discovered.CATALOG_FORMAT)
+        self.catalog_links = discovered.catalog_links(catalog, self._read_url(discovered.CATALOG_FORMAT))
+        here = [link for link in self.catalog_links if link.origin == self.origin and link not in self.linked]
+        await self._fetch_linked(here)
+        self._load_stored()
+        kinds = tuple(dict.fromkeys(link.kind for link in here if link.kind not in results))
+        results.update(self._parse_discovery(kinds))
 
     async def _ask_registry(self) -> None:
         """The registry's answer for the origin's namespace, page by page (see step 2 of

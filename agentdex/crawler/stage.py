@@ -25,7 +25,7 @@ from agentdex.crawler.fetch import Fetcher
 from agentdex.crawler.options import ORIGIN_BUDGET, NetworkOptions
 from agentdex.crawler.origins import origin_url
 from agentdex.crawler.robots import definite, reusable
-from agentdex.db.seeds import declared_endpoints
+from agentdex.db.seeds import declared_endpoints, linked_documents, save_run
 from agentdex.errors import DatabaseError
 from agentdex.formats import tool_quality, tool_safety, x402_discovery
 from agentdex.models import OriginCrawl
@@ -116,13 +116,27 @@ class Saver:
     summary: CrawlSummary
     state: Progress
     progress: ProgressFn | None
+    # Takes the origins an AI Catalog named by URL into this run (None: a later crawl takes them).
+    follow: Callable[[list[str]], int] | None = None
 
     def save(self, result: OriginCrawl, requests: int, errors: int) -> None:
         """Save one origin (a bug while storing becomes its recorded error) and report it."""
         events = _save(self.db, result, self.summary)
+        if result.catalog_links:
+            self._record_links(result)
         _count(self.summary, self.state, result, events, requests, errors)
         if self.progress:
             self.progress(self.state)
+
+    def _record_links(self, result: OriginCrawl) -> None:
+        """Record what the origin's AI Catalog names by URL under the origins it lives on (the
+        catalog as the source) and take the other origins into this run."""
+        save_run(self.db, [link.seed_row() for link in result.catalog_links], {}, {})
+        others = [link.origin for link in result.catalog_links if link.origin != result.origin]
+        if others and self.follow is not None:
+            added = self.follow(others)
+            self.summary.origins += added
+            self.state.total += added
 
     def failed(self, origin: str, code: str, message: str, requests: int, errors: int) -> None:
         """Save an origin agentdex could not finish (``internal`` or ``budget``)."""
@@ -262,6 +276,7 @@ async def crawl_origin(
         registry=registry,
         registry_stored=catalogue.stored_documents(db, origin, REGISTRY_KINDS),
         declared=declared,
+        linked=[discovered.Linked.from_row(row) for row in linked_documents(db, origin)],
     )
     result = await discovery.run()
     if verifier is not None and _nothing_to_verify(db, result, previous, policy, now, ask_all):

@@ -176,7 +176,7 @@ def sources_of(db: Database, origin: str) -> list[dict[str, Any]]:
 def declared_endpoints(db: Database, origin: str) -> list[dict[str, Any]]:
     """The MCP endpoints seed sources declare on ``origin`` (a registry entry's remotes),
     oldest first: ``[{url, transport, name, source, status}]``, one a URL (its first
-    declaration; an entry refused no origin, so it is none of these)."""
+    declaration)."""
     cursor = db.execute(
         "SELECT url, transport, name, source, status FROM seed_sources "
         "WHERE origin = ? AND via = 'remote' AND refused IS NULL ORDER BY first_seen_at, id",
@@ -186,6 +186,21 @@ def declared_endpoints(db: Database, origin: str) -> list[dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for row in cursor.fetchall():
         found.setdefault(row[0], dict(zip(columns, row, strict=True)))
+    return list(found.values())
+
+
+def linked_documents(db: Database, origin: str) -> list[dict[str, Any]]:
+    """The documents AI Catalogs name by URL on ``origin`` (``via`` ``catalog:<kind>``),
+    oldest first: ``[{origin, url, via, name, source}]``, one a URL."""
+    cursor = db.execute(
+        "SELECT origin, url, via, name, source FROM seed_sources "
+        "WHERE origin = ? AND via LIKE 'catalog:%' AND refused IS NULL ORDER BY first_seen_at, id",
+        [origin],
+    )
+    columns = [c[0] for c in cursor.description]
+    found: dict[str, dict[str, Any]] = {}
+    for row in cursor.fetchall():
+        found.setdefault(row[1], dict(zip(columns, row, strict=True)))
     return list(found.values())
 
 
