@@ -363,6 +363,84 @@ def test_ai_catalog_entries_for_the_crawler():
 
 
 # -- A2A ------------------------------------------------------------------------------------------
+A2A_03 = {
+    "protocolVersion": "0.3.0",
+    "name": "Courier",
+    "description": "Books parcel pickups.",
+    "url": "https://agent.test/a2a",
+    "preferredTransport": "JSONRPC",
+    "additionalInterfaces": [{"url": "https://agent.test/a2a/rest", "transport": "HTTP+JSON"}],
+    "version": "1.0.0",
+    "capabilities": {"streaming": False},
+    "supportsAuthenticatedExtendedCard": True,
+    "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+    "defaultInputModes": ["text/plain"],
+    "defaultOutputModes": ["text/plain"],
+    "skills": [{"id": "pickup", "name": "Book a pickup", "description": "Books a pickup.", "tags": ["parcel"]}],
+}
+A2A_10 = {
+    "name": "Courier",
+    "description": "Books parcel pickups.",
+    "supportedInterfaces": [
+        {"url": "https://agent.test/a2a/v1", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+        {"url": "https://agent.test/a2a", "protocolBinding": "jsonrpc", "protocolVersion": "0.3", "tenant": "t1"},
+    ],
+    "version": "1.0.0",
+    "capabilities": {"extendedAgentCard": False},
+    "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}},
+    "securityRequirements": [{"schemes": {"bearer": {"list": []}}}],
+    "defaultInputModes": ["text/plain"],
+    "defaultOutputModes": ["text/plain"],
+    "skills": [{"id": "pickup", "name": "Book a pickup", "description": "Books a pickup.", "tags": ["parcel"]}],
+}
+
+
+def test_a2a_cards_of_both_versions_and_their_interfaces():
+    old, new = a2a_card.validate_document(A2A_03), a2a_card.validate_document(A2A_10)
+    assert old.findings == [] and new.findings == []  # securityRequirements is A2A 1.0's own
+    assert (old.listing.extra["card_version"], new.listing.extra["card_version"]) == ("0.3", "1.0")
+    assert (old.listing.extra["extended_card"], new.listing.extra["extended_card"]) == (True, False)
+    assert a2a_card.interfaces(A2A_03) == [
+        a2a_card.Interface("https://agent.test/a2a", "JSONRPC", "0.3.0"),
+        a2a_card.Interface("https://agent.test/a2a/rest", "HTTP+JSON", "0.3.0"),
+    ]
+    assert a2a_card.interfaces(A2A_10)[1] == a2a_card.Interface("https://agent.test/a2a", "JSONRPC", "0.3", "t1")
+    assert a2a_card.interfaces({"url": "/relative"}) == [] and a2a_card.interfaces(3) == []
+
+
+def test_a2a_10_unknown_keys_are_warnings_and_required_fields_errors():
+    card = {**A2A_10, "x-vendor": 1, "preferredTransport": "GRPC"}
+    card["supportedInterfaces"] = [{"url": "https://agent.test/a2a/v1", "protocolBinding": "GRPC"}]
+    card["securitySchemes"] = {"both": {"httpAuthSecurityScheme": {"scheme": "Bearer"}, "mtlsSecurityScheme": {}}}
+    assert codes(a2a_card.validate_document(card)) == {
+        ("warning", "preferredTransport", "unknown_key"),
+        ("error", "supportedInterfaces[0].protocolVersion", "required"),
+        ("error", "securitySchemes.both", "schema_mismatch"),  # the proto's oneof: one scheme a name
+    }
+
+
+def test_a2a_cross_check_of_a_03_and_a_10_card():
+    assert a2a_card.cross_check(A2A_03, A2A_10) == []  # the 0.3 endpoint is one of the 1.0 interfaces
+    moved = {
+        **A2A_10,
+        "name": "Courier Pro",
+        "version": "2.0.0",
+        "supportedInterfaces": [A2A_10["supportedInterfaces"][0]],
+        "securitySchemes": {"key": {"apiKeySecurityScheme": {"location": "header", "name": "X-Key"}}},
+        "skills": [{"id": "track", "name": "Track", "description": "Tracks.", "tags": []}],
+    }
+    found = {(f.severity, f.path, f.code) for f in a2a_card.cross_check(A2A_03, moved)}
+    assert found == {
+        ("warning", "name", "name_differs"),
+        ("warning", "version", "version_differs"),
+        ("warning", "skills", "skills_differ"),
+        ("warning", "securitySchemes", "auth_differs"),
+        ("warning", "supportedInterfaces", "a2a_endpoint_differs"),
+    }
+    assert a2a_card.cross_check(A2A_03, {**A2A_10, "name": "courier"}) == []  # case ignored
+    assert a2a_card.cross_check(None, A2A_10) == []
+
+
 def test_a2a_security_schemes_in_both_spellings():
     base = {
         "name": "a",

@@ -48,13 +48,23 @@ def test_a_v03_card_with_a_vendor_block(shared):
 
 
 def test_v10_cards_name_their_interfaces(shared):
+    # The A2A CLI's "valid" card of PR 1323 is a pre-1.0 draft: its interfaces name a transport
+    # where A2A 1.0 (v1.0.1) requires protocolBinding and protocolVersion. Its facts are read.
     full = read(shared, a2a_card, "agent_card", "a2aproject__A2A__pr1323__cli__testdata__valid__full.json")
-    assert full.valid and full.findings == []
+    assert {(f.path, f.code) for f in full.findings if f.severity == "error"} == {
+        (f"supportedInterfaces[{i}].{key}", "required")
+        for i in (0, 1)
+        for key in ("protocolBinding", "protocolVersion")
+    }
+    assert [(i["binding"], i["version"]) for i in full.listing.extra["interfaces"]] == [
+        ("JSONRPC", None),
+        ("GRPC", None),
+    ]
     assert full.listing.extra["a2a_urls"] == ["https://recipes.example.com/a2a", "https://recipes.example.com/a2a/grpc"]
     assert full.listing.auth_methods == ["bearer", "api_key"]
     assert [t.name for t in full.listing.tools] == ["search", "recommend", "convert"]
     minified = read(shared, a2a_card, "agent_card", "1Mangesh1__1mangesh1.github.io__.well-known__agent-card.json")
-    assert minified.valid and found(minified) == {("warning", "protocolVersion", "recommended")}
+    assert minified.valid and found(minified) == set()  # A2A 1.0 states protocolVersion per interface
     assert (minified.listing.name, minified.listing.publisher_name) == ("Mangesh AI", "Mangesh Bide")
     assert minified.listing.extra["a2a_urls"] == ["https://mangeshbide.tech/a2a"]
     signed = read(
@@ -68,6 +78,7 @@ def test_a_scaffolded_card_with_text_modes_and_a_localhost_url(shared):
     assert not result.valid  # a v0.3-shaped card (url) without protocolVersion, which v0.3's schema requires
     assert found(result) == {
         ("error", "protocolVersion", "required"),
+        ("warning", "authentication", "unknown_key"),  # pre-0.2: read, but no longer an A2A field
         ("warning", "url", "https"),
         ("warning", "defaultInputModes[0]", "media_type"),
         ("warning", "defaultOutputModes[0]", "media_type"),
@@ -81,10 +92,10 @@ def test_the_invalid_example_card_gets_each_error(shared):
         shared, a2a_card, "agent_card", "a2aproject__A2A__pr1323__cli__testdata__invalid__invalid-format.json"
     )
     errors = {(f.path, f.code) for f in result.findings if f.severity == "error"}
+    # Neither url nor supportedInterfaces: checked as A2A 1.0, where description may be empty
+    # (the proto requires it present) and a top-level protocolVersion is an unknown key.
     assert errors == {
         ("name", "type"),
-        ("description", "min_length"),
-        ("protocolVersion", "type"),
         ("capabilities", "type"),
         ("defaultInputModes", "type"),
         ("url", "one_of_required"),

@@ -208,36 +208,101 @@ def a2a_v03(path: Path) -> bool:
     return Draft7Validator(card).is_valid(json.loads(path.read_text("utf-8")))
 
 
-# Each real card: its shape and agentdex's verdict (exit code). For the v0.3 shape the verdict
-# must be the v0.3.0 schema's; v1.0 cards (supportedInterfaces) follow the A2A CLI's own
-# valid/invalid test data; two files at the legacy agent.json path are other protocols' (exit 2).
+def a2a_v10(path: Path) -> bool:
+    """A2A 1.0's verdict: the v1.0.1 JSON bundle with the proto's REQUIRED fields, every key
+    it does not define ignored (the specification: implementations SHOULD ignore them)."""
+    from jsonschema import Draft202012Validator
+
+    from agentdex.formats._a2a_schemas import v1_schema
+
+    errors = Draft202012Validator(v1_schema()).iter_errors(json.loads(path.read_text("utf-8")))
+    return not [e for e in errors if e.validator != "additionalProperties"]
+
+
+def a2a_reference(path: Path) -> tuple[str | None, bool]:
+    """A card's version (by its shape) and its own schema's verdict."""
+    card = json.loads(path.read_text("utf-8"))
+    if "supportedInterfaces" in card:
+        return "1.0", a2a_v10(path)
+    if "url" in card:
+        return "0.3", a2a_v03(path)
+    return None, False  # a card needs url (0.3) or supportedInterfaces (1.0)
+
+
+# Each card: its version and the reference verdict (exit 0 valid, 1 invalid); the two files at the
+# legacy agent.json path that belong to other protocols are no card at all (exit 2). Real cards
+# first, then the examples of the A2A specification and its topics (spec/; v1.0.1 unless named
+# main): the sample card, a fragment in two forms, a 0.3-shaped example in a 1.0 topic page, and
+# three partial cards that show supportedInterfaces.
 CARD_VERDICTS = {
     "ANAMASGARD__Stitch__.well-known__agent-card.json": ("0.3", 0),
     "0xdeeper__BaseAi8004__.well-known__agent-card.json": ("0.3", 1),
-    "a2aproject__A2A__pr1323__cli__testdata__valid__full.json": ("1.0", 0),
-    "a2aproject__A2A__pr1323__cli__testdata__invalid__invalid-format.json": ("1.0", 1),
+    "a2aproject__A2A__pr1323__cli__testdata__valid__full.json": ("1.0", 1),  # a pre-1.0 draft (transport)
+    "a2aproject__A2A__pr1323__cli__testdata__invalid__invalid-format.json": (None, 1),
     "1Mangesh1__1mangesh1.github.io__.well-known__agent-card.json": ("1.0", 0),
     "a2aproject__A2A__pr1592__examples__aiar-identity__agent-card.signed.json": ("1.0", 0),
     "Adewale-tech__telex-dictionary-agent__.well-known__agent.json": (None, 2),
     "AHP-Organization__reference-implementation__.well-known__agent.json": (None, 2),
+    "spec/v1.0.1__docs__specification__8.5-sample-agent-card.json": ("1.0", 0),
+    "spec/main__docs__specification__8.5-sample-agent-card.json": ("1.0", 0),
+    "spec/v1.0.1__docs__specification__8.4.1-card-fragment.json": (None, 1),
+    "spec/v1.0.1__docs__specification__8.4.1-card-fragment-canonical.json": (None, 1),
+    "spec/v1.0.1__docs__topics__extensions__magic-8-ball.json": ("0.3", 1),
+    "spec/v1.0.1__docs__topics__multi-tenancy__billing-by-path.json": ("1.0", 1),
+    "spec/v1.0.1__docs__topics__multi-tenancy__support-by-path.json": ("1.0", 1),
+    "spec/v1.0.1__docs__topics__multi-tenancy__billing-by-tenant.json": ("1.0", 1),
 }
+SPEC_CARDS = sorted((HERE / "a2a" / "spec").glob("*.json"))
+
+
+def card_name(path: Path) -> str:
+    return path.relative_to(HERE / "a2a").as_posix()
 
 
 def test_every_card_has_a_verdict():
-    assert {p.name for p in CARDS} == set(CARD_VERDICTS)
+    assert {card_name(p) for p in CARDS + SPEC_CARDS} == set(CARD_VERDICTS)
 
 
-@pytest.mark.parametrize("path", CARDS, ids=lambda p: p.name[:40])
+@pytest.mark.parametrize("path", CARDS + SPEC_CARDS, ids=lambda p: card_name(p)[:48])
 def test_real_cards_get_their_verdict(path: Path):
-    shape, code = CARD_VERDICTS[path.name]
+    shape, code = CARD_VERDICTS[card_name(path)]
     result = run(str(path), "--json")
     assert result.exit_code == code, result.output
-    if shape == "0.3":
-        assert (code == 0) is a2a_v03(path)
     if code != 2:
+        assert a2a_reference(path) == (shape, code == 0)
         assert json.loads(result.stdout)["format"] == "a2a_card"
+        assert run(str(path), "--json", "--format", "a2a_card").exit_code == code
     else:
         assert "no manifest or discovery document" in result.stderr and "closest to" in result.stderr
+
+
+def test_the_required_fields_are_the_protos():
+    """agentdex's table of A2A 1.0's REQUIRED fields is what specification/a2a.proto (v1.0.1) marks."""
+    import re
+
+    from agentdex.formats._a2a_schemas import REQUIRED
+
+    proto = (HERE / "a2a" / "a2a-v1.0.1.proto").read_text("utf-8")
+    marked: dict[str, list[str]] = {}
+    for message, body in re.findall(r"^message (\w+) \{(.*?)^\}", proto, re.S | re.M):
+        fields = re.findall(r"(\w+) = \d+ \[\(google\.api\.field_behavior\) = REQUIRED\]", body)
+        marked[message] = [re.sub(r"_(\w)", lambda m: m.group(1).upper(), f) for f in fields]
+    assert {name: marked[name] for name in REQUIRED} == REQUIRED
+    card_messages = {"AgentInterface", "AgentProvider", "AgentSkill", "AgentCardSignature"}
+    assert card_messages <= REQUIRED.keys()
+
+
+def test_the_shipped_a2a_schemas_are_the_published_files_byte_for_byte():
+    import hashlib
+    from importlib import resources
+
+    from agentdex.formats.schemas import VENDORED
+
+    for name, copy in (("a2a_card_v0.3", "a2a-v0.3.0.schema.json"), ("a2a_card_v1.0", "a2a-v1.0.1.schema-bundle.json")):
+        filename, digest = VENDORED[name]
+        shipped = resources.files("agentdex.formats.schemas").joinpath(filename).read_bytes()
+        assert hashlib.sha256(shipped).hexdigest() == digest
+        assert shipped == (HERE / "a2a" / copy).read_bytes()
 
 
 def test_forcing_a2a_card_on_a_lookalike_reads_it_as_a_card():
@@ -324,3 +389,42 @@ def test_the_schema_command_prints_each_card_schema_and_asks_which_for_the_forma
         assert json.loads(result.stdout) == expected
     result = CliRunner().invoke(app, ["schema", "server_card"])
     assert result.exit_code == 2 and "server_card_v1 or server_card_v2" in result.stderr
+
+
+def test_the_10_sample_card_reads_its_interfaces_and_its_security_key_is_the_only_warning():
+    from agentdex.formats import a2a_card
+
+    v101, main = (
+        HERE / "a2a" / "spec" / f"{ref}__docs__specification__8.5-sample-agent-card.json" for ref in ("v1.0.1", "main")
+    )
+    # v1.0.1's sample still wrote security (0.3's name); main's securityRequirements is A2A 1.0's.
+    assert [(f["path"], f["code"]) for f in json.loads(run(str(v101), "--json").stdout)["findings"]] == [
+        ("security", "unknown_key")
+    ]
+    assert json.loads(run(str(main), "--json").stdout)["findings"] == []
+    card = a2a_card.parse(main.read_bytes()).listing
+    assert card.extra["interfaces"] == [
+        {"url": "https://georoute-agent.example.com/a2a/v1", "binding": "JSONRPC", "version": "1.0", "tenant": None},
+        {"url": "https://georoute-agent.example.com/a2a/grpc", "binding": "GRPC", "version": "1.0", "tenant": None},
+        {
+            "url": "https://georoute-agent.example.com/a2a/json",
+            "binding": "HTTP+JSON",
+            "version": "1.0",
+            "tenant": None,
+        },
+    ]
+    assert (card.extra["card_version"], card.extra["extended_card"]) == ("1.0", True)
+    tenant = json.loads(
+        (HERE / "a2a" / "spec" / "v1.0.1__docs__topics__multi-tenancy__billing-by-tenant.json").read_text()
+    )
+    assert a2a_card.interfaces(tenant) == [
+        a2a_card.Interface("https://agents.example.com/a2a", "HTTP+JSON", "1.0", "billing")
+    ]
+
+
+def test_the_schema_command_prints_each_a2a_schema_and_asks_which_for_the_format():
+    result = CliRunner().invoke(app, ["schema", "a2a_card_v1.0"])
+    expected = json.loads((HERE / "a2a" / "a2a-v1.0.1.schema-bundle.json").read_text("utf-8"))
+    assert result.exit_code == 0 and json.loads(result.stdout) == expected
+    result = CliRunner().invoke(app, ["schema", "a2a_card"])
+    assert result.exit_code == 2 and "a2a_card_v0.3 or a2a_card_v1.0" in result.stderr

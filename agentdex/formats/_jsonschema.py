@@ -96,7 +96,7 @@ def record(c: Checker, error: ValidationError, prefix: str = "") -> None:
         c.error(where, "required", f"{where} is required")
         return None
     if error.validator in ("additionalProperties", "unevaluatedProperties"):
-        for key in _extra_keys(error):
+        for key in extra_keys(error):
             at = join(where, key)
             c.error(
                 at, "unknown_key", f"the schema allows no key {key!r} {'in ' + where if where else 'at the top level'}"
@@ -109,7 +109,8 @@ def record(c: Checker, error: ValidationError, prefix: str = "") -> None:
     return None
 
 
-def _extra_keys(error: ValidationError) -> list[str]:
+def extra_keys(error: ValidationError) -> list[str]:
+    """The keys an ``additionalProperties`` error is about."""
     instance, schema = error.instance, error.schema
     if not isinstance(instance, dict) or not isinstance(schema, dict):
         return [""]

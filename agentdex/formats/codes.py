@@ -113,6 +113,9 @@ CODES: dict[str, str] = {
     "empty_catalog": "An API catalog (RFC 9727) names no API.",
     # cross-format consistency (formats/consistency.py): two sources state one fact differently
     "name_differs": "Two documents of one origin give it different names.",
+    "a2a_endpoint_differs": "An origin's A2A 0.3 and 1.0 cards name no endpoint in common.",
+    "skills_differ": "An origin's A2A 0.3 and 1.0 cards declare different skills.",
+    "version_differs": "An origin's A2A 0.3 and 1.0 cards state different agent versions.",
     "mcp_endpoint_differs": "Two documents of one origin name MCP endpoints with none in common.",
     "api_base_differs": "Two documents of one origin name API bases with none in common.",
     "auth_differs": "Two documents of one origin describe auth with no method in common.",

@@ -32,6 +32,14 @@ VENDORED = {
         "mcp-server-card.v2.schema.json",
         "f6aa0be033925b801b322470446ffa3db96969e532923dd61a6cabecc43f8d97",
     ),
+    "a2a_card_v0.3": (
+        "a2a-v0.3.0.schema.json",
+        "97d6e2435336836cd1d41dffacf83a1a97902b62b826ef14ec5704db85c95f17",
+    ),
+    "a2a_card_v1.0": (
+        "a2a-v1.0.1.schema-bundle.json",
+        "ba4b702b5edbdcbfe972c272484eb38e1fcd72af3c0b7eaa114b50e97455d8dd",
+    ),
 }
 
 
@@ -53,7 +61,7 @@ def load_derived(name: str) -> dict:
 
 
 # Formats validated against more than one shipped schema (by the version a document names).
-FAMILIES = {"server_card": ("server_card_v1", "server_card_v2")}
+FAMILIES = {"server_card": ("server_card_v1", "server_card_v2"), "a2a_card": ("a2a_card_v0.3", "a2a_card_v1.0")}
 # Every schema ``agentdex schema NAME`` prints, by name.
 SHIPPED = (*SCHEMAS, *VENDORED, *DERIVED)
 
