@@ -4,6 +4,7 @@ calls the library and hands the result to a reporter."""
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -295,9 +296,16 @@ def _print_plans(plans: dict, warning: str | None) -> None:
 
 
 @commands.command()
-def stats(db: DbOpt = None, as_json: JsonOpt = False) -> None:
-    """A catalogue's summary, as the demo prints it: listings by status and format, failing
-    checks, what changed, duplicate and hostile names, origins not listed."""
+def stats(
+    top: Annotated[
+        int, typer.Option("--top", min=1, max=1000, metavar="N", help="Show the first N of each section.")
+    ] = 5,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """A catalogue's summary: the counts, then the first N failing checks, origins not
+    listed, newest changes and shared names, each with how many more and the command that
+    lists them all. --json: every failing check and origin not listed, in full."""
     from agentdex.cli_support import db_path
 
     path = db_path(db)
@@ -307,9 +315,13 @@ def stats(db: DbOpt = None, as_json: JsonOpt = False) -> None:
 
         echo_json(catalogue_summary(catalogue))
         return
-    from agentdex.demo import summary_lines
+    import shlex
 
-    typer.echo("\n".join(summary_lines(path)[1:]))
+    from agentdex.render import stats_lines
+    from agentdex.summary import overview
+
+    given = "" if db is None and "AGENTDEX_DB" not in os.environ else f" --db {shlex.quote(str(path))}"
+    typer.echo("\n".join(stats_lines(overview(catalogue, top), given)))
 
 
 @commands.command()

@@ -360,3 +360,68 @@ def counts_text(counts: Mapping[str, int], *, by_name: bool = False) -> str:
     """``3 listed, 1 invalid``: largest first (or by name), ties by name."""
     key = (lambda kv: kv[0]) if by_name else (lambda kv: (-kv[1], kv[0]))
     return ", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=key))
+
+
+def stats_lines(data: Mapping[str, Any], db_option: str = "") -> list[str]:
+    """``agentdex stats`` as text (:func:`agentdex.summary.overview`): the counts first, then
+    the first few of each section, each ending in how many more there are and the command
+    that lists them all (``db_option``, e.g. `` --db x.db``, added to each command)."""
+    counts, census = data["counts"], data["census"]
+    kinds = counts_text({s["state"]: s["count"] for s in census["states"] if s["count"]})
+    lines = [
+        f"{counts['listings']} origins: {counts_text(counts['by_status']) or 'none'}",
+        f"formats: {counts_text(counts['by_format']) or 'none'}",
+        f"{counts['with_mcp']} with an MCP endpoint, {counts['failing_checks']} with a failing check",
+        f"{counts['events']} change events, {counts['crawls']} crawls",
+        f"{census['total']} MCP endpoints known" + (f": {kinds}" if kinds else ""),
+    ]
+    return (
+        lines
+        + _failing_lines(data["failing"], db_option)
+        + _not_listed_lines(data["not_listed"], db_option)
+        + (_event_lines(data["events"], db_option) + _shared_lines(data["shared_names"], db_option))
+    )
+
+
+def _more(count: int, what: str, command: str) -> list[str]:
+    return [f"  … and {count} more {what} ({command})"] if count else []
+
+
+def _origins(names: list[str], count: int) -> str:
+    shown = ", ".join(plain(n, 60) for n in names)
+    return shown + (f" and {count - len(names)} more" if count > len(names) else "")
+
+
+def _failing_lines(failing: Mapping[str, Any], db_option: str) -> list[str]:
+    if not failing["checks"]:
+        return []
+    command = f"agentdex list --failing-checks --fields origin,checks_failed{db_option}"
+    lines = ["", f"Failing checks: {failing['checks']} on {failing['listings']} origin(s), the most failed first:"]
+    lines += [f"  {c['name']:<26} {c['listings']:>6}  {_origins(c['origins'], c['listings'])}" for c in failing["top"]]
+    return lines + _more(failing["more"], "check(s)", command)
+
+
+def _not_listed_lines(rows: list[Mapping[str, Any]], db_option: str) -> list[str]:
+    if not rows:
+        return []
+    command = f"agentdex list --status STATUS --fields origin,status_detail{db_option}"
+    lines = ["", f"Not listed, by status ({command} says why):"]
+    return lines + [f"  {r['status']:<26} {r['count']:>6}  {_origins(r['origins'], r['count'])}" for r in rows]
+
+
+def _event_lines(events: Mapping[str, Any], db_option: str) -> list[str]:
+    if not events["total"]:
+        return []
+    lines = ["", "Newest changes:"] + [f"  {event_line(e)}" for e in events["newest"]]
+    return lines + _more(events["more"], "event(s)", f"agentdex events{db_option}")
+
+
+def _shared_lines(shared: Mapping[str, Any], db_option: str) -> list[str]:
+    if not shared["groups"]:
+        return []
+    lines = ["", "Names several origins share (the origin tells them apart):"]
+    lines += [
+        f"  {plain(g['name'], 40, single_line=True)!r:<30} {g['count']:>3}  {_origins(g['origins'], g['count'])}"
+        for g in shared["top"]
+    ]
+    return lines + _more(shared["more"], "name(s)", f"agentdex list --sort name --fields name,origin{db_option}")

@@ -257,11 +257,43 @@ def test_every_list_field_can_be_printed(catalogue):
 # --- stats --------------------------------------------------------------------------------------
 
 
-def test_stats_prints_the_demo_summary_for_any_catalogue(catalogue):
-    result = cli("stats", "--db", catalogue.path)
-    assert result.exit_code == 0
-    assert result.stdout.splitlines() == summary_lines(catalogue.path)[1:]
-    assert f"  {len(ORIGINS)} origins: 3 listed, " in result.stdout
+def test_stats_prints_counts_first_then_the_first_of_each_section_and_how_to_see_the_rest(catalogue):
+    """Issue 40: no demo wording, each section capped where it says so, with the command that
+    lists the rest."""
+    result = cli("stats", "--db", catalogue.path, "--top", "1")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"{len(ORIGINS)} origins: 3 listed, 1 invalid, 1 no_manifest, 1 unreachable"
+    assert "broken on purpose" not in result.stdout and "demo" not in result.stdout
+    db = f"--db {catalogue.path}"
+    assert "Not listed, by status (agentdex list --status STATUS --fields origin,status_detail " + db in result.stdout
+    assert "  unreachable                     1  closed.test" in lines
+    newest = lines.index("Newest changes:")
+    assert lines[newest + 2] == f"  … and 2 more event(s) (agentdex events {db})"
+    failing = next(i for i, line in enumerate(lines) if line.startswith("Failing checks: "))
+    more = lines[failing + 2]
+    assert more.startswith("  … and ") and more.endswith(
+        f"(agentdex list --failing-checks --fields origin,checks_failed {db})"
+    )
+    assert summary_lines(catalogue.path)[1:] != lines  # the demo's printout is the demo's
+
+
+def test_stats_counts_every_listing_of_a_large_catalogue(tmp_path):
+    """It read at most 10,000 listings without saying so."""
+    from agentdex.db import open_db
+    from agentdex.db.synthetic import fill_synthetic
+
+    path = tmp_path / "large.db"
+    db = open_db(path)
+    fill_synthetic(db, 10_050)
+    db.conn.close()
+    result = cli("stats", "--db", path)
+    assert result.exit_code == 0 and result.stdout.startswith("10050 origins: ")
+    data = as_json("stats", "--db", path)
+    assert len(data["not_listed"]) == data["listings"] - data["by_status"]["listed"]
+
+
+def test_stats_json_is_every_failing_check_and_origin_not_listed(catalogue):
     data = as_json("stats", "--db", catalogue.path)
     assert data["listings"] == len(ORIGINS) and data["by_status"]["listed"] == 3
     assert data["events_by_kind"] == {"listed": 3}
