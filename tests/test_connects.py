@@ -10,6 +10,9 @@ full: the kernel drops every SYN, as a firewalled host on the internet does.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+from collections.abc import Iterator
 
 import pytest
 
@@ -59,11 +62,26 @@ def test_the_families_take_turns_from_the_first_answers_family() -> None:
     assert interleaved(v4) == v4
 
 
-async def test_a_black_holed_first_address_does_not_hold_the_connection(tls_server: TLSServer) -> None:  # noqa: F811
-    # The name answers a dead address first (127.0.0.2, on the server's port) and the
-    # server's own second. Dialled one after the other, the first would take the whole
-    # connect timeout, which is also the deadline: the fetch would time out.
-    with BlackHole("127.0.0.2", tls_server.port) as hole:
+@contextlib.contextmanager
+def black_hole_or_skip(address: str, port: int) -> Iterator[BlackHole]:
+    hole = BlackHole(address, port)
+    try:
+        hole.__enter__()
+    except OSError as exc:  # no IPv6 on this machine
+        pytest.skip(f"cannot listen on {address}: {exc}")
+    try:
+        yield hole
+    finally:
+        hole.__exit__()
+
+
+@pytest.mark.parametrize("dead", ["::1", "127.0.0.2"], ids=["ipv6-first", "ipv4-first"])
+async def test_a_black_holed_first_address_does_not_hold_the_connection(dead, tls_server: TLSServer) -> None:  # noqa: F811
+    # The name answers a dead address first (an IPv6 answer for a host that only answers on
+    # IPv4, or another IPv4 one; on the server's port) and the server's own second. Dialled
+    # one after the other, the first would take the whole connect timeout, which is also the
+    # deadline: the fetch would time out.
+    with black_hole_or_skip(dead, tls_server.port) as hole:
         async with Fetcher(
             ca_bundle=tls_server.ca_path,
             resolver=answers(hole.address, "127.0.0.1"),
@@ -76,7 +94,7 @@ async def test_a_black_holed_first_address_does_not_hold_the_connection(tls_serv
             url = f"https://a.test:{tls_server.port}/json"
             record = await fetcher.fetch(url, kind="t", max_bytes=CAP, honour_robots=False)
     assert record.ok, record.error
-    assert dialled.addresses == ["127.0.0.2", "127.0.0.1"]  # the dead one first, still
+    assert dialled.addresses == [dead, "127.0.0.1"]  # the dead one first, still
     assert tls_server.hit_count("a.test", "/json") == 1
 
 
@@ -90,6 +108,31 @@ async def test_when_every_address_refuses_the_fetch_says_refused(tls_server: TLS
         record = await fetcher.fetch(f"https://a.test:{port}/json", kind="t", max_bytes=CAP, honour_robots=False)
     assert record.error_code == "refused" and "Connection refused" in record.error
     assert dialled.addresses == ["127.0.0.2", "127.0.0.3"]
+
+
+async def test_a_connect_that_times_out_leaves_no_socket_behind(tls_server: TLSServer) -> None:  # noqa: F811
+    with BlackHole("127.0.0.2") as first, BlackHole("127.0.0.3", first.port):
+        sockets_before = open_sockets()
+        async with Fetcher(
+            resolver=answers("127.0.0.2", "127.0.0.3"), allow_private=True, connect_timeout=0.6, retries=0
+        ) as fetcher:
+            dialled = dialling(fetcher)
+            record = await fetcher.fetch(f"https://a.test:{first.port}/", kind="t", max_bytes=CAP, honour_robots=False)
+            assert record.error_code == "timeout" and dialled.addresses == ["127.0.0.2", "127.0.0.3"]
+            for _ in range(100):  # the dropped attempts close as their cancellation reaches them
+                if open_sockets() <= sockets_before:
+                    break
+                await asyncio.sleep(0.01)
+            assert open_sockets() <= sockets_before
+
+
+def open_sockets() -> int:
+    """How many sockets this process holds (Linux's /proc)."""
+    count = 0
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):  # the listing's own descriptor, closed by now
+            count += os.readlink(f"/proc/self/fd/{fd}").startswith("socket:")
+    return count
 
 
 # -- a host that never answers -----------------------------------------------------------------
