@@ -16,7 +16,7 @@ from typing import Any
 
 from agentdex.eventtext import event_text
 from agentdex.models import ParseResult, sorted_findings
-from agentdex.text import plain, terminal_safe_json
+from agentdex.text import plain, spreadsheet_cell, terminal_safe_json
 
 STATUS_MARK = {"pass": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip"}
 
@@ -97,16 +97,18 @@ def cell(value: Any, limit: int | None = 200) -> str:
 
 
 def tsv_lines(records: Iterable[Mapping[str, Any]]) -> list[str]:
-    """One tab-separated line per record, no header (for a pipe, as ``gh`` does)."""
-    return ["\t".join(cell(v, None) for v in r.values()) for r in records]
+    """One tab-separated line per record, no header (for a pipe, as ``gh`` does); a cell a
+    spreadsheet would evaluate is neutralised (:func:`agentdex.text.spreadsheet_cell`)."""
+    return ["\t".join(spreadsheet_cell(cell(v, None)) for v in r.values()) for r in records]
 
 
 def csv_text(records: list[dict[str, Any]], fields: Sequence[str]) -> str:
-    """RFC 4180 CSV with a header row."""
+    """RFC 4180 CSV with a header row; a cell a spreadsheet would evaluate is neutralised
+    (:func:`agentdex.text.spreadsheet_cell`)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(fields)
-    writer.writerows([cell(r.get(f), None) for f in fields] for r in records)
+    writer.writerows([spreadsheet_cell(cell(r.get(f), None)) for f in fields] for r in records)
     return out.getvalue()
 
 

@@ -13,6 +13,10 @@ Public API::
     terminal_safe_json(text) -> str
         JSON text with every character a terminal may act on or hide (and lone surrogates,
         which no terminal encoding can write) as ``\\uXXXX`` escapes: the same JSON value.
+    spreadsheet_cell(text) -> str
+        a CSV or TSV cell a spreadsheet shows as the text it is: one that starts as a
+        formula would (OWASP's CSV injection rule: ``=``, ``+``, ``-``, ``@``, tab, carriage
+        return) gets a leading apostrophe, unless it is a plain number (``-1.5``).
 
 Invisible means Unicode's Default_Ignorable_Code_Point or general category Cf (format),
 read from the ``regex`` module's Unicode tables rather than a list kept by hand: bidi
@@ -111,3 +115,18 @@ def _json_escape(match: regex.Match[str]) -> str:
         return f"\\u{code:04x}"
     code -= 0x10000  # a surrogate pair, as JSON spells characters beyond the BMP
     return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+# OWASP, "CSV Injection": a cell starting with one of these is read as a formula by Excel,
+# LibreOffice Calc or Google Sheets (tab and carriage return: after the spreadsheet trims them).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def spreadsheet_cell(text: str) -> str:
+    """``text`` as a CSV or TSV cell no spreadsheet evaluates: a leading apostrophe before a
+    would-be formula (the apostrophe is what spreadsheets themselves use to mark text), a
+    plain number left as it is (it evaluates to itself)."""
+    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text

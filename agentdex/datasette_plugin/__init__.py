@@ -19,6 +19,8 @@ plugin) extend Datasette's own, so nothing of Datasette's pages is copied but on
 - The ``events`` table page has a ``change`` column beside ``kind``: the event in words, as
   the ``newest_changes`` query says it.
 - A ``census`` cell holding a census state links to the ``mcp_census`` rows in that state.
+- A catalogue's CSV exports neutralise every cell a spreadsheet would evaluate
+  (:mod:`agentdex.datasette_plugin.csv_cells`, an ``asgi_wrapper``).
 
 Crawled text stays text: no hook returns markup; the templates escape every value.
 """
@@ -55,6 +57,13 @@ CHOSEN = ("_col", "_nocol")  # query-string arguments by which a user chose colu
 CENSUS = "mcp_census"
 LINE_CHARS = 150  # a table's line on the database page longer than this ends at its first colon
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]])\.(?:\s|$)")
+
+
+@hookimpl
+def asgi_wrapper(datasette):
+    from agentdex.datasette_plugin import csv_cells
+
+    return lambda app: csv_cells.wrap(app, datasette)
 
 
 @hookimpl
