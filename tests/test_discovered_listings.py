@@ -9,6 +9,7 @@ the TUI and Datasette."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import httpcore2
@@ -74,6 +75,7 @@ SITES = {
     "catalog.test": {"paths": {"/mcp": mcp_rule("Catalogued", "find_recipe")}},
     "cards.test": {"paths": {"/mcp": mcp_rule("Weather", "forecast")}},
     "index.test": {"paths": {"/mcp": mcp_rule("Index", "search_index")}},
+    "agent.test": {"paths": {"/a2a": {"app": "jsonrpc"}}},  # A2A's JSON-RPC binding: POST only
 }
 SERVERS = [
     server_json("test.open/tides", OPEN),
@@ -292,6 +294,8 @@ def test_show_gives_each_origin_its_listing_with_provenance_endpoints_and_tools(
     assert (catalogue["format"], catalogue["status"], catalogue["mcp_url"]) == ("ai_catalog", "listed", CATALOGUED)
     agent = show(crawled, "agent.test")
     assert (agent["format"], agent["status"], agent["name"]) == ("a2a_card", "listed", "Courier")
+    interface = next(e for e in agent["endpoints"] if e["role"] == "a2a")  # a safe GET, no message sent
+    assert (interface["url"], interface["state"]) == ("https://agent.test/a2a", "ok")
     elsewhere = show(crawled, "cards.test")
     assert (elsewhere["format"], elsewhere["mcp_url"]) == ("server_card", ELSEWHERE)
     assert elsewhere["extra"]["provenance"] == [
@@ -349,7 +353,8 @@ async def test_datasette_shows_them(crawled):
 
 def test_a_recrawl_of_the_same_web_changes_nothing_and_a_moved_endpoint_is_an_event(web, crawled, tmp_path):
     path = tmp_path / "again.db"
-    path.write_bytes(crawled["path"].read_bytes())
+    with sqlite3.connect(crawled["path"]) as source, sqlite3.connect(path) as copy:
+        source.backup(copy)  # the write-ahead log included
     args = [*web.cli_args(), "--connect-to", ":".join(map(str, web.dead)), "--db", str(path), "--json"]
     again = CliRunner().invoke(app, ["crawl", *LISTED, "--revalidate", *args])
     assert again.exit_code == 0, again.output

@@ -3,7 +3,8 @@
 Each crawl that verifies a listing records one :class:`~agentdex.models.Probe` row a URL it
 asked (an answer still fresh is not asked, so it adds no row; see :mod:`agentdex.crawler.verify`):
 the MCP endpoint (from the MCP probe), the API base, its OpenAPI and capabilities documents,
-the homepage, the policies, the feedback route, the documents the listing declares (guide,
+the homepage, the policies, the feedback route, each A2A interface (role ``a2a``: a safe GET,
+no message sent), the documents the listing declares (guide,
 llms.txt, skill), and each paid resource of the origin's x402 discovery document that was
 asked (role ``x402``: for it ``payment_required`` is the healthy answer). Their history
 (uptime over the last crawls, first seen, last ok) is what the catalogue derives from these rows.
@@ -53,7 +54,9 @@ _PROBE_STATES = {
 _BLOCKED = {"blocked_address", "robots", "invalid_url", "scheme", "cross_origin"}
 # Declared documents (fetched by discovery) and the verifier's own fetches, by role.
 DOCUMENT_ROLES = ("guide", "llms_txt", "skill")
-SAFE_GET_ROLES = ("feedback",)  # routes meant for another method, asked with a GET only
+# Routes meant for another method, asked with a GET only: the feedback route, and an A2A
+# interface (JSON-RPC or HTTP+JSON: agentdex sends it no message, so no task is ever made).
+SAFE_GET_ROLES = ("feedback", "a2a")
 
 
 def state_of(record: FetchRecord) -> str:
@@ -114,7 +117,7 @@ def from_probe(url: str, found: mcp_probe.Probe) -> EndpointProbe:
 
 
 # The verifier's fetches that are a listing's endpoints (the kinds it asks them under).
-VERIFIED_ROLES = ("http_base", "openapi", "capabilities", "homepage", "privacy", "terms", "feedback", "x402")
+VERIFIED_ROLES = ("http_base", "openapi", "capabilities", "homepage", "privacy", "terms", "feedback", "x402", "a2a")
 
 
 def endpoints_of(

@@ -5,7 +5,8 @@ included, so a claim that stops holding is seen. Everything goes through the sam
 policy as the crawl. It only reads: MCP endpoints get ``initialize`` and ``tools/list``
 over their declared transport (plus, after a refusal, a GET asking for an event stream and
 the RFC 9728 metadata GET), once per URL and crawl;
-payment endpoints get one unpaid request; the feedback endpoint gets a safe GET. It never
+payment endpoints get one unpaid request; the feedback endpoint and each A2A interface a
+safe GET. It never
 calls a tool, never submits feedback, never pays, never sends a credential.
 
 A manifest too broken to give a listing (over its size limit, not JSON) still gets the
@@ -136,6 +137,7 @@ OPENAPI_LIMITS = YamlLimits(chars=4 * PAGE_CAP, nodes=500_000)
 # among them) never answer HEAD, and waiting the whole deadline for it proves nothing.
 HEAD_WAIT = 3.0
 TEXT_TYPES = ("text/markdown", "text/plain", "text/x-markdown")
+MAX_A2A = 8  # A2A interfaces asked a crawl, at most (a card names one a protocol binding)
 
 
 class Verifier:
@@ -265,9 +267,10 @@ class Verifier:
         groups = [g for g in GROUPS if stored.due or g not in SCHEDULED_GROUPS]
         with _asking(stored) as asked:  # the runners' tasks share it: one per origin verified
             try:
-                results, extra = await asyncio.gather(
+                results, extra, _ = await asyncio.gather(
                     asyncio.gather(*(RUNNERS[group](self, crawl, listing) for group in groups)),
                     self._probe_extra(crawl, stored),
+                    self._ask_a2a(listing, stored),
                 )
                 rows = health.endpoints_of(crawl, listing.mcp_url, self._probe_of(listing.mcp_url), asked)
                 crawl.endpoints = stored.to_record(_with_rows(rows, extra))
@@ -312,6 +315,14 @@ class Verifier:
         wanted = crawl.extra_endpoints
         found = await asyncio.gather(*(self.probe(e.url, e.transport or mcp_probe.STREAMABLE) for e in wanted))
         return [health.from_probe(e.url, probe) for e, probe in zip(wanted, found, strict=True)]
+
+    async def _ask_a2a(self, listing: Listing, stored: Stored) -> None:
+        """A safe GET of each A2A interface the listing names, for its health row (role
+        ``a2a``): no A2A message is ever sent, so no task is made; a route that wants
+        another method answers 405, which shows it is there."""
+        urls = listing.extra.get("a2a_urls") if isinstance(listing.extra, dict) else None
+        if stored.due and isinstance(urls, list):
+            await asyncio.gather(*(self.get(u, "a2a", 64 * 1024) for u in urls[:MAX_A2A] if isinstance(u, str)))
 
     def _forget(self, listing: Listing | None, crawl: OriginCrawl | None = None) -> None:
         """Drop the probes of this listing's URLs, so a long crawl keeps no pile of them."""
