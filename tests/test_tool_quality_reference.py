@@ -100,16 +100,31 @@ def as_rows(report: dict) -> list[dict]:
 
 
 def corpus_files() -> list[Path]:
-    return sorted(CORPUS.glob("*.json"))
+    return sorted(CORPUS.rglob("*.json"))
 
 
-@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+def test_the_corpus_holds_at_least_200_real_tool_definitions():
+    count = sum(len(tool_quality.parse_tools(json.loads(f.read_text("utf-8")))) for f in corpus_files())
+    assert count >= 200, count
+
+
+def test_the_corpus_as_one_server_lints_as_the_reference_lints_it():
+    """Every tool of the corpus in one list (names made unique), so the shadow prefilter runs
+    across all of them at once."""
+    tools = []
+    for index, path in enumerate(corpus_files()):
+        for tool in tool_quality.parse_tools(json.loads(path.read_text("utf-8"))):
+            tools.append({**{k: v for k, v in tool.items() if v is not None}, "name": f"{tool['name']}_{index}"})
+    assert len(tools) >= 200 and ours(tools) == reference(tools)
+
+
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: str(p.relative_to(CORPUS)))
 def test_each_corpus_file_lints_as_the_reference_lints_it(path):
     data = json.loads(path.read_text("utf-8"))
     assert ours(data) == reference(data)
 
 
-@pytest.mark.parametrize("path", corpus_files()[:3], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", corpus_files()[::25], ids=lambda p: str(p.relative_to(CORPUS)))
 def test_the_command_prints_what_tdqs_lint_prints(path):
     code, rows = cli_lint(path)
     expected_code, report = tdqs_cli("--file", str(path))
