@@ -265,8 +265,10 @@ def network_configured(*given) -> bool:
 
 
 def _is_addr_port(text: str) -> bool:
+    from agentdex.headers import port_number
+
     addr, sep, port = text.rpartition(":")
-    return bool(sep and addr and port.isdigit() and 0 < int(port) < 65536)
+    return bool(sep and addr and port_number(port) is not None)
 
 
 def run_crawl(

@@ -23,11 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentdex.errors import InputError
+from agentdex.headers import port_number
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
 CONFIG_ENV = "AGENTDEX_CONFIG"
+CONFIG_BYTES = 64 * 1024  # the file holds seven keys; a --connect-to list of a thousand rules fits
 
 
 def split_list(text: str) -> list[str]:
@@ -78,11 +80,29 @@ def config_model() -> type[BaseModel]:
         @field_validator("dns_server")
         @classmethod
         def _addr_port(cls, value: str | None) -> str | None:
-            if value is not None and not re.fullmatch(r".+:\d{1,5}", value):
-                raise ValueError("expected ADDR:PORT, e.g. 127.0.0.1:5353")
+            if value is not None and (":" not in value or port_number(value.rpartition(":")[2]) is None):
+                raise ValueError("expected ADDR:PORT (a port of ASCII digits, 1-65535), e.g. 127.0.0.1:5353")
             return value
 
     return NetworkConfig
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The file's TOML, read under budgets: at most ``CONFIG_BYTES`` (read no further), nested
+    no deeper than Python's parser can go (``tomllib`` recurses once a level)."""
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"config file {path} cannot be read: {exc.strerror or exc}") from exc
+    if len(data) > CONFIG_BYTES:
+        raise InputError(f"config file {path} is over {CONFIG_BYTES:,} bytes; a config file is a few lines")
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(f"config file {path} cannot be read as TOML: {exc}") from exc
+    except RecursionError as exc:
+        raise InputError(f"config file {path} nests arrays or tables deeper than agentdex reads") from exc
 
 
 def load_config(env: Mapping[str, str] | None = None) -> Any:
@@ -96,10 +116,7 @@ def load_config(env: Mapping[str, str] | None = None) -> Any:
     path = config_path(env)
     if path is None:
         return config_model()()
-    try:
-        data = tomllib.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(f"config file {path} cannot be read as TOML: {exc}") from exc
+    data = _read_toml(path)
     try:
         config: Any = config_model().model_validate(data)  # a NetworkConfig (built on first use)
     except ValidationError as exc:

@@ -28,6 +28,7 @@ SAFE_METHODS = ("GET", "HEAD")
 DELTA_SECONDS_MAX = 2**31  # RFC 9111, 1.2.2: the value a too-large delta-seconds stands for
 _DIGITS = re.compile(r"[0-9]+", re.ASCII)
 _DECIMAL = re.compile(r"([0-9]+)(?:\.([0-9]*))?", re.ASCII)
+_FIELD_VALUE = re.compile(r"([\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?)?", re.ASCII)
 
 
 def http_digits(text: str | None, cap: int = DELTA_SECONDS_MAX) -> int | None:
@@ -45,6 +46,20 @@ def http_digits(text: str | None, cap: int = DELTA_SECONDS_MAX) -> int | None:
     if len(digits) > len(str(cap)):
         return cap
     return min(int(digits), cap)
+
+
+def port_number(text: str | None) -> int | None:
+    """A TCP port written in ASCII digits, 1 to 65535 (``--connect-to``, ``--dns-server``
+    and their config and environment spellings); ``None`` for anything else (``²``, ``٥٣``,
+    ``+53``, ``0``, ``65536``)."""
+    value = http_digits(text, cap=65536)
+    return value if value is not None and 0 < value < 65536 else None
+
+
+def field_value(text: str) -> bool:
+    """Whether ``text`` may be sent as an HTTP header value: RFC 9110 5.5's field-value in
+    visible ASCII and inner spaces (agentdex sends no obs-text: httpx refuses non-ASCII)."""
+    return _FIELD_VALUE.fullmatch(text) is not None
 
 
 def decimal_seconds(text: str | None, cap: int = DELTA_SECONDS_MAX) -> float | None:

@@ -38,13 +38,13 @@ from __future__ import annotations
 import asyncio
 import csv
 import hashlib
-import io
-import json
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import urlencode
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -52,6 +52,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agentdex.crawler.origins import public_origin
 from agentdex.crawler.seedlines import seed_line
 from agentdex.errors import InputError
+from agentdex.formats._load import loads as safe_loads
+from agentdex.headers import http_digits
 
 REGISTRY_PREFIX = "registry:"
 OFFICIAL = "io.modelcontextprotocol.registry/official"
@@ -62,7 +64,10 @@ READ_BYTES = 256 * 1024 * 1024  # every page of one registry together, after dec
 READ_SECONDS = 600.0  # every page of one registry together (seeds --read-budget)
 MAX_CURSOR = 4096  # the official cursor is a server name and version: a few hundred characters
 MAX_URL = 2048
-FILE_BYTES = 256 * 1024 * 1024
+FILE_BYTES = 256 * 1024 * 1024  # a seed file
+JSON_BYTES = 64 * 1024 * 1024  # a JSON seed file read whole (its objects take ~10 times that); else NDJSON
+LINE_BYTES = 4096  # a rank,domain row or a host line (a domain is at most 253 characters)
+HEAD_BYTES = 64 * 1024  # what tells a file's kind
 BATCH = 1_000  # namings handed to the sink at once (a registry page is one batch)
 
 
@@ -482,52 +487,82 @@ def _cut(collector: Collector, read: _Read, reason: str) -> None:
 
 # -- files -----------------------------------------------------------------------------------------
 def read_file(collector: Collector, path: Path) -> None:
-    """Add what a seed file names (its kind told by its content, see the module docstring)."""
-    data = _read(path)
+    """Add what a seed file names (its kind told by its content, see the module docstring),
+    under budgets: at most ``FILE_BYTES``; a JSON document of at most ``JSON_BYTES`` (a
+    larger one is read as NDJSON, a line at a time), nested at most as deep as the JSON
+    reader allows; a line of at most ``LINE_BYTES`` (``PAGE_BYTES`` for an NDJSON line). A
+    line or entry over its budget or unreadable is refused alone, with the reason."""
     source = path.name
-    text = data.decode("utf-8-sig", errors="replace")
-    documents = _json_documents(text)
-    if documents is not None:
-        for doc in documents:
-            _add_document(collector, doc, source)
-    elif path.suffix.lower() == ".csv" or _looks_like_csv(text):
-        _add_csv(collector, text, source)
-    else:
-        _add_lines(collector, text, source)
+    with _open(path) as fh:
+        head = fh.read(HEAD_BYTES).decode("utf-8-sig", errors="replace")
+        fh.seek(0)
+        if head.lstrip().startswith(("{", "[")):
+            _add_json_file(collector, fh, path)
+        elif path.suffix.lower() == ".csv" or _looks_like_csv(head):
+            _add_csv(collector, _lines(fh, LINE_BYTES), source)
+        else:
+            _add_lines(collector, _lines(fh, LINE_BYTES), source)
     collector.flush()
 
 
-def _read(path: Path) -> bytes:
+@contextmanager
+def _open(path: Path) -> Iterator[BinaryIO]:
     try:
-        with path.open("rb") as fh:
-            data = fh.read(FILE_BYTES + 1)
+        fh = path.open("rb")
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if len(data) > FILE_BYTES:
-        raise InputError(f"{path} is over {FILE_BYTES:,} bytes")
-    return data
+    with fh:
+        if os.fstat(fh.fileno()).st_size > FILE_BYTES:
+            raise InputError(f"{path} is over {FILE_BYTES:,} bytes")
+        yield fh
 
 
-def _json_documents(text: str) -> list[Any] | None:
-    """The JSON document, or the NDJSON lines; ``None`` when the text is neither."""
-    stripped = text.strip()
-    if not stripped.startswith(("{", "[")):
-        return None
-    try:
-        return [json.loads(stripped)]
-    except ValueError:
-        pass
-    try:
-        return [json.loads(line) for line in stripped.splitlines() if line.strip()]
-    except ValueError as exc:
-        raise InputError(f"the file looks like JSON but is neither JSON nor NDJSON: {exc}") from exc
+def _lines(fh: BinaryIO, limit: int) -> Iterator[tuple[int, str | None]]:
+    """``(number, text)`` of each line, ``text`` None for a line over ``limit`` bytes (read
+    past, never held)."""
+    number = 0
+    while raw := fh.readline(limit + 1):
+        number += 1
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            while raw and not raw.endswith(b"\n"):
+                raw = fh.readline(1024 * 1024)
+            yield number, None
+        else:
+            yield number, raw.decode("utf-8-sig" if number == 1 else "utf-8", errors="replace")
 
 
-def _add_document(collector: Collector, doc: Any, source: str) -> None:
+def _add_json_file(collector: Collector, fh: BinaryIO, path: Path) -> None:
+    """One JSON document, or NDJSON: one page or entry a line, a bad line refused alone."""
+    if os.fstat(fh.fileno()).st_size <= JSON_BYTES:
+        try:
+            whole = safe_loads(fh.read().decode("utf-8-sig", errors="replace"))
+        except ValueError as exc:
+            if "nests deeper" in str(exc):
+                raise InputError(f"{path} {exc}") from exc
+            fh.seek(0)  # not one document: NDJSON, perhaps
+        else:
+            _add_document(collector, whole, path.name)
+            return
+    lines = ((n, t) for n, t in _lines(fh, PAGE_BYTES) if t is None or t.strip())
+    for count, (number, line) in enumerate(lines):
+        try:
+            doc = safe_loads(line) if line is not None else None
+        except ValueError as exc:
+            if count == 0:  # the first line is no JSON either: the file is neither
+                raise InputError(f"{path} looks like JSON but is neither JSON nor NDJSON: {exc}") from exc
+            doc = exc
+        if isinstance(doc, dict | list):
+            _add_document(collector, doc, path.name)
+        else:
+            why = f"over {PAGE_BYTES:,} bytes" if line is None else f"not JSON ({str(doc)[:120]})"
+            collector.refuse(Named(path.name, f"line {number}", via="line"), f"an NDJSON line {why}")
+
+
+def _add_document(collector: Collector, doc: Any, source: str, depth: int = 0) -> None:
     """A registry page, a list of pages or entries, an entry, or an A2A listing."""
-    if isinstance(doc, list):
+    if isinstance(doc, list) and depth < 2:  # a list of pages, each a list of entries
         for item in doc:
-            _add_document(collector, item, source)
+            _add_document(collector, item, source, depth + 1)
     elif isinstance(doc, dict) and isinstance(doc.get("servers"), list):
         add_entries(collector, doc["servers"], source)
     elif isinstance(doc, dict) and isinstance(doc.get("server"), dict):
@@ -556,20 +591,33 @@ def _add_agent(collector: Collector, agent: Any, source: str) -> None:
 
 def _looks_like_csv(text: str) -> bool:
     first = next((ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")), "")
-    return "," in first and first.split(",", 1)[0].strip().isdigit()
+    return "," in first and http_digits(first.split(",", 1)[0]) is not None
 
 
-def _add_csv(collector: Collector, text: str, source: str) -> None:
-    """``rank,domain`` rows (a header row and other columns are ignored)."""
-    for row in csv.reader(io.StringIO(text)):
-        if len(row) < 2 or not row[0].strip().isdigit():
-            continue
-        collector.add(Named(source, row[0].strip(), status="listed", via="domain", url=row[1].strip()))
+def _add_csv(collector: Collector, lines: Iterable[tuple[int, str | None]], source: str) -> None:
+    """``rank,domain`` rows (a header row and other columns are ignored); the rank is ASCII
+    digits (``²`` is no rank)."""
+    for number, line in lines:
+        try:
+            row = next(csv.reader([line]), []) if line is not None else None
+        except csv.Error as exc:
+            row, why = None, f"not a CSV row ({exc})"
+        else:
+            why = f"a line over {LINE_BYTES:,} bytes"
+        if row is None:
+            collector.refuse(Named(source, f"line {number}", status="listed", via="domain"), why)
+        elif len(row) >= 2 and http_digits(row[0]) is not None:
+            collector.add(Named(source, row[0].strip(), status="listed", via="domain", url=row[1].strip()))
 
 
-def _add_lines(collector: Collector, text: str, source: str) -> None:
+def _add_lines(collector: Collector, lines: Iterable[tuple[int, str | None]], source: str) -> None:
     """One host or URL a line; ``#`` starts a comment."""
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in lines:
+        if line is None:
+            collector.refuse(
+                Named(source, f"line {number}", status="listed", via="line"), f"a line over {LINE_BYTES:,} bytes"
+            )
+            continue
         value = line.split("#", 1)[0].strip()
         if value:
             collector.add(Named(source, f"line {number}", status="listed", via="line", url=value))

@@ -6,8 +6,9 @@ Run from the repository root:
 
 Cases (each ``agentdex seeds`` runs as its own process; its peak RSS comes from ``wait4``):
 
-- ``huge-names``: a registry on loopback HTTPS whose every page holds one good server and one
-  whose name is 4,000,000 characters (about 4 KB gzipped on the wire), then a fresh ``nextCursor``: endless;
+- ``huge-names``: a registry on loopback HTTPS whose every page holds one good server and a
+  new one whose name is 4,000,000 characters (about 4 KB gzipped on the wire), then a fresh
+  ``nextCursor``: endless;
 - ``slow-huge``: the same, each page answering 1.5 s after it is asked (inside ``--timeout 3``);
 - ``million``: a 1,000,000-row ``rank,domain`` CSV file (Tranco's shape).
 
@@ -53,7 +54,7 @@ class Registry:
         self.port = 0
         self._tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         ca.issue_cert("registry.bench").configure_cert(self._tls)
-        self._huge = json.dumps(server("x/" + "n" * HUGE, "https://huge.bench.example/mcp"))
+        self._huge = "n" * HUGE
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         threading.Thread(target=self._run, daemon=True).start()
@@ -69,7 +70,8 @@ class Registry:
 
     def page(self, n: int) -> bytes:
         good = json.dumps(server(f"bench.good/g{n}", f"https://g{n}.bench.example/mcp"))
-        text = f'{{"servers": [{good}, {self._huge}], "metadata": {{"nextCursor": "{n + 1}"}}}}'.encode()
+        huge = json.dumps(server(f"x/{n}" + self._huge, f"https://huge{n}.bench.example/mcp"))  # a new one a page
+        text = f'{{"servers": [{good}, {huge}], "metadata": {{"nextCursor": "{n + 1}"}}}}'.encode()
         self.plain += len(text)
         return gzip.compress(text, 6)
 

@@ -89,7 +89,7 @@ from agentdex.crawler.netpolicy import GuardedBackend, Resolver, build_ssl_conte
 from agentdex.crawler.pools import HostPools, TransportFactory, close_transport, guarded_transport, release
 from agentdex.crawler.robots import PRODUCT_TOKEN, ROBOTS_MAX_BYTES, RobotsCache, product_token, robots_exempt
 from agentdex.errors import FetchError
-from agentdex.headers import SAFE_METHODS, retry_after_seconds
+from agentdex.headers import SAFE_METHODS, field_value, retry_after_seconds
 from agentdex.models import FetchRecord
 
 USER_AGENT = f"{PRODUCT_TOKEN}/{__version__} (+https://github.com/agentdex/agentdex)"
@@ -314,7 +314,9 @@ class Fetcher:
             headers.append(("If-None-Match", etag))
         if last_modified:
             headers.append(("If-Modified-Since", last_modified))
-        return headers
+        # A value a server wrote and agentdex echoes (an ETag, an Mcp-Session-Id) is sent only
+        # when it is a header value (visible ASCII): httpx would refuse it mid-request.
+        return [(name, value) for name, value in headers if field_value(value)]
 
     async def _fetch_into(self, record: FetchRecord, options: _Options, honour_robots: bool) -> None:
         url = checked_url(record.url)

@@ -60,6 +60,7 @@ import idna
 
 from agentdex.crawler.netstream import SocketBackend
 from agentdex.errors import BlockedAddress, FetchError, InputError
+from agentdex.headers import port_number
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[list[str]]]
@@ -153,9 +154,10 @@ def parse_connect_to(spec: str) -> tuple[str, str, int]:
         raise InputError(f"--connect-to {spec!r}: expected PATTERN:ADDR:PORT")
     if addr.startswith("[") and addr.endswith("]"):
         addr = addr[1:-1]
-    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        raise InputError(f"--connect-to {spec!r}: {port_text!r} is not a port number")
-    return pattern, addr, int(port_text)
+    port = port_number(port_text)
+    if port is None:
+        raise InputError(f"--connect-to {spec!r}: {port_text!r} is not a port number (1-65535, ASCII digits)")
+    return pattern, addr, port
 
 
 async def system_resolver(host: str, port: int) -> list[str]:
