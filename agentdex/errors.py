@@ -5,8 +5,18 @@ translate them into a message at the edge.
     ├── InputError        a path or argument that cannot be used at all (exit 2)
     ├── FetchError        a request that failed under the fetch policy (carries .code, .url)
     │   └── BlockedAddress  the address guard refused a connection
+    ├── TransportError    a connection that failed below HTTP's meaning (the crawler's transport)
+    │   ├── ConnectError    no connection: refused, unreachable, or TLS failed (its ssl error the cause)
+    │   ├── ReadError, WriteError   the connection broke while reading or writing
+    │   ├── ProtocolError   the server broke HTTP/1.1's framing, or closed before answering
+    │   └── TransportTimeout        no progress within a timeout
+    │       └── ConnectTimeout, ReadTimeout, WriteTimeout
     ├── DatabaseError     the catalogue file is missing, unreadable or of a newer schema
     └── PackageError      an .adapp package that cannot be opened or packed
+
+The crawler's sockets, TLS and HTTP/1.1 (agentdex/crawler/netstream.py, netpolicy.py, h1.py)
+raise only TransportError and FetchError, from the socket up; one function turns each into
+a fetch's code and sentence (agentdex/crawler/fetch_errors.py).
 """
 
 from __future__ import annotations
@@ -34,6 +44,44 @@ class BlockedAddress(FetchError):
 
     def __init__(self, message: str, url: str = "") -> None:
         super().__init__("blocked_address", message, url)
+
+
+class TransportError(AgentdexError):
+    """A connection that failed below HTTP's meaning: the socket, TLS or HTTP/1.1's framing."""
+
+
+class ConnectError(TransportError):
+    """No connection: refused, unreachable, reset, or a TLS handshake that failed (then the
+    ``ssl.SSLError`` is the cause)."""
+
+
+class ReadError(TransportError):
+    """The connection broke while an answer was read."""
+
+
+class WriteError(TransportError):
+    """The connection broke while a request was written."""
+
+
+class ProtocolError(TransportError):
+    """The server broke HTTP/1.1's framing (h11's RemoteProtocolError is the cause), or closed
+    the connection before its answer's head ended."""
+
+
+class TransportTimeout(TransportError):
+    """No progress within a timeout."""
+
+
+class ConnectTimeout(TransportTimeout):
+    """No connection, or no TLS handshake, within the connect timeout."""
+
+
+class ReadTimeout(TransportTimeout):
+    """Nothing to read within the read timeout."""
+
+
+class WriteTimeout(TransportTimeout):
+    """The socket took nothing within the write timeout."""
 
 
 class DatabaseError(AgentdexError):

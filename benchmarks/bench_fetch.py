@@ -40,12 +40,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import statistics
 import sys
 import time
 from array import array
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -61,13 +62,48 @@ from bench_crawl import DOMAIN, Nginx, ensure_certs, ensure_tree  # noqa: E402
 
 from agentdex import formats  # noqa: E402
 from agentdex.crawler.fetch import Fetcher  # noqa: E402
-from agentdex.crawler.h1 import httpx_errors  # noqa: E402
 from agentdex.crawler.netpolicy import build_ssl_context  # noqa: E402
 from agentdex.crawler.pools import guarded_transport  # noqa: E402
+from agentdex.errors import (  # noqa: E402
+    ConnectError,
+    ConnectTimeout,
+    ProtocolError,
+    ReadError,
+    ReadTimeout,
+    WriteError,
+    WriteTimeout,
+)
 
 GUIDE = "/agent.md"
 NOT_ASKED, FAILED = 0, -1  # fetch_list's slots: a URL not asked, a fetch that failed
 PER_HOST = 2  # the Fetcher's default: at most 2 requests (and connections) an origin
+
+
+# httpcore's own errors (its pool's, and h11's as it maps them) as agentdex's, which the fetch
+# policy records: what the crawler's transport raises, so both are recorded alike. (The
+# socket backend below httpcore's pool raises agentdex's already.)
+_CORE_ERRORS: tuple[tuple[type[Exception], type[Exception]], ...] = (
+    (httpcore.ConnectTimeout, ConnectTimeout),
+    (httpcore.ReadTimeout, ReadTimeout),
+    (httpcore.WriteTimeout, WriteTimeout),
+    (httpcore.PoolTimeout, ConnectTimeout),
+    (httpcore.ConnectError, ConnectError),
+    (httpcore.ReadError, ReadError),
+    (httpcore.WriteError, WriteError),
+    (httpcore.RemoteProtocolError, ProtocolError),
+)
+
+
+@contextlib.contextmanager
+def agentdex_errors() -> Iterator[None]:
+    """Raise httpcore's errors as the agentdex errors they correspond to."""
+    try:
+        yield
+    except httpcore.HTTPCoreError as exc:
+        for theirs, ours in _CORE_ERRORS:
+            if isinstance(exc, theirs):
+                raise ours(str(exc) or type(exc).__name__) from exc
+        raise
 
 
 class HttpcorePool(httpx.AsyncBaseTransport):
@@ -95,7 +131,7 @@ class HttpcorePool(httpx.AsyncBaseTransport):
             content=request.stream,
             extensions=request.extensions,
         )
-        with httpx_errors():
+        with agentdex_errors():
             response = await self._pool.handle_async_request(core)
         return httpx.Response(
             status_code=response.status,
@@ -113,7 +149,7 @@ class _CoreBody(httpx.AsyncByteStream):
         self._response = response
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        with httpx_errors():
+        with agentdex_errors():
             async for part in self._response.aiter_stream():
                 yield part
 

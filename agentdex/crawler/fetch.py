@@ -88,7 +88,7 @@ from agentdex.crawler.fetch_errors import describe_error, tls_error
 from agentdex.crawler.netpolicy import GuardedBackend, Resolver, build_ssl_context, system_resolver
 from agentdex.crawler.pools import HostPools, TransportFactory, close_transport, guarded_transport, release
 from agentdex.crawler.robots import PRODUCT_TOKEN, ROBOTS_MAX_BYTES, RobotsCache, product_token, robots_exempt
-from agentdex.errors import FetchError
+from agentdex.errors import ConnectError, ConnectTimeout, FetchError
 from agentdex.headers import SAFE_METHODS, field_value, retry_after_seconds
 from agentdex.models import FetchRecord
 
@@ -336,7 +336,7 @@ class Fetcher:
         while True:
             try:
                 delay = await self._follow(record, url, options, attempt)
-            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            except (ConnectError, ConnectTimeout) as exc:
                 delay = self._retry_pause(options, attempt, backoff(attempt))
                 if delay is None or tls_error(exc) is not None:
                     raise

@@ -1,5 +1,9 @@
 """Describing a failed fetch: any exception becomes an error code and a readable sentence.
 
+What the transport raises is agentdex's own (:class:`agentdex.errors.TransportError` and
+:class:`agentdex.errors.FetchError`, from the socket up); httpx's vocabulary is left only
+for the URL a request names (``httpx.InvalidURL``).
+
 Public API::
 
     describe_error(exc, record, deadline) -> (error_code, sentence)
@@ -14,7 +18,7 @@ from collections.abc import Iterator
 
 import httpx
 
-from agentdex.errors import FetchError
+from agentdex.errors import ConnectError, FetchError, ProtocolError, ReadError, TransportTimeout, WriteError
 from agentdex.models import FetchRecord
 
 
@@ -25,11 +29,11 @@ def describe_error(exc: Exception, record: FetchRecord, deadline: float) -> tupl
     where = record.final_url or record.url
     if isinstance(exc, TimeoutError):
         return "timeout", f"{where} gave no complete answer within the {deadline:g} s deadline."
-    if isinstance(exc, httpx.TimeoutException):
+    if isinstance(exc, TransportTimeout):
         return "timeout", f"{where} did not answer in time ({type(exc).__name__})."
-    if isinstance(exc, httpx.ConnectError):
+    if isinstance(exc, ConnectError):
         return _connect_error(exc, where)
-    if isinstance(exc, (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError)):
+    if isinstance(exc, (ReadError, ProtocolError, WriteError)):
         code = "incomplete" if record.status is not None else "protocol"
         return code, f"The connection to {where} failed {_phase(record)} ({exc or type(exc).__name__})."
     if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol)):
@@ -41,7 +45,7 @@ def _phase(record: FetchRecord) -> str:
     return "in the middle of the body" if record.status is not None else "before a complete answer"
 
 
-def _connect_error(exc: httpx.ConnectError, where: str) -> tuple[str, str]:
+def _connect_error(exc: ConnectError, where: str) -> tuple[str, str]:
     tls = tls_error(exc)
     if isinstance(tls, ssl.SSLCertVerificationError):
         return "tls", f"The TLS certificate of {where} was not accepted ({tls.verify_message or tls.reason})."

@@ -24,22 +24,25 @@ socket turns readable) or after :data:`KEEPALIVE_EXPIRY` seconds; a GET or HEAD 
 reused connection ends without a byte of answer (the server closed it as the request went
 out) is sent again on a new one. Every connection is opened by ``backend`` (the address
 guard and ``--connect-to``) and verified with ``context`` against the URL's own host name.
-Errors are httpx's, as its own transport raises them.
+Errors are agentdex's (:class:`agentdex.errors.TransportError`), as the sockets raise them;
+h11's word that an answer breaks HTTP/1.1 becomes a ``ProtocolError`` (h11's error its
+cause), and an illegal request header stays h11's ``LocalProtocolError`` (a bug of the
+caller's: recorded as ``internal``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ssl
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import cast
 
 import h11
 import httpcore
 import httpx
 
+from agentdex.errors import ProtocolError, ReadError, WriteError
 from agentdex.headers import SAFE_METHODS
 
 KEEPALIVE_EXPIRY = 5.0
@@ -47,30 +50,6 @@ READ_SIZE = 64 * 1024
 # The largest answer head read (status line and headers): httpcore's own limit; h11's
 # default (16 KB) refused real answers with long CSP, Link or Set-Cookie headers.
 MAX_HEAD_BYTES = 100 * 1024
-
-# httpcore's errors (raised by the network backend and streams) as httpx's.
-_ERRORS: tuple[tuple[type[Exception], type[Exception]], ...] = (
-    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
-    (httpcore.ReadTimeout, httpx.ReadTimeout),
-    (httpcore.WriteTimeout, httpx.WriteTimeout),
-    (httpcore.ConnectError, httpx.ConnectError),
-    (httpcore.ReadError, httpx.ReadError),
-    (httpcore.WriteError, httpx.WriteError),
-    (h11.RemoteProtocolError, httpx.RemoteProtocolError),
-    (h11.LocalProtocolError, httpx.LocalProtocolError),
-)
-
-
-@contextlib.contextmanager
-def httpx_errors() -> Iterator[None]:
-    """Raise httpcore's and h11's errors as the httpx errors they correspond to."""
-    try:
-        yield
-    except Exception as exc:
-        for theirs, ours in _ERRORS:
-            if isinstance(exc, theirs):
-                raise ours(str(exc) or type(exc).__name__) from exc
-        raise
 
 
 class HostTransport(httpx.AsyncBaseTransport):
@@ -84,9 +63,8 @@ class HostTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Send ``request`` and read the answer's head; the body streams as it is read."""
         timeouts = request.extensions.get("timeout") or {}
-        with httpx_errors():
-            head = request_head(request)  # checked before any connection: nothing unchecked is sent
-            connection, answer = await self._send(request, head, timeouts)
+        head = request_head(request)  # checked before any connection: nothing unchecked is sent
+        connection, answer = await self._send(request, head, timeouts)
         status, headers, reason = answer
         return httpx.Response(
             status,
@@ -149,7 +127,7 @@ class HostTransport(httpx.AsyncBaseTransport):
 
 _Head = tuple[int, list[tuple[bytes, bytes]], bytes]  # status, headers, reason
 # How a connection the server closed before answering fails (h11's errors as raised here).
-_UNANSWERED = (h11.RemoteProtocolError, httpcore.ReadError, httpcore.WriteError)
+_UNANSWERED = (ProtocolError, ReadError, WriteError)
 
 
 def request_head(request: httpx.Request) -> h11.Request:
@@ -204,7 +182,7 @@ class _Connection:
             if isinstance(event, h11.Response):
                 return event.status_code, event.headers.raw_items(), event.reason
             if not isinstance(event, h11.InformationalResponse):
-                raise h11.RemoteProtocolError("the server sent no answer")
+                raise ProtocolError("the server sent no answer")
             # One read can hold thousands of 1xx heads, each parsed without a read: pass
             # through the event loop, so a due deadline cancels an endless 1xx stream.
             await asyncio.sleep(0)
@@ -212,14 +190,17 @@ class _Connection:
     async def next_event(self, timeout: float | None) -> h11.Event | type[h11.PAUSED]:
         """The next event of the answer, reading from the socket as needed."""
         while True:
-            event = self.h11.next_event()
+            try:
+                event = self.h11.next_event()
+            except h11.RemoteProtocolError as exc:
+                raise ProtocolError(str(exc) or type(exc).__name__) from exc
             if event is not h11.NEED_DATA:
                 # h11's sentinels are classes: mypy cannot narrow NEED_DATA out by identity.
                 return cast("h11.Event | type[h11.PAUSED]", event)
             data = await self.stream.read(READ_SIZE, timeout)
             if not data and self.h11.their_state is h11.SEND_RESPONSE:
                 # h11 would say "can't handle event type ConnectionClosed ..."
-                raise h11.RemoteProtocolError(
+                raise ProtocolError(
                     "the server closed the connection before its answer's head ended"
                     if self.heard
                     else "the server closed the connection without answering"
@@ -262,18 +243,17 @@ class _Body(httpx.AsyncByteStream):
         connection = self._connection
         if connection is None:
             return
-        with httpx_errors():
-            while True:
-                try:
-                    event = await connection.next_event(self._timeout)
-                except BaseException:
-                    await self.aclose()
-                    raise
-                if isinstance(event, h11.Data):
-                    yield bytes(event.data)
-                elif isinstance(event, h11.EndOfMessage):
-                    self._finish(connection)
-                    return
+        while True:
+            try:
+                event = await connection.next_event(self._timeout)
+            except BaseException:
+                await self.aclose()
+                raise
+            if isinstance(event, h11.Data):
+                yield bytes(event.data)
+            elif isinstance(event, h11.EndOfMessage):
+                self._finish(connection)
+                return
 
     def _finish(self, connection: _Connection) -> None:
         self._connection = None

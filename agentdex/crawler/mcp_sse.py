@@ -29,6 +29,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from agentdex.errors import TransportError
 from agentdex.formats._load import loads as safe_loads
 from agentdex.models import FetchRecord
 
@@ -132,7 +133,7 @@ async def first_event(response: httpx.Response) -> Event | None:
     try:
         async for event in events_of(response, reader):
             return event
-    except (StreamCapped, httpx.HTTPError):
+    except (StreamCapped, TransportError):
         return None
     return None
 
@@ -159,7 +160,7 @@ class Session:
                 message = _answer(event, want_id)
                 if message is not None:
                     return message, ""
-        except (StreamCapped, httpx.HTTPError) as exc:
+        except (StreamCapped, TransportError) as exc:
             return None, str(exc) or type(exc).__name__
         return None, "the event stream ended before the answer"
 
@@ -184,7 +185,7 @@ async def open_session(url: str, response: httpx.Response) -> Session | str:
     events = events_of(response, EventReader())
     try:
         first = await anext(events, None)
-    except (StreamCapped, httpx.HTTPError) as exc:
+    except (StreamCapped, TransportError) as exc:
         return f"the event stream failed before its endpoint event ({exc or type(exc).__name__})"
     if first is None or first.type != "endpoint":
         seen = "ended" if first is None else f"began with a {first.type[:40]!r} event"

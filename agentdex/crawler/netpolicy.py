@@ -59,7 +59,7 @@ import httpcore
 import idna
 
 from agentdex.crawler.netstream import SocketBackend
-from agentdex.errors import BlockedAddress, FetchError, InputError
+from agentdex.errors import BlockedAddress, ConnectError, FetchError, InputError
 from agentdex.headers import port_number
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -224,7 +224,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
     :class:`~agentdex.errors.FetchError` with code ``dns`` when the name does not resolve and
     with code ``timeout`` when no address connected within the timeout (then, and ever after
     for that host and port: see the module docstring). Connection failures surface as
-    httpcore's own ConnectError.
+    :class:`~agentdex.errors.ConnectError`.
     """
 
     def __init__(
@@ -386,7 +386,7 @@ def _first_connected(
         error = task.exception()
         if error is None:
             made.append(task.result())
-        elif isinstance(error, httpcore.ConnectError):
+        elif isinstance(error, ConnectError):
             failures.append(error)
         else:
             unexpected = error

@@ -18,8 +18,10 @@ Public API::
     SocketBackend()           the httpcore.AsyncNetworkBackend that opens them (the address
                               guard in :mod:`agentdex.crawler.netpolicy` connects through it)
 
-Errors are httpcore's, as its own backends raise them: ``ConnectError`` / ``ConnectTimeout``
-for connecting and the TLS handshake (the ``ssl.SSLError`` kept as the cause, where
+The classes implement httpcore's stream and backend interfaces (so that
+``benchmarks/bench_fetch.py`` can run httpcore's pool over them); the errors are agentdex's
+own (:class:`agentdex.errors.TransportError`): ``ConnectError`` / ``ConnectTimeout`` for
+connecting and the TLS handshake (the ``ssl.SSLError`` kept as the cause, where
 :func:`agentdex.crawler.fetch_errors.tls_error` finds it), ``ReadError`` / ``ReadTimeout``
 and ``WriteError`` / ``WriteTimeout`` after. A TLS connection closed without close_notify
 reads as the end of the stream (as httpcore's default does): h11 then tells a cut answer
@@ -39,6 +41,8 @@ from collections import OrderedDict
 from collections.abc import Iterable
 
 import httpcore
+
+from agentdex.errors import ConnectError, ConnectTimeout, ReadError, ReadTimeout, WriteError, WriteTimeout
 
 # A few reads in a row are common (a body larger than one read); dozens only come from a
 # peer that never lets the socket run dry.
@@ -67,7 +71,7 @@ async def open_stream(
         await asyncio.get_running_loop().sock_connect(sock, (address, port))
     except OSError as exc:
         sock.close()
-        raise httpcore.ConnectError(str(exc) or type(exc).__name__) from exc
+        raise ConnectError(str(exc) or type(exc).__name__) from exc
     except BaseException:
         sock.close()
         raise
@@ -91,13 +95,13 @@ class SocketBackend(httpcore.AsyncNetworkBackend):
                 open_stream(host, port, local_address=local_address, socket_options=socket_options), timeout
             )
         except TimeoutError as exc:
-            raise httpcore.ConnectTimeout(f"connecting to {host} took longer than {timeout} s") from exc
+            raise ConnectTimeout(f"connecting to {host} took longer than {timeout} s") from exc
 
     async def connect_unix_socket(
         self, path: str, timeout: float | None = None, socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None
     ) -> SocketStream:
         """Never used by the crawler."""
-        raise httpcore.ConnectError(f"Unix socket {path} refused: the crawler only speaks TCP.")
+        raise ConnectError(f"Unix socket {path} refused: the crawler only speaks TCP.")
 
     async def sleep(self, seconds: float) -> None:
         """Sleep on the running event loop."""
@@ -123,13 +127,13 @@ class SocketStream(httpcore.AsyncNetworkStream):
             try:
                 return self._sock.recv(max_bytes)
             except _WOULD_BLOCK_READ:
-                await self._wait(True, timeout, httpcore.ReadTimeout)
+                await self._wait(True, timeout, ReadTimeout)
             except ssl.SSLWantWriteError:  # TLS must write first (a renegotiation, a key update)
-                await self._wait(False, timeout, httpcore.ReadTimeout)
+                await self._wait(False, timeout, ReadTimeout)
             except (ssl.SSLEOFError, ssl.SSLZeroReturnError):
                 return b""
             except OSError as exc:
-                raise httpcore.ReadError(str(exc) or type(exc).__name__) from exc
+                raise ReadError(str(exc) or type(exc).__name__) from exc
 
     def keep_session(self) -> None:
         """Keep this connection's TLS session for the next connection to the same name and
@@ -148,11 +152,11 @@ class SocketStream(httpcore.AsyncNetworkStream):
             try:
                 view = view[self._sock.send(view) :]
             except _WOULD_BLOCK_WRITE:
-                await self._wait(False, timeout, httpcore.WriteTimeout)
+                await self._wait(False, timeout, WriteTimeout)
             except ssl.SSLWantReadError:
-                await self._wait(True, timeout, httpcore.WriteTimeout)
+                await self._wait(True, timeout, WriteTimeout)
             except OSError as exc:
-                raise httpcore.WriteError(str(exc) or type(exc).__name__) from exc
+                raise WriteError(str(exc) or type(exc).__name__) from exc
 
     async def aclose(self) -> None:
         """Close the socket (no close_notify: nothing more is read from it)."""
@@ -173,7 +177,7 @@ class SocketStream(httpcore.AsyncNetworkStream):
             )
         except (OSError, ValueError) as exc:
             self._sock.close()
-            raise httpcore.ConnectError(str(exc) or type(exc).__name__) from exc
+            raise ConnectError(str(exc) or type(exc).__name__) from exc
         stream = SocketStream(tls)
         stream._session_slot = (ssl_context, key)
         try:
@@ -189,11 +193,11 @@ class SocketStream(httpcore.AsyncNetworkStream):
                 self._sock.do_handshake()  # type: ignore[attr-defined]
                 return
             except ssl.SSLWantReadError:
-                await self._wait(True, timeout, httpcore.ConnectTimeout)
+                await self._wait(True, timeout, ConnectTimeout)
             except ssl.SSLWantWriteError:
-                await self._wait(False, timeout, httpcore.ConnectTimeout)
+                await self._wait(False, timeout, ConnectTimeout)
             except OSError as exc:
-                raise httpcore.ConnectError(str(exc) or type(exc).__name__) from exc
+                raise ConnectError(str(exc) or type(exc).__name__) from exc
 
     def get_extra_info(self, info: str) -> typing.Any:
         """What httpcore asks of a stream: the TLS object, addresses, the socket, and
@@ -217,7 +221,7 @@ class SocketStream(httpcore.AsyncNetworkStream):
         loop, fd = self._loop, self._sock.fileno()
         self._unwaited = 0
         if fd < 0:
-            raise (httpcore.ReadError if readable else httpcore.WriteError)("the connection is closed")
+            raise (ReadError if readable else WriteError)("the connection is closed")
         waiter = loop.create_future()
         (loop.add_reader if readable else loop.add_writer)(fd, _wake, waiter)
         timer = loop.call_later(timeout, _expire, waiter) if timeout is not None else None

@@ -28,6 +28,7 @@ import httpx
 
 from agentdex.crawler.h1 import HostTransport
 from agentdex.crawler.netpolicy import GuardedBackend
+from agentdex.errors import TransportError
 
 TransportFactory = Callable[[], httpx.AsyncBaseTransport]
 Origin = tuple[str, str, int]
@@ -118,7 +119,7 @@ async def release(response: httpx.Response, method: str) -> None:
         try:
             async for _ in response.aiter_raw():
                 break
-        except httpx.HTTPError:
+        except TransportError:
             pass  # the connection is closed below either way
     await response.aclose()
 
