@@ -29,7 +29,7 @@ def corpus_tools() -> list[dict]:
     from agentdex.formats import tool_quality
 
     tools = []
-    for path in sorted(CORPUS.glob("*.json")):
+    for path in sorted(CORPUS.rglob("*.json")):
         data = json.loads(path.read_text("utf-8"))
         tools += tool_quality.parse_tools(data)
     return tools

@@ -75,3 +75,15 @@ def test_the_federation_page_names_the_routes_parameters_and_limits():
     for key in (federation.OFFICIAL, federation.AGENTDEX_META):
         assert f'`_meta["{key}"]`' in text, key
     assert f"1–{federation.MAX_LIMIT}, default {federation.DEFAULT_LIMIT}" in text
+
+
+def test_the_tool_quality_page_names_every_rule_table_query_and_the_event():
+    from agentdex.db.tool_quality import EVENT
+    from agentdex.formats.tool_quality import RULES, SPEC_VERSION
+
+    text = page("tool-quality.md")
+    for word in [*RULES, "tool_lints", "tool_set_lints", "tool_quality", EVENT]:
+        assert f"`{word}`" in text, word
+    for query in ("servers_by_tool_findings", "tools_with_undocumented_parameters"):
+        assert f"`{query}`" in text, query
+    assert f"specification {SPEC_VERSION}" in text

@@ -186,3 +186,22 @@ async def test_y_says_how_the_plan_was_copied_and_ctrl_s_writes_it_to_a_file(db_
         written = tmp_path / "pantry.test-claude_code-plan.txt"
         assert written.read_text(encoding="utf-8") == want + "\n"
         assert f"Wrote the claude_code plan to {written}" in notes[-1]
+
+
+async def test_tools_shows_each_listed_tools_tdqs_findings_beside_its_safety_flags(app, db_path):
+    tools = stored(db_path, "tidewater.test")["tools"]
+    linted = [t for t in tools if t["quality"] is not None]
+    assert linted  # the MCP server's tools/list was linted by the crawl
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_listing(app, pilot, "tidewater.test")
+        await pilot.press("4")
+        await settle(pilot)
+        rows = {(r[0], r[1]): r for r in table_rows(screen, "#tools-table")}
+        for tool in tools:
+            row = rows[(tool["source"], tool["name"])]
+            assert row[4] == ", ".join(f["code"] for f in tool["flags"])
+            if tool["quality"] is None:
+                assert row[5] == "-"
+            else:
+                shown = [f"{f['severity']} {f['rule']}" for f in tool["quality"]["findings"]]
+                assert row[5] == (", ".join(shown) or "no finding")
