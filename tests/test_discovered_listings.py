@@ -331,7 +331,7 @@ def test_list_shows_the_listings_and_filters_them_by_format(crawled):
 async def test_the_tui_table_shows_them(crawled):
     from agentdex.tui.app import make_app
     from agentdex.tui.widgets.catalogue_table import CatalogueTable
-    from test_tui_support import SIZE, settle
+    from test_tui_support import SIZE, screen_text, settle
 
     tui = make_app(crawled["path"], None)
     async with tui.run_test(size=SIZE) as pilot:
@@ -341,6 +341,10 @@ async def test_the_tui_table_shows_them(crawled):
         tui.screen.query_one("#filter-format").value = "a2a_card"
         await settle(pilot)
         assert [key.value for key in tui.screen.query_one(CatalogueTable).rows] == ["agent.test"]
+        tui.open_listing("open.test")  # its card says where the listing came from
+        await settle(pilot)
+        text = screen_text(tui)
+        assert "open.test" in text and "server_json" in text and OPEN in text
 
 
 async def test_datasette_shows_them(crawled):
