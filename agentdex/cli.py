@@ -410,7 +410,10 @@ def crawl(
             min=1,
             max=86400,
             metavar="SECONDS",
-            help="Seconds one origin may take, all its requests together; past it the origin is recorded as cut short.",
+            help=(
+                "Seconds one origin may take, all its requests together (2 more for each MCP endpoint past the "
+                "first that a registry declares on it); past it the origin is recorded as cut short."
+            ),
         ),
     ] = 120.0,
     processes: Annotated[

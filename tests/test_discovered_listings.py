@@ -376,3 +376,11 @@ def test_a_recrawl_of_the_same_web_changes_nothing_and_a_moved_endpoint_is_an_ev
     assert [(e["old"], e["new"]) for e in changed] == [(ELSEWHERE, MOVED)]
     rows = {r["url"]: r["census"] for r in census_endpoints(open_db(path, readonly=True))}
     assert rows[MOVED] == "open"
+
+
+def test_a_shared_host_gets_time_for_each_endpoint_declared_on_it(crawled):
+    from agentdex.crawler.stage import ENDPOINT_SECONDS, origin_budget
+
+    db = open_db(crawled["path"], readonly=True)
+    assert origin_budget(db, "shared.test", 10.0) == 10.0 + ENDPOINT_SECONDS  # two endpoints
+    assert origin_budget(db, "open.test", 10.0) == origin_budget(db, "agent.test", 10.0) == 10.0

@@ -25,7 +25,7 @@ from agentdex.crawler.fetch import Fetcher
 from agentdex.crawler.options import ORIGIN_BUDGET, NetworkOptions
 from agentdex.crawler.origins import origin_url
 from agentdex.crawler.robots import definite, reusable
-from agentdex.db.seeds import declared_endpoints, linked_documents, save_run
+from agentdex.db.seeds import count_declared, declared_endpoints, linked_documents, save_run
 from agentdex.errors import DatabaseError
 from agentdex.formats import tool_quality, tool_safety, x402_discovery
 from agentdex.models import OriginCrawl
@@ -191,10 +191,24 @@ class OriginFailed(Exception):
         self.code, self.message = code, message
 
 
+# A host shared by many registry servers (a hosting platform serves hundreds) has every one of
+# their endpoints probed in its one crawl, one request at a time: its budget grows by this many
+# seconds for each endpoint past the first (four requests of a probe at a slow 0.5 s each).
+ENDPOINT_SECONDS = 2.0
+
+
+def origin_budget(db, origin: str, base: float) -> float:
+    """The seconds ``origin`` may take: ``base`` (``crawl --origin-budget``), and
+    :data:`ENDPOINT_SECONDS` more for each endpoint past the first that seed sources declare on it."""
+    return base + ENDPOINT_SECONDS * max(0, count_declared(db, origin) - 1)
+
+
 async def crawl_one(db, origin: str, stage: _Stage) -> OriginCrawl:
-    """:func:`crawl_origin` under the per-origin budget; :class:`OriginFailed` for a bug or the
-    budget (whatever goes wrong inside one origin never ends the crawl)."""
-    budget = asyncio.timeout(stage.budget)  # made before the try: the handler asks it
+    """:func:`crawl_origin` under the per-origin budget (:func:`origin_budget`);
+    :class:`OriginFailed` for a bug or the budget (whatever goes wrong inside one origin never
+    ends the crawl)."""
+    seconds = origin_budget(db, origin, stage.budget)
+    budget = asyncio.timeout(seconds)  # made before the try: the handler asks it
     try:
         async with budget:
             return await crawl_origin(
@@ -209,9 +223,7 @@ async def crawl_one(db, origin: str, stage: _Stage) -> OriginCrawl:
             )
     except TimeoutError as exc:
         if budget.expired():
-            raise OriginFailed(
-                "budget", f"cut short: the origin took more than its {stage.budget:g}-second budget"
-            ) from exc
+            raise OriginFailed("budget", f"cut short: the origin took more than its {seconds:g}-second budget") from exc
         raise OriginFailed("internal", describe_error(exc)) from exc
     except Exception as exc:  # noqa: BLE001 - one origin never ends a crawl
         raise OriginFailed("internal", describe_error(exc)) from exc

@@ -189,6 +189,16 @@ def declared_endpoints(db: Database, origin: str) -> list[dict[str, Any]]:
     return list(found.values())
 
 
+def count_declared(db: Database, origin: str) -> int:
+    """How many MCP endpoints seed sources declare on ``origin`` (see :func:`declared_endpoints`)."""
+    return int(
+        db.execute(
+            "SELECT count(DISTINCT url) FROM seed_sources WHERE origin = ? AND via = 'remote' AND refused IS NULL",
+            [origin],
+        ).fetchone()[0]
+    )
+
+
 def linked_documents(db: Database, origin: str) -> list[dict[str, Any]]:
     """The documents AI Catalogs name by URL on ``origin`` (``via`` ``catalog:<kind>``),
     oldest first: ``[{origin, url, via, name, source}]``, one a URL."""
