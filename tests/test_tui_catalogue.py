@@ -178,9 +178,11 @@ async def test_moving_past_the_window_loads_the_next_rows_under_the_cursor(big_d
             await pilot.press("down")
         await settle(pilot)
         assert table.cursor_origin == origin_at(big_db, table.cursor_index)
-        for _ in range(7):
+        for _ in range(12):  # back to the top: a page up stops at a window's edge while the next loads
             await pilot.press("pageup")
             await settle(pilot, rounds=2)
+            if table.cursor_index == 0:
+                break
         assert table.cursor_index == 0 and table.cursor_origin == origin_at(big_db, 0)
 
 

@@ -41,7 +41,7 @@ async def test_every_filter_and_the_narrow_columns_fit_80_columns(db_path, net):
         header = screen_text(app).splitlines()[3]
         assert "Checks" in header and header.index("Checks") + len("Checks") < 80
         footer = screen_text(app).splitlines()[-1]
-        for key in ("/ Search", "s Sort", "S Reverse", "x Clear filters", "? Help", "^p palette"):
+        for key in ("/ Search", "s Sort", "q Quit", "e Events", "^n Crawl", "? Help", "^p palette"):
             assert key in footer, footer
 
 

@@ -50,14 +50,41 @@ SORTABLE = {key: sort for key, _, _, sort in COLUMNS if sort in SORTS}
 NARROW = {"name": 15, "origin": 19, "format": 9, "status": 11, "has_mcp": 3, "checks": 8}  # 77 cells with padding
 
 
-NARROW_BELOW = 120  # table width: below it, all columns would leave two or more off screen
+NARROW_BELOW = 122  # table width: below it, all columns at their least would not fit
+# The columns that take the width there is (their text is long) and give it back: key ->
+# (least, most) cells. At 200 columns "developer, produc…" was cut beside 60 empty ones.
+FLEX = {"name": (15, 44), "origin": (19, 40), "categories": (12, 60)}
+PADDING = 2  # cells a column takes beside its width (DataTable's cell padding)
+SCROLLBAR = 2  # cells the vertical scrollbar takes
 
 
 def columns_for(width: int) -> list[tuple[str, str, int, str]]:
-    """The columns shown in a table ``width`` cells wide: all, or the narrow set."""
+    """The columns shown in a table ``width`` cells wide: all, or the narrow set, with
+    the :data:`FLEX` columns grown or shrunk so the row fills the width."""
     if width >= NARROW_BELOW:
-        return list(COLUMNS)
-    return [(key, label, NARROW[key], sort) for key, label, _, sort in COLUMNS if key in NARROW]
+        chosen = list(COLUMNS)
+    else:
+        chosen = [(key, label, NARROW[key], sort) for key, label, _, sort in COLUMNS if key in NARROW]
+    widths = {key: w for key, _, w, _ in chosen}
+    _fit(widths, width - SCROLLBAR - sum(w + PADDING for w in widths.values()))
+    return [(key, label, widths[key], sort) for key, label, _, sort in chosen]
+
+
+def _fit(widths: dict[str, int], spare: int) -> None:
+    """Share ``spare`` cells (taken back when negative) among the flexible columns of
+    ``widths``, a cell at a time each in turn, within their least and most."""
+    flexible = [key for key in FLEX if key in widths]
+    step = 1 if spare > 0 else -1
+    while spare and flexible:
+        for key in list(flexible):
+            least, most = FLEX[key]
+            if not least <= widths[key] + step <= most:
+                flexible.remove(key)
+                continue
+            widths[key] += step
+            spare -= step
+            if not spare:
+                return
 
 
 def row_cells(row: dict[str, Any], keys: list[str] | None = None) -> list[Text]:
@@ -107,19 +134,23 @@ class CatalogueTable(DataTable):
         self._filling = False
         self._window_rows: list[dict[str, Any]] | None = None  # what show_window last drew
         self.shown_keys: list[str] = []  # the columns shown (all, or the narrow set)
+        self._columns: list[tuple[str, str, int, str]] = []  # and their widths
         self._sort_marker = ("name", False)
 
     def on_mount(self) -> None:
         self._set_columns(columns_for(self.app.size.width))
 
     def _set_columns(self, columns: list[tuple[str, str, int, str]]) -> None:
+        self._columns = columns
         self.shown_keys = [key for key, _, _, _ in columns]
         for key, label, width, _ in columns:
             self.add_column(Text(label), width=width, key=key)
 
     def on_resize(self) -> None:
-        columns = columns_for(self.size.width)
-        if [key for key, _, _, _ in columns] == self.shown_keys:
+        # The outer width: the inner one loses two cells when the scrollbar appears, and
+        # a rebuild then would move the rows under a person paging through them.
+        columns = columns_for(self.outer_size.width)
+        if columns == self._columns:
             return
         rows, self._window_rows = self._window_rows, None
         cursor = self.cursor_index

@@ -38,6 +38,8 @@ class FilterBar(Vertical):
     FilterBar #filters { height: 1; }
     FilterBar Select { width: 1fr; min-width: 12; margin-right: 1; }
     FilterBar Checkbox, FilterBar Checkbox:focus { width: auto; height: 1; border: none; padding: 0 1; }
+    /* An open filter is as wide as its longest choice (a narrow one cut "unreachable" mid-word). */
+    FilterBar Select > SelectOverlay { width: auto; min-width: 14; }
     """
 
     class Changed(Message):
