@@ -31,10 +31,11 @@ CHILD = textwrap.dedent("""
     save_probes = store._save_probes
 
     def stall(db, origin, *args):
-        save_probes(db, origin, *args)
+        linted = save_probes(db, origin, *args)
         if origin == "o{kill:04d}.example.com":
             print("in transaction", flush=True)
             time.sleep(60)
+        return linted
 
     store._save_probes = stall
     db = open_db(sys.argv[1])

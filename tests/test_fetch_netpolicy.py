@@ -7,7 +7,14 @@ import ipaddress
 import httpcore
 import pytest
 
-from agentdex.crawler.netpolicy import ConnectTo, GuardedBackend, build_ssl_context, is_blocked_ip, parse_connect_to
+from agentdex.crawler.netpolicy import (
+    ConnectTo,
+    GuardedBackend,
+    build_ssl_context,
+    is_blocked_ip,
+    numeric_address,
+    parse_connect_to,
+)
 from agentdex.errors import BlockedAddress, FetchError, InputError
 from netfixtures import TLSServer, tls_ca, tls_server, tls_server_session  # noqa: F401
 
@@ -114,3 +121,23 @@ async def test_unix_sockets_are_refused() -> None:
     with pytest.raises(BlockedAddress):
         await GuardedBackend().connect_unix_socket("agentdex.sock")
     assert issubclass(GuardedBackend, httpcore.AsyncNetworkBackend)
+
+
+@pytest.mark.parametrize(
+    ("host", "address"),
+    [
+        ("2130706433", "127.0.0.1"),
+        ("0x7f000001", "127.0.0.1"),
+        ("127.1", "127.0.0.1"),
+        ("10.0.0.1", "10.0.0.1"),
+        ("[::1]", "::1"),
+        ("::ffff:127.0.0.1", "::ffff:7f00:1"),
+        ("example.test", None),
+        ("cafe", None),
+        ("1.example", None),
+    ],
+)
+def test_a_host_written_as_a_number_is_the_address_getaddrinfo_reads(host, address):
+    # The --dns-server resolver answers these without DNS, as the machine's resolver does,
+    # so a guide at https://2130706433/ is refused as the loopback address it is.
+    assert numeric_address(host) == address

@@ -48,6 +48,7 @@ import fnmatch
 import functools
 import ipaddress
 import itertools
+import re
 import socket
 import ssl
 import typing
@@ -182,6 +183,28 @@ def _spelled(sockaddr: tuple[typing.Any, ...]) -> str:
     return str(sockaddr[0])
 
 
+_NUMERIC_HOST = re.compile(r"[0-9a-fA-FxX.]+")
+
+
+def numeric_address(host: str) -> str | None:
+    """The address a host written as a number stands for, as the machine's resolver reads
+    it: an IP literal, or an IPv4 address in one of inet_aton's older forms (``2130706433``,
+    ``0x7f000001``, ``127.1``), which getaddrinfo turns into an address without asking DNS.
+    A resolver that asks a DNS server must read them the same way, or such a host would pass
+    as an unknown name instead of being refused as the private address it is. None for a
+    name."""
+    try:
+        return str(ipaddress.ip_address(host.strip("[]")))
+    except ValueError:
+        pass
+    if not _NUMERIC_HOST.fullmatch(host) or not any(c.isdigit() for c in host):
+        return None
+    try:
+        return str(ipaddress.IPv4Address(socket.inet_aton(host)))
+    except OSError:
+        return None
+
+
 def dns_server_resolver(server: str, lifetime: float = 5.0) -> Resolver:
     """A resolver asking only the DNS server ``server`` (``ADDR:PORT``, ``--dns-server``)
     for a host's A and AAAA records, never the machine's resolver: with the sample web's
@@ -191,10 +214,13 @@ def dns_server_resolver(server: str, lifetime: float = 5.0) -> Resolver:
     addr, _, port = server.rpartition(":")
 
     async def resolve(host: str, _port: int) -> list[str]:
-        try:
-            return [str(ipaddress.ip_address(host))]
-        except ValueError:
-            pass
+        literal = numeric_address(host)
+        if literal is not None:
+            return [literal]
+        if host.lower().rstrip(".") == "localhost" or host.lower().rstrip(".").endswith(".localhost"):
+            # RFC 6761 6.3: resolvers answer localhost names with loopback themselves, as the
+            # machine's does from /etc/hosts; the guard then refuses them as loopback.
+            return ["127.0.0.1", "::1"]
         import dns.asyncresolver
         import dns.exception
         import dns.resolver
