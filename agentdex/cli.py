@@ -329,7 +329,7 @@ class _RichProgress:
         return self.update
 
     def update(self, state) -> None:
-        info = f"{state.requests} requests, {state.errors} errors, last: {plain(state.last_origin, 40)}"
+        info = f"{state.requests} requests, {state.errors} failed; finished {plain(state.last_origin, 40)}"
         self.bar.update(self.task, completed=state.done, info=info)
 
     def __exit__(self, *exc) -> None:
@@ -528,12 +528,15 @@ def _recrawl_origins(db, due: bool) -> list[str]:
 
 def _nothing_due(db, as_json: bool) -> None:
     from agentdex.db import next_due
+    from agentdex.render import due_in
 
-    when = next_due(open_catalogue(db, readonly=True))
+    due = next_due(open_catalogue(db, readonly=True))
     if as_json:
-        echo_json({"origins": 0, "next_due_at": when})
+        echo_json({"origins": 0, "next_due_origin": due and due[0], "next_due_at": due and due[1]})
+    elif due:
+        typer.echo(f"no origin is due; the next is {plain(due[0], 120)}, due at {due[1]} ({due_in(due[1])})")
     else:
-        typer.echo(f"no origin is due; the next is due at {when}" if when else "no origin is scheduled")
+        typer.echo("no origin is scheduled")
 
 
 @app.command(epilog=CONFIG_HELP)

@@ -326,13 +326,20 @@ def plan_lines(plan: dict[str, Any]) -> list[str]:
 
 
 def summary_lines(summary: dict[str, Any]) -> list[str]:
-    """The closing summary of a crawl."""
+    """The closing summary of a crawl: every origin under the status it has now (how many
+    of them are unchanged said apart), then requests, failures and change events, each with
+    where to read more."""
     parts = counts_text(summary["by_status"], by_name=True)
     head = "interrupted" if summary.get("interrupted") else "done"
     took = f"{summary['origins']} origin(s) in {summary['seconds']:.1f}s"
+    same = f" ({summary['unchanged']} of them unchanged since their last crawl)" if summary.get("unchanged") else ""
+    failed = summary["errors"]
     lines = [
-        f"crawl {summary['crawl_id']} {head}: {took} — {parts or 'nothing'}",
-        f"{summary['requests']} request(s), {summary['errors']} error(s), {summary['events']} change event(s)",
+        f"crawl {summary['crawl_id']} {head}: {took} — {parts or 'nothing'}{same}",
+        f"{summary['requests']} request(s), {failed} failed"
+        + (" (what failed for an origin: agentdex show ORIGIN)" if failed else "")
+        + f"; {summary['events']} change event(s)"
+        + (" (agentdex events)" if summary["events"] else ""),
     ]
     if summary.get("internal"):
         lines.append(
@@ -342,6 +349,21 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     if summary.get("cut_short"):
         lines.append(f"{summary['cut_short']} origin(s) cut short at the per-origin budget")
     return lines
+
+
+def due_in(at: str, now: float | None = None) -> str:
+    """How long until ``at`` (ISO 8601, UTC) in words: ``in 3 h 20 min``, ``now``."""
+    import time
+
+    from agentdex.db.common import epoch
+
+    seconds = (epoch(at) or 0.0) - (time.time() if now is None else now)
+    if seconds < 60:
+        return "now"
+    hours, minutes = divmod(int(seconds) // 60, 60)
+    days, hours = divmod(hours, 24)
+    words = [f"{days} d"] * bool(days) + [f"{hours} h"] * bool(hours) + [f"{minutes} min"] * bool(minutes and not days)
+    return "in " + " ".join(words)
 
 
 def crawl_line(summary: dict[str, Any]) -> str:

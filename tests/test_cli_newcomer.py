@@ -316,7 +316,7 @@ def test_a_quiet_crawl_of_listed_origins_reports_no_errors_and_a_failure_still_c
         assert result.stderr == ""
         head, counts = result.stdout.splitlines()
         assert head.endswith(" origin(s) in " + head.split(" in ", 1)[1]) and "— 20 listed" in head
-        assert re.fullmatch(r"\d+ request\(s\), 0 error\(s\), 20 change event\(s\)", counts), counts
+        assert re.fullmatch(r"\d+ request\(s\), 0 failed; 20 change event\(s\) \(agentdex events\)", counts), counts
         closed = f"closed.test:127.0.0.1:{free_port()}"
         run = cli(
             "crawl",

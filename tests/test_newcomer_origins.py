@@ -7,6 +7,7 @@ exits 1; "not in the catalogue" is exit 1 in every command."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import sqlite3
 from pathlib import Path
@@ -126,3 +127,32 @@ def test_not_in_the_catalogue_is_exit_1_in_every_command(tmp_path, web):
         result = cli(*args, "--db", db)
         assert result.exit_code == 1, (args, result.output)
         assert "nosuch.test" in result.stderr and "not in the catalogue" in result.stderr, result.stderr
+
+
+def test_an_unreachable_origin_keeps_saying_why_after_a_recrawl(tmp_path, web):
+    """broken.test answers 500 on every crawl: the second crawl found the same answers and
+    emptied the reason (its overview and `list --fields origin,status_detail` said nothing)."""
+    db = tmp_path / "a.db"
+    for _ in range(2):
+        assert cli("crawl", "broken.test", *web.cli_args(), "--db", db, "-q").exit_code == 1  # nothing reached
+    listed = cli("list", "--status", "unreachable", "--fields", "origin,status_detail", "--db", db)
+    assert listed.stdout.startswith(
+        "broken.test\tagent_app: https://broken.test/.well-known/agent-app.json answered 500"
+    )
+    shown = json.loads(cli("show", "broken.test", "--json", "--db", db).stdout)
+    assert "answered 500 Internal Server Error" in shown["status_detail"]
+
+
+def test_a_recrawl_counts_each_origin_under_its_status_and_says_where_failures_are(tmp_path, web):
+    """ "1 listed, 32 unchanged" meant one changed listing; "43 error(s)" said nowhere where to look."""
+    db = tmp_path / "a.db"
+    args = ["pantry.test", "deadlinks.test", *web.cli_args(), "--db", db, "-q"]
+    assert cli("crawl", *args).exit_code == 0
+    again = cli("crawl", *args)
+    head, counts = again.stdout.splitlines()[:2]
+    assert re.search(r"— 2 listed \([12] of them unchanged since their last crawl\)$", head), head
+    assert re.fullmatch(
+        r"\d+ request\(s\), [1-9]\d* failed \(what failed for an origin: agentdex show ORIGIN\); "
+        r"0 change event\(s\)",
+        counts,
+    ), counts

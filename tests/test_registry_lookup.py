@@ -162,7 +162,7 @@ def test_an_origin_the_registry_does_not_list_has_no_finding_and_no_source(looke
 def test_a_registry_that_is_down_changes_nothing_and_loses_nothing(looked_up):
     path, _, runs, _ = looked_up
     summary, log, after, findings = runs["down"]
-    assert summary["by_status"] == {"unchanged": 3} and summary["events"] == 0
+    assert summary["by_status"] == {"listed": 3} and summary["unchanged"] == 3 and summary["events"] == 0
     # The registry's 503s are not the origins' errors: as many as when no registry is asked
     # (none: the origins' own 404s at optional paths are absences, not errors).
     assert summary["errors"] == runs["not_asked"][0]["errors"] == 0
@@ -207,7 +207,7 @@ def test_a_registry_down_on_the_first_crawl_still_lists_every_origin_without_it(
 def test_no_registry_is_asked_unless_told_and_what_it_said_stands(looked_up):
     path, _, runs, _ = looked_up
     summary, log, after, findings = runs["not_asked"]
-    assert registry_requests(log) == [] and summary["by_status"] == {"unchanged": 3}
+    assert registry_requests(log) == [] and summary["by_status"] == {"listed": 3} and summary["unchanged"] == 3
     assert after == runs["up"][2] and findings == runs["up"][3]
     assert rows(path, "SELECT count(*) FROM snapshots WHERE crawl_id = 3 AND kind LIKE 'registry%'") == [(0,)]
 
@@ -231,7 +231,7 @@ def test_a_change_in_what_the_registry_lists_is_an_event_with_old_and_new(looked
 def test_a_registry_answering_a_web_page_is_down_too(looked_up):
     path, _, runs, _ = looked_up
     summary, log, after, findings = runs["garbage"]
-    assert summary["by_status"] == {"unchanged": 3} and summary["events"] == 0
+    assert summary["by_status"] == {"listed": 3} and summary["unchanged"] == 3 and summary["events"] == 0
     assert after == runs["changed"][2] and findings == runs["changed"][3]
     assert rows(
         path,

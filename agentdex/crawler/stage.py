@@ -247,7 +247,10 @@ def describe_error(exc: BaseException) -> str:
 def _count(
     summary: CrawlSummary, state: Progress, result: OriginCrawl, events: list, requests: int, errors: int
 ) -> None:
-    status = "unchanged" if result.unchanged else result.status
+    # Every origin counts under the status it has, changed or not ("1 listed, 32 unchanged"
+    # read as one listing, and an origin unreachable again as reached); ``unchanged`` says
+    # how many of them are as they were.
+    status = result.status
     summary.by_status[status] = summary.by_status.get(status, 0) + 1
     summary.unchanged += result.unchanged
     summary.events += len(events)

@@ -172,7 +172,10 @@ def unchanged_columns(light: dict[str, Any], crawl_id: int | None, at: str) -> d
     columns: dict[str, Any] = {"last_crawled_at": at, "last_crawl_id": crawl_id}
     if status != light["status"]:
         columns["status"] = status
-    if light["unreachable_streak"] > 0:
+    # An origin that was unreachable and answers as before is back; one whose stored status
+    # is unreachable gave the same failing answers again, and its detail still says why
+    # (it was emptied here: `list --fields origin,status_detail` showed nothing for it).
+    if light["unreachable_streak"] > 0 and light["status"] != "unreachable":
         columns.update(unreachable_streak=0, status_detail="")
     if status == changes.LISTED and light["first_listed_at"] is None:
         columns["first_listed_at"] = at

@@ -306,9 +306,12 @@ def _absence_recheck(fact: dict[str, Any], first: float | None, arrived: float |
     return iso(schedule.absence_recheck_at(first or arrived, arrived))
 
 
-def next_due(db: Database) -> str | None:
-    """The earliest next-due time of any origin (None: nothing is scheduled)."""
-    return db.execute("SELECT min(next_due_at) FROM listings").fetchone()[0]
+def next_due(db: Database) -> tuple[str, str] | None:
+    """The origin due next and when, ``(origin, next_due_at)`` (None: nothing is scheduled)."""
+    row = db.execute(
+        "SELECT origin, next_due_at FROM listings WHERE next_due_at IS NOT NULL ORDER BY next_due_at, origin LIMIT 1"
+    ).fetchone()
+    return (row[0], row[1]) if row else None
 
 
 def load_listing(db: Database, origin: str) -> Listing | None:

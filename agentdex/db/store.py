@@ -121,6 +121,7 @@ def _save_unchanged(
 ) -> list[Event]:
     columns = unchanged_columns(light, crawl_id, at)
     status = columns.get("status", light["status"])
+    crawl.status = status  # an unchanged crawl's status is the stored one: the run counts it so
     stale = stale_checks(crawl.checks, light["format"])
     # The common recrawl (same status, no tools probed, every verdict as stored) can cause
     # no event (endpoint health has its own history, no events), so the full state
