@@ -33,9 +33,12 @@ Each listing (status listed, invalid or delisted) is one server, with one versio
 
 Everything runs on Datasette's read-only connections (``file:…?mode=ro``), with its SQL time
 limit. Paging is keyset paging on the origin (the primary key), so each page costs an index
-seek however deep it is. Bad parameters answer 400 ``{"error": …}`` (a cursor this API did not
-give out, a time that is no RFC 3339 date-time, a limit that is no integer, a boolean that is
-neither ``true`` nor ``false``), never a 5xx; an unknown server 404.
+seek however deep it is. Bad parameters answer 400 ``{"error": …}`` (a time that is no RFC 3339
+date-time, an empty one included; a limit that is no integer; a boolean that is not one of Go's
+``strconv.ParseBool`` spellings), never a 5xx; an unknown server 404. The document declares no
+error status for these reads; 400 is what the official server answers for a parameter it
+cannot read (``huma.Error400BadRequest``). A cursor this API did not give out is no error (the
+document types it as any string): the page starts after it in origin order.
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ from urllib.parse import unquote
 
 from datasette import hookimpl
 from datasette.utils.asgi import Response
+
+from agentdex.formats._load import loads as safe_loads
 
 OFFICIAL = "io.modelcontextprotocol.registry/official"
 AGENTDEX_META = "agentdex/catalogue"
@@ -206,13 +211,24 @@ def encode_cursor(origin: str) -> str:
 def decode_cursor(cursor: str) -> str:
     """The origin a cursor continues after (:class:`BadRequest` for anything else)."""
     try:
-        data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        # The bounded reader: a cursor of 5,000 nested brackets is a ValueError, not a RecursionError.
+        data = safe_loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except (binascii.Error, ValueError, UnicodeDecodeError) as exc:
         raise BadRequest("cursor is not a cursor this registry gave out") from exc
     after = data.get("after") if isinstance(data, dict) else None
     if not isinstance(after, str) or not after.isprintable() or not after.isascii():
         raise BadRequest("cursor is not a cursor this registry gave out")  # origins are ASCII (IDNA)
     return after
+
+
+def cursor_position(cursor: str) -> str:
+    """Where a page starts: after the origin of a cursor this API gave out, else after the
+    cursor's own text in origin order. The document types ``cursor`` as any string, so a
+    foreign one is no error (Schemathesis' positive-data check holds the API to that)."""
+    try:
+        return decode_cursor(cursor)
+    except BadRequest:
+        return cursor
 
 
 def parse_since(value: str) -> str:
@@ -231,23 +247,29 @@ def parse_since(value: str) -> str:
 
 
 def parse_limit(value: str | None) -> int:
-    """``limit`` as an integer from 1 to :data:`MAX_LIMIT` (default :data:`DEFAULT_LIMIT`).
-    The OpenAPI document allows any integer, so one out of range is clamped, not refused;
-    only a value that is no integer is (:class:`BadRequest`)."""
-    if value is None or value == "":
+    """``limit`` as an integer from 1 to :data:`MAX_LIMIT` (default :data:`DEFAULT_LIMIT`
+    when absent). The OpenAPI document allows any integer, so one out of range is clamped,
+    not refused; a value that is no integer (an empty one too) is (:class:`BadRequest`)."""
+    if value is None:
         return DEFAULT_LIMIT
     if not _INTEGER.fullmatch(value.strip()):
         raise BadRequest(f"limit must be an integer (1 to {MAX_LIMIT} are served), not {value[:20]!r}")
     return min(max(int(value.strip()), 1), MAX_LIMIT)
 
 
+# What the official server takes for a boolean (Go's strconv.ParseBool, through huma).
+_BOOLEANS = {v: True for v in ("1", "t", "T", "TRUE", "true", "True")} | {
+    v: False for v in ("0", "f", "F", "FALSE", "false", "False")
+}
+
+
 def parse_bool(value: str | None, name: str) -> bool:
-    """A ``true``/``false`` query parameter."""
-    if value in (None, "", "false", "0"):
+    """A boolean query parameter (``false`` when absent; an empty one is no boolean)."""
+    if value is None:
         return False
-    if value in ("true", "1"):
-        return True
-    raise BadRequest(f"{name} must be true or false")
+    if value not in _BOOLEANS:
+        raise BadRequest(f"{name} must be true or false, not {value[:20]!r}")
+    return _BOOLEANS[value]
 
 
 # -- queries (on Datasette's read-only connection) ------------------------------------------------
@@ -261,14 +283,15 @@ def list_query(params: dict[str, str]) -> tuple[str, dict[str, Any], int]:
     where = ["+status IN ('listed', 'invalid', 'delisted')"]
     args: dict[str, Any] = {"limit": limit + 1}
     since = params.get("updated_since")
-    if since:
+    include_deleted = parse_bool(params.get("include_deleted"), "include_deleted")  # checked either way
+    if since is not None:  # an empty one is no date-time: refused, as the document's format says
         where.append("coalesce(last_changed_at, first_seen_at) > :since")
         args["since"] = parse_since(since)
-    elif not parse_bool(params.get("include_deleted"), "include_deleted"):
+    elif not include_deleted:
         where.append("+status != 'delisted'")
     if params.get("cursor"):
         where.append("origin > :after")
-        args["after"] = decode_cursor(params["cursor"])
+        args["after"] = cursor_position(params["cursor"])
     if params.get("search"):
         where.append(
             "(instr(lower(agentdex_server_name(origin, name)), lower(:search)) > 0"

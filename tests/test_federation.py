@@ -353,12 +353,19 @@ def test_bad_parameters_answer_400_and_writes_405(base):
     for params in (
         {"limit": "ten"},
         {"limit": "1.5"},
-        {"cursor": "garbage!"},
+        {"limit": ""},
         {"updated_since": "last week"},
+        {"updated_since": ""},
         {"include_deleted": "maybe"},
+        {"include_deleted": ""},
     ):
         answer = httpx.get(base + "/v0.1/servers", params=params, timeout=30)
         assert answer.status_code == 400 and answer.json()["error"], params
+    # The document types cursor as any string: a foreign one is a position in origin order.
+    foreign = httpx.get(base + "/v0.1/servers", params={"cursor": "garbage!", "limit": "100"}, timeout=30).json()
+    assert foreign["servers"] and all(
+        s["_meta"]["agentdex/catalogue"]["origin"] > "garbage!" for s in foreign["servers"]
+    )
     assert httpx.post(base + "/v0.1/servers", json={"name": "x"}, timeout=30).status_code == 405
     assert (
         httpx.request("PUT", base + "/v0.1/servers/test.pantry%2Fpantry/versions/latest", timeout=30).status_code == 405

@@ -107,3 +107,33 @@ def test_datasette_pages_show_invisible_characters_as_placeholders_and_json_keep
         f"{odd_served}/agentdex/listings.json", params={"origin": "oddtext.test", "_shape": "array"}, timeout=30
     ).json()
     assert "\ufe01\ufe02" in rows[0]["one_liner"] and "\U000e0041" in rows[0]["one_liner"]  # the exact value
+
+
+# -- bad input is the request's fault, and no page names a local path ----------------------------
+BAD_REQUESTS = [
+    "/agentdex/listings?_sort=nope",
+    "/agentdex/listings?_sort_desc=nope",
+    "/agentdex/listings.json?_sort=nope",
+    "/agentdex/listings.csv?_sort=nope",
+    "/agentdex/listings?_through=%7B%7D",
+    "/agentdex/listings?_through=not-json",
+    "/-/static-plugins/agentdex/missing.css",
+    "/-/static-plugins/agentdex/no/such/file.js",
+]
+
+
+@pytest.mark.parametrize("path", BAD_REQUESTS)
+def test_bad_input_answers_4xx_never_500(served, path):
+    answer = httpx.get(served + path, timeout=30)
+    assert 400 <= answer.status_code < 500, (path, answer.status_code, answer.text[:200])
+    ok = httpx.get(f"{served}/agentdex.json", params={"sql": "select 1 as one", "_shape": "array"}, timeout=30)
+    assert ok.json() == [{"one": 1}]  # and the server still serves
+
+
+@pytest.mark.parametrize("path", ["/-/databases.json", "/-/databases", "/-/threads.json", "/-/threads"])
+def test_no_page_discloses_a_local_path(served, catalogue, path):
+    answer = httpx.get(served + path, timeout=30)
+    assert answer.status_code == 200
+    assert str(catalogue.parent) not in answer.text and "site-packages" not in answer.text, answer.text[:300]
+    if path == "/-/databases.json":
+        assert [d["path"] for d in answer.json()] == [catalogue.name]  # the file's name, no folder

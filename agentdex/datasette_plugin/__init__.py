@@ -19,6 +19,8 @@ plugin) extend Datasette's own, so nothing of Datasette's pages is copied but on
 - The ``events`` table page has a ``change`` column beside ``kind``: the event in words, as
   the ``newest_changes`` query says it.
 - A ``census`` cell holding a census state links to the ``mcp_census`` rows in that state.
+- Bad input answers a 4xx, never a 500, and ``/-/databases`` and ``/-/threads`` name no
+  local path (:mod:`agentdex.datasette_plugin.guards`).
 - A catalogue's CSV exports neutralise every cell a spreadsheet would evaluate
   (:mod:`agentdex.datasette_plugin.csv_cells`, an ``asgi_wrapper``).
 
@@ -64,6 +66,30 @@ def asgi_wrapper(datasette):
     from agentdex.datasette_plugin import csv_cells
 
     return lambda app: csv_cells.wrap(app, datasette)
+
+
+@hookimpl(hookwrapper=True)
+def handle_exception(datasette, request, exception):
+    """A request's own fault answers its 4xx (:mod:`agentdex.datasette_plugin.guards`); the
+    wrapper replaces every handler's answer, so Datasette's own never runs for it."""
+    from agentdex.datasette_plugin import guards
+
+    outcome = yield
+    status = guards.client_status(exception, request)
+    if status is not None:
+        outcome.force_result([lambda: guards.error_response(datasette, request, exception, status)])
+
+
+@hookimpl
+def register_routes():
+    """Datasette's ``/-/databases`` and ``/-/threads`` without local paths (plugin routes
+    come before Datasette's own)."""
+    from agentdex.datasette_plugin import guards
+
+    return [
+        (r"^/-/databases(\.(?P<format>json))?$", lambda datasette: guards.databases(datasette)),
+        (r"^/-/threads(\.(?P<format>json))?$", lambda: guards.threads()),
+    ]
 
 
 @hookimpl
