@@ -15,6 +15,8 @@ The database builds a *state* for an origin before and after it saves a crawl an
         "registry": {name: {"version": ..., "remotes": [...]}} | None,  # what the MCP registry
                                          # lists in the origin's namespace; None: never asked
         "live_prices": {url: usd},       # what each x402 resource's live 402 asked (optional)
+        "mcp_era": "dual" | None,        # the eras the MCP endpoint answered in (legacy | dual
+                                         # | modern); None: no probe told (optional)
     }
 
 **Listing status rules.** An origin enters the catalogue the first time it serves a valid
@@ -50,6 +52,10 @@ is about, when it is about one thing):
   answer (``crawl --registry-lookup``): starting to ask a registry is no change of the origin's.
 - ``live_price_changed``: the old and new dollar price the live 402 of a resource an x402
   discovery document declares asks (the ``x402.live_price`` check); subject = resource URL
+- ``mcp_era_changed``: the old and new eras of MCP the endpoint answered in (``legacy``: the
+  ``initialize`` handshake only; ``dual``: that and revision 2026-07-28; ``modern``:
+  2026-07-28 only). Only between two probes that each told an era: an endpoint that stops
+  answering has no era, which is its health's news, not a change of era.
 
 ``tools_changed``: ``names`` lists every tool name on that side; ``tools`` holds, on the old
 side, the removed and changed tools as they were and, on the new side, the added and changed
@@ -72,6 +78,7 @@ FIELD_EVENTS = (
     ("http_base", "http_base_changed"),
 )
 PROOF_PREFIX = "anchor.verify."
+MCP_ERAS = ("legacy", "dual", "modern")  # the eras an answering MCP endpoint can be in
 
 
 def next_status(old: dict | None, observed: str) -> tuple[str, int]:
@@ -137,7 +144,16 @@ def _listed_changes(old: dict, new: dict) -> list[Event]:
     events += proofs_lost(old.get("checks") or {}, new.get("checks") or {})
     events += registry_changes(old.get("registry"), new.get("registry"))
     events += live_price_changes(old.get("live_prices") or {}, new.get("live_prices") or {})
+    events += era_changes(old.get("mcp_era"), new.get("mcp_era"))
     return events
+
+
+def era_changes(old: str | None, new: str | None) -> list[Event]:
+    """``mcp_era_changed`` when the MCP endpoint answers in other eras than before (both
+    known: ``None`` on either side is no era to compare)."""
+    if old in MCP_ERAS and new in MCP_ERAS and old != new:
+        return [Event("mcp_era_changed", old, new)]
+    return []
 
 
 def registry_changes(old: dict | None, new: dict | None) -> list[Event]:

@@ -29,7 +29,8 @@ GROUPS: dict[str, str] = {
     "manifest": "The answer at the manifest's well-known path (agent-app and Anchor manifests).",
     "documents": "The documents the listing declares, as the crawl fetched them.",
     "links": "The pages the listing links to.",
-    "mcp": "The MCP endpoint, asked only for initialize and tools/list (no tool is ever called).",
+    "mcp": "The MCP endpoint, asked only for server/discover, initialize and tools/list, in both eras of the "
+    "protocol (no tool is ever called).",
     "http": "The HTTP API the listing declares.",
     "feedback": "The feedback route (read with a safe GET; nothing is ever submitted).",
     "anchor": "Anchor ownership proofs, read-only variants and live x402 prices (Anchor listings only).",
@@ -67,8 +68,19 @@ CHECKS: dict[str, CheckInfo] = {
         CheckInfo("homepage.reachable", "links", "The homepage answers."),
         CheckInfo("policies.privacy", "links", "The privacy policy answers."),
         CheckInfo("policies.terms", "links", "The terms answer."),
-        CheckInfo("mcp.initialize", "mcp", "The MCP endpoint answers initialize (or asks for the auth it declares)."),
+        CheckInfo(
+            "mcp.initialize",
+            "mcp",
+            "The MCP endpoint answers server/discover (revision 2026-07-28) or initialize (or asks for the "
+            "auth it declares).",
+        ),
         CheckInfo("mcp.tools", "mcp", "The MCP server lists its tools."),
+        CheckInfo(
+            "mcp.eras",
+            "mcp",
+            "An MCP endpoint that answers both eras of the protocol (2026-07-28 and the initialize handshake) "
+            "lists the same tools in each.",
+        ),
         CheckInfo("http.base", "http", "The HTTP API base answers."),
         CheckInfo("http.openapi", "http", "The OpenAPI document is OpenAPI 3.x."),
         CheckInfo("http.capabilities", "http", "The capabilities document is JSON."),

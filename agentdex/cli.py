@@ -701,8 +701,8 @@ def census(
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """The probe state of every MCP endpoint the catalogue knows, with counts and shares;
-    with --state, the endpoints in one state."""
+    """The probe state and the era of every MCP endpoint the catalogue knows, with counts and
+    shares; with --state, the endpoints in one state."""
     from agentdex.db.seeds import CENSUS_STATES
     from agentdex.db.seeds import census as count
 

@@ -42,6 +42,8 @@ def event_text(e: Mapping[str, Any]) -> str:
         return f"{subject}: ${_price(old)} → ${_price(new)} a call"
     if kind == "registry_changed":
         return "the MCP registry: " + _registry_diff(old, new)
+    if kind == "mcp_era_changed":
+        return f"MCP eras: {_era(old)} → {_era(new)}"
     if kind == "deprecation_declared":
         what = new if isinstance(new, dict) else {}
         return f"{subject}: {plain(what.get('what'), 60)} sunsets {plain(what.get('sunset'), 20)}"
@@ -61,6 +63,14 @@ def _decoded(side: Any) -> Any:
         return json.loads(side)
     except ValueError:  # not JSON: a bare stored string is its own value
         return side
+
+
+# The eras of MCP an endpoint answers in, in words (the values of ``mcp_era_changed``).
+ERA_WORDS = {"legacy": "initialize only", "dual": "both (2026-07-28 and initialize)", "modern": "2026-07-28 only"}
+
+
+def _era(value: Any) -> str:
+    return ERA_WORDS.get(value, NONE) if isinstance(value, str) else NONE
 
 
 def value_text(value: Any, limit: int = 80) -> str:

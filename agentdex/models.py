@@ -211,6 +211,25 @@ class EndpointProbe:
     state: str  # one of agentdex.crawler.health.STATES
     http_status: int | None = None
     detail: str = ""
+    # The MCP endpoint's: the eras that answered (legacy | dual | modern | unknown), every
+    # revision it was seen to speak, the server's self-reported name. None/() for other roles.
+    era: str | None = None
+    versions: tuple[str, ...] = ()
+    server_name: str | None = None
+    # agentdex's own word for what the state alone does not say (dns: a host name that does
+    # not resolve; initialized_rejected): never text a server wrote, so counts can rely on it.
+    cause: str | None = None
+
+    @property
+    def key(self) -> str:
+        """What a later probe must equal to extend this one's history row (:func:`probe_key`)."""
+        return probe_key(self.state, self.era, self.cause)
+
+
+def probe_key(state: str, era: str | None, cause: str | None) -> str:
+    """One endpoint probe's identity in the health history: its state, era and cause; a
+    probe whose key differs from the latest row's starts a new row."""
+    return "|".join((state, era or "", cause or ""))
 
 
 @dataclass(slots=True)

@@ -228,11 +228,26 @@ def seed_source_line(s: Mapping[str, Any]) -> str:
     )
 
 
+# What each era of the census means, for the table a person reads.
+ERA_WORDS = {
+    "legacy": "legacy (initialize only)",
+    "dual": "dual (both eras)",
+    "modern": "modern (2026-07-28 only)",
+    "unknown": "unknown",
+}
+
+
 def census_lines(census: Mapping[str, Any]) -> list[str]:
-    """The census of MCP endpoints as a table: state, count, share."""
+    """The census of MCP endpoints as two tables: state, count, share; then era, count, share."""
     out = [f"{'state':<22} {'count':>6} {'share':>7}"]
     out += [f"{row['state']:<22} {row['count']:>6} {row['share']:>6.1f}%" for row in census["states"]]
     out.append(f"{'total':<22} {census['total']:>6}")
+    if census.get("eras"):
+        out += ["", f"{'era':<26} {'count':>6} {'share':>7}"]
+        out += [
+            f"{ERA_WORDS.get(row['era'], row['era']):<26} {row['count']:>6} {row['share']:>6.1f}%"
+            for row in census["eras"]
+        ]
     tools = census.get("tools")
     if tools and tools["total"]:
         out.append(
@@ -270,13 +285,21 @@ def sparkline(states: Iterable[str], up: Iterable[bool] | None = None) -> str:
 
 def health_line(e: Mapping[str, Any]) -> str:
     """One endpoint's health: role, URL, latest state, its recent history and uptime, first
-    seen and last ok."""
+    seen and last ok; for the MCP endpoint, the eras it answers in."""
     return (
         f"{plain(e['role'], 12):<12} {plain(e['url'], 80)}  {plain(e['state'], 16)}  "
         f"{sparkline(e.get('history') or [], e.get('up'))}  up {e['recent_ok']}/{e['recent_probes']} "
         f"({e['uptime']:.0%}), first seen {plain(e.get('first_seen_at'), 25)}, "
-        f"last ok {plain(e.get('last_ok_at'), 25) or 'never'}"
+        f"last ok {plain(e.get('last_ok_at'), 25) or 'never'}{era_clause(e)}"
     )
+
+
+def era_clause(e: Mapping[str, Any]) -> str:
+    """``, era dual (2026-07-28, 2025-11-25)`` for an MCP endpoint; nothing for another role."""
+    if not e.get("era"):
+        return ""
+    versions = ", ".join(plain(v, 20) for v in e.get("versions") or [])
+    return f", era {plain(e['era'], 10)}" + (f" ({versions})" if versions else "")
 
 
 def consistency_lines(data: Mapping[str, Any]) -> list[str]:

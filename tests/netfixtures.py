@@ -83,9 +83,11 @@ class Reply:
     content_type: str | None = "application/json"
     length: bool = True  # send Content-Length (else the body ends when the connection does)
     stream: Writer | None = None
+    reason: str | None = None  # the status line's reason phrase (default: the usual one)
 
     def head(self) -> bytes:
-        lines = [f"HTTP/1.1 {self.status} {_REASONS.get(self.status, 'Status')}", "Connection: close"]
+        reason = self.reason or _REASONS.get(self.status, "Status")
+        lines = [f"HTTP/1.1 {self.status} {reason}", "Connection: close"]
         if self.content_type:
             lines.append(f"Content-Type: {self.content_type}")
         if self.length and "Content-Length" not in self.headers:

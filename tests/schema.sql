@@ -240,38 +240,11 @@ CREATE TABLE endpoint_probes (
     http_status INTEGER,
     detail TEXT NOT NULL DEFAULT '',
     at TEXT NOT NULL
-, runs INTEGER NOT NULL DEFAULT 1, last_at TEXT);
+, runs INTEGER NOT NULL DEFAULT 1, last_at TEXT, era TEXT, versions TEXT, server_name TEXT, cause TEXT);
 CREATE INDEX endpoint_probes_endpoint ON endpoint_probes(origin, role, url, id);
 CREATE INDEX listings_status_by_name ON listings(status, name IS NULL, name COLLATE NOCASE, origin);
 CREATE INDEX listings_format_by_name ON listings(format, name IS NULL, name COLLATE NOCASE, origin);
 CREATE INDEX listings_pricing_by_name ON listings(pricing, name IS NULL, name COLLATE NOCASE, origin);
-CREATE VIEW check_status AS
-SELECT l.origin, l.name, l.format, l.status, l.checks_passed, l.checks_failed,
-  group_concat(CASE c.status WHEN 'fail' THEN c.name END, ', ') AS failing_checks,
-  max(CASE c.name WHEN 'manifest.location' THEN c.status END) AS manifest_location,
-  max(CASE c.name WHEN 'manifest.content_type' THEN c.status END) AS manifest_content_type,
-  max(CASE c.name WHEN 'manifest.cors' THEN c.status END) AS manifest_cors,
-  max(CASE c.name WHEN 'manifest.size' THEN c.status END) AS manifest_size,
-  max(CASE c.name WHEN 'guide.reachable' THEN c.status END) AS guide_reachable,
-  max(CASE c.name WHEN 'llms_txt.reachable' THEN c.status END) AS llms_txt_reachable,
-  max(CASE c.name WHEN 'skill.reachable' THEN c.status END) AS skill_reachable,
-  max(CASE c.name WHEN 'homepage.reachable' THEN c.status END) AS homepage_reachable,
-  max(CASE c.name WHEN 'policies.privacy' THEN c.status END) AS policies_privacy,
-  max(CASE c.name WHEN 'policies.terms' THEN c.status END) AS policies_terms,
-  max(CASE c.name WHEN 'mcp.initialize' THEN c.status END) AS mcp_initialize,
-  max(CASE c.name WHEN 'mcp.tools' THEN c.status END) AS mcp_tools,
-  max(CASE c.name WHEN 'http.base' THEN c.status END) AS http_base,
-  max(CASE c.name WHEN 'http.openapi' THEN c.status END) AS http_openapi,
-  max(CASE c.name WHEN 'http.capabilities' THEN c.status END) AS http_capabilities,
-  max(CASE c.name WHEN 'feedback.descriptor' THEN c.status END) AS feedback_descriptor,
-  max(CASE c.name WHEN 'anchor.verify.dns' THEN c.status END) AS anchor_verify_dns,
-  max(CASE c.name WHEN 'anchor.verify.http' THEN c.status END) AS anchor_verify_http,
-  max(CASE c.name WHEN 'anchor.verify.registry' THEN c.status END) AS anchor_verify_registry,
-  max(CASE c.name WHEN 'anchor.read_only_variant' THEN c.status END) AS anchor_read_only_variant,
-  max(CASE c.name WHEN 'anchor.payments' THEN c.status END) AS anchor_payments,
-  max(CASE c.name WHEN 'x402.live_price' THEN c.status END) AS x402_live_price
-FROM listings l LEFT JOIN checks c ON c.origin = l.origin
-GROUP BY l.origin;
 CREATE VIEW x402_live_prices AS
 SELECT c.origin, r.key AS resource, json_extract(r.value, '$.method') AS method,
   json_extract(r.value, '$.result') AS result, json_extract(r.value, '$.status') AS http_status,
@@ -302,37 +275,6 @@ CREATE TABLE seed_cursors (
     servers_seen INTEGER NOT NULL DEFAULT 0,
     at TEXT NOT NULL
 );
-CREATE VIEW mcp_census AS
-WITH latest AS (  -- each MCP endpoint's latest probe: one pass over the (origin, role, url, id) index
-  SELECT p.origin, p.url, p.state, p.detail
-  FROM endpoint_probes p
-  JOIN (SELECT max(id) AS id FROM endpoint_probes WHERE role = 'mcp' GROUP BY origin, url) m ON m.id = p.id
-),
-probed AS (
-  SELECT url, origin, state, detail,
-    CASE
-      WHEN state = 'ok' AND detail LIKE '%notifications/initialized rejected%' THEN 'initialized_rejected'
-      WHEN state = 'ok' THEN 'open'
-      WHEN state = 'auth_required' THEN 'auth_gated'
-      WHEN state = 'payment_required' THEN 'payment_required'
-      WHEN state = 'wrong_transport' THEN 'wrong_transport'
-      WHEN state IN ('not_mcp', 'not_found', 'http_error') THEN 'not_mcp'
-      WHEN state = 'dead' AND (detail LIKE '%could not be resolved%' OR detail LIKE '%resolved to no address%')
-        THEN 'dns_gone'
-      ELSE 'unreachable'
-    END AS census
-  FROM latest
-),
-templated AS (
-  SELECT DISTINCT s.url, NULL AS origin, 'template' AS state, s.refused AS detail, 'template_not_expanded' AS census
-  FROM seed_sources s WHERE s.via = 'remote' AND s.refused LIKE 'an unexpanded URL template%'
-),
-unprobed AS (
-  SELECT DISTINCT s.url, s.origin, 'not_probed' AS state, '' AS detail, 'not_probed' AS census
-  FROM seed_sources s WHERE s.via = 'remote' AND s.refused IS NULL
-    AND s.url NOT IN (SELECT url FROM probed)
-)
-SELECT * FROM probed UNION ALL SELECT * FROM templated UNION ALL SELECT * FROM unprobed;
 CREATE VIEW endpoint_health AS
 WITH r AS (
   SELECT origin, role, url, state, at, coalesce(last_at, at) AS last_at, runs, id,
@@ -421,3 +363,65 @@ SELECT q.origin, l.name AS listing, q.source, q.name AS tool, q.input_hash, q.er
   json_extract(q.signals, '$.definitionBytes') AS definition_bytes,
   q.spec_version, q.linted_at
 FROM tool_lints q JOIN listings l ON l.origin = q.origin;
+CREATE VIEW mcp_census AS
+WITH latest AS (  -- each MCP endpoint's latest probe: one pass over the (origin, role, url, id) index
+  SELECT p.origin, p.url, p.state, p.detail, p.cause, p.era, p.versions, p.server_name
+  FROM endpoint_probes p
+  JOIN (SELECT max(id) AS id FROM endpoint_probes WHERE role = 'mcp' GROUP BY origin, url) m ON m.id = p.id
+),
+probed AS (
+  SELECT url, origin, state, detail,
+    CASE
+      WHEN state = 'ok' AND cause = 'initialized_rejected' THEN 'initialized_rejected'
+      WHEN state = 'ok' THEN 'open'
+      WHEN state = 'auth_required' THEN 'auth_gated'
+      WHEN state = 'payment_required' THEN 'payment_required'
+      WHEN state = 'wrong_transport' THEN 'wrong_transport'
+      WHEN state = 'incompatible' THEN 'incompatible'
+      WHEN state IN ('not_mcp', 'not_found', 'http_error') THEN 'not_mcp'
+      WHEN state = 'dead' AND cause = 'dns' THEN 'dns_gone'
+      ELSE 'unreachable'
+    END AS census,
+    coalesce(era, 'unknown') AS era, versions, server_name
+  FROM latest
+),
+templated AS (
+  SELECT DISTINCT s.url, NULL AS origin, 'template' AS state, s.refused AS detail, 'template_not_expanded' AS census,
+    'unknown' AS era, NULL AS versions, NULL AS server_name
+  FROM seed_sources s WHERE s.via = 'remote' AND s.refused LIKE 'an unexpanded URL template%'
+),
+unprobed AS (
+  SELECT DISTINCT s.url, s.origin, 'not_probed' AS state, '' AS detail, 'not_probed' AS census,
+    'unknown' AS era, NULL AS versions, NULL AS server_name
+  FROM seed_sources s WHERE s.via = 'remote' AND s.refused IS NULL
+    AND s.url NOT IN (SELECT url FROM probed)
+)
+SELECT * FROM probed UNION ALL SELECT * FROM templated UNION ALL SELECT * FROM unprobed;
+CREATE VIEW check_status AS
+SELECT l.origin, l.name, l.format, l.status, l.checks_passed, l.checks_failed,
+  group_concat(CASE c.status WHEN 'fail' THEN c.name END, ', ') AS failing_checks,
+  max(CASE c.name WHEN 'manifest.location' THEN c.status END) AS manifest_location,
+  max(CASE c.name WHEN 'manifest.content_type' THEN c.status END) AS manifest_content_type,
+  max(CASE c.name WHEN 'manifest.cors' THEN c.status END) AS manifest_cors,
+  max(CASE c.name WHEN 'manifest.size' THEN c.status END) AS manifest_size,
+  max(CASE c.name WHEN 'guide.reachable' THEN c.status END) AS guide_reachable,
+  max(CASE c.name WHEN 'llms_txt.reachable' THEN c.status END) AS llms_txt_reachable,
+  max(CASE c.name WHEN 'skill.reachable' THEN c.status END) AS skill_reachable,
+  max(CASE c.name WHEN 'homepage.reachable' THEN c.status END) AS homepage_reachable,
+  max(CASE c.name WHEN 'policies.privacy' THEN c.status END) AS policies_privacy,
+  max(CASE c.name WHEN 'policies.terms' THEN c.status END) AS policies_terms,
+  max(CASE c.name WHEN 'mcp.initialize' THEN c.status END) AS mcp_initialize,
+  max(CASE c.name WHEN 'mcp.tools' THEN c.status END) AS mcp_tools,
+  max(CASE c.name WHEN 'mcp.eras' THEN c.status END) AS mcp_eras,
+  max(CASE c.name WHEN 'http.base' THEN c.status END) AS http_base,
+  max(CASE c.name WHEN 'http.openapi' THEN c.status END) AS http_openapi,
+  max(CASE c.name WHEN 'http.capabilities' THEN c.status END) AS http_capabilities,
+  max(CASE c.name WHEN 'feedback.descriptor' THEN c.status END) AS feedback_descriptor,
+  max(CASE c.name WHEN 'anchor.verify.dns' THEN c.status END) AS anchor_verify_dns,
+  max(CASE c.name WHEN 'anchor.verify.http' THEN c.status END) AS anchor_verify_http,
+  max(CASE c.name WHEN 'anchor.verify.registry' THEN c.status END) AS anchor_verify_registry,
+  max(CASE c.name WHEN 'anchor.read_only_variant' THEN c.status END) AS anchor_read_only_variant,
+  max(CASE c.name WHEN 'anchor.payments' THEN c.status END) AS anchor_payments,
+  max(CASE c.name WHEN 'x402.live_price' THEN c.status END) AS x402_live_price
+FROM listings l LEFT JOIN checks c ON c.origin = l.origin
+GROUP BY l.origin;

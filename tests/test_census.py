@@ -15,10 +15,13 @@ from typer.testing import CliRunner
 
 from agentdex.cli import app
 from agentdex.crawler import health
+from agentdex.crawler.fetch import Fetcher
 from agentdex.crawler.verify import Verifier
 from agentdex.db import open_db
-from agentdex.db.seeds import CENSUS_STATES, census, census_endpoints
+from agentdex.db.health import save_probes
+from agentdex.db.seeds import CENSUS_ERAS, CENSUS_STATES, census, census_endpoints
 from agentdex.sampleweb.server import HOSTILE_ROOT, SampleWeb
+from netfixtures import Reply, json_reply, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 ORIGINS = ["pantry.test", "notmcp.test", "t-oldsse.test", "t-paidmcp.test", "vault.test", "privateaddr.test"]
 EXPECTED = {
@@ -54,6 +57,22 @@ def test_every_state_is_counted_with_its_share(catalogue):
     assert {s["state"]: s["share"] for s in data["states"]}["not_probed"] == 22.2
 
 
+def test_every_era_is_counted_with_its_share(catalogue):
+    data = json.loads(CliRunner().invoke(app, ["census", "--json", "--db", str(catalogue)]).stdout)
+    assert [e["era"] for e in data["eras"]] == list(CENSUS_ERAS)
+    # pantry's server (mcp 2.3.0) answers both eras; the old-SSE endpoint only the handshake
+    # (it was probed as declared, and wrong_transport tells no era); the rest tell none.
+    eras = {e["era"]: (e["count"], e["share"]) for e in data["eras"]}
+    assert eras == {"legacy": (0, 0.0), "dual": (1, 11.1), "modern": (0, 0.0), "unknown": (8, 88.9)}
+    rows = {r["url"]: r for r in census_endpoints(open_db(catalogue, readonly=True))}
+    pantry = rows["https://mcp.pantry.test/mcp"]
+    assert (pantry["era"], pantry["versions"], pantry["server_name"]) == (
+        "dual",
+        ["2026-07-28", "2025-11-25"],
+        "Pantry",
+    )
+
+
 def test_the_registry_endpoints_are_counted_once_with_the_crawled_one(catalogue):
     rows = census_endpoints(open_db(catalogue, readonly=True))
     urls = [r["url"] for r in rows]
@@ -86,6 +105,7 @@ def test_the_text_table_and_the_canned_query_agree(catalogue):
     text = CliRunner().invoke(app, ["census", "--db", str(catalogue)]).stdout.splitlines()
     assert text[0].split() == ["state", "count", "share"]
     assert "wrong_transport             1   11.1%" in text and ["total", "9"] in [line.split() for line in text]
+    assert "dual (both eras)                1   11.1%" in text
     query = json.loads((Path(__file__).resolve().parent.parent / "datasette_metadata.json").read_text("utf-8"))[
         "databases"
     ]["agentdex"]["queries"]
@@ -103,7 +123,8 @@ async def test_initialize_accepted_but_initialized_rejected():
         async with net.fetcher() as fetcher:
             found = await Verifier(fetcher, net).probe("https://mcp.hostile.test/rejects-initialized")
     assert found.state == "ok" and "notifications/initialized rejected (HTTP 400)" in found.detail
-    assert health.from_probe("https://mcp.hostile.test/rejects-initialized", found).detail == found.detail
+    row = health.from_probe("https://mcp.hostile.test/rejects-initialized", found)
+    assert (row.detail, row.cause) == (found.detail, "initialized_rejected")
 
 
 def test_dns_gone_and_initialized_rejected_are_states_of_their_own(tmp_path):
@@ -114,11 +135,9 @@ def test_dns_gone_and_initialized_rejected_are_states_of_their_own(tmp_path):
             "('b.test', 'listed', 'x')"
         )
         db.execute(
-            "INSERT INTO endpoint_probes (origin, role, url, state, detail, at) VALUES "
-            "('a.test', 'mcp', 'https://mcp.a.test/mcp', 'dead', "
-            "'The host name mcp.a.test could not be resolved (Name or service not known).', 'x'), "
-            "('b.test', 'mcp', 'https://b.test/mcp', 'ok', "
-            "'initialize accepted but notifications/initialized rejected (HTTP 400)', 'x')"
+            "INSERT INTO endpoint_probes (origin, role, url, state, detail, cause, at) VALUES "
+            "('a.test', 'mcp', 'https://mcp.a.test/mcp', 'dead', 'no answer', 'dns', 'x'), "
+            "('b.test', 'mcp', 'https://b.test/mcp', 'ok', '3 tool(s) listed', 'initialized_rejected', 'x')"
         )
     counts = {s["state"]: s["count"] for s in census(db)["states"] if s["count"]}
     assert counts == {"dns_gone": 1, "initialized_rejected": 1}
@@ -136,3 +155,29 @@ def test_the_census_counts_the_linted_mcp_tools_with_a_finding(catalogue):
     }
     text = CliRunner().invoke(app, ["census", "--db", str(catalogue)]).stdout
     assert f"MCP tools linted (TDQS): {len(rows)}, {with_findings} with at least one finding" in text
+
+
+async def _says_rejected_in_its_status_line(request):
+    """A 2025-era server that lists its tools with a 500 whose reason phrase reads like the
+    census's own words."""
+    message = json.loads(request.body or b"null") or {}
+    method = message.get("method")
+    if method == "initialize":
+        result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "liar"}}
+        return json_reply({"jsonrpc": "2.0", "id": message["id"], "result": result})
+    if method == "tools/list":
+        return Reply(500, b"{}", reason="notifications/initialized rejected")
+    return Reply(202 if method == "notifications/initialized" else 404, b"", content_type=None)
+
+
+async def test_a_server_writing_the_census_words_in_its_status_line_is_not_counted_by_them(tls_server, tmp_path):
+    tls_server.routes["/liar-mcp"] = _says_rejected_in_its_status_line
+    async with Fetcher(connect_to=tls_server.connect_to, ca_bundle=tls_server.ca_path, deadline=5.0) as fetcher:
+        found = await Verifier(fetcher, None).probe("https://a.test/liar-mcp")
+    assert found.state == "ok" and "notifications/initialized rejected" in found.detail  # as the server wrote it
+    db = open_db(tmp_path / "c.db")
+    with db.conn:
+        db.execute("INSERT INTO listings (origin, status, first_seen_at) VALUES ('a.test', 'listed', 'x')")
+        save_probes(db, "a.test", [health.from_probe("https://a.test/liar-mcp", found)], None, "x")
+    counts = {s["state"]: s["count"] for s in census(db)["states"] if s["count"]}
+    assert counts == {"open": 1}

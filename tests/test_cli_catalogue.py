@@ -254,7 +254,7 @@ def test_verify_rechecks_and_prints_every_check(catalogue, tmp_path):
     assert any(
         re.fullmatch(r"  ok   anchor\.verify\.dns\s+_anchor\.tidewater\.test carries anchor-verify", x) for x in lines
     )
-    assert len(lines) == 1 + 22  # 17 checks for every listing, 5 for Anchor
+    assert len(lines) == 1 + 23  # 18 checks for every listing, 5 for Anchor
     kinds = as_json("events", "--db", path)
     assert len(kinds) == 4  # nothing changed, so no event
     assert "initialize" in catalogue.web.requests_log.jsonrpc_methods("mcp.tidewater.test")

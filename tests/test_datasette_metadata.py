@@ -166,6 +166,7 @@ def test_the_queries_an_analyst_reaches_for_first_are_all_there():
         "tool_changes",
         "flapping_endpoints",
         "mcp_census_by_state",
+        "mcp_eras",
         "registry_servers_without_manifest",
         "registry_servers_with_dead_endpoint",
         "servers_by_tool_findings",

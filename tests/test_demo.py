@@ -454,10 +454,14 @@ def test_the_demo_seeds_from_the_sample_registry_and_ends_with_the_census(sub_ru
     assert "test.templated/tenant: https://{tenant}.templated.test/mcp — an unexpanded URL template" in seeding
     summary = crawled.partition(f"Catalogue: {path}")[2]
     census = summary.partition("by state (agentdex census):")[2].splitlines()
-    assert census[1].split() == ["state", "count", "share"] and census[12].split()[0] == "total"
-    counts = {line.split()[0]: int(line.split()[1]) for line in census[2:12]}
+    assert census[1].split() == ["state", "count", "share"] and census[13].split()[0] == "total"
+    counts = {line.split()[0]: int(line.split()[1]) for line in census[2:13]}
     assert counts["template_not_expanded"] == 1 and counts["open"] >= 5 and counts["wrong_transport"] == 1
-    assert sum(counts.values()) == int(census[12].split()[1]) and len(counts) == 10
+    assert sum(counts.values()) == int(census[13].split()[1]) and len(counts) == 11
+    # Then the eras: the sample web's MCP servers (mcp 2.3.0) answer both.
+    assert census[15].split() == ["era", "count", "share"]
+    eras = {line.strip().rsplit(None, 2)[0]: int(line.split()[-2]) for line in census[16:20]}
+    assert eras["dual (both eras)"] >= 5 and sum(eras.values()) == sum(counts.values())
     db = open_db(path, readonly=True)
     try:
         sources = {row[0] for row in db.execute("SELECT origin FROM seed_sources WHERE origin IS NOT NULL")}

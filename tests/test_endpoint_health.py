@@ -124,8 +124,10 @@ async def test_the_tui_health_tab_draws_each_endpoint_history(flapped):
         table = screen.query_one("#health-table", SafeTable).table
         shown = [[c.plain for c in table.get_row_at(i)] for i in range(table.row_count)]
         mcp = next(r for r in shown if r[0] == "mcp")
-        assert mcp[1:4] == ["server_error", "█▁▁███▁██▁", "6/10"] and mcp[5] == "https://mcp.flapping.test/mcp"
-        assert [r[2] for r in shown if r[0] != "mcp"] == ["██████████"] * 4
+        assert (
+            mcp[1:5] == ["server_error", "unknown", "█▁▁███▁██▁", "6/10"] and mcp[6] == "https://mcp.flapping.test/mcp"
+        )
+        assert [r[3] for r in shown if r[0] != "mcp"] == ["██████████"] * 4
 
 
 @pytest.mark.parametrize(

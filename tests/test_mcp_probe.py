@@ -159,8 +159,8 @@ def listing(**fields) -> Listing:
 )
 def test_an_auth_required_endpoint_is_compared_with_the_declared_auth(declared, scheme, status):
     found = mcp_probe.Probe("auth_required", "HTTP 401", 401, auth_scheme=scheme)
-    init, tools = mcp_checks(found, listing(mcp_auth=declared))
-    assert (init.name, init.status, tools.status) == ("mcp.initialize", status, "skip")
+    init, tools, eras = mcp_checks(found, listing(mcp_auth=declared))
+    assert (init.name, init.status, tools.status, eras.status) == ("mcp.initialize", status, "skip", "skip")
 
 
 def test_a_paid_endpoint_passes_only_when_payment_is_declared():
@@ -212,7 +212,7 @@ async def test_a_server_whose_tools_list_fails_fails_the_tools_check():
     )
     found = await mcp_probe.probe("https://mcp.example.test/mcp", post)
     assert (found.state, found.tools_listed, found.era) == ("ok", False, "legacy")
-    assert [c.status for c in mcp_checks(found, listing())] == ["pass", "fail"]
+    assert [c.status for c in mcp_checks(found, listing())] == ["pass", "fail", "skip"]
     assert asked == ["server/discover", "initialize", "notifications/initialized", "tools/list"]
 
 

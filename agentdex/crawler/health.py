@@ -15,6 +15,8 @@ States, one word each:
 - ``auth_required`` (401/403), ``payment_required`` (402): alive, behind credentials or payment;
 - ``wrong_transport``, ``not_mcp``: an MCP endpoint that answers but does not speak
   MCP over the transport its manifest declares (``wrong_transport``: it speaks the other one);
+- ``incompatible``: an MCP endpoint of a protocol revision from 2026 on that agentdex does not
+  speak (MCP all the same, never ``not_mcp``);
 - ``not_found`` (404/410), ``http_error`` (another 4xx), ``server_error`` (5xx or 429);
 - ``tls_error``, ``timeout``, ``dead`` (no answer: name not found, connection refused, cut);
 - ``blocked``: never asked (the address guard, robots.txt).
@@ -33,6 +35,7 @@ STATES = (
     "auth_required",
     "payment_required",
     "wrong_transport",
+    "incompatible",
     "not_mcp",
     "not_found",
     "http_error",
@@ -48,6 +51,7 @@ _PROBE_STATES = {
     "auth_required": "auth_required",
     "payment_required": "payment_required",
     "wrong_transport": "wrong_transport",
+    "incompatible": "incompatible",
     "not_mcp": "not_mcp",
     "timeout": "timeout",
 }
@@ -105,15 +109,32 @@ def from_record(role: str, url: str, record: FetchRecord) -> EndpointProbe:
         # answers 405 (or another 4xx), which shows it is there. The feedback.descriptor
         # check passes that answer; health says the same, not "http_error".
         state, detail = OK, f"HTTP {record.status} to a safe GET: the route is there (never submitted)"
-    return EndpointProbe(role, url, state, record.status, detail)
+    return EndpointProbe(role, url, state, record.status, detail, cause=cause_of(record))
+
+
+def cause_of(record: FetchRecord | None) -> str | None:
+    """``dns`` for a fetch whose host name did not resolve (the fetcher's own error code)."""
+    return "dns" if record is not None and record.error_code == "dns" else None
 
 
 def from_probe(url: str, found: mcp_probe.Probe) -> EndpointProbe:
-    """The row of the MCP endpoint; its detail names a deprecated transport that answered."""
+    """The row of the MCP endpoint: its state, era, revisions and server name; its detail
+    names a deprecated transport that answered."""
     detail = found.detail
     if found.transport == mcp_probe.LEGACY_SSE and "deprecated" not in detail:
         detail += " (the deprecated HTTP+SSE transport answered)"
-    return EndpointProbe("mcp", url, probe_state(found), found.http_status, detail)
+    name = found.server_info.get("name")
+    return EndpointProbe(
+        "mcp",
+        url,
+        probe_state(found),
+        found.http_status,
+        detail,
+        era=found.era,
+        versions=tuple(v[:40] for v in found.versions),
+        server_name=name[:200] if isinstance(name, str) else None,
+        cause=found.cause or cause_of(found.answer),
+    )
 
 
 # The verifier's fetches that are a listing's endpoints (the kinds it asks them under).

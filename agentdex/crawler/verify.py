@@ -55,7 +55,7 @@ class Stored:
     probes that cannot be fresh (MCP sessions, DNS, unpaid 402s) run; otherwise their stored
     checks stand. ``scheduled``: the origin is due by its schedule, so every endpoint asked
     gets its health row; otherwise only an endpoint whose state differs from its latest row
-    (``probes``: ``{(role, url): state}``), so the health history is sampled
+    (``probes``: ``{(role, url): key}``, :func:`agentdex.models.probe_key`), so the health history is sampled
     on the origin's schedule and keeps every change. The default asks and records everything
     (what ``agentdex verify`` does).
     """
@@ -72,8 +72,8 @@ class Stored:
         """The endpoint rows this crawl adds to the health history."""
         if self.scheduled:
             return endpoints
-        # The state alone: a 304 after a 200 is the same ok.
-        return [e for e in endpoints if self.probes.get((e.role, e.url)) != e.state]
+        # The state (with an MCP endpoint's era and cause) alone: a 304 after a 200 is the same ok.
+        return [e for e in endpoints if self.probes.get((e.role, e.url)) != e.key]
 
     def fresh(self, prev: Previous, kind: str) -> bool:
         """Whether ``prev`` may stand in for asking: fresh, and a definite absence, an answer
@@ -560,14 +560,19 @@ def _document_check(name: str, kind: str, record: FetchRecord, url: str, fmt: st
 
 
 def mcp_checks(found: mcp_probe.Probe, listing: Listing) -> list[Check]:
-    """``mcp.initialize`` and ``mcp.tools`` from a probe, compared with the declared auth."""
+    """``mcp.initialize``, ``mcp.tools`` and ``mcp.eras`` from a probe, compared with the
+    declared auth."""
     data = found.to_dict()
+    return [*_mcp_checks(found, listing, data), eras_check(found, data)]
+
+
+def _mcp_checks(found: mcp_probe.Probe, listing: Listing, data: dict) -> list[Check]:
     if found.state == "ok":
         over = ", over the deprecated HTTP+SSE transport" if found.transport == mcp_probe.LEGACY_SSE else ""
         init = Check(
             "mcp.initialize",
             "pass",
-            f"protocol {found.protocol_version}, server {found.server_info.get('name', '?')}{over}",
+            f"protocol {found.protocol_version}, server {found.server_info.get('name', '?')}{over}; {era_text(found)}",
             data,
         )
         status: CheckStatus = "fail" if not found.tools_listed else "pass" if found.tools else "warn"
@@ -586,10 +591,42 @@ def mcp_checks(found: mcp_probe.Probe, listing: Listing) -> list[Check]:
             Check("mcp.initialize", paid, f"{found.detail}; {why}", data),
             Check("mcp.tools", "skip", "needs payment to list tools; agentdex never pays", data),
         ]
+    if found.state == "incompatible":  # MCP all the same: of a revision agentdex does not speak
+        return [
+            Check("mcp.initialize", "warn", f"incompatible: {found.detail}", data),
+            Check("mcp.tools", "skip", "no protocol revision in common to list tools", data),
+        ]
     return [
         Check("mcp.initialize", "fail", f"{found.state}: {found.detail}", data),
         Check("mcp.tools", "skip", "initialize did not succeed", data),
     ]
+
+
+ERA_TEXT = {
+    "legacy": "the initialize handshake only",
+    "dual": "both eras (2026-07-28 and the initialize handshake)",
+    "modern": "2026-07-28 only (no initialize handshake)",
+}
+
+
+def era_text(found: mcp_probe.Probe) -> str:
+    """The eras the endpoint answered in, with the revisions seen, in words."""
+    words = ERA_TEXT.get(found.era, "no era told")
+    return f"{words}: {', '.join(found.versions)}" if found.versions else words
+
+
+def eras_check(found: mcp_probe.Probe, data: dict) -> Check:
+    """``mcp.eras``: a dual-era endpoint lists the same tools in both eras (a difference is a
+    warning naming the tools); an endpoint of one era has nothing to compare."""
+    if found.state != "ok":
+        return Check("mcp.eras", "skip", f"no eras to compare: {found.state}", data)
+    if found.era != "dual":
+        return Check("mcp.eras", "skip", f"the endpoint answers {era_text(found)}: one era, nothing to compare", data)
+    if found.era_difference:
+        return Check("mcp.eras", "warn", mcp_probe.era_difference_text(found.era_difference), data)
+    if not found.tools_listed:
+        return Check("mcp.eras", "skip", "both eras answer, but the tools of 2026-07-28 were not all listed", data)
+    return Check("mcp.eras", "pass", f"{era_text(found)}; the same {len(found.tools)} tool(s) in each", data)
 
 
 def _auth_check(found: mcp_probe.Probe, declared: set[str], data: dict, fmt: str = "") -> Check:

@@ -9,44 +9,51 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from agentdex.db.common import safe_text
-from agentdex.models import EndpointProbe
+from agentdex.db.common import dumps, safe_text
+from agentdex.models import EndpointProbe, probe_key
 
 
 def save_probes(db: Database, origin: str, probes: list[EndpointProbe] | None, crawl_id: int | None, at: str) -> None:
     """Record this crawl's endpoint states (``None``: not verified, nothing to record): a
-    state the same as its endpoint's latest row extends that row (one more run, its time
-    and answer), any other is a new row, so an unchanged endpoint adds no row."""
+    state (with an MCP endpoint's era and cause) the same as its endpoint's latest row
+    extends that row (one more run, its time and answer), any other is a new row, so an
+    unchanged endpoint adds no row."""
     if not probes:
         return
     latest = _latest_rows(db, origin)
     extend, insert = [], []
     for p in probes:
         url, detail = safe_text(p.url) or "", safe_text(p.detail) or ""
+        facts = (dumps(list(p.versions)) if p.era is not None else None, safe_text(p.server_name))
         row = latest.get((p.role, url))
-        if row is not None and row[1] == p.state:
-            extend.append((at, p.http_status, detail, row[0]))
+        if row is not None and row[1] == p.key:
+            extend.append((at, p.http_status, detail, *facts, row[0]))
         else:
-            insert.append((origin, crawl_id, p.role, url, p.state, p.http_status, detail, at, at))
+            row_values = (p.role, url, p.state, p.http_status, detail, at, at, p.era, *facts, p.cause)
+            insert.append((origin, crawl_id, *row_values))
     db.conn.executemany(
-        "UPDATE endpoint_probes SET runs = runs + 1, last_at = ?, http_status = ?, detail = ? WHERE id = ?", extend
+        "UPDATE endpoint_probes SET runs = runs + 1, last_at = ?, http_status = ?, detail = ?, versions = ?, "
+        "server_name = ? WHERE id = ?",
+        extend,
     )
     db.conn.executemany(
-        "INSERT INTO endpoint_probes (origin, crawl_id, role, url, state, http_status, detail, at, last_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO endpoint_probes (origin, crawl_id, role, url, state, http_status, detail, at, last_at, "
+        "era, versions, server_name, cause) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         insert,
     )
 
 
 def _latest_rows(db: Database, origin: str) -> dict[tuple[str, str], tuple[int, str]]:
+    """``{(role, url): (id, key)}`` of each endpoint's latest row (:func:`probe_key`)."""
     rows = db.execute(
-        "SELECT role, url, id, state FROM endpoint_probes WHERE id IN "
+        "SELECT role, url, id, state, era, cause FROM endpoint_probes WHERE id IN "
         "(SELECT max(id) FROM endpoint_probes WHERE origin = ? GROUP BY role, url)",
         [origin],
     )
-    return {(role, url): (row_id, state) for role, url, row_id, state in rows}
+    return {(role, url): (row_id, probe_key(state, era, cause)) for role, url, row_id, state, era, cause in rows}
 
 
 def latest_states(db: Database, origin: str) -> dict[tuple[str, str], str]:
-    """``{(role, url): state}`` of each endpoint's latest probe of ``origin``."""
+    """``{(role, url): key}`` of each endpoint's latest probe of ``origin``: its state, with
+    an MCP endpoint's era and cause (:func:`agentdex.models.probe_key`)."""
     return {key: state for key, (_, state) in _latest_rows(db, origin).items()}

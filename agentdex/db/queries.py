@@ -503,17 +503,27 @@ def endpoint_health(db: Database, origin: str, recent: int = RECENT_PROBES) -> l
     """Each endpoint of ``origin`` by role and URL: ``state`` (the latest), ``history`` (the
     states of its last ``recent`` probes, oldest first), ``up`` (whether each was up), ``recent_ok``, ``recent_probes``,
     ``uptime`` (their share that was ok), ``probes`` (all), ``first_seen_at``, ``last_ok_at``
-    (for a paid x402 resource, ``payment_required`` counts as ok: :data:`UP_BY_ROLE`)."""
+    (for a paid x402 resource, ``payment_required`` counts as ok: :data:`UP_BY_ROLE`); and
+    for the MCP endpoint, as its latest probe found it, ``era`` (legacy | dual | modern |
+    unknown), ``versions`` (the revisions seen) and ``server_name`` (None for other roles)."""
     rows = db.execute(
-        "SELECT role, url, state, at, coalesce(last_at, at), runs FROM endpoint_probes "
+        "SELECT role, url, state, at, coalesce(last_at, at), runs, era, versions, server_name FROM endpoint_probes "
         "WHERE origin = ? ORDER BY role, url, id",
         [origin],
     ).fetchall()
     found: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for role, url, state, at, last_at, runs in rows:
+    latest: dict[tuple[str, str], dict[str, Any]] = {}
+    for role, url, state, at, last_at, runs, era, versions, server_name in rows:
         # A row stands for ``runs`` probes in a row, from ``at`` to ``last_at``.
         found.setdefault((role, url), []).extend([(state, at)] * (runs - 1) + [(state, last_at)])
-    return [_summary(role, url, probes, recent) for (role, url), probes in found.items()]
+        latest[(role, url)] = _era_facts(role, era, versions, server_name)
+    return [{**_summary(role, url, probes, recent), **latest[(role, url)]} for (role, url), probes in found.items()]
+
+
+def _era_facts(role: str, era: str | None, versions: str | None, server_name: str | None) -> dict[str, Any]:
+    if role != "mcp":
+        return {"era": None, "versions": [], "server_name": None}
+    return {"era": era or "unknown", "versions": loads(versions, []), "server_name": server_name}
 
 
 def _summary(role: str, url: str, probes: list[tuple[str, str]], recent: int) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from agentdex.changes import MCP_ERAS
 from agentdex.db.common import loads, utc_now
 from agentdex.db.snapshots import BODYLESS_KINDS
 from agentdex.formats.registry_server_json import PAGE_KINDS as REGISTRY_PAGE_KINDS
@@ -203,7 +204,17 @@ def load_state(db: Database, origin: str) -> dict[str, Any] | None:
         "registry": _registry_state(db, origin),
         "checks": dict(db.execute("SELECT name, status FROM checks WHERE origin = ?", [origin]).fetchall()),
         "live_prices": _live_prices(db, origin),
+        "mcp_era": _mcp_era(db, origin),
     }
+
+
+def _mcp_era(db: Database, origin: str) -> str | None:
+    """The eras the MCP endpoint answered in as the stored ``mcp.initialize`` check says
+    (legacy | dual | modern); None when no probe told."""
+    row = db.execute(
+        "SELECT json_extract(data, '$.era') FROM checks WHERE origin = ? AND name = 'mcp.initialize'", [origin]
+    ).fetchone()
+    return row[0] if row and row[0] in MCP_ERAS else None
 
 
 def _registry_state(db: Database, origin: str) -> dict[str, dict] | None:

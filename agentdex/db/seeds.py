@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from agentdex.db.common import dumps, safe_text, utc_now
+from agentdex.db.common import dumps, loads, safe_text, utc_now
 from agentdex.db.tool_quality import quality_share
 
 # The registry statuses that become an event on a listed origin when they change.
@@ -24,6 +24,7 @@ CENSUS_STATES = (
     "auth_gated",
     "payment_required",
     "wrong_transport",
+    "incompatible",
     "not_mcp",
     "unreachable",
     "dns_gone",
@@ -31,6 +32,9 @@ CENSUS_STATES = (
     "template_not_expanded",
     "not_probed",
 )
+# The eras of MCP an endpoint answered in: the initialize handshake only (legacy), both, or
+# revision 2026-07-28 only (modern); unknown when no answer told (or never probed).
+CENSUS_ERAS = ("legacy", "dual", "modern", "unknown")
 
 
 def load_cursors(db: Database) -> dict[str, str]:
@@ -215,22 +219,35 @@ def linked_documents(db: Database, origin: str) -> list[dict[str, Any]]:
 
 
 def census(db: Database) -> dict[str, Any]:
-    """The probe state of every MCP endpoint the catalogue knows, counted: ``{total, states:
-    [{state, count, share}]}`` (every state listed, a share in percent to one decimal)."""
-    counts = dict(db.execute("SELECT census, count(*) FROM mcp_census GROUP BY census").fetchall())
-    total = sum(counts.values())
-    states = [
-        {"state": s, "count": counts.get(s, 0), "share": round(100.0 * counts.get(s, 0) / total, 1) if total else 0.0}
-        for s in CENSUS_STATES
-    ]
-    return {"total": total, "states": states, "tools": quality_share(db)}
+    """The probe state and the era of every MCP endpoint the catalogue knows, counted:
+    ``{total, states: [{state, count, share}], eras: [{era, count, share}], tools: {total,
+    with_findings, share}}`` (every state
+    and era listed, a share in percent to one decimal). Counted from the states agentdex
+    stored, never from a detail a server wrote."""
+    states = dict(db.execute("SELECT census, count(*) FROM mcp_census GROUP BY census").fetchall())
+    eras = dict(db.execute("SELECT era, count(*) FROM mcp_census GROUP BY era").fetchall())
+    total = sum(states.values())
+    return {
+        "total": total,
+        "states": [{"state": s, **_counted(states.get(s, 0), total)} for s in CENSUS_STATES],
+        "eras": [{"era": e, **_counted(eras.get(e, 0), total)} for e in CENSUS_ERAS],
+        "tools": quality_share(db),
+    }
+
+
+def _counted(count: int, total: int) -> dict[str, Any]:
+    return {"count": count, "share": round(100.0 * count / total, 1) if total else 0.0}
 
 
 def census_endpoints(db: Database, state: str | None = None) -> list[dict[str, Any]]:
-    """The endpoints behind the census, one row each (``url, origin, state, detail, census``)."""
-    sql = "SELECT url, origin, state, detail, census FROM mcp_census"
+    """The endpoints behind the census, one row each (``url, origin, state, detail, census,
+    era, versions, server_name``; ``versions`` a list, newest first)."""
+    sql = "SELECT url, origin, state, detail, census, era, versions, server_name FROM mcp_census"
     cursor = db.execute(
         sql + (" WHERE census = ?" if state else "") + " ORDER BY census, url", [state] if state else []
     )
     columns = [c[0] for c in cursor.description]
-    return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+    rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+    for row in rows:
+        row["versions"] = loads(row["versions"], [])
+    return rows

@@ -40,7 +40,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from agentdex import changes
-from agentdex.db.common import dumps, safe_text, utc_now
+from agentdex.db.common import dumps, loads, safe_text, utc_now
 from agentdex.db.connection import transaction
 from agentdex.db.crosscheck import save_consistency, tool_events
 from agentdex.db.decisions import (
@@ -67,6 +67,7 @@ from agentdex.models import Check, Event, FetchRecord, OriginCrawl, ParseResult,
 
 NO_TOOLS = ToolSet([], [])
 LIVE_PRICE = "x402.live_price"  # the check whose data holds the live prices changes.diff compares
+MCP_INIT = "mcp.initialize"  # the check whose data holds the MCP era changes.diff compares
 
 
 # --- save_origin -----------------------------------------------------------------------------
@@ -153,7 +154,8 @@ def _save_unchanged(
 def _verdicts_hold(db: Database, origin: str, checks: list[Check], stale: tuple[str, ...]) -> bool:
     """Whether storing ``checks`` (and deleting ``stale``) leaves every stored verdict and
     live price as it is: then no check can cause an event (:func:`changes.diff` compares
-    check statuses and the prices of ``x402.live_price``), and the counts stand."""
+    check statuses, the prices of ``x402.live_price`` and the era of ``mcp.initialize``), and
+    the counts stand."""
     stored = {
         name: (status, data)
         for name, status, data in db.execute(
@@ -168,6 +170,8 @@ def _verdicts_hold(db: Database, origin: str, checks: list[Check], stale: tuple[
             return False
         if check.name == LIVE_PRICE and row[1] != dumps(check.data or {}):
             return False
+        if check.name == MCP_INIT and loads(row[1], {}).get("era") != (check.data or {}).get("era"):
+            return False  # the MCP endpoint's eras moved: an mcp_era_changed may follow
     return True
 
 

@@ -12,6 +12,10 @@ Options (``"options"`` of the rule):
     tools     a list of {name, description, kind: read | write | destructive} replacing
               the profile's tools
     json_response, stateless   streamable HTTP transport switches       default false
+    eras      both (the SDK's own: revision 2026-07-28 and the initialize handshake on
+              one endpoint) | legacy (a 2025 server: a 2026 request is refused as the
+              TypeScript SDK v1 refuses it) | modern (2026-07-28 only: the handshake is
+              refused with -32022, as the TypeScript SDK v2's legacy: 'reject' does)   default both
 
 The tools do nothing. agentdex must never call one: every request is in the sample web's
 request log, so a test can prove no ``tools/call`` ever arrived.
@@ -31,6 +35,8 @@ from agentdex.sampleweb.responses import Receive, Scope, Send, header, send_json
 
 PROFILES = ("readonly", "writes", "full")
 AUTH_MODES = ("none", "oauth", "bearer")
+ERAS = ("both", "legacy", "modern")
+MODERN = "2026-07-28"
 DEFAULT_TOKEN = "sample-token"
 METADATA_PATH = "/.well-known/oauth-protected-resource"
 
@@ -131,9 +137,43 @@ def build(ctx: AppContext) -> MountedApp:
         stateless_http=bool(ctx.options.get("stateless", False)),
         transport_security=security,
     )
+    eras = ctx.options.get("eras", "both")
+    if eras not in ERAS:
+        raise ValueError(f"mcp app: eras must be one of {ERAS}")
+    if eras != "both":
+        app = EraGate(app, eras)
     if auth != "none":
         app = BearerGate(app, ctx.host, auth, ctx.options.get("token", DEFAULT_TOKEN))
     return MountedApp(app=app, lifespan=server.session_manager.run, state=server)
+
+
+class EraGate:
+    """One era of MCP in front of the SDK's dual-era app. The SDK (``mcp`` 2.3.0) routes by
+    the ``MCP-Protocol-Version`` header: a 2026 revision goes to its modern entry, anything
+    else to the handshake. ``legacy`` answers a 2026 request as a 2025 server does (400,
+    ``-32000`` "Server not initialized": the TypeScript SDK v1); ``modern`` answers anything
+    else as a 2026-only server does (400, ``-32022`` naming 2026-07-28: the TypeScript SDK v2
+    with ``legacy: 'reject'``; GET 405)."""
+
+    def __init__(self, inner: Any, eras: str) -> None:
+        self.inner, self.eras = inner, eras
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        version = header(scope, "mcp-protocol-version") or ""
+        modern = version >= MODERN and version[:1].isdigit()
+        if scope["type"] != "http" or modern == (self.eras == "modern"):
+            await self.inner(scope, receive, send)
+        elif self.eras == "legacy":
+            error = {"code": -32000, "message": "Bad Request: Server not initialized"}
+            await send_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": error})
+        elif scope["method"] != "POST":
+            await send_json(
+                send, 405, {"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": "Method not allowed."}}
+            )
+        else:
+            data = {"supported": [MODERN], "requested": version or "2025-11-25"}
+            error = {"code": -32022, "message": f"Unsupported protocol version: {data['requested']}", "data": data}
+            await send_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": error})
 
 
 class BearerGate:

@@ -59,6 +59,7 @@ CROSSCHECK_COLUMNS = (
 HEALTH_COLUMNS = (
     ("role", "Role", 10),
     ("state", "State", 14),
+    ("era", "Era", 8),
     ("history", "Last probes", 10),
     ("uptime", "Up", 10),
     ("last_ok", "Last ok", 16),
@@ -344,8 +345,9 @@ def crosscheck_rows(view: dict[str, Any]) -> list[list[Text]]:
 
 
 def health_rows(view: dict[str, Any]) -> list[list[Text]]:
-    """The Health tab: each endpoint's latest state, its last probes as a sparkline (oldest
-    first, █ ok, ▁ not), its uptime over them, when it was last ok."""
+    """The Health tab: each endpoint's latest state, the MCP endpoint's era (legacy | dual |
+    modern | unknown), its last probes as a sparkline (oldest first, █ ok, ▁ not), its uptime
+    over them, when it was last ok."""
     rows = []
     for e in view.get("endpoints") or []:
         up = e.get("up") or [e["state"] == "ok"]
@@ -354,6 +356,7 @@ def health_rows(view: dict[str, Any]) -> list[list[Text]]:
             [
                 cell(e["role"], 12),
                 cell(e["state"], 16, style),
+                cell(e.get("era") or "", 10),
                 cell(sparkline(e["history"], e.get("up")), 10),
                 cell(f"{e['recent_ok']}/{e['recent_probes']}", 10),
                 cell(when(e.get("last_ok_at")) or "never", 20),
