@@ -56,15 +56,16 @@ def lint_cmd(
 def _lint_file(path: Path) -> dict[str, Any]:
     from agentdex.formats import tool_quality
 
-    data = _read_json(path)
+    title = "standard input" if str(path) == "-" else str(path)
+    data = _read_json(path, title)
     try:
         result = tool_quality.lint(tool_quality.parse_tools(data))
     except tool_quality.RefusedTools as exc:
-        fail(f"{path}: {exc}", 2)
-    return {"title": str(path), "spec_version": result.spec_version, "tools": lint_rows(result)}
+        fail(f"{title}: {exc}", 2)
+    return {"title": title, "spec_version": result.spec_version, "tools": lint_rows(result)}
 
 
-def _read_json(path: Path) -> object:
+def _read_json(path: Path, title: str) -> object:
     import sys
 
     try:
@@ -72,14 +73,16 @@ def _read_json(path: Path) -> object:
             text = sys.stdin.read(MAX_FILE_BYTES + 1)
         else:
             if path.stat().st_size > MAX_FILE_BYTES:
-                fail(f"{path} is larger than {MAX_FILE_BYTES // 2**20} MB; agentdex reads no tool list that big", 2)
+                fail(f"{title} is larger than {MAX_FILE_BYTES // 2**20} MB; agentdex reads no tool list that big", 2)
             text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        fail(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}", 2)
+        fail(f"cannot read {title}: {getattr(exc, 'strerror', None) or exc}", 2)
+    if len(text) > MAX_FILE_BYTES:
+        fail(f"{title} is larger than {MAX_FILE_BYTES // 2**20} MB; agentdex reads no tool list that big", 2)
     try:
         return json.loads(text, parse_constant=_no_constant)
     except (ValueError, RecursionError) as exc:
-        fail(f"{path} is not JSON: {str(exc)[:200]}", 2)
+        fail(f"{title} is not JSON: {str(exc)[:200]}", 2)
 
 
 def _no_constant(token: str) -> object:

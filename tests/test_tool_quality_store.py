@@ -123,3 +123,34 @@ def test_an_origin_the_catalogue_lacks_and_a_file_that_is_not_json_are_one_line_
     bad.write_text('{"tools": [NaN]}')
     result = run("tools", "lint", str(bad))
     assert result.exit_code == 2 and "is not JSON" in result.output and "Traceback" not in result.output
+
+
+def test_the_canned_queries_rank_servers_and_list_undocumented_parameters(tmp_path):
+    from pathlib import Path
+
+    from db_records import pantry_crawl as crawl_of
+
+    path = tmp_path / "c.db"
+    db = new_catalogue(path)
+    documented = {**SEARCH, "annotations": {"readOnlyHint": True}, "outputSchema": {"type": "object"}}
+    documented["inputSchema"] = {"type": "object", "properties": {"q": {"type": "string", "description": "Words."}}}
+    save_origin(db, crawl_of(origin="good.example.com", mcp_tools=[tool_from_mcp(documented, source="mcp")]), None)
+    save_origin(db, crawl_of(origin="bad.example.com", mcp_tools=[tool_from_mcp(BARE, source="mcp")]), None)
+    queries = json.loads((Path(__file__).resolve().parent.parent / "datasette_metadata.json").read_text("utf-8"))[
+        "databases"
+    ]["agentdex"]["queries"]
+    ranked = db.execute(queries["servers_by_tool_findings"]["sql"]).fetchall()
+    assert [(row[0], row[3], row[4]) for row in ranked] == [("bad.example.com", 1, 100.0), ("good.example.com", 0, 0.0)]
+    undocumented = db.execute(queries["tools_with_undocumented_parameters"]["sql"]).fetchall()
+    assert [(row[0], row[2], row[3], row[4], row[5]) for row in undocumented] == [
+        ("bad.example.com", "add_item", 1, 0, 0)
+    ]
+
+
+def test_a_tool_list_is_sized_by_all_it_sends_so_a_huge_output_schema_is_linted_in_a_thread():
+    from agentdex.crawler import offload, stage
+
+    small = tool_from_mcp({"name": "t", "description": "d", "inputSchema": {"type": "object"}}, source="mcp")
+    big = tool_from_mcp({"name": "t", "description": "d", "outputSchema": {"x": "y" * 10_000}}, source="mcp")
+    assert stage._tools_size([big]) <= offload.INLINE_BYTES  # the safety scan does not read it
+    assert stage._definitions_size([small]) <= offload.INLINE_BYTES < stage._definitions_size([big])

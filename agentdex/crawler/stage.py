@@ -322,9 +322,16 @@ async def crawl_origin(
         await offload.run(_tools_size(tools), tool_safety.check_tools, tools)
     if result.mcp_tools:  # the TDQS lint of what tools/list gave, for the store
         result.tool_quality = await offload.run(
-            _tools_size(result.mcp_tools), tool_quality.lint_tools, result.mcp_tools
+            _definitions_size(result.mcp_tools), tool_quality.lint_tools, result.mcp_tools
         )
     return result
+
+
+def _definitions_size(tools: list) -> int:
+    """The size of what the TDQS lint reads: each tool's definition as tools/list sent it (its
+    output schema and title too, which the safety scan does not read), counted only up to what
+    decides inline or not."""
+    return offload.data_size([(t.detail or {}).get(tool_quality.DEFINITION, t.name) for t in tools])
 
 
 def _tools_size(tools: list) -> int:
