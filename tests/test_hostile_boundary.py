@@ -18,7 +18,7 @@ from agentdex import db as catalogue
 from agentdex.cli import app
 from agentdex.crawler import verify as verify_module
 from agentdex.crawler.crawl import crawl
-from agentdex.crawler.fetch import Fetcher
+from agentdex.crawler.fetch import SLOW_REQUESTS, Fetcher
 from agentdex.db import get_listing, open_db, store
 from agentdex.formats import agent_app
 from agentdex.sampleweb.server import HOSTILE_ROOT, SampleWeb
@@ -131,6 +131,22 @@ def test_an_origin_answering_just_inside_each_deadline_is_cut_short_at_its_budge
     row = get_listing(db, "justintime.test")
     assert row["status"] == "unreachable"
     assert row["status_detail"] == "budget: cut short: the origin took more than its 2-second budget"
+    assert get_listing(db, "poisoned.test")["status"] == "listed"
+
+
+def test_a_slow_loris_origin_is_cut_after_a_few_deadlines_whatever_its_budget(hostile_web, tmp_path):
+    """justintime.test answers every request 0.9 s late, inside the 1 s deadline: under the
+    default 120 s budget it held a crawl for every request it was asked (11 at --timeout 3,
+    34 s). Now its third slow request is its last."""
+    db = open_db(tmp_path / "catalogue.db")
+    net = hostile_web.network_options(deadline=1.0)  # the default per-origin budget
+    start = len(hostile_web.requests_log.snapshot())
+    summary = asyncio.run(crawl(db, ["justintime.test", "poisoned.test"], net, verify=True))
+    asked = [r for r in hostile_web.requests_log.snapshot()[start:] if r.host == "justintime.test"]
+    assert summary.cut_short == 1 and summary.internal == 0
+    detail = get_listing(db, "justintime.test")["status_detail"]
+    assert detail.startswith(f"budget: cut short: {SLOW_REQUESTS} requests each took half the 1-second deadline")
+    assert len(asked) <= SLOW_REQUESTS + 1, [r.path for r in asked]  # the last may be on its way when it is cut
     assert get_listing(db, "poisoned.test")["status"] == "listed"
 
 

@@ -72,8 +72,9 @@ import hashlib
 import ipaddress
 import random
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -122,6 +123,38 @@ KEPT_HEADERS = (
     "date", "expires", "age",  # with cache-control: HTTP freshness (agentdex.crawler.freshness)
 )  # fmt: skip
 _KEPT = frozenset(KEPT_HEADERS)
+
+
+# A request whose answer took this share of its deadline or more is slow. An origin gets
+# SLOW_REQUESTS of them, then no more (crawler.stage cuts it short): an origin that answers
+# every request just inside the deadline (a slow loris) holds a crawl a few deadlines, never
+# its whole per-origin budget.
+SLOW_SHARE = 0.5
+SLOW_REQUESTS = 3
+
+
+@dataclass(slots=True)
+class SlowMeter:
+    """The slow requests of one origin's crawl (:data:`SLOW_METER`); ``exceeded`` is called
+    once, at the :data:`SLOW_REQUESTS`-th."""
+
+    exceeded: Callable[[], None]
+    slow: int = 0
+    seconds: float = 0.0
+
+    def note(self, took: float, deadline: float) -> None:
+        """Count one request that spent ``took`` seconds of its ``deadline``."""
+        if took < SLOW_SHARE * deadline:
+            return
+        self.slow += 1
+        self.seconds += took
+        if self.slow == SLOW_REQUESTS:
+            self.exceeded()
+
+
+# The meter of the origin being crawled, set by crawler.stage around each origin (a context
+# variable: the origin's verification tasks, started inside it, count against it too).
+SLOW_METER: ContextVar[SlowMeter | None] = ContextVar("agentdex_slow_meter", default=None)
 
 
 @dataclass(slots=True)
@@ -327,9 +360,15 @@ class Fetcher:
                     "robots", verdict.note or f"robots.txt of {verdict.origin} disallows {url.path} for agentdex."
                 )
         # asyncio's own timeout: anyio's cancel scopes cost more than the rest of a small fetch
+        loop = asyncio.get_running_loop()
         async with asyncio.timeout(self.deadline):
-            options.deadline_at = asyncio.get_running_loop().time() + self.deadline
-            await self._attempts(record, url, options)
+            options.deadline_at = loop.time() + self.deadline
+            try:
+                await self._attempts(record, url, options)
+            finally:  # the time under the deadline: robots.txt and a Crawl-delay's wait are before it
+                meter = SLOW_METER.get()
+                if meter is not None:
+                    meter.note(self.deadline - (options.deadline_at - loop.time()), self.deadline)
 
     async def _attempts(self, record: FetchRecord, url: httpx.URL, options: _Options) -> None:
         attempt = 0

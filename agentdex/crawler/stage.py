@@ -21,7 +21,7 @@ from agentdex import db as catalogue
 from agentdex.crawler import discovered, freshness, offload
 from agentdex.crawler.crosscheck import cross_check, reread
 from agentdex.crawler.discovery import REGISTRY_KINDS, Before, OriginDiscovery, Previous, served_fresh
-from agentdex.crawler.fetch import Fetcher
+from agentdex.crawler.fetch import SLOW_METER, SLOW_REQUESTS, Fetcher, SlowMeter
 from agentdex.crawler.options import ORIGIN_BUDGET, NetworkOptions
 from agentdex.crawler.origins import origin_url
 from agentdex.crawler.robots import definite, reusable
@@ -204,11 +204,14 @@ def origin_budget(db, origin: str, base: float) -> float:
 
 
 async def crawl_one(db, origin: str, stage: _Stage) -> OriginCrawl:
-    """:func:`crawl_origin` under the per-origin budget (:func:`origin_budget`);
+    """:func:`crawl_origin` under the per-origin budget (:func:`origin_budget`), cut short as
+    well at its :data:`~agentdex.crawler.fetch.SLOW_REQUESTS`-th slow request;
     :class:`OriginFailed` for a bug or the budget (whatever goes wrong inside one origin never
     ends the crawl)."""
     seconds = origin_budget(db, origin, stage.budget)
     budget = asyncio.timeout(seconds)  # made before the try: the handler asks it
+    meter = SlowMeter(lambda: _expire(budget))
+    token = SLOW_METER.set(meter)
     try:
         async with budget:
             return await crawl_origin(
@@ -223,10 +226,27 @@ async def crawl_one(db, origin: str, stage: _Stage) -> OriginCrawl:
             )
     except TimeoutError as exc:
         if budget.expired():
-            raise OriginFailed("budget", f"cut short: the origin took more than its {seconds:g}-second budget") from exc
+            raise OriginFailed("budget", _cut_short(meter, seconds, stage.fetcher.deadline)) from exc
         raise OriginFailed("internal", describe_error(exc)) from exc
     except Exception as exc:  # noqa: BLE001 - one origin never ends a crawl
         raise OriginFailed("internal", describe_error(exc)) from exc
+    finally:
+        SLOW_METER.reset(token)
+
+
+def _expire(budget: asyncio.Timeout) -> None:
+    """End the origin's budget now (a slow request may finish after the origin did)."""
+    with contextlib.suppress(RuntimeError):  # the budget's block has already ended
+        budget.reschedule(asyncio.get_running_loop().time())
+
+
+def _cut_short(meter: SlowMeter, seconds: float, deadline: float) -> str:
+    if meter.slow >= SLOW_REQUESTS:
+        return (
+            f"cut short: {meter.slow} requests each took half the {deadline:g}-second deadline or more "
+            f"({meter.seconds:.1f} s together); agentdex asks a slow origin no more"
+        )
+    return f"cut short: the origin took more than its {seconds:g}-second budget"
 
 
 def _failed(origin: str, summary: CrawlSummary, code: str, message: str) -> OriginCrawl:
