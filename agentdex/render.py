@@ -174,8 +174,7 @@ def show_lines(data: dict[str, Any]) -> list[str]:
     out += section(
         "Tools:",
         [
-            f"{'read-only' if t.get('read_only') else 'writes   '} {plain(t['name'], 60)}  "
-            f"{plain(t.get('description'), 100, single_line=True)}"
+            f"{tool_access(t):<11} {plain(t['name'], 60)}  {plain(t.get('description'), 100, single_line=True)}"
             for t in data.get("tools", [])
         ],
     )
@@ -472,3 +471,16 @@ def _shared_lines(shared: Mapping[str, Any], db_option: str) -> list[str]:
         for g in shared["top"]
     ]
     return lines + _more(shared["more"], "name(s)", f"agentdex list --sort name --fields name,origin{db_option}")
+
+
+def tool_access(tool: Mapping[str, Any]) -> str:
+    """What a tool may do, as far as it says: ``read-only``, ``destructive``, ``writes`` (an
+    MCP tool not marked read-only: MCP's own default), or ``not stated`` (a declared service,
+    such as a paid HTTP API, whose manifest says nothing either way; it was called "writes")."""
+    if tool.get("read_only"):
+        return "read-only"
+    if tool.get("destructive"):
+        return "destructive"
+    if tool.get("source") != "mcp" and not tool.get("annotations"):
+        return "not stated"
+    return "writes"

@@ -181,3 +181,14 @@ async def test_a_server_writing_the_census_words_in_its_status_line_is_not_count
         save_probes(db, "a.test", [health.from_probe("https://a.test/liar-mcp", found)], None, "x")
     counts = {s["state"]: s["count"] for s in census(db)["states"] if s["count"]}
     assert counts == {"open": 1}
+
+
+def test_a_paid_mcp_endpoint_answering_402_is_up_in_health_as_its_check_passes(catalogue):
+    """Issue 40: Health called it down while Checks passed it."""
+    from agentdex.db import list_checks
+    from agentdex.db.queries import endpoint_health
+
+    db = open_db(catalogue, readonly=True)
+    mcp = next(e for e in endpoint_health(db, "t-paidmcp.test") if e["role"] == "mcp")
+    assert mcp["state"] == "payment_required" and all(mcp["up"]) and mcp["recent_ok"] == mcp["recent_probes"]
+    assert {c["name"]: c["status"] for c in list_checks(db, "t-paidmcp.test")}["mcp.initialize"] == "pass"

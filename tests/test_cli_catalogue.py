@@ -94,7 +94,11 @@ def test_crawl_without_a_terminal_prints_plain_progress_lines_and_a_summary(cata
     head, counts = catalogue.crawl.stdout.splitlines()
     assert head.startswith("crawl 1 done: 6 origin(s) in ")
     assert head.endswith("— 1 invalid, 4 listed, 1 no_manifest")
-    assert re.fullmatch(r"\d+ request\(s\), \d+ error\(s\), 4 change event\(s\)", counts)
+    assert re.fullmatch(
+        r"\d+ request\(s\), \d+ failed( \(what failed for an origin: agentdex show ORIGIN\))?; "
+        r"4 change event\(s\) \(agentdex events\)",
+        counts,
+    ), counts
 
 
 def test_a_bare_crawl_recrawls_every_known_origin(catalogue, tmp_path):
@@ -157,7 +161,7 @@ def test_crawl_on_a_terminal_shows_a_progress_bar_and_ends_with_a_summary(catalo
     text = read_until_closed(controller)
     stdout, _ = process.communicate(timeout=60)
     assert process.returncode == 0
-    assert "crawling" in text and re.search(r"\d+ requests, \d+ errors", text) and "2/2" in text
+    assert "crawling" in text and re.search(r"\d+ requests, \d+ failed; finished \S+\.test", text) and "2/2" in text
     assert "[1/2]" not in text  # not the plain lines
     assert stdout.decode().startswith("crawl 1 done: 2 origin(s)")
 

@@ -97,9 +97,22 @@ async def test_tools_shows_annotations_and_whether_each_tool_is_read_only(app, d
         for tool in tools:
             row = rows[(tool["source"], tool["name"])]
             access = "read-only" if tool["read_only"] else ("destructive" if tool["destructive"] else "writes")
+            if tool["source"] == "manifest" and not tool["annotations"]:
+                access = "not stated"  # a declared service (a paid HTTP API) says nothing either way
             assert row[2] == access
             for hint in tool["annotations"]:
                 assert hint in row[3]
+
+
+async def test_a_paid_http_service_is_not_called_writes(app, db_path):
+    """Issue 40: tidewater's paid forecast API (an Anchor http tool) states no access."""
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_listing(app, pilot, "tidewater.test")
+        await pilot.press("4")
+        await settle(pilot)
+        rows = {(r[0], r[1]): r for r in table_rows(screen, "#tools-table")}
+        assert rows[("manifest", "test.tidewater/forecast-api")][2] == "not stated"
+        assert rows[("mcp", "create_alert")][2] == "writes"
 
 
 async def test_install_shows_the_plan_for_the_chosen_host_and_copies_exactly_it(app, db_path):

@@ -122,3 +122,18 @@ def test_the_raw_tab_describes_a_binary_document_instead_of_showing_it():
     assert raw_text('{"a": "\x1b[31mred"}', 100) == '{"a": "red"}'
     assert raw_text(None, 100) == "(not stored)"
     assert raw_text("x" * 50, 10) == "xxxxxxxxx…"
+
+
+def test_the_install_tab_opens_on_the_first_tested_host_the_manifest_names():
+    """Issue 40: pantry's manifest names claude_code, codex and chatgpt as tested, in that
+    order; the catalogue's own host order opened the tab on ChatGPT."""
+    from types import SimpleNamespace
+
+    from agentdex.plans import HOST_IDS
+    from agentdex.tui.screens.listing import choose_host
+
+    tested = {"claude_code", "codex", "chatgpt"}
+    plans = {h: SimpleNamespace(host_status="tested" if h in tested else "untested") for h in HOST_IDS}
+    assert choose_host(plans, ["claude_code", "codex", "chatgpt", "muse"]) == "claude_code"
+    assert choose_host(plans, ["codex", "claude_code"]) == "codex"
+    assert choose_host({h: SimpleNamespace(host_status="untested") for h in HOST_IDS}, []) == "claude_code"

@@ -499,13 +499,20 @@ def stats(db: Database) -> dict[str, Any]:
     }
 
 
+# A paid MCP endpoint that answers 402 is alive and asks for what it declares: mcp.initialize
+# passes for it, and Health called it down (the endpoint_health view of migration 12 still
+# counts only x402's 402s; a later migration can widen it).
+ALIVE_BY_ROLE = {"mcp": ("payment_required",)}
+
+
 def endpoint_health(db: Database, origin: str, recent: int = RECENT_PROBES) -> list[dict[str, Any]]:
     """Each endpoint of ``origin`` by role and URL: ``state`` (the latest), ``history`` (the
     states of its last ``recent`` probes, oldest first), ``up`` (whether each was up), ``recent_ok``, ``recent_probes``,
     ``uptime`` (their share that was ok), ``probes`` (all), ``first_seen_at``, ``last_ok_at``
-    (for a paid x402 resource, ``payment_required`` counts as ok: :data:`UP_BY_ROLE`); and
-    for the MCP endpoint, as its latest probe found it, ``era`` (legacy | dual | modern |
-    unknown), ``versions`` (the revisions seen) and ``server_name`` (None for other roles)."""
+    (for a paid x402 resource or MCP endpoint, ``payment_required`` counts as ok: :data:`UP_BY_ROLE`,
+    :data:`ALIVE_BY_ROLE`); and for the MCP endpoint, as its latest probe found it, ``era``
+    (legacy | dual | modern | unknown), ``versions`` (the revisions seen) and ``server_name``
+    (None for other roles)."""
     rows = db.execute(
         "SELECT role, url, state, at, coalesce(last_at, at), runs, era, versions, server_name FROM endpoint_probes "
         "WHERE origin = ? ORDER BY role, url, id",
@@ -528,7 +535,7 @@ def _era_facts(role: str, era: str | None, versions: str | None, server_name: st
 
 def _summary(role: str, url: str, probes: list[tuple[str, str]], recent: int) -> dict[str, Any]:
     history = [state for state, _ in probes[-recent:]]
-    up = ("ok", UP_BY_ROLE.get(role, "ok"))  # a paid x402 resource is up when it asks for payment
+    up = ("ok", UP_BY_ROLE.get(role, "ok"), *ALIVE_BY_ROLE.get(role, ()))  # a paid resource asking for payment is up
     ok = sum(state in up for state in history)
     last_ok = [at for state, at in probes if state in up]
     return {

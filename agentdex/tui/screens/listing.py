@@ -42,9 +42,12 @@ TABS = ("overview", "findings", "checks", "tools", "install", "history", "raw", 
 TAB_TITLES = {"crosscheck": "Cross-check"}
 
 
-def choose_host(plans: dict[str, Any]) -> str | None:
-    """The host shown first: one the listing says it was tested on, else a common one."""
+def choose_host(plans: dict[str, Any], declared: list[str] | None = None) -> str | None:
+    """The host shown first: one the listing says it was tested on, in the listing's own
+    order (``declared``: its hosts as the manifest lists them; the catalogue's order put
+    ChatGPT before the Claude Code a manifest named first), else a common one."""
     tested = [h for h, p in plans.items() if p.host_status == "tested"]
+    tested.sort(key=lambda h: declared.index(h) if declared and h in declared else len(declared or ()))
     return next((h for h in [*tested, *PREFERRED_HOSTS] if h in plans), next(iter(plans), None))
 
 
@@ -119,7 +122,8 @@ class ListingScreen(Screen):
             return
         self.view = view
         if self.host not in view["plans"]:
-            self.host = choose_host(view["plans"])
+            declared = [str(h.get("host")) for h in view.get("hosts") or [] if isinstance(h, dict)]
+            self.host = choose_host(view["plans"], declared)
         self.query_one("#listing-title", Static).update(parts.title(view))
         self.query_one("#overview-body", Static).update(parts.overview(view))
         for tab in self._built - {"overview"}:

@@ -11,7 +11,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from agentdex.eventtext import event_text
-from agentdex.render import plan_lines, sparkline
+from agentdex.render import plan_lines, sparkline, tool_access
 from agentdex.text import plain
 from agentdex.tui.display import (
     CHECK_STYLE,
@@ -274,19 +274,15 @@ def check_details(view: dict[str, Any]) -> list[Text]:
     return details
 
 
+ACCESS_STYLE = {"read-only": "green", "destructive": "bold red", "writes": "yellow", "not stated": "dim"}
+
+
 def tool_rows(view: dict[str, Any]) -> list[list[Text]]:
     """The Tools tab: declared and probed tools, read-only or not."""
     rows = []
     for t in view.get("tools") or []:
-        access = (
-            cell("read-only", 10, "green")
-            if t.get("read_only")
-            else cell(
-                "destructive" if t.get("destructive") else "writes",
-                11,
-                "bold red" if t.get("destructive") else "yellow",
-            )
-        )
+        word = tool_access(t)
+        access = cell(word, 11, ACCESS_STYLE[word])
         rows.append(
             [
                 cell(t.get("source"), 10),
