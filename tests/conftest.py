@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import socket
+import subprocess
 from pathlib import Path
 from types import ModuleType
 
@@ -47,3 +49,96 @@ def shared() -> Path:
     if SHARED is None:
         pytest.skip("shared/ is not beside this checkout")
     return SHARED
+
+
+# --- the quick lane: `pytest -m "not slow"` ---------------------------------------------------
+#
+# A test that starts a server, a subprocess (the CLI, Datasette, node, npm), a browser or tmux,
+# or builds a large catalogue, is marked ``slow``. Most are marked here, by the fixtures they
+# use (directly or through another fixture): each name below starts one of those in every
+# module that defines it. Tests that start one in their own body carry the mark themselves.
+# In the quick lane, a test that starts a subprocess or listens on a socket without the mark
+# fails and says so, so a new test cannot slow the lane down unnoticed.
+SLOW_FIXTURES = frozenset(
+    {
+        "web",  # a SampleWeb (tests/test_tui_support.py, tests/freshweb.py and many modules)
+        "hostile_web",
+        "tls_server_session",  # tests/netfixtures.py's HTTPS server
+        "tls_server",
+        "server",  # test_fetch_connections.py's keep-alive server
+        "server_tls",
+        "servers",  # the MCP reference servers (node) behind TLS proxies
+        "python_sse",
+        "served",  # `agentdex serve` in a process
+        "odd_served",
+        "plain",  # Datasette's own command
+        "base",
+        "browser",  # headless Chromium
+        "shots",
+        "terminal",  # tmux
+        "runs",  # the demo, as a subprocess and in-process
+        "catalogue",  # a module's catalogue crawled from a SampleWeb, or 10,000+ synthetic listings
+        "crawled",  # a module's catalogue crawled from a SampleWeb
+        "db_path",  # tests/test_tui_support.py: the catalogue crawled from its SampleWeb
+        "flapped",
+        "looked_up",
+        "verified",
+    }
+)
+QUICK_LANE = "not slow"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if not SLOW_FIXTURES.isdisjoint(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
+class _QuickLaneGuard:
+    """In the quick lane, refuses a subprocess or a listening socket to a test not marked slow."""
+
+    def __init__(self) -> None:
+        self.quick_test: str | None = None  # the running test, when it is not marked slow
+        self.refused: list[str] = []
+
+    def check(self, what: str) -> None:
+        if self.quick_test is not None:
+            self.refused.append(what)
+            raise RuntimeError(
+                f"{self.quick_test} {what} but is not marked slow: add @pytest.mark.slow "
+                "(or use a fixture named in tests/conftest.py's SLOW_FIXTURES)"
+            )
+
+
+_GUARD = _QuickLaneGuard()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if (config.getoption("markexpr", "") or "").strip() != QUICK_LANE:
+        return
+    popen_init, listen = subprocess.Popen.__init__, socket.socket.listen
+
+    def guarded_popen(self, args, *rest, **options):
+        _GUARD.check(f"starts a subprocess ({str(args)[:80]})")
+        popen_init(self, args, *rest, **options)
+
+    def guarded_listen(self, *rest):
+        _GUARD.check("listens on a socket (a server)")
+        return listen(self, *rest)
+
+    subprocess.Popen.__init__ = guarded_popen  # type: ignore[method-assign]
+    socket.socket.listen = guarded_listen  # type: ignore[method-assign]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _GUARD.refused.clear()
+    _GUARD.quick_test = None if item.get_closest_marker("slow") else item.nodeid
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    # A server started in a thread may swallow the refusal: the test fails here all the same.
+    refused, _GUARD.quick_test = list(_GUARD.refused), None
+    if refused:
+        pytest.fail(f"{item.nodeid} {refused[0]} but is not marked slow: add @pytest.mark.slow", pytrace=False)

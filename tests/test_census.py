@@ -117,6 +117,7 @@ def test_the_text_table_and_the_canned_query_agree(catalogue):
     assert no_manifest == []  # every registry origin crawled here publishes a manifest
 
 
+@pytest.mark.slow
 async def test_initialize_accepted_but_initialized_rejected():
     with SampleWeb(HOSTILE_ROOT) as web:
         net = web.network_options(deadline=3.0)

@@ -26,6 +26,7 @@ def test_ci_runs_exactly_the_readme_test_command():
     assert readme_test_command() in (ROOT / ".ci" / "run").read_text("utf-8").splitlines()
 
 
+@pytest.mark.slow
 def test_the_suite_collects_without_xdist():
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:xdist", "--collect-only", "-q", "tests/test_plans.py"],
@@ -59,12 +60,14 @@ def run_lint(project: Path) -> subprocess.CompletedProcess:
 CLEAN = '"""A module every check accepts."""\n\n\ndef double(n: int) -> int:\n    return n * 2\n'
 
 
+@pytest.mark.slow
 def test_lint_passes_a_clean_project(tmp_path):
     done = run_lint(lint_project(tmp_path, CLEAN))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "all checks passed" in done.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("source", "failing"),
     [

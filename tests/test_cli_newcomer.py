@@ -19,6 +19,7 @@ import sqlite3
 import subprocess
 import sys
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -124,18 +125,35 @@ def test_a_category_of_the_spec_or_of_a_listing_is_taken(catalogue):
     assert as_json("list", "--category", "education", "--db", catalogue.path)["total"] == 0  # in the spec
 
 
+def two_hours_east(utc: str) -> str:
+    """The instant ``utc`` (``…Z``) written in +02:00, to the second (the day may change)."""
+    return datetime.fromisoformat(utc).astimezone(timezone(timedelta(hours=2))).isoformat(timespec="seconds")
+
+
 def test_since_takes_a_time_zone_and_a_date(catalogue):
     newest = as_json("events", "--db", catalogue.path)[0]["at"]  # 2026-12-04T17:22:13.427Z
     just_after = newest[:19] + "+00:00"
     assert as_json("events", "--since", newest[:10], "--db", catalogue.path)  # the day they happened
     # the same instant written two hours east: nothing is lost or gained by the zone
-    hour = int(newest[11:13])
-    if hour < 22:
-        east = f"{newest[:11]}{hour + 2:02d}{newest[13:19]}+02:00"
-        assert as_json("events", "--since", east, "--db", catalogue.path) == as_json(
-            "events", "--since", just_after, "--db", catalogue.path
-        )
+    assert as_json("events", "--since", two_hours_east(newest), "--db", catalogue.path) == as_json(
+        "events", "--since", just_after, "--db", catalogue.path
+    )
     assert as_json("events", "--since", "2999-01-01", "--db", catalogue.path) == []
+
+
+def test_since_in_another_zone_crosses_midnight(catalogue, tmp_path):
+    # A fixed clock for the events, whatever the hour the crawl ran: the newest at 23:30 UTC,
+    # which is 01:30 the next day two hours east; --since reads both as the same instant.
+    path = catalogue.copy(tmp_path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE events SET at = '2026-12-04T12:00:00.000Z'")
+        conn.execute("UPDATE events SET at = '2026-12-04T23:30:00.000Z' WHERE id = (SELECT max(id) FROM events)")
+    east = two_hours_east("2026-12-04T23:30:00.000Z")
+    assert east == "2026-12-05T01:30:00+02:00"
+    late = as_json("events", "--since", east, "--db", path)
+    assert [e["at"] for e in late] == ["2026-12-04T23:30:00.000Z"]
+    assert late == as_json("events", "--since", "2026-12-04T23:30:00Z", "--db", path)
+    assert as_json("events", "--since", "2026-12-05T01:30:01+02:00", "--db", path) == []
 
 
 # --- forget -----------------------------------------------------------------------------------
@@ -308,6 +326,7 @@ def test_stats_json_is_every_failing_check_and_origin_not_listed(catalogue):
 # --- crawl: --quiet, errors counted honestly -------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_quiet_crawl_of_listed_origins_reports_no_errors_and_a_failure_still_counts(tmp_path):
     with SampleWeb(synthetic=20) as web:
         hosts = [h for h in web.hosts if h.endswith(".synthetic.test")]
@@ -479,6 +498,7 @@ def test_usage_lines_name_arguments_as_users_write_them_and_every_option_has_hel
     assert "--sort <name|origin|format|status|pricing|" in cli("list", "--help").stdout
 
 
+@pytest.mark.slow
 def test_shell_completion_is_offered():
     assert "--install-completion" in cli("--help").stdout
     shown = subprocess.run(
@@ -527,6 +547,7 @@ def start_sampleweb(args: list[str], cwd: Path) -> tuple[subprocess.Popen, list[
     return proc, lines
 
 
+@pytest.mark.slow
 def test_sampleweb_synthetic_prints_one_wildcard_writes_seeds_and_cleans_up_on_sigterm(tmp_path):
     seeds = tmp_path / "seeds.txt"
     proc, lines = start_sampleweb(["--synthetic", "5", "--seeds-out", str(seeds)], tmp_path)
@@ -550,6 +571,7 @@ def test_sampleweb_synthetic_prints_one_wildcard_writes_seeds_and_cleans_up_on_s
         proc.kill()
 
 
+@pytest.mark.slow
 def test_sampleweb_bundled_is_one_wildcard_too(tmp_path):
     proc, lines = start_sampleweb([], tmp_path)
     try:

@@ -104,6 +104,7 @@ def test_a_seeds_file_with_a_non_host_names_its_line_and_crawls_nothing(tmp_path
     assert not (tmp_path / "c.db").exists()
 
 
+@pytest.mark.slow
 def test_an_idn_is_crawled_and_shown_under_its_idna_2008_name(tmp_path):
     path = tmp_path / "c.db"
     with SampleWeb() as web:  # faß.de is not on it: its name must still be the one stored

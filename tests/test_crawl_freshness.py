@@ -167,13 +167,14 @@ def test_a_change_behind_freshness_is_found_by_the_first_crawl_after_it_goes_sta
 
 
 def test_show_says_how_each_fact_was_obtained_and_how_old_it_is(db, web):
+    started = time.time()
     run(db, web, ["fresh.test"])
     run(db, web, ["fresh.test"])
     facts = {f["url"].split("/", 3)[3]: f for f in get_listing(db, "fresh.test")["facts"]}
     assert set(facts) == {p.lstrip("/") for p in PATHS}
     guide = facts["agent.md"]
     assert guide["obtained"] == "fresh" and guide["fresh"] is True
-    assert 0 <= guide["age_seconds"] < 60
+    assert 0 <= guide["age_seconds"] <= time.time() - started + 1  # however long the crawls took
     # The age counts from the answer the fact stands on (the first crawl's), not the latest crawl.
     first = db.execute(
         "SELECT response_at FROM snapshots WHERE url = ? ORDER BY id LIMIT 1", [guide["url"]]

@@ -23,6 +23,9 @@ import pytest
 from agentdex.sampleweb.server import SampleWeb
 from tests.conftest import cli_env
 
+# Every test here starts the CLI (and its crawling processes) in a process of its own.
+pytestmark = pytest.mark.slow
+
 SYNTHETIC = 8
 SITES = ["pantry.test", "beacon.test", "badmanifest.test", "meridian.test", "api.meridian.test", "gone.test"]
 SLOW = "sleepy.test"  # 30 s before its first byte: in flight for the crawl's 15 s deadline
@@ -96,19 +99,22 @@ def test_two_processes_write_the_catalogue_one_process_writes(tmp_path):
     with SampleWeb(synthetic=SYNTHETIC) as web:
         origins = [*web.synthetic.hosts, *SITES]
         out = {}
+        received = {}
         for n in (1, 2):
             path = tmp_path / f"p{n}.db"
+            web.requests_log.clear()
             crawl = agentdex("crawl", "--db", str(path), *web.cli_args(), "--processes", str(n), "--json", *origins)
             stdout, stderr = crawl.communicate(timeout=180)
             assert crawl.returncode == 0, stderr
-            out[n] = (json.loads(stdout), facts(path))
+            out[n], received[n] = (json.loads(stdout), facts(path)), len(web.requests_log)
     (one, one_facts), (two, two_facts) = out[1], out[2]
     assert two_facts == one_facts
     assert len(two_facts["listings"]) == len(origins) and two_facts["events"] and two_facts["checks"]
     assert two["by_status"] == one["by_status"] and two["internal"] == 0
-    # every request is counted, whichever process sent it (robots.txt of a host two
-    # processes both ask may be fetched by each)
-    assert one["requests"] <= two["requests"] <= one["requests"] + len(origins)
+    # Every request the web received is counted, whichever process sent it. (Not "two
+    # processes send at least as many as one": how many robots.txt fetches and retries a run
+    # makes depends on how its origins interleave, which a busy machine changes.)
+    assert received[1] <= one["requests"] and received[2] <= two["requests"] <= one["requests"] + len(origins)
 
 
 def test_a_crawling_process_that_dies_takes_only_its_unfinished_origins(tmp_path):

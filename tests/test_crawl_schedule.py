@@ -13,6 +13,7 @@ import re
 import time
 from datetime import datetime, timedelta
 
+import pytest
 from typer.testing import CliRunner
 
 from agentdex.cli import app
@@ -141,6 +142,7 @@ def test_crawl_revalidate_asks_documents_that_are_still_fresh(tmp_path, web):
     assert "Schedule: next due" in shown.stdout and "revalidated" in shown.stdout
 
 
+@pytest.mark.slow
 def test_between_due_crawls_endpoint_health_records_only_changed_states(tmp_path):
     """An endpoint's health row is added on every crawl the origin is due, and between due
     crawls only when its state changed: the history keeps every change without growing by a

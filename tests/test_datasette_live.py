@@ -598,6 +598,7 @@ def _hammer(base: str, crawl_done: threading.Event, max_requests: int = 3000) ->
     return failures, progress, made
 
 
+@pytest.mark.slow
 def test_a_crawl_writing_while_datasette_serves_fails_no_request(tmp_path):
     path = tmp_path / "agentdex.db"
     open_db(path).close()  # a new, empty catalogue

@@ -319,6 +319,7 @@ def test_the_metadata_follows_the_database_name_of_the_served_file():
     assert set(renamed["databases"]) == {"catalogue"} and renamed["databases"]["catalogue"] == DATABASE
 
 
+@pytest.mark.slow
 def test_the_equivalent_datasette_command_gets_the_same_settings(tmp_path):
     open_db(tmp_path / "agentdex.db").close()
     command = datasette_command(Path("agentdex.db"), METADATA_FILE)
@@ -370,6 +371,7 @@ def _datasette_get(folder: Path, db: str, metadata: Path, path: str) -> dict:
     return json.loads(result.stdout)
 
 
+@pytest.mark.slow
 def test_agentdex_metadata_gives_datasettes_own_command_the_catalogue_under_any_file_name(tmp_path):
     open_db(tmp_path / "demo catalogue.db").close()
     # The shipped file is keyed for agentdex.db: on another name every canned query is gone.
@@ -390,6 +392,7 @@ def test_agentdex_metadata_gives_datasettes_own_command_the_catalogue_under_any_
     assert table["human_description_en"] == "sorted by last_changed_at descending"
 
 
+@pytest.mark.slow
 def test_agentdex_metadata_refuses_what_is_not_a_catalogue_in_one_sentence(tmp_path):
     (tmp_path / "notes.db").write_text("not a database", encoding="utf-8")
     for target in ("notes.db", "missing.db"):

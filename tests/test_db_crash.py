@@ -53,6 +53,7 @@ def expected_rows(db, origin: str) -> dict[str, int]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_sigkill_mid_crawl_keeps_whole_origins_only(tmp_path):
     path = tmp_path / "catalogue.db"

@@ -492,6 +492,7 @@ def test_saves_inside_a_callers_transaction_roll_back_with_it(db, crawl_id):
     assert known_origins(db) == ["a.example.com", "b.example.com"]
 
 
+@pytest.mark.slow
 def test_a_run_whose_process_is_gone_is_marked_interrupted_when_the_next_starts(tmp_path):
     import subprocess
     import sys

@@ -361,6 +361,7 @@ def test_without_db_the_catalogue_goes_to_a_new_temporary_folder():
         second.parent.rmdir()
 
 
+@pytest.mark.slow
 def test_a_busy_datasette_port_is_refused_before_anything_starts(tmp_path):
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -393,6 +394,7 @@ def test_a_shared_name_line_shows_crawled_categories_as_plain_text():
     assert line == '"Twin" is the name of 2 apps: a.test (notes, xy), b.test (-); the origin tells them apart'
 
 
+@pytest.mark.slow
 def test_the_bundled_demo_origins_are_served_and_their_variants_switch_with_siblings():
     from agentdex.sampleweb import SampleWeb
 
@@ -421,12 +423,14 @@ def test_datasette_publishes_the_demo_catalogue_and_stops_with_the_demo(sub_run)
     assert server.poll() is not None  # the child exited: the kernel closed its port
 
 
+@pytest.mark.slow
 def test_a_datasette_that_cannot_start_is_a_message(tmp_path):
     with pytest.raises(serve.ServeError, match="Datasette did not start"):
         with serve.in_child(tmp_path / "missing.db", serve.free_port(0)):
             pass
 
 
+@pytest.mark.slow
 def test_waiting_for_ctrl_c_ends_with_an_error_when_datasette_dies_on_its_own():
     said = []
     child = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])

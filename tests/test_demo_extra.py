@@ -34,6 +34,7 @@ def run_without(missing: tuple[str, ...], *args: str, cwd: Path) -> subprocess.C
 CASES = [(("demo", "--no-tui"), name) for name in EXTRA_MODULES] + [(("sampleweb",), "trustme")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, missing", CASES, ids=[f"{a[0]}-{m}" for a, m in CASES])
 def test_without_the_demo_extra_the_sample_web_commands_say_how_to_install_it(args, missing, tmp_path):
     result = run_without((missing,), *args, cwd=tmp_path)
@@ -47,6 +48,7 @@ def test_without_the_demo_extra_the_sample_web_commands_say_how_to_install_it(ar
     assert list(tmp_path.iterdir()) == []  # refused before anything started or was written
 
 
+@pytest.mark.slow
 def test_without_the_demo_extra_a_catalogue_command_still_works(tmp_path):
     result = run_without(EXTRA_MODULES, "validate", str(EXAMPLE), cwd=tmp_path)
     assert result.returncode == 0, result.stderr

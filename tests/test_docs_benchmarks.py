@@ -36,6 +36,7 @@ def test_the_doc_gives_commands_to_check():
     assert {"benchmarks/bench_crawl.py", "benchmarks/bench_fetch.py"} <= scripts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", sorted({script for script, _ in _commands()}))
 def test_each_command_runs_a_script_with_options_it_takes(script):
     assert (ROOT / script).is_file(), f"docs/benchmarks.md runs {script}, which is not in the repository"

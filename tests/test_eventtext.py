@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from agentdex import render
 from agentdex.db import list_events, open_db
 from agentdex.eventtext import event_text, stored_event_text
 from test_tui_support import crawled_template
 
 
+@pytest.mark.slow
 def test_every_stored_event_reads_as_the_cli_reads_it(tmp_path):
     path = tmp_path / "catalogue.db"
     path.write_bytes(crawled_template())

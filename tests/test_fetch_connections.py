@@ -231,6 +231,7 @@ async def test_hosts_never_share_a_connection(server) -> None:
     assert sorted(keep_alive.hosts) == ["a.sample.test", "b.sample.test"]
 
 
+@pytest.mark.slow
 async def test_two_ports_of_one_host_never_share_a_connection(tls) -> None:
     # Two servers on two ports of one host name (the resolver sends the name to 127.0.0.1,
     # the URL's port picks the server). An idle connection to one port must never carry a
@@ -427,6 +428,7 @@ async def test_a_request_a_reused_connection_ends_unanswered_is_sent_again_unles
     assert keep_alive.connections == connections
 
 
+@pytest.mark.slow
 async def test_an_endless_stream_of_1xx_answers_is_cut_at_the_deadline(tls) -> None:
     # "100 Continue" as fast as the client reads, from a process of its own: every read finds
     # bytes waiting and every 1xx is a whole head, so neither the read's wait nor the head cap

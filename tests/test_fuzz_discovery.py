@@ -16,6 +16,9 @@ from hypothesis import strategies as st
 from agentdex.formats import a2a_card, ai_catalog, api_catalog, server_card, server_json, x402_discovery
 from test_fuzz_validators import FUZZ, JSON_VALUES, check_result, mutated
 
+# Hundreds of generated documents a test: the full lane's, not the quick one's.
+pytestmark = pytest.mark.slow
+
 MODULES = {m.NAME: m for m in (a2a_card, server_card, server_json, api_catalog, x402_discovery, ai_catalog)}
 SEEDS = {
     "a2a_card": ["agent_card"],

@@ -27,6 +27,9 @@ from agentdex.models import Finding, ParseResult
 
 EXAMPLES = Path(__file__).resolve().parent / "examples" / "valid"
 ADAPP_TREES = Path(__file__).resolve().parent / "examples" / "adapp"  # package source trees
+# Hundreds of generated documents a test: the full lane's, not the quick one's.
+pytestmark = pytest.mark.slow
+
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 ENTRY_POINTS = (
     "agent_app.parse",

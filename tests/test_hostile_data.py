@@ -25,6 +25,7 @@ TRIALS = 20
 MAX_DELAY = 0.6  # seconds into the crawl; a crawl of the trial's origins takes about a second
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_twenty_kills_at_random_moments_leave_whole_origins_and_an_identical_recrawl_adds_nothing(tmp_path):
     seed = random.randrange(1 << 30)
@@ -63,6 +64,7 @@ def small_disk(tmp_path):
         subprocess.run(["umount", "-l", str(folder)], check=False)
 
 
+@pytest.mark.slow
 def test_a_full_disk_stops_the_crawl_with_a_sentence_and_the_catalogue_still_opens(small_disk):
     db = small_disk / "catalogue.db"
     with SampleWeb() as web:

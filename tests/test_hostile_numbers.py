@@ -15,6 +15,7 @@ import math
 from decimal import Decimal
 
 import httpx
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -193,6 +194,7 @@ def test_any_402_offer_is_read_without_a_crash(accepts):
         assert all(p is None or math.isfinite(p) for p in result.listing.extra.get("prices", {}).values())
 
 
+@pytest.mark.slow
 def test_an_origin_of_hostile_numbers_is_crawled_and_its_offers_are_findings(tmp_path):
     db = open_db(tmp_path / "catalogue.db")
     with SampleWeb(HOSTILE_ROOT) as web:

@@ -12,6 +12,8 @@ import sqlite3
 import subprocess
 import sys
 
+import pytest
+
 from agentdex.db import open_db
 from agentdex.sampleweb.server import SampleWeb
 from agentdex.tui.app import make_app
@@ -42,6 +44,7 @@ def rows(app) -> dict[str, tuple[str, ...]]:
     return shown
 
 
+@pytest.mark.slow
 async def test_the_tui_reading_during_a_crawl_sees_only_whole_origins(tmp_path, monkeypatch):
     path = tmp_path / "agentdex.db"
     open_db(path).close()

@@ -10,6 +10,7 @@ import sqlite3
 import zipfile
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from agentdex.cli import app
@@ -64,6 +65,7 @@ def test_a_package_with_a_secret_value_is_refused_and_the_value_is_stored_nowher
     assert SECRET.encode() not in stored
 
 
+@pytest.mark.slow
 def test_a_whole_crawl_sends_no_credential_anywhere(tmp_path):
     with SampleWeb() as web:
         result = CliRunner().invoke(

@@ -132,6 +132,7 @@ def _env() -> dict[str, str]:
     return {**cli_env(), "TERM": "xterm-256color", "COLUMNS": "200"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["show", ORIGIN], ["list"]], ids=" ".join)
 def test_a_real_process_on_a_pipe_and_on_a_tty_prints_the_same_inert_text(hostile_db, args):
     command = [sys.executable, "-m", "agentdex", *args, "--db", str(hostile_db)]

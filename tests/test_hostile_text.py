@@ -103,6 +103,7 @@ def surrogate_db(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_lone_surrogate_is_escaped_by_show_json_not_a_traceback(surrogate_db):
     # A real process writing to a real pipe: where an unencodable character would raise.
     run = subprocess.run(
@@ -137,6 +138,7 @@ def odd_db(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_line_break_in_a_name_cannot_forge_a_list_row(odd_db):
     shown = CliRunner().invoke(app, ["list", "--db", str(odd_db)]).stdout
     lines = shown.splitlines()
@@ -147,6 +149,7 @@ def test_a_line_break_in_a_name_cannot_forge_a_list_row(odd_db):
     assert {r["origin"]: r["name"] for r in listed}[ODD] == "Odd\nforged.test agent_app listed Forged"
 
 
+@pytest.mark.slow
 def test_invisible_characters_are_placeholders_in_show_and_exact_in_json(odd_db):
     human = CliRunner().invoke(app, ["show", ODD, "--db", str(odd_db)]).stdout
     as_json = CliRunner().invoke(app, ["show", ODD, "--db", str(odd_db), "--json"]).stdout
@@ -156,6 +159,7 @@ def test_invisible_characters_are_placeholders_in_show_and_exact_in_json(odd_db)
         assert placeholder in human and raw not in human and raw not in as_json
 
 
+@pytest.mark.slow
 async def test_the_tui_shows_the_new_invisible_characters_as_placeholders(odd_db, tmp_path):
     with SampleWeb(HOSTILE_ROOT) as web:
         tui = make_app(odd_db, web.network_options())

@@ -9,6 +9,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = [
     "agentdex.formats",
@@ -26,6 +28,7 @@ LIBRARY = [
 ]
 
 
+@pytest.mark.slow
 def test_library_modules_do_not_import_ui_toolkits():
     # rich is left out here: httpx itself imports it for its own CLI when it is installed.
     # That our modules never import rich directly is the import-linter contract below.
@@ -39,6 +42,7 @@ def test_library_modules_do_not_import_ui_toolkits():
     assert out.stdout.strip() == ""
 
 
+@pytest.mark.slow
 def test_import_linter_contracts_hold():
     lint = Path(sys.executable).with_name("lint-imports")
     result = subprocess.run([str(lint)], cwd=ROOT, capture_output=True, text=True)

@@ -361,6 +361,7 @@ def test_a_name_outside_the_zone_is_nxdomain(web):
         resolver_for(web.dns_address).resolve("_anchor.nobody.test", "TXT")
 
 
+@pytest.mark.slow
 def test_dns_records_can_change_while_it_runs():
     with SampleDNS({"_anchor.a.test": ["anchor-verify=one"]}) as server:
         resolver = resolver_for(server.address)
@@ -438,6 +439,7 @@ def test_a_crowded_parent_domain_becomes_one_wildcard():
     assert host_patterns(["a.test", "mcp.a.test", *crowded]) == ["a.test", "mcp.a.test", "*.many.test"]
 
 
+@pytest.mark.slow
 def test_the_server_stops_on_exit_and_leaves_nothing_running(tmp_path):
     (tmp_path / "one.test").mkdir()
     (tmp_path / "one.test" / "index.html").write_text("<p>one</p>")
@@ -455,6 +457,7 @@ def test_the_server_stops_on_exit_and_leaves_nothing_running(tmp_path):
     assert not {f"agentdex-dns-{dns_port}-udp", f"agentdex-dns-{dns_port}-tcp"} & names
 
 
+@pytest.mark.slow
 def test_python_m_agentdex_sampleweb_prints_its_arguments_and_stops_on_ctrl_c():
     root = Path(__file__).resolve().parent.parent
     env = {**os.environ, "PYTHONPATH": str(root)}

@@ -140,6 +140,7 @@ def test_since_overrides_where_the_last_run_stopped(runs):
     assert "pantry.test" in {s["origin"] for s in json.loads(result.stdout) if s["origin"]}
 
 
+@pytest.mark.slow
 def test_json_keeps_every_source_of_a_duplicate_and_reports_refusals(tmp_path):
     with SampleWeb() as web:
         result = invoke("seeds", REGISTRY, "--json", "--db", str(tmp_path / "c.db"), *web.cli_args())
