@@ -160,6 +160,7 @@ async def test_a_host_that_never_answers_is_dialled_once_for_every_path(tls_serv
     assert alive.ok  # another host is dialled as ever
 
 
+@pytest.mark.slow
 async def test_a_dead_origin_is_unreachable_under_the_grace(tmp_path) -> None:
     with SampleWeb() as web, BlackHole() as hole:
         db = open_db(tmp_path / "catalogue.db")

@@ -54,6 +54,7 @@ def test_off_linux_a_pipe_keeps_its_size_and_no_linux_call_is_made(like_macos) -
     assert pipe_size(widened=True) == pipe_size(widened=False)
 
 
+@pytest.mark.slow
 def test_a_crawl_in_two_processes_runs_off_linux(like_macos, tmp_path) -> None:
     with SampleWeb() as web:
         db = open_db(tmp_path / "catalogue.db")
