@@ -39,6 +39,10 @@ NPM_DIR = Path(__file__).parent / "npm"
 MODULES = NPM_DIR / "node_modules"
 EVERYTHING = MODULES / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 CONFORMANCE = MODULES / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+# The kit's newest release, 0.2.0-alpha.12 (the only one with 2026-07-28 client scenarios),
+# installed as the alias conformance-2026; it loads on Node 20 through node20-globsync.mjs.
+CONFORMANCE_2026 = MODULES / "conformance-2026" / "dist" / "index.js"
+NODE20_GLOBSYNC = NPM_DIR / "node20-globsync.mjs"
 TS_V2_SERVER = NPM_DIR / "ts_v2_server.mjs"
 TS_V2_CLIENT = NPM_DIR / "ts_v2_client.mjs"
 TS_V2 = MODULES / "@modelcontextprotocol" / "server" / "dist" / "index.mjs"
@@ -50,7 +54,7 @@ def node_skip_reason() -> str | None:
     """Why the npm reference tests cannot run here, or None when they can."""
     if shutil.which("node") is None:
         return "node is not installed (the npm reference servers need it)"
-    if not EVERYTHING.exists() or not CONFORMANCE.exists() or not TS_V2.exists():
+    if not all(p.exists() for p in (EVERYTHING, CONFORMANCE, CONFORMANCE_2026, TS_V2)):
         return "the pinned npm packages are not installed: run `npm ci` in tests/npm (.ci/run does)"
     return None
 

@@ -423,3 +423,17 @@ async def test_the_census_word_for_a_refused_initialized_notification_is_agentde
     )
     found = await mcp_probe.probe("https://mcp.example.test/mcp", post)
     assert (found.state, found.cause) == ("ok", "initialized_rejected")
+
+
+async def test_an_initialize_answered_at_a_2026_revision_is_no_second_era():
+    modern_init = {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2026-07-28", "serverInfo": {}}}
+    post, _ = sequence(
+        {
+            "server/discover": [record(200, DISCOVERED)],
+            "tools/list": [record(200, TOOLS)],
+            "initialize": [record(200, modern_init)],
+            "notifications/initialized": [record(202)],
+        }
+    )
+    found = await mcp_probe.probe("https://mcp.example.test/mcp", post)
+    assert (found.era, found.legacy_version, found.versions) == ("modern", None, ["2026-07-28"])

@@ -326,7 +326,8 @@ def _answer(record: FetchRecord, want_id: int) -> dict | None:
 def both_eras(modern: Probe, legacy: Probe) -> Probe:
     """A modern endpoint after the handshake was tried too: ``dual`` when it answered
     (the two tool lists compared), else ``modern`` (2026-07-28 only)."""
-    if legacy.state != "ok":
+    if legacy.state != "ok" or mcp_modern.is_modern(legacy.legacy_version):
+        # An initialize "answered" at a 2026 revision is no handshake: that revision has none.
         modern.detail += "; 2026-07-28 only (the initialize handshake is refused)"
         return modern
     modern.era, modern.legacy_version = "dual", legacy.legacy_version
