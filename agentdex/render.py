@@ -186,7 +186,10 @@ def show_lines(data: dict[str, Any]) -> list[str]:
             if t.get("fingerprint")
         ],
     )
-    out += section("Tool quality (TDQS lint, beside the safety flags):", tool_quality_lines(data.get("tools", [])))
+    out += section(
+        "Tool quality (TDQS lint, beside the safety flags):",
+        tool_lint_head(data.get("tool_lint")) + tool_quality_lines(data.get("tools", [])),
+    )
     out += section("Endpoint health:", [health_line(e) for e in data.get("endpoints", [])])
     out += section("History:", [event_line(e) for e in data.get("events", [])])
     out += section("Seed sources:", [seed_source_line(s) for s in data.get("seed_sources", [])])
@@ -196,6 +199,20 @@ def show_lines(data: dict[str, Any]) -> list[str]:
         f"Install plans: agentdex plan {data['origin']} --host HOST  ({', '.join(sorted(data.get('plans', {})))})"
     )
     return out
+
+
+def tool_lint_head(summary: Mapping[str, Any] | None) -> list[str]:
+    """The lint of the tool list in one line: its counts, or why TDQS refused the list."""
+    if not summary:
+        return []
+    if summary.get("refused"):
+        return [
+            f"TDQS {summary['spec_version']} refused the tool list: {plain(summary['refused'], 300, single_line=True)}"
+        ]
+    return [
+        f"TDQS {summary['spec_version']}: {summary['tools']} tool(s), {summary['with_findings']} with a finding "
+        f"({summary['errors']} error(s), {summary['warnings']} warning(s), {summary['infos']} note(s))"
+    ]
 
 
 def tool_quality_lines(tools: list[Mapping[str, Any]]) -> list[str]:

@@ -88,6 +88,7 @@ def test_show_prints_each_tools_findings_beside_its_safety_flags(tmp_path):
     assert tools["search"]["flags"] == []
     text = run("show", ORIGIN, "--db", str(path)).stdout
     block = text.split("Tool quality (TDQS lint, beside the safety flags):", 1)[1]
+    assert block.splitlines()[1].strip().startswith("TDQS 1.2: 2 tool(s), 2 with a finding (0 error(s), ")
     notes = block.split("notes  inputHash ", 1)[1].split("search  inputHash", 1)[0]
     assert "safety  tool_hidden_block" in notes and "warning missing-annotations" in notes
     shown = json.loads(run("show", ORIGIN, "--db", str(path), "--json").stdout)
@@ -112,6 +113,8 @@ def test_a_tool_list_tdqs_refuses_is_stored_with_why_and_said_so(tmp_path):
     assert "repeats an earlier tool's name" in refused
     result = run("tools", "lint", ORIGIN, "--db", str(path))
     assert result.exit_code == 2 and "could not be linted" in result.output
+    shown = run("show", ORIGIN, "--db", str(path)).stdout
+    assert "TDQS 1.2 refused the tool list: tool #2 ('search') repeats an earlier tool's name" in shown
 
 
 def test_an_origin_the_catalogue_lacks_and_a_file_that_is_not_json_are_one_line_errors(tmp_path):

@@ -18,7 +18,7 @@ from sqlite_utils import Database
 from agentdex import schedule
 from agentdex.db.common import epoch, iso, loads
 from agentdex.db.migrations import RECENT_PROBES, UP_BY_ROLE
-from agentdex.db.tool_quality import quality_share
+from agentdex.db.tool_quality import lint_summary, quality_share
 from agentdex.errors import InputError
 from agentdex.formats import DISCOVERY_PATHS
 from agentdex.models import Listing
@@ -258,6 +258,7 @@ def get_listing(db: Database, origin: str) -> dict[str, Any] | None:
         for e in db.query("SELECT kind, at, old, new, subject FROM events WHERE origin = ? ORDER BY at, id", [origin])
     ]
     row["tools"] = list_tools(db, origin)
+    row["tool_lint"] = lint_summary(db, origin)
     row["endpoints"] = endpoint_health(db, origin)
     row["documents"] = list(
         db.query(

@@ -9,6 +9,7 @@ each with its message. The first lint of a tool set, a tool added or removed (th
 
     save_tool_lint(db, origin, source, quality, at) -> list[Event]   store; the events
     stored_lint(db, origin, source="mcp") -> dict | None           what `tools lint ORIGIN` prints
+    lint_summary(db, origin, source="mcp") -> dict | None          the counts `show` heads it with
     tool_findings(db, origin, source="mcp") -> {tool: [finding]}   what `show` prints
     quality_share(db) -> {total, with_findings, share}             what stats and census print
 """
@@ -144,6 +145,18 @@ def stored_lint(db: Database, origin: str, source: str = "mcp") -> dict[str, Any
         "shadow_candidates": json.loads(head[3]),
         "tools": [{"tool": n, "input_hash": h, "findings": json.loads(f)} for n, h, f in rows],
     }
+
+
+def lint_summary(db: Database, origin: str, source: str = "mcp") -> dict[str, Any] | None:
+    """``{spec_version, tools, with_findings, errors, warnings, infos, refused, linted_at}`` of
+    ``origin``'s last lint, or None when its tools were never linted."""
+    row = db.execute(
+        "SELECT spec_version, tools, with_findings, errors, warnings, infos, refused, linted_at "
+        "FROM tool_set_lints WHERE origin = ? AND source = ?",
+        [origin, source],
+    ).fetchone()
+    keys = ("spec_version", "tools", "with_findings", "errors", "warnings", "infos", "refused", "linted_at")
+    return None if row is None else dict(zip(keys, row, strict=True))
 
 
 def tool_findings(db: Database, origin: str, source: str = "mcp") -> dict[str, list[dict]]:
