@@ -33,7 +33,7 @@ import pytest
 
 from reference_servers import CONFORMANCE, CONFORMANCE_2026, NODE20_GLOBSYNC, NPM_DIR, node_skip_reason
 
-pytestmark = pytest.mark.skipif(node_skip_reason() is not None, reason=node_skip_reason() or "")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(node_skip_reason() is not None, reason=node_skip_reason() or "")]
 
 CLIENT = Path(__file__).parent / "conformance_client.py"
 # server/discover first: these 2025-era kit servers refuse it, so the handshake follows.
