@@ -699,10 +699,14 @@ def census(
             help="List the endpoints in this state (open, auth_gated, not_mcp, unreachable, …), one a line.",
         ),
     ] = None,
+    endpoints: Annotated[
+        bool,
+        typer.Option("--endpoints", help="List every endpoint: URL, origin, census state and era, one a line."),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """The probe state and the era of every MCP endpoint the catalogue knows, with counts and
-    shares; with --state, the endpoints in one state."""
+    shares; with --state, the endpoints in one state; with --endpoints, every endpoint."""
     from agentdex.db.seeds import CENSUS_STATES
     from agentdex.db.seeds import census as count
 
@@ -710,6 +714,9 @@ def census(
         if state not in CENSUS_STATES:
             fail(f"--state {state!r}: choose one of {', '.join(CENSUS_STATES)}", 2)
         _census_state(db, state, as_json)
+        return
+    if endpoints:
+        _census_endpoints(db, as_json)
         return
     data = count(open_catalogue(db, readonly=True))
     if as_json:
@@ -732,6 +739,21 @@ def _census_state(db, state: str, as_json: bool) -> None:
         detail = "" if state == "open" else plain(row.get("detail"), 160)
         typer.echo("\t".join([plain(row["url"], 300), plain(row.get("origin"), 120), detail]).rstrip("\t"))
     typer.echo(f"{len(rows)} endpoint(s) in state {state}", err=True)
+
+
+def _census_endpoints(db, as_json: bool) -> None:
+    """Every endpoint behind the census: JSON rows (``url, origin, state, detail, census, era,
+    versions, server_name``), or ``URL  ORIGIN  CENSUS  ERA`` lines (a count on stderr)."""
+    from agentdex.db.seeds import census_endpoints
+
+    rows = census_endpoints(open_catalogue(db, readonly=True))
+    if as_json:
+        echo_json(rows)
+        return
+    for row in rows:
+        fields = [plain(row["url"], 300), plain(row.get("origin"), 120), row["census"], row["era"]]
+        typer.echo("\t".join(fields))
+    typer.echo(f"{len(rows)} endpoint(s)", err=True)
 
 
 # -- apps on top of the catalogue ---------------------------------------------------------------

@@ -105,3 +105,13 @@ async def test_the_tui_health_tab_shows_the_era(crawled):
         mcp = next(r for r in shown if r[0] == "mcp")
         assert mcp[1:3] == ["ok", "modern"]
         assert {r[2] for r in shown if r[0] != "mcp"} == {""}
+
+
+def test_census_endpoints_lists_each_endpoint_with_its_era(crawled):
+    path, _ = crawled
+    rows = json.loads(CliRunner().invoke(app, ["census", "--endpoints", "--json", "--db", str(path)]).stdout)
+    assert [(r["url"], r["census"], r["era"], r["versions"], r["server_name"]) for r in rows] == [
+        ("https://mcp.eras.test/mcp", "open", "modern", ["2026-07-28"], "Almanac")
+    ]
+    result = CliRunner().invoke(app, ["census", "--endpoints", "--db", str(path)])
+    assert result.stdout.splitlines() == ["https://mcp.eras.test/mcp\teras.test\topen\tmodern"]
