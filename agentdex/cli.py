@@ -674,6 +674,7 @@ def _print_seeds(writer, run, as_json: bool) -> None:
     else:
         # One pass over the run: each seed's lines on stdout (an origin alone, or one line an
         # endpoint a registry declares there), each refusal on stderr.
+        printed = 0
         for item in from_rows(writer.rows()):
             if isinstance(item, Refused):
                 typer.echo(
@@ -684,6 +685,13 @@ def _print_seeds(writer, run, as_json: bool) -> None:
             else:
                 for line in item.lines():
                     typer.echo(line)
+                    printed += 1
+        if not printed:  # an empty stdout alone reads as a failure, or as a run still to come
+            typer.echo(
+                "agentdex: no origin to crawl: the sources named none that is new (a registry is read from "
+                "where its last run stopped; --since TIME reads from an earlier time)",
+                err=True,
+            )
     for cut in run.cuts:
         typer.echo(f"agentdex: {plain(cut.sentence(), 600)}", err=True)
 

@@ -22,7 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentdex.errors import InputError
+from agentdex.errors import InputError, pydantic_words
 from agentdex.headers import port_number
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ def load_config(env: Mapping[str, str] | None = None) -> Any:
     except ValidationError as exc:
         first = exc.errors()[0]
         key = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        raise InputError(f"config file {path}, key {key!r}: {first['msg']}") from exc
+        raise InputError(f"config file {path}, key {key!r}: {pydantic_words(first['msg'])}") from exc
     if config.ca_bundle is not None and not config.ca_bundle.is_absolute():
         config.ca_bundle = path.parent / config.ca_bundle.expanduser()
     return config

@@ -90,3 +90,12 @@ class DatabaseError(AgentdexError):
 
 class PackageError(AgentdexError):
     """An .adapp package that cannot be opened, read or packed."""
+
+
+def pydantic_words(message: str) -> str:
+    """A pydantic error message without its prefix for errors raised in a validator
+    (``Value error, …``, ``Assertion failed, …``): the sentence a person reads."""
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if message.startswith(prefix):
+            return message[len(prefix) :]
+    return message

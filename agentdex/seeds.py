@@ -51,7 +51,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentdex.crawler.origins import public_origin
 from agentdex.crawler.seedlines import seed_line
-from agentdex.errors import InputError
+from agentdex.errors import InputError, pydantic_words
 from agentdex.formats._load import loads as safe_loads
 from agentdex.headers import http_digits
 
@@ -357,7 +357,7 @@ def _first_error(exc: ValidationError) -> str:
     where = ".".join(str(part) for part in error["loc"])
     if exc.title == "Official":
         where = f"_meta[{OFFICIAL}].{where}"
-    return f"{where}: {error['msg']}" if where else error["msg"]
+    return f"{where}: {pydantic_words(error['msg'])}" if where else pydantic_words(error["msg"])
 
 
 def add_entries(collector: Collector, items: Iterable[Any], source: str) -> int:
@@ -394,7 +394,9 @@ def read_page(data: bytes, url: str) -> RegistryPage:
     try:
         return RegistryPage.model_validate_json(data)
     except ValidationError as exc:
-        raise InputError(f"{url} did not answer with a registry page: {exc.errors()[0]['msg']}") from exc
+        raise InputError(
+            f"{url} did not answer with a registry page: {pydantic_words(exc.errors()[0]['msg'])}"
+        ) from exc
 
 
 @dataclass

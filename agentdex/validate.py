@@ -86,6 +86,10 @@ def validate_path(path: str | Path, fmt: str = "auto", *, discovery: bool = True
 def _validate_json(path: Path, data: bytes, fmt: str, discovery: bool) -> ParseResult:
     """A JSON file: a manifest (``fmt``, or detected), else a discovery document it is meant as."""
     result = formats.parse_json(data, fmt)
+    if fmt == "auto" and result.document is None and path.suffix.lower() != ".json" and result.findings:
+        # Not JSON and not named as JSON: unusable input (exit 2, as the help says), not an
+        # invalid manifest; a broken *.json file is a manifest with an error (exit 1).
+        raise InputError(f"{path.name} is no manifest or discovery document: {result.findings[0].message}")
     named = named_by_schema(result.document) if fmt == "auto" and discovery else None
     if named:  # a server card with tools looks like a FindAgent manifest: its $schema says otherwise
         return formats.get(named).parse(data)

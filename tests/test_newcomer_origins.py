@@ -156,3 +156,20 @@ def test_a_recrawl_counts_each_origin_under_its_status_and_says_where_failures_a
         r"0 change event\(s\)",
         counts,
     ), counts
+
+
+def test_a_text_file_is_unusable_input_to_validate_exit_2_as_its_help_says(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello world\n")
+    result = cli("validate", notes)
+    assert result.exit_code == 2 and "notes.txt is no manifest or discovery document" in result.stderr
+    assert "2 unusable input" in cli("validate", "--help").stdout
+
+
+def test_a_validation_error_reads_as_a_sentence_without_pydantic_s_prefix(tmp_path, monkeypatch):
+    config = tmp_path / "config.toml"
+    config.write_text('dns_server = "nonsense"\n')
+    monkeypatch.setenv("AGENTDEX_CONFIG", str(config))
+    result = cli("crawl", "pantry.test", "--db", tmp_path / "a.db")
+    assert result.exit_code == 2 and "key 'dns_server': expected ADDR:PORT" in result.stderr
+    assert "Value error" not in result.stderr

@@ -69,6 +69,7 @@ def runs(tmp_path_factory):
 
         out["text"] = run()
         out["again"] = run("--json")
+        out["again_text"] = run()
         web.set_variant("registry.test", "v2")
         try:
             out["later"] = run("--json")
@@ -132,6 +133,13 @@ def test_an_incremental_run_asks_only_for_what_changed(runs):
             "url": "https://castaway.test/",
         }
     ]
+
+
+def test_an_incremental_run_that_finds_nothing_says_so_on_stderr(runs):
+    """Issue 40: an empty stdout alone, with exit 0, read as a failure or a run still to come."""
+    result, _ = runs[1]["again_text"]
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "no origin to crawl: the sources named none that is new" in result.stderr
 
 
 def test_since_overrides_where_the_last_run_stopped(runs):
