@@ -342,8 +342,15 @@ def test_refs_that_fan_out_stay_linear_and_agree_where_the_reference_finishes():
     assert result.tools[0].signals["unionChoiceCount"] == 200 and result.tools[0].note is None
 
 
-def test_a_chain_of_refs_deeper_than_any_stack_is_cut_short_and_says_so():
-    chain = {f"d{i}": {"allOf": [{"$ref": f"#/$defs/d{i + 1}"}]} for i in range(5000)}
+@pytest.mark.parametrize("keyword", ["anyOf", "oneOf", "allOf", "not", "items"])
+def test_a_chain_of_refs_deeper_than_any_stack_is_cut_short_and_says_so(keyword):
+    """5,000 definitions each nesting the next through ``keyword``: the reference ends in
+    RecursionError; agentdex stops at its nesting budget and says so in the tool's note."""
+    leaf = {"type": "object", "properties": {"z": {}}, "required": ["z"]}
+    if keyword in ("anyOf", "oneOf", "allOf"):
+        chain = {f"d{i}": {keyword: [{"$ref": f"#/$defs/d{i + 1}"}, leaf]} for i in range(5000)}
+    else:
+        chain = {f"d{i}": {keyword: {"$ref": f"#/$defs/d{i + 1}"}} for i in range(5000)}
     schema = {"type": "object", "properties": {"q": {"$ref": "#/$defs/d0"}}, "required": ["q"], "$defs": chain}
     result = tool_quality.lint(
         tool_quality.parse_tools([{"name": "chain", "description": "Chains.", "inputSchema": schema}])

@@ -12,8 +12,8 @@ only where it cannot finish:
 - the walk remembers what it found below a node for the same depth and path (the reference
   walks a schema whose ``$defs`` reference each other twice over again for every path: 22
   such definitions take it 28 s) and stops after ``MAX_VISITS`` nodes or ``MAX_NESTING``
-  nested calls (past about 1,000 the reference fails with ``RecursionError``); a walk cut
-  short says so (:attr:`Subtree.cut_short`) and counts what it reached.
+  nested calls (the reference fails with ``RecursionError`` somewhere past that); a walk
+  cut short says so (:attr:`Subtree.cut_short`) and counts what it reached.
 """
 
 from __future__ import annotations
@@ -30,9 +30,11 @@ from urllib.parse import unquote
 # Deeper than this, a definition is refused (the reference's own serializer recurses and
 # fails with RecursionError somewhat below 1,000 levels).
 MAX_JSON_DEPTH = 400
-# The walk's budgets: nodes visited, and calls nested (a chain of $refs nests without JSON depth).
+# The walk's budgets: nodes visited, and calls nested (a chain of $refs nests without JSON
+# depth). Each nested call is two Python frames (three through an object level, of which there
+# are at most 10), so 300 stays well inside the interpreter's default limit of 1,000.
 MAX_VISITS = 100_000
-MAX_NESTING = 400
+MAX_NESTING = 300
 
 # Beyond this many object levels the walk stops (the specification's cap).
 _MAX_OBJECT_LEVELS = 10
@@ -166,7 +168,10 @@ def required_subtree(schema: Mapping[str, Any] | None) -> Subtree:
     if schema is None or not _has_properties(schema):
         return Subtree()
     walk = _Walk(schema)
-    top = walk.visit(schema, 0, frozenset(), 0)
+    try:
+        top = walk.visit(schema, 0, frozenset(), 0)
+    except RecursionError:  # the budgets keep the walk far from the limit; this is the backstop
+        return Subtree(cut_short=True)
     return Subtree(top.fields, top.max_depth, top.unions, walk.cut_short)
 
 
@@ -236,7 +241,12 @@ class _Walk:
         if isinstance(negated, dict):
             totals[1] = max(totals[1], self.visit(negated, depth, path, nesting + 1).max_depth)
         for keyword in ("oneOf", "anyOf"):
-            self._union(resolved.get(keyword), depth, path, nesting, totals)
+            branches = resolved.get(keyword)
+            if isinstance(branches, list) and branches:
+                # Visited here, not in _union: one Python frame fewer for each nested union.
+                constructible = [branch for branch in branches if not _is_null_schema(branch)]
+                visits = [self.visit(branch, depth, path, nesting + 1) for branch in constructible]
+                self._union(visits, totals)
         return _Visit(*totals)
 
     def _own_level(self, resolved: Mapping, depth: int, path: frozenset[str], nesting: int, totals: list) -> None:
@@ -259,11 +269,10 @@ class _Walk:
         all_of = resolved.get("allOf")
         return parts + (list(all_of) if isinstance(all_of, list) else [])
 
-    def _union(self, branches: object, depth: int, path: frozenset[str], nesting: int, totals: list) -> None:
-        if not isinstance(branches, list) or not branches:
-            return
-        constructible = [branch for branch in branches if not _is_null_schema(branch)]
-        visits = [self.visit(branch, depth, path, nesting + 1) for branch in constructible]
+    @staticmethod
+    def _union(visits: list[_Visit], totals: list) -> None:
+        """Only the widest branch's fields (and unions) count; every branch's depth does; the
+        choices cost ``branches - 1`` (the nullable idiom's null branch is no choice)."""
         widest: _Visit | None = None
         for branch in visits:
             if widest is None or branch.fields > widest.fields:
@@ -273,7 +282,7 @@ class _Walk:
             totals[2] += widest.unions
         for branch in visits:
             totals[1] = max(totals[1], branch.max_depth)
-        totals[2] += max(0, len(constructible) - 1)
+        totals[2] += max(0, len(visits) - 1)
 
     @staticmethod
     def _add(totals: list, found: _Visit) -> None:
