@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from sqlite_utils import Database
 from typer.testing import CliRunner
 
 from agentdex.cli import app
@@ -19,6 +20,7 @@ from agentdex.crawler.fetch import Fetcher
 from agentdex.crawler.verify import Verifier
 from agentdex.db import open_db
 from agentdex.db.health import save_probes
+from agentdex.db.migrations import migrations
 from agentdex.db.seeds import CENSUS_ERAS, CENSUS_STATES, census, census_endpoints
 from agentdex.sampleweb.server import HOSTILE_ROOT, SampleWeb
 from netfixtures import Reply, json_reply, tls_ca, tls_server, tls_server_session  # noqa: F401
@@ -193,3 +195,39 @@ def test_a_paid_mcp_endpoint_answering_402_is_up_in_health_as_its_check_passes(c
     mcp = next(e for e in endpoint_health(db, "t-paidmcp.test") if e["role"] == "mcp")
     assert mcp["state"] == "payment_required" and all(mcp["up"]) and mcp["recent_ok"] == mcp["recent_probes"]
     assert {c["name"]: c["status"] for c in list_checks(db, "t-paidmcp.test")}["mcp.initialize"] == "pass"
+
+
+def test_a_catalogue_of_the_previous_release_keeps_its_census(tmp_path):
+    """m016: the rows an older agentdex wrote get their cause from agentdex's own sentences
+    (its fetcher's DNS sentence, its probe's prefix), so the census counts them as before;
+    a server's words elsewhere in a detail count for nothing."""
+    path = tmp_path / "m015.db"
+    old = Database(path)
+    migrations.apply(old, stop_before="m016_mcp_eras")
+    old.execute("INSERT INTO listings (origin, status, first_seen_at) VALUES ('a.test', 'listed', 'x')")
+    rows = [
+        ("https://gone.test/mcp", "dead", "The host name gone.test could not be resolved (Name or service not known)."),
+        (
+            "https://rej.test/mcp",
+            "ok",
+            "initialize accepted but notifications/initialized rejected (HTTP 400); 2 tool(s)",
+        ),
+        (
+            "https://liar.test/mcp",
+            "ok",
+            "initialize answered but tools/list did not (x answered 500 notifications/initialized rejected.)",
+        ),
+    ]
+    for url, state, detail in rows:
+        old.execute(
+            "INSERT INTO endpoint_probes (origin, role, url, state, detail, at) VALUES ('a.test', 'mcp', ?, ?, ?, 'x')",
+            [url, state, detail],
+        )
+    old.conn.commit()
+    old.close()
+    db = open_db(path)
+    assert {r["url"]: (r["census"], r["era"]) for r in census_endpoints(db)} == {
+        "https://gone.test/mcp": ("dns_gone", "unknown"),
+        "https://rej.test/mcp": ("initialized_rejected", "unknown"),
+        "https://liar.test/mcp": ("open", "unknown"),
+    }

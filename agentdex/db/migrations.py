@@ -16,6 +16,8 @@ from __future__ import annotations
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from agentdex.db.census_sql import MCP_ERAS_016
+
 MIGRATION_SET = "agentdex"
 migrations = Migrations(MIGRATION_SET)
 
@@ -730,55 +732,6 @@ def m015_seed_transport(db: Database) -> None:
     db.execute("ALTER TABLE seed_sources ADD COLUMN transport TEXT")
 
 
-# The census reads the states agentdex stored, never a detail a server could write; older rows
-# get their cause from agentdex's own sentences (a host name has no spaces; the prefix is ours).
-_MCP_ERAS = """
-ALTER TABLE endpoint_probes ADD COLUMN era TEXT;          -- an MCP endpoint's eras: legacy | dual | modern | unknown
-ALTER TABLE endpoint_probes ADD COLUMN versions TEXT;     -- JSON: every protocol revision it was seen to speak
-ALTER TABLE endpoint_probes ADD COLUMN server_name TEXT;  -- its self-reported serverInfo.name
-ALTER TABLE endpoint_probes ADD COLUMN cause TEXT;        -- agentdex's word: dns | initialized_rejected
-UPDATE endpoint_probes SET cause = 'dns' WHERE state = 'dead'
-  AND (detail LIKE 'The host name % could not be resolved %' OR detail LIKE 'The host name % resolved to no address.');
-UPDATE endpoint_probes SET cause = 'initialized_rejected' WHERE role = 'mcp' AND state = 'ok'
-  AND detail LIKE 'initialize accepted but notifications/initialized rejected (HTTP %';
-DROP VIEW mcp_census;
-CREATE VIEW mcp_census AS
-WITH latest AS (  -- each MCP endpoint's latest probe: one pass over the (origin, role, url, id) index
-  SELECT p.origin, p.url, p.state, p.detail, p.cause, p.era, p.versions, p.server_name
-  FROM endpoint_probes p
-  JOIN (SELECT max(id) AS id FROM endpoint_probes WHERE role = 'mcp' GROUP BY origin, url) m ON m.id = p.id
-),
-probed AS (
-  SELECT url, origin, state, detail,
-    CASE
-      WHEN state = 'ok' AND cause = 'initialized_rejected' THEN 'initialized_rejected'
-      WHEN state = 'ok' THEN 'open'
-      WHEN state = 'auth_required' THEN 'auth_gated'
-      WHEN state = 'payment_required' THEN 'payment_required'
-      WHEN state = 'wrong_transport' THEN 'wrong_transport'
-      WHEN state = 'incompatible' THEN 'incompatible'
-      WHEN state IN ('not_mcp', 'not_found', 'http_error') THEN 'not_mcp'
-      WHEN state = 'dead' AND cause = 'dns' THEN 'dns_gone'
-      ELSE 'unreachable'
-    END AS census,
-    coalesce(era, 'unknown') AS era, versions, server_name
-  FROM latest
-),
-templated AS (
-  SELECT DISTINCT s.url, NULL AS origin, 'template' AS state, s.refused AS detail, 'template_not_expanded' AS census,
-    'unknown' AS era, NULL AS versions, NULL AS server_name
-  FROM seed_sources s WHERE s.via = 'remote' AND s.refused LIKE 'an unexpanded URL template%'
-),
-unprobed AS (
-  SELECT DISTINCT s.url, s.origin, 'not_probed' AS state, '' AS detail, 'not_probed' AS census,
-    'unknown' AS era, NULL AS versions, NULL AS server_name
-  FROM seed_sources s WHERE s.via = 'remote' AND s.refused IS NULL
-    AND s.url NOT IN (SELECT url FROM probed)
-)
-SELECT * FROM probed UNION ALL SELECT * FROM templated UNION ALL SELECT * FROM unprobed;
-"""
-
-
 @migrations()
 def m016_mcp_eras(db: Database) -> None:
     """The eras of MCP (2026-07-28 and the handshake before it): each MCP endpoint probe
@@ -788,7 +741,7 @@ def m016_mcp_eras(db: Database) -> None:
     it matched detail text, which a server's status line could fake), with ``incompatible``
     (MCP of a revision agentdex does not speak) and each endpoint's era. ``check_status``
     gains the ``mcp.eras`` check (a dual-era endpoint's two tool lists compared)."""
-    db.executescript(_MCP_ERAS)
+    db.executescript(MCP_ERAS_016)
     db.executescript(
         f"DROP VIEW check_status;\n{_check_status_view(CHECK_COLUMNS + X402_CHECK_COLUMNS + ('mcp.eras',))};"
     )
