@@ -55,7 +55,10 @@ def canonical_json(value: object) -> str:
     """``value`` as ``safe-stable-stringify`` writes it: ``JSON.stringify`` with every object's
     keys sorted by UTF-16 code units, no whitespace. :raises TooDeep:"""
     parts: list[str] = []
-    _write(value, parts, 0)
+    try:
+        _write(value, parts, 0)
+    except RecursionError:  # a caller already deep in its own stack: refused, never a traceback
+        raise TooDeep("the definition nests too deeply to serialize") from None
     return "".join(parts)
 
 
