@@ -142,3 +142,27 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
     refused, _GUARD.quick_test = list(_GUARD.refused), None
     if refused:
         pytest.fail(f"{item.nodeid} {refused[0]} but is not marked slow: add @pytest.mark.slow", pytrace=False)
+
+
+def skip_reasons(reports: list) -> list[tuple[int, str]]:
+    """``(count, reason)`` of skipped test reports, most first (a reason's ``Skipped: ``
+    prefix dropped; ties by reason)."""
+    counts: dict[str, int] = {}
+    for report in reports:
+        longrepr = getattr(report, "longrepr", None)
+        reason = str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        counts[reason] = counts.get(reason, 0) + 1
+    return sorted(((n, reason) for reason, n in counts.items()), key=lambda item: (-item[0], item[1]))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """Why tests were skipped, one line a reason with its count (96 skips said nothing; the
+    README's test command stays as it is, so the summary comes from here, not from -rs)."""
+    if "s" in (config.option.reportchars or "") or "a" in (config.option.reportchars or ""):
+        return  # -rs already lists every skip
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if getattr(r, "when", "") in ("setup", "call")]
+    if skipped:
+        terminalreporter.section(f"{len(skipped)} skipped, by reason", sep="-")
+        for count, reason in skip_reasons(skipped):
+            terminalreporter.line(f"{count:>5}  {reason}")

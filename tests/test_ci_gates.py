@@ -85,3 +85,27 @@ def test_lint_fails_when_any_check_fails_and_names_it(tmp_path, source, failing)
 def test_ci_runs_the_static_gates_before_the_tests():
     lines = (ROOT / ".ci" / "run").read_text("utf-8").splitlines()
     assert lines.index("bash scripts/lint") < lines.index(readme_test_command())
+
+
+def test_a_run_with_skips_ends_with_their_reasons_counted(tmp_path):
+    """Issue 40: 96 skips and no reason shown; the README's command stays as it is (no -rs),
+    so tests/conftest.py prints the reasons."""
+
+    shutil.copy(Path(__file__).parent / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "test_some.py").write_text(
+        "import pytest\n"
+        "@pytest.mark.skip(reason='needs tmux')\ndef test_a(): pass\n"
+        "@pytest.mark.skip(reason='needs tmux')\ndef test_b(): pass\n"
+        "def test_c(): pytest.skip('Chromium is not installed')\n"
+        "def test_d(): pass\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout[-2000:]
+    tail = result.stdout.split("3 skipped, by reason", 1)[1].splitlines()
+    assert [line.split(None, 1) for line in tail[1:3]] == [["2", "needs tmux"], ["1", "Chromium is not installed"]]
