@@ -87,7 +87,7 @@ from agentdex import __version__
 from agentdex.crawler.body import read_capped
 from agentdex.crawler.fetch_errors import describe_error, tls_error
 from agentdex.crawler.netpolicy import GuardedBackend, Resolver, build_ssl_context, system_resolver
-from agentdex.crawler.pools import HostPools, TransportFactory, close_transport, guarded_transport, release
+from agentdex.crawler.pools import HostPools, TransportFactory, close_transport, guarded_transport, origin_key, release
 from agentdex.crawler.robots import PRODUCT_TOKEN, ROBOTS_MAX_BYTES, RobotsCache, product_token, robots_exempt
 from agentdex.errors import ConnectError, ConnectTimeout, FetchError
 from agentdex.headers import SAFE_METHODS, field_value, retry_after_seconds
@@ -415,7 +415,7 @@ class Fetcher:
             content = content if new_method == method else None
             if content is None:  # a redirect turned a POST into a GET: its body headers go too
                 headers = [(k, v) for k, v in headers if not k.lower().startswith("content-")]
-            if _origin(target) != _origin(url):  # credentials are for the origin asked, only
+            if origin_key(target) != origin_key(url):  # credentials are for the origin asked, only
                 headers = without_credentials(headers)
             method, current = new_method, target
 
@@ -597,7 +597,7 @@ def check_redirect(
     checked_url(str(target), via=str(current))
     if str(target) in seen:
         raise FetchError("redirect_loop", f"{current} redirects back to {target}, a URL already visited.")
-    if same_origin and _origin(target) != _origin(current):
+    if same_origin and origin_key(target) != origin_key(current):
         raise FetchError("cross_origin", f"{current} redirects to another origin, {target}; refused.")
     if len(record.redirects) > MAX_REDIRECTS:
         raise FetchError("too_many_redirects", f"{record.url} redirects more than {MAX_REDIRECTS} times.")
@@ -607,10 +607,6 @@ def check_redirect(
 def without_credentials(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """``headers`` without any that carry a credential or a payment (sent to one origin only)."""
     return [(k, v) for k, v in headers if k.lower() not in CREDENTIAL_HEADERS]
-
-
-def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
-    return url.scheme, url.host.lower(), url.port
 
 
 def _method_after(status: int, method: str) -> str:

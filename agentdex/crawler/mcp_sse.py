@@ -25,10 +25,11 @@ import re
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import httpx
 
+from agentdex.crawler.origins import origin_of
 from agentdex.errors import TransportError
 from agentdex.formats._load import loads as safe_loads
 from agentdex.models import FetchRecord
@@ -191,11 +192,6 @@ async def open_session(url: str, response: httpx.Response) -> Session | str:
         seen = "ended" if first is None else f"began with a {first.type[:40]!r} event"
         return f"the event stream {seen}, not with the endpoint event of the HTTP+SSE transport"
     endpoint = urljoin(url, first.data.strip())
-    if _origin(endpoint) != _origin(url):
-        return f"the endpoint event names {endpoint[:200]}, on another origin; agentdex posts only to {_origin(url)}"
+    if origin_of(endpoint) != origin_of(url):
+        return f"the endpoint event names {endpoint[:200]}, on another origin; agentdex posts only to {origin_of(url)}"
     return Session(endpoint, events)
-
-
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc.lower()}"

@@ -92,6 +92,33 @@ def _ipv4(name: str, shown: str) -> str:
         ) from exc
 
 
+DEFAULT_PORTS = {"https": 443, "http": 80}
+Origin = tuple[str, str, int]  # (scheme, host, port)
+
+
+def origin_key(scheme: str, host: str, port: int | None) -> Origin:
+    """The origin (RFC 6454, section 4) of a URL's scheme, host and port: scheme and host
+    lower-cased, an implied port spelled out (https 443, http 80), so ``https://h/`` and
+    ``https://H:443/`` are one origin and ``https://h:8443/`` another. The one definition the
+    connection pools, the fetcher's same-origin rules, robots.txt and the SSE probe share."""
+    scheme = scheme.lower()
+    return scheme, host.lower(), port or DEFAULT_PORTS.get(scheme, 443)
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]`` of ``url``: its :func:`origin_key` as text, the port only when
+    it is not the scheme's default; no user name, path, query or fragment. A port that is no
+    port (``:99999``, ``:x``) stays in the text as ``-1``: equal to no real origin."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    scheme, host, port = origin_key(parts.scheme, parts.hostname or "", port)
+    shown = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{shown}" if port == DEFAULT_PORTS.get(scheme) else f"{scheme}://{shown}:{port}"
+
+
 def origin_url(origin: str, path: str = "/") -> str:
     """``https://<origin><path>``."""
     return f"https://{origin}{path}"

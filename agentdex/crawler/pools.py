@@ -28,11 +28,11 @@ import httpx
 
 from agentdex.crawler.h1 import HostTransport
 from agentdex.crawler.netpolicy import GuardedBackend
+from agentdex.crawler.origins import Origin
+from agentdex.crawler.origins import origin_key as _key
 from agentdex.errors import TransportError
 
 TransportFactory = Callable[[], httpx.AsyncBaseTransport]
-Origin = tuple[str, str, int]
-_DEFAULT_PORTS = {"https": 443, "http": 80}
 
 
 def origin_key(url: httpx.URL) -> Origin:
@@ -40,8 +40,7 @@ def origin_key(url: httpx.URL) -> Origin:
     implied: ``https://h/`` and ``https://h:443/`` are one origin, ``https://h:8443/``
     another (a connection to one must never carry a request for the other).
     """
-    scheme = url.scheme.lower()
-    return scheme, url.host.lower(), url.port or _DEFAULT_PORTS.get(scheme, 443)
+    return _key(url.scheme, url.host, url.port)
 
 
 class HostPools:

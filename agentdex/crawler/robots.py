@@ -60,6 +60,7 @@ from urllib.parse import urlsplit
 from protego import Protego
 
 from agentdex.crawler import freshness, offload
+from agentdex.crawler.origins import origin_of
 from agentdex.formats import MANIFEST_PATHS
 from agentdex.headers import decimal_seconds
 from agentdex.models import FetchRecord
@@ -175,12 +176,6 @@ class RobotsEntry:
 def product_token(user_agent: str) -> str:
     """The product token of a User-Agent header (its first word before ``/``), lower case."""
     return user_agent.split("/", 1)[0].split()[0].lower() if user_agent.strip() else PRODUCT_TOKEN
-
-
-def origin_of(url: str) -> str:
-    """``scheme://host[:port]`` of a URL, lower-cased."""
-    parts = urlsplit(url)
-    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
 
 
 def robots_exempt(url: str) -> bool:
