@@ -7,6 +7,8 @@
 - The same server in its default mode, and a server of the Python SDK ``mcp`` 2.3.0: both
   eras on one endpoint (``dual``), the tools of the two eras equal, and equal to what each
   SDK's client lists in each era.
+- The same server offering one more tool to 2026-07-28 clients (its factory sees the era):
+  both eras answer and the difference is the ``mcp.eras`` check's warning.
 - The 2025-era ``server-everything`` (legacy only) is in tests/test_mcp_reference.py.
 
 Nothing here is a hard-coded answer: every expected tool list comes from an SDK client.
@@ -20,7 +22,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from agentdex.crawler import mcp_probe
 from agentdex.crawler.fetch import Fetcher
-from agentdex.crawler.verify import Verifier
+from agentdex.crawler.verify import Verifier, mcp_checks
+from agentdex.models import Listing
 from netfixtures import tls_ca  # noqa: F401
 from reference_servers import TLSProxy, node_skip_reason, py_mcp, ts_v2, ts_v2_client
 
@@ -32,11 +35,12 @@ URL = f"https://{HOST}/mcp"
 
 @pytest.fixture(scope="module")
 def servers(tls_ca):
-    """Each server behind its TLS proxy: ``{"reject": proxy, "default": proxy, "python": proxy}``."""
+    """Each server behind its TLS proxy: ``{"reject", "default", "split", "python"}``."""
     _, _, cert = tls_ca
-    with ts_v2("reject") as reject, ts_v2("default") as default, py_mcp(HOST) as python:
-        with TLSProxy(cert, reject) as a, TLSProxy(cert, default) as b, TLSProxy(cert, python) as c:
-            yield {"reject": a, "default": b, "python": c}
+    with ts_v2("reject") as reject, ts_v2("default") as default, ts_v2("split") as split, py_mcp(HOST) as python:
+        with TLSProxy(cert, reject) as a, TLSProxy(cert, default) as b, TLSProxy(cert, split) as c:
+            with TLSProxy(cert, python) as d:
+                yield {"reject": a, "default": b, "split": c, "python": d}
 
 
 async def probe(tls_ca, proxy: TLSProxy) -> mcp_probe.Probe:
@@ -98,3 +102,15 @@ async def test_a_python_sdk_server_is_dual_with_equal_tools(tls_ca, servers):
     ]
     assert modern_version == "2026-07-28" and legacy_version == found.legacy_version
     assert len(modern) == 2 and probed(found) == modern == legacy
+
+
+async def test_a_server_offering_other_tools_to_each_era_is_told_apart(tls_ca, servers):
+    proxy = servers["split"]
+    found = await probe(tls_ca, proxy)
+    assert (found.state, found.era) == ("ok", "dual")
+    assert found.era_difference == {"only_legacy": [], "only_modern": ["export_report"], "changed": []}
+    modern, legacy = ts_v2_client(upstream(proxy), "auto"), ts_v2_client(upstream(proxy), "legacy")
+    assert probed(found) == wire_tools(modern["tools"]) != wire_tools(legacy["tools"])
+    listing = Listing(format="agent_app", mcp_url=URL, mcp_auth=["none"])
+    eras = next(c for c in mcp_checks(found, listing) if c.name == "mcp.eras")
+    assert eras.status == "warn" and "only over 2026-07-28: export_report" in eras.detail

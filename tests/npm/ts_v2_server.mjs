@@ -4,6 +4,7 @@
 //
 //   node ts_v2_server.mjs PORT reject    createMcpHandler(..., {legacy: 'reject'}): 2026-07-28 only
 //   node ts_v2_server.mjs PORT default   the SDK's default: both eras on one endpoint
+//   node ts_v2_server.mjs PORT split     both eras, one more tool in 2026-07-28 (the factory's ctx.era)
 //
 // The tools do nothing; a probe must never call one (a call is written to stderr).
 import http from 'node:http';
@@ -37,9 +38,17 @@ const TOOLS = [
   },
 ];
 
-function factory() {
+const MODERN_ONLY = {
+  name: 'export_report',
+  description: 'Export a report (offered to 2026-07-28 clients only).',
+  annotations: { readOnlyHint: true },
+  inputSchema: { type: 'object', properties: {} },
+};
+
+function factory(ctx) {
   const server = new McpServer({ name: 'Example (TS SDK v2)', version: '1.0.0' }, { instructions: 'A test server.' });
-  for (const tool of TOOLS) {
+  const tools = mode === 'split' && ctx?.era === 'modern' ? [...TOOLS, MODERN_ONLY] : TOOLS;
+  for (const tool of tools) {
     const { name, inputSchema, ...config } = tool;
     server.registerTool(name, { ...config, inputSchema: fromJsonSchema(inputSchema) }, async () => {
       process.stderr.write(`tools/call ${name}\n`);
