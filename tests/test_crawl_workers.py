@@ -17,11 +17,16 @@ from agentdex.errors import DatabaseError
 async def test_one_worker_failing_cancels_the_others_and_its_own_error_reaches_the_caller(tmp_path, monkeypatch):
     db = open_db(tmp_path / "c.db")
     cancelled: list[str] = []
+    started: set[str] = set()
+    others_under_way = asyncio.Event()
 
     async def slow_or_failing(db, origin, *args, **kwargs):
         if origin == "full.example":
-            await asyncio.sleep(0.2)  # the others are under way by then
+            await others_under_way.wait()  # a condition, not a guess at how long they take to start
             raise DatabaseError("the disk is full")
+        started.add(origin)
+        if len(started) == 2:
+            others_under_way.set()
         try:
             await asyncio.sleep(60)
         except asyncio.CancelledError:
