@@ -384,3 +384,12 @@ def test_a_shared_host_gets_time_for_each_endpoint_declared_on_it(crawled):
     db = open_db(crawled["path"], readonly=True)
     assert origin_budget(db, "shared.test", 10.0) == 10.0 + ENDPOINT_SECONDS  # two endpoints
     assert origin_budget(db, "open.test", 10.0) == origin_budget(db, "agent.test", 10.0) == 10.0
+
+
+def test_with_crawling_processes_a_catalogued_origin_is_crawled_in_the_same_run(web, tmp_path):
+    path = tmp_path / "processes.db"
+    args = [*web.cli_args(), "--db", str(path), "--json", "--processes", "2"]
+    crawl = CliRunner().invoke(app, ["crawl", "catalog.test", "agent.test", *args])
+    assert crawl.exit_code == 0, crawl.output
+    assert json.loads(crawl.stdout)["origins"] == 3  # cards.test, which the catalog names, too
+    assert show({"path": path}, "cards.test")["format"] == "server_card"

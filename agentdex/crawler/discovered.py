@@ -16,6 +16,12 @@ AI Catalog, a registry entry's remotes) is probed by the verifier, the first wit
 ``mcp.*`` checks as a manifest's, each with its endpoint health row; so is every remote a
 registry names on the origin, whatever the origin's listing (:func:`extra_endpoints`).
 
+An AI Catalog's entries by URL (:func:`catalog_links`) are the documents of the origins their
+URLs name: one on the catalog's own origin is read in the catalog's crawl, one elsewhere is
+recorded under its origin (``seed_sources``, ``via`` ``catalog:<format>``, the catalog's URL
+as the source) and that origin is crawled (:class:`Linked`); never is it stored under the
+catalog's origin.
+
 Pure: discovery and the crawl call these functions with what they fetched and read.
 """
 

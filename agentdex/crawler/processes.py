@@ -107,7 +107,8 @@ async def run_processes(
         raise InputError("--processes needs Linux or macOS (its crawling processes inherit pipes); leave it out here")
     path = catalogue_file(db)
     share = dataclasses.replace(net, concurrency=max(1, ceil(net.concurrency / processes)))
-    dealer = _Dealer(collections.deque(origins), share.concurrency, saver)
+    dealer = _Dealer(collections.deque(origins), share.concurrency, saver, seen=set(origins))
+    saver.follow = dealer.follow
     with _running(min(processes, len(origins)) - 1) as children:
         for child in children:  # first, so the first origins go to processes that only crawl
             dealer.join(child, Job(str(path), share, plan))
@@ -118,6 +119,9 @@ async def run_processes(
                 group.create_task(_crawl_here(db, share, plan, dealer))
         except BaseExceptionGroup as failed:  # the first failure itself (a full disk stays a DatabaseError)
             raise failed.exceptions[0] from None
+    if dealer.todo:  # origins an AI Catalog named once every process had ended: crawled here
+        dealer.retire_here()
+        await _crawl_here(db, share, plan, dealer)
     saver.summary.requests, saver.summary.errors = dealer.totals()
 
 
@@ -243,6 +247,21 @@ class _Dealer:
     children: list[_Child] = dataclasses.field(default_factory=list)
     pending: dict[int, set[str]] = dataclasses.field(default_factory=dict)
     counts: dict[int, tuple[int, int]] = dataclasses.field(default_factory=dict)
+    seen: set[str] = dataclasses.field(default_factory=set)  # every origin of the run, dealt or to deal
+
+    def follow(self, more: list[str]) -> int:
+        """Add the origins an AI Catalog named that the run does not have yet; how many."""
+        new = [o for o in dict.fromkeys(more) if o not in self.seen]
+        self.seen.update(new)
+        self.todo.extend(new)
+        return len(new)
+
+    def retire_here(self) -> None:
+        """Keep this process's counters so far (its next stage counts from zero)."""
+        if self.here is not None:
+            done = self.counts.get(-1, (0, 0))
+            self.counts[-1] = (done[0] + self.here.requests, done[1] + self.here.errors)
+            self.here = None
 
     def join(self, child: _Child, job: Job) -> None:
         """Give a new crawling process its job and a first batch (two for each worker)."""
@@ -283,8 +302,10 @@ class _Dealer:
         return sum(r for r, _ in counts), sum(e for _, e in counts)
 
     def _deal(self, child: _Child, count: int) -> None:
+        if child.jobs is None or child.index not in self.pending:
+            return  # told it gets no more (or gone): what is left stays for the others
         batch = [self.todo.popleft() for _ in range(min(count, len(self.todo)))]
-        if batch and child.index in self.pending:
+        if batch:
             self.pending[child.index].update(batch)
             child.send(Origins(tuple(batch)))
         self._close_if_done()
