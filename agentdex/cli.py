@@ -272,7 +272,16 @@ def _is_addr_port(text: str) -> bool:
 
 
 def run_crawl(
-    path, origins, net, *, verify: bool, kind: str = "crawl", policy=None, quiet: bool = False, processes: int = 1
+    path,
+    origins,
+    net,
+    *,
+    verify: bool,
+    kind: str = "crawl",
+    policy=None,
+    quiet: bool = False,
+    processes: int = 1,
+    shard=None,
 ) -> dict:
     """Run a crawl with a progress display on a terminal (plain lines otherwise; none
     when ``quiet``)."""
@@ -284,7 +293,17 @@ def run_crawl(
     with _progress_display(len(origins), quiet) as show:
         try:
             summary = asyncio.run(
-                crawl(db, origins, net, verify=verify, progress=show, kind=kind, policy=policy, processes=processes)
+                crawl(
+                    db,
+                    origins,
+                    net,
+                    verify=verify,
+                    progress=show,
+                    kind=kind,
+                    policy=policy,
+                    processes=processes,
+                    shard=shard,
+                )
             )
         except KeyboardInterrupt:
             fail("interrupted: every finished origin is saved; run the same command again to complete the rest", 130)
@@ -430,6 +449,18 @@ def crawl(
             ),
         ),
     ] = 1,
+    shard_text: Annotated[
+        str | None,
+        typer.Option(
+            "--shard",
+            metavar="I/N",
+            help=(
+                "Crawl only part I of N of the origins (I from 0), chosen by a stable hash of each origin, into "
+                "this --db; auto/N takes I from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID. agentdex merge joins "
+                "the parts' catalogues (docs/scale.md)."
+            ),
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Crawl origins into the catalogue: discover, validate, store, diff and verify.
@@ -443,10 +474,12 @@ def crawl(
     net = network_options(
         connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout, registry_lookup
     )
+    shard = _shard(shard_text)
     named = _seed_file(seeds, net)
     wanted = wanted_origins(origins or [], net) + named.origins
-    if named.endpoints:
-        _record_endpoints(db, named.endpoints)
+    endpoints = [row for row in named.endpoints if shard is None or shard.owns(row["origin"])]
+    if endpoints:
+        _record_endpoints(db, endpoints)
     if due and wanted:
         fail("--due takes the origins the schedule says are due; name no origin and no --seeds file", 2)
     if not wanted:
@@ -454,9 +487,13 @@ def crawl(
         if not wanted:
             _nothing_due(db, as_json)
             return
+    if shard is not None:
+        wanted = _shard_share(shard, unique(wanted), quiet)
     net.origin_budget = origin_budget
     policy = Policy(ceiling=max_fresh, floor=min_fresh, revalidate=revalidate)
-    summary = run_crawl(db, unique(wanted), net, verify=not no_verify, policy=policy, quiet=quiet, processes=processes)
+    summary = run_crawl(
+        db, unique(wanted), net, verify=not no_verify, policy=policy, quiet=quiet, processes=processes, shard=shard
+    )
     if as_json:
         echo_json(summary)
     else:
@@ -466,6 +503,27 @@ def crawl(
     if summary["internal"]:  # an origin hit a bug of agentdex: the others are saved, the run says so
         raise typer.Exit(1)
     _fail_when_none_reached(summary)
+
+
+def _shard(text: str | None):
+    """The :class:`~agentdex.crawler.options.Shard` ``--shard`` names, or None; a bad value
+    is an exit 2 with its reason."""
+    from agentdex.crawler.options import parse_shard
+
+    try:
+        return None if text is None else parse_shard(text)
+    except InputError as exc:
+        fail(str(exc), 2)
+
+
+def _shard_share(shard, origins: list[str], quiet: bool) -> list[str]:
+    """This shard's origins of ``origins``; says so on standard error when it has none."""
+    share = [origin for origin in origins if shard.owns(origin)]
+    if not share and not quiet:
+        typer.echo(
+            f"shard {shard}: none of the {len(origins)} origins is this shard's; its catalogue stays empty", err=True
+        )
+    return share
 
 
 def wanted_origins(texts: list[str], net, seeds: Path | None = None) -> list[str]:

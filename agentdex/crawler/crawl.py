@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 
 from agentdex import db as catalogue
 from agentdex.crawler import freshness
-from agentdex.crawler.options import DEFAULT_REGISTRY, ORIGIN_BUDGET, NetworkOptions, registry_base
+from agentdex.crawler.options import DEFAULT_REGISTRY, ORIGIN_BUDGET, NetworkOptions, Shard, registry_base
 from agentdex.crawler.stage import CrawlSummary, Progress, ProgressFn, Saver, StagePlan, open_stage, work_through
 
 # Where the callers of a crawl have always found its settings and results.
@@ -52,6 +52,7 @@ async def crawl(
     policy: freshness.Policy | None = None,
     now: float | None = None,
     processes: int = 1,
+    shard: Shard | None = None,
 ) -> CrawlSummary:
     """Crawl ``origins`` into the open catalogue ``db``; returns a summary. ``kind`` is
     recorded on the crawl row (``crawl`` or ``verify``). ``policy`` is what HTTP freshness
@@ -59,7 +60,9 @@ async def crawl(
     ``now`` (epoch seconds) the moment freshness is judged at, by default the time of each
     request (a later moment shows what a later crawl would ask). ``processes`` above 1:
     that many processes fetch, parse and verify, this one among them, and this one saves
-    (:mod:`agentdex.crawler.processes`; ``db`` must then be a file)."""
+    (:mod:`agentdex.crawler.processes`; ``db`` must then be a file). ``shard``: this run is
+    that part of a sweep; an origin an AI Catalog names is followed only when it is this
+    shard's (another shard's is recorded as named, for its own shard or a later crawl)."""
     started = time.perf_counter()
     crawl_id = catalogue.start_crawl(db, kind, len(origins))
     summary = CrawlSummary(crawl_id, len(origins))
@@ -71,7 +74,7 @@ async def crawl(
 
             await run_processes(db, origins, net, plan, processes, Saver(db, summary, state, progress))
         else:
-            await _run_here(db, origins, net, plan, Saver(db, summary, state, progress))
+            await _run_here(db, origins, net, plan, Saver(db, summary, state, progress), shard)
     except (asyncio.CancelledError, KeyboardInterrupt):
         summary.interrupted = True
         raise
@@ -81,7 +84,9 @@ async def crawl(
     return summary
 
 
-async def _run_here(db, origins: list[str], net: NetworkOptions, plan: StagePlan, saver: Saver) -> None:
+async def _run_here(
+    db, origins: list[str], net: NetworkOptions, plan: StagePlan, saver: Saver, shard: Shard | None = None
+) -> None:
     """Crawl every origin in this process, ``net.concurrency`` at a time."""
     async with open_stage(net, plan) as stage:
         stats = stage.fetcher.stats
@@ -93,7 +98,7 @@ async def _run_here(db, origins: list[str], net: NetworkOptions, plan: StagePlan
 
         def follow(more: list[str]) -> int:
             """Queue the origins not in this run yet (an AI Catalog named them); how many."""
-            new = [o for o in dict.fromkeys(more) if o not in seen]
+            new = [o for o in dict.fromkeys(more) if o not in seen and (shard is None or shard.owns(o))]
             seen.update(new)
             todo.extend(new)
             return len(new)

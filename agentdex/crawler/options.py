@@ -7,12 +7,17 @@ run (:mod:`agentdex.crawler.crawl`) that use them.
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import SplitResult, urlsplit
 
 from agentdex.crawler.fetch import Fetcher
 from agentdex.crawler.netpolicy import dns_server_resolver
+from agentdex.crawler.origins import normalise_origin
 from agentdex.errors import InputError
 
 DEFAULT_REGISTRY = "https://registry.modelcontextprotocol.io"
@@ -79,3 +84,72 @@ def _split(url: str) -> SplitResult | None:
         return parts if parts.port is None or parts.port > 0 else None
     except ValueError:
         return None
+
+
+# Where a scheduler puts a worker's index: a Kubernetes Indexed Job, then a Slurm job array.
+SHARD_INDEX_VARIABLES = ("JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID")
+MAX_SHARDS = 1_000_000
+_SHARD = re.compile(r"(auto|[0-9]{1,7})/([0-9]{1,7})")  # ASCII digits only, never int()'s wider set
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One of ``count`` parts of a sweep (``crawl --shard INDEX/COUNT``): the origins whose
+    :func:`shard_of` is ``index``."""
+
+    index: int
+    count: int
+
+    def owns(self, origin: str) -> bool:
+        """Whether ``origin`` (as typed or stored) belongs to this shard."""
+        return shard_of(origin, self.count) == self.index
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+def shard_of(origin: str, count: int) -> int:
+    """The shard of ``count`` an origin belongs to: the first 8 bytes of the SHA-256 of its
+    normalised form (:func:`~agentdex.crawler.origins.normalise_origin`), modulo ``count``.
+    The same on every machine, Python and run (never :func:`hash`, which is salted per
+    process), whatever order or repeats the seeds come in."""
+    digest = hashlib.sha256(normalise_origin(origin).encode("ascii")).digest()
+    return int.from_bytes(digest[:8], "big") % count
+
+
+def parse_shard(text: str, environ: Mapping[str, str] | None = None) -> Shard:
+    """``INDEX/COUNT`` (INDEX from 0) or ``auto/COUNT`` (the index from the first of
+    :data:`SHARD_INDEX_VARIABLES` set in ``environ``, by default the process's).
+
+    :raises InputError: not of that form, a count of 0 or over :data:`MAX_SHARDS`, an index
+        out of range, or ``auto`` with no index variable set
+    """
+    found = _SHARD.fullmatch(text.strip())
+    if found is None:
+        raise InputError(f"--shard takes INDEX/COUNT (from 0/N to N-1/N, e.g. 0/4) or auto/COUNT, not {text[:40]!r}")
+    count = int(found[2])
+    if not 0 < count <= MAX_SHARDS:
+        raise InputError(f"--shard {text.strip()}: the count must be from 1 to {MAX_SHARDS:,}")
+    if found[1] != "auto":
+        return _in_range(int(found[1]), count, f"--shard {text.strip()}: the index")
+    return _from_environment(count, os.environ if environ is None else environ)
+
+
+def _from_environment(count: int, environ: Mapping[str, str]) -> Shard:
+    for name in SHARD_INDEX_VARIABLES:
+        if name in environ:
+            value = environ[name].strip()
+            if not re.fullmatch(r"[0-9]{1,7}", value):
+                raise InputError(f"--shard auto/{count}: {name} is {value[:20]!r}, not an index from 0 to {count - 1}")
+            return _in_range(int(value), count, f"--shard auto/{count}: {name}")
+    raise InputError(
+        f"--shard auto/{count} reads its index from {' or '.join(SHARD_INDEX_VARIABLES)} "
+        "(a Kubernetes Indexed Job, a Slurm job array); neither is set: give the index, e.g. --shard 0/"
+        f"{count}"
+    )
+
+
+def _in_range(index: int, count: int, what: str) -> Shard:
+    if index >= count:
+        raise InputError(f"{what} is {index}, not an index from 0 to {count - 1} (shards count from 0)")
+    return Shard(index, count)
