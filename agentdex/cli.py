@@ -622,6 +622,7 @@ def verify(
     if not add:
         _refuse_unknown(db, wanted)
     summary = run_crawl(db, wanted, net, verify=True, kind="verify")
+    from agentdex.cli_support import coloured_checks
     from agentdex.db import list_checks
     from agentdex.render import check_line
 
@@ -632,7 +633,7 @@ def verify(
         for origin in wanted:
             typer.echo(origin)
             for c in list_checks(catalogue, origin):
-                typer.echo(f"  {check_line(c)}")
+                typer.echo(coloured_checks(f"  {check_line(c)}"))
         if summary["internal"]:
             typer.echo(f"{summary['internal']} origin(s) failed on an internal error of agentdex", err=True)
     if summary["internal"]:  # as crawl: an origin hit a bug of agentdex, the others are saved

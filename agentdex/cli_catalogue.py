@@ -195,9 +195,10 @@ def show(
     if as_json:
         echo_json(data)
     else:
+        from agentdex.cli_support import coloured_checks
         from agentdex.render import show_lines
 
-        typer.echo("\n".join(show_lines(data)))
+        typer.echo(coloured_checks("\n".join(show_lines(data))))
 
 
 @commands.command()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -130,3 +132,24 @@ def plain_help(app: typer.Typer) -> None:
     for info in app.registered_commands:
         if info.cls in (None, TyperCommand):
             info.cls = PlainHelpCommand
+
+
+# A check's status word at the start of a line (after its indent), as render.check_line writes it.
+_MARK = re.compile(r"^(\s*)(pass|fail|warn|skip)(?= )", re.M)
+_COLOURS = {"pass": "32", "fail": "1;31", "warn": "33", "skip": "2"}
+
+
+def use_colour(stream: Any = None) -> bool:
+    """Colour for a terminal: not on a pipe or a file, not with ``NO_COLOR`` set (any value
+    but empty, https://no-color.org), not on a ``dumb`` terminal."""
+    stream = stream or sys.stdout
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+
+def coloured_checks(text: str) -> str:
+    """``text`` with each check's status word coloured (fail red, pass green, warn yellow,
+    skip dim) when :func:`use_colour`; the words themselves carry the meaning without it."""
+    if not use_colour():
+        return text
+    return _MARK.sub(lambda m: f"{m.group(1)}\x1b[{_COLOURS[m.group(2)]}m{m.group(2)}\x1b[0m", text)

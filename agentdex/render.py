@@ -1,6 +1,7 @@
 """The plain-text reporter of the CLI and the demo: results are data, these turn them into
 lines. Validation results, listings, checks, change events, plans and crawl summaries are
-each rendered here once, in one vocabulary (``FAIL``/``ok`` for checks, ``∅`` for no value).
+each rendered here once, in one vocabulary (``pass``/``fail``/``warn``/``skip`` for checks, as
+stored and as the TUI and Datasette show them; ``∅`` for no value).
 
 Every crawled string goes through :func:`agentdex.text.plain`, so nothing a website wrote
 can reach the terminal as an escape sequence.
@@ -18,7 +19,12 @@ from agentdex.eventtext import event_text
 from agentdex.models import ParseResult, sorted_findings
 from agentdex.text import plain, spreadsheet_cell, terminal_safe_json
 
-STATUS_MARK = {"pass": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip"}
+STATUS_MARK = {
+    "pass": "pass",
+    "fail": "fail",
+    "warn": "warn",
+    "skip": "skip",
+}  # the stored words, as the TUI and Datasette say them
 
 
 def result_lines(path: str, result: ParseResult) -> list[str]:
@@ -118,12 +124,12 @@ def nl_json_lines(records: Iterable[Mapping[str, Any]]) -> list[str]:
 
 
 def check_line(c: Mapping[str, Any]) -> str:
-    """One stored check as a table line: ``FAIL manifest.cors  what was seen``."""
+    """One stored check as a table line: ``fail manifest.cors  what was seen``."""
     return f"{STATUS_MARK.get(c['status'], c['status'])} {c['name']:<26} {plain(c.get('detail'), 200)}"
 
 
 def check_sentence(origin: str, c: Mapping[str, Any]) -> str:
-    """One stored check as a sentence: ``origin: FAIL name — what was seen``."""
+    """One stored check as a sentence: ``origin: fail name — what was seen``."""
     mark = STATUS_MARK.get(c["status"], c["status"]).strip()
     return f"{plain(origin, 40)}: {mark} {c['name']} — {plain(c.get('detail'), 160, single_line=True)}"
 

@@ -256,7 +256,7 @@ def test_verify_rechecks_and_prints_every_check(catalogue, tmp_path):
     lines = result.stdout.splitlines()
     assert lines[0] == "tidewater.test"
     assert any(
-        re.fullmatch(r"  ok   anchor\.verify\.dns\s+_anchor\.tidewater\.test carries anchor-verify", x) for x in lines
+        re.fullmatch(r"  pass anchor\.verify\.dns\s+_anchor\.tidewater\.test carries anchor-verify", x) for x in lines
     )
     assert len(lines) == 1 + 23  # 18 checks for every listing, 5 for Anchor
     kinds = as_json("events", "--db", path)

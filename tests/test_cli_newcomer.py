@@ -78,10 +78,13 @@ def catalogue(tmp_path_factory):
         yield cat
 
 
-def run_in_terminal(args: list[str], cwd: Path, answer: bytes = b"") -> tuple[int, str]:
-    """``python -m agentdex ARGS`` with a terminal (a pty) as stdin, stdout and stderr."""
+def run_in_terminal(args: list[str], cwd: Path, answer: bytes = b"", **extra: str) -> tuple[int, str]:
+    """``python -m agentdex ARGS`` with a terminal (a pty) as stdin, stdout and stderr
+    (``extra``: more environment variables)."""
     controller, terminal = pty.openpty()
-    env = {**cli_env(), "COLUMNS": "160", "TERM": "xterm"}
+    env = {**cli_env(), "COLUMNS": "160", "TERM": "xterm", **extra}
+    if "NO_COLOR" not in extra:  # the caller's own setting must not decide the test
+        env.pop("NO_COLOR", None)
     process = subprocess.Popen(
         [sys.executable, "-m", "agentdex", *args], stdin=terminal, stdout=terminal, stderr=terminal, env=env, cwd=cwd
     )
@@ -590,3 +593,16 @@ def test_tui_reads_the_same_config_file(tmp_path):
     config.write_text('dns_server = "nowhere"\n', "utf-8")
     result = cli("tui", "--db", tmp_path / "c.db", env={"AGENTDEX_CONFIG": str(config)})
     assert result.exit_code == 2 and f"config file {config}, key 'dns_server': expected ADDR:PORT" in result.stderr
+
+
+def test_check_words_are_the_stored_ones_coloured_on_a_terminal_only(catalogue, tmp_path):
+    """Issue 40: ``ok``/``FAIL`` in the CLI against ``pass``/``fail`` in the TUI and Datasette,
+    and no colour (``FAIL`` looked like ``ok``). NO_COLOR and a pipe get the words alone."""
+    code, shown = run_in_terminal(["show", "badmanifest.test", "--db", str(catalogue.path)], tmp_path)
+    assert code == 0 and "\x1b[1;31mfail\x1b[0m " in shown and "\x1b[32mpass\x1b[0m " in shown, shown
+    code, plain_shown = run_in_terminal(
+        ["show", "badmanifest.test", "--db", str(catalogue.path)], tmp_path, NO_COLOR="1"
+    )
+    assert code == 0 and "\x1b[" not in plain_shown and "\n  fail " in plain_shown
+    piped = cli("show", "badmanifest.test", "--db", catalogue.path).stdout
+    assert "\x1b[" not in piped and "\n  fail " in piped and "FAIL" not in piped and "  ok " not in piped

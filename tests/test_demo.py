@@ -148,14 +148,14 @@ def test_the_subprocess_demo_prints_counts_findings_history_and_commands(sub_run
     assert re.search(r"formats: .*\b3 anchor\b.*\b1 inferred\b", out)
     assert re.search(r"32 change events: 18 listed, .*\b2 price_changed\b.*\b1 name_changed\b", out)
     # the notable checks, in the user's words
-    assert "driftwood.test: FAIL anchor.read_only_variant — declaration is false" in out
+    assert "driftwood.test: fail anchor.read_only_variant — declaration is false" in out
     assert "exposes write tools delete_item" in out
     assert (
-        "meridian.test: FAIL anchor.payments — test.meridian/rates-api: declared $0.002 but the live 402 asks $0.005"
+        "meridian.test: fail anchor.payments — test.meridian/rates-api: declared $0.002 but the live 402 asks $0.005"
         in out
     )
-    assert "tidewater.test: ok anchor.read_only_variant" in out
-    assert "tidewater.test: ok anchor.verify.dns" in out and "meridian.test: ok anchor.verify.dns" in out
+    assert "tidewater.test: pass anchor.read_only_variant" in out
+    assert "tidewater.test: pass anchor.verify.dns" in out and "meridian.test: pass anchor.verify.dns" in out
     # History from the second crawl
     assert 'castaway.test: name_changed — "Castaway" → "Castaway Podcasts"' in out
     assert "pantry.test: tools_changed — MCP tools +add_to_list" in out
@@ -313,7 +313,7 @@ def test_the_cli_runner_demo_prints_the_same_and_leaves_no_server_behind(cli_run
     result, path, threads = cli_run
     assert result.exit_code == 0, result.stdout[-3000:]
     assert f"agentdex show pantry.test --db {path}" in result.stdout
-    assert "meridian.test: FAIL anchor.payments" in result.stdout
+    assert "meridian.test: fail anchor.payments" in result.stdout
     assert threads == []
     https, dns = _ports(result.stdout)
     assert _tcp_closed(https) and _udp_free(dns)

@@ -37,11 +37,11 @@ def test_crawled_text_in_an_event_or_a_check_stays_text():
 
 def test_a_check_is_a_table_line_or_a_sentence_with_the_same_marks():
     failed = {"name": "manifest.cors", "status": "fail", "detail": "Access-Control-Allow-Origin (missing)"}
-    assert render.check_line(failed) == "FAIL manifest.cors              Access-Control-Allow-Origin (missing)"
+    assert render.check_line(failed) == "fail manifest.cors              Access-Control-Allow-Origin (missing)"
     assert (
-        render.check_sentence("a.test", failed) == "a.test: FAIL manifest.cors — Access-Control-Allow-Origin (missing)"
+        render.check_sentence("a.test", failed) == "a.test: fail manifest.cors — Access-Control-Allow-Origin (missing)"
     )
-    assert render.check_sentence("a.test", {**failed, "status": "pass"}).startswith("a.test: ok manifest.cors")
+    assert render.check_sentence("a.test", {**failed, "status": "pass"}).startswith("a.test: pass manifest.cors")
 
 
 def test_a_validation_result_is_a_verdict_findings_and_counts():
