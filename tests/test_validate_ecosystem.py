@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from jsonschema import Draft7Validator
@@ -61,26 +62,96 @@ def test_the_invalid_examples_are_invalid_for_the_reason_their_name_gives():
     assert any(p.startswith("packages[0].packageArguments[0]") for p, _ in codes["positional-argument-missing-value"])
 
 
-# -- MCP server cards: SEP-2127's own fixtures, v1 (main) and v2 (revision 056d9f28) sets -------
+# -- MCP server cards: SEP-2127's v2 fixtures (revision 056d9f28) and agentdex's own v1 cards -----
 CARD_FIXTURES = sorted((HERE / "server_card").glob("v*/*/*.json"))
+V1 = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"
+# The search index holds the SEP's fixtures at their /v2/ revision only, so the /v1/ cases are
+# agentdex's own (written here, not copied from the SEP): one for each verdict the v1 schema gives
+# a card, keyed as the fixtures are (family/folder/name).
+OWN_V1_CARDS: dict[str, dict] = {
+    "v1/valid/bare": {
+        "$schema": V1,
+        "name": "test.agentdex/bare-card",
+        "version": "0.0.1",
+        "description": "agentdex's own card with only the members v1 requires.",
+    },
+    "v1/valid/templated-remote": {
+        "$schema": V1,
+        "name": "test.agentdex/templated",
+        "version": "3.0.0-beta.1",
+        "description": "agentdex's own card: a remote whose URL and header take variables.",
+        "title": "Templated remote",
+        "remotes": [
+            {
+                "type": "sse",
+                "url": "https://{region}.mcp.test/sse",
+                "variables": {"region": {"choices": ["eu", "us"], "default": "eu"}},
+                "headers": [{"name": "X-Api-Key", "isSecret": True, "value": "{key}", "variables": {"key": {}}}],
+                "supportedProtocolVersions": ["2025-11-25"],
+            }
+        ],
+        "x-agentdex-note": "v1 objects are open: a key the schema does not define is allowed",
+    },
+    "v1/invalid/bad-name-pattern": {
+        "$schema": V1,
+        "name": "bare-name-without-namespace",
+        "version": "1.0.0",
+        "description": "agentdex's own card whose name has no namespace.",
+    },
+    "v1/invalid/date-versioned-schema": {
+        "$schema": "https://static.modelcontextprotocol.io/schemas/2025-09-29/server-card.schema.json",
+        "name": "test.agentdex/dated",
+        "version": "1.0.0",
+        "description": "agentdex's own card naming a dated schema URL.",
+    },
+    "v1/invalid/missing-name": {"$schema": V1, "version": "1.2.3", "description": "agentdex's own card, no name."},
+    "v1/invalid/missing-schema": {
+        "name": "test.agentdex/schemaless",
+        "version": "1.0.0",
+        "description": "agentdex's own card without $schema.",
+    },
+    "v1/invalid/wrong-schema-name": {
+        "$schema": "https://static.modelcontextprotocol.io/schemas/v1/mcp-card.schema.json",
+        "name": "test.agentdex/wrong-file",
+        "version": "1.0.0",
+        "description": "agentdex's own card naming another file of the v1 family.",
+    },
+}
+CARDS_BY_NAME = {"/".join(p.parts[-3:]).removesuffix(".json"): p for p in CARD_FIXTURES} | dict.fromkeys(OWN_V1_CARDS)
 # A card with nothing but name, version and description is a server.json just as well (whose
 # schema requires no $schema): auto reads it as the registry's; forced, it is a card.
-AMBIGUOUS = {"v1/invalid/missing-schema.json": "server_json"}
+AMBIGUOUS = {"v1/invalid/missing-schema": "server_json"}
 
 
-def sep2127(path: Path) -> bool:
+def card_json(name: str) -> Any:
+    path = CARDS_BY_NAME[name]
+    return OWN_V1_CARDS[name] if path is None else json.loads(path.read_text("utf-8"))
+
+
+def card_file(name: str, tmp_path: Path) -> Path:
+    """The fixture's file, or one of agentdex's own cards written out."""
+    path = CARDS_BY_NAME[name]
+    if path is None:
+        path = tmp_path / f"{name.rsplit('/', 1)[-1]}.json"
+        path.write_text(json.dumps(OWN_V1_CARDS[name]), "utf-8")
+    return path
+
+
+def sep2127(name: str) -> bool:
     """The verdict of the card's own schema family (run by jsonschema, as the SEP's
     scripts/validate-examples.ts runs ajv: at ``#/$defs/ServerCard``, formats checked)."""
     from jsonschema import Draft202012Validator, FormatChecker
 
-    schema = json.loads((path.parents[1] / "server-card.schema.json").read_text("utf-8"))
+    family = name.split("/")[0]
+    schema = json.loads((HERE / "server_card" / family / "server-card.schema.json").read_text("utf-8"))
     card = Draft202012Validator({**schema, "$ref": "#/$defs/ServerCard"}, format_checker=FormatChecker())
-    return card.is_valid(json.loads(path.read_text("utf-8")))
+    return card.is_valid(card_json(name))
 
 
-def test_there_are_fourteen_card_fixtures_and_the_folders_agree_with_their_schemas():
-    assert len(CARD_FIXTURES) == 14
-    assert all(sep2127(p) == (p.parent.name == "valid") for p in CARD_FIXTURES)
+def test_the_card_cases_are_the_seps_v2_fixtures_and_our_v1_cards_and_the_folders_agree():
+    assert len(CARD_FIXTURES) == 7 and {p.parts[-3] for p in CARD_FIXTURES} == {"v2"}
+    assert len(OWN_V1_CARDS) == 7
+    assert all(sep2127(name) == (name.split("/")[1] == "valid") for name in CARDS_BY_NAME)
 
 
 def test_the_shipped_card_schemas_are_the_fixtures_schemas_byte_for_byte():
@@ -96,23 +167,22 @@ def test_the_shipped_card_schemas_are_the_fixtures_schemas_byte_for_byte():
         assert shipped == (HERE / "server_card" / family / "server-card.schema.json").read_bytes()
 
 
-@pytest.mark.parametrize("path", CARD_FIXTURES, ids=lambda p: "/".join(p.parts[-3:]))
+@pytest.mark.parametrize("name", sorted(CARDS_BY_NAME))
 @pytest.mark.parametrize("forced", [[], ["--format", "server_card"]], ids=["auto", "forced"])
-def test_every_card_fixture_gets_its_schemas_verdict(path: Path, forced: list[str]):
-    name = "/".join(path.parts[-3:])
-    result = run(str(path), "--json", *forced)
+def test_every_card_gets_its_schemas_verdict(name: str, forced: list[str], tmp_path: Path):
+    result = run(str(card_file(name, tmp_path)), "--json", *forced)
     data = json.loads(result.stdout)
     if not forced and name in AMBIGUOUS:
         assert data["format"] == AMBIGUOUS[name]
         return
     assert (data["format"], data["valid"], result.exit_code) == (
         "server_card",
-        sep2127(path),
-        0 if sep2127(path) else 1,
+        sep2127(name),
+        0 if sep2127(name) else 1,
     )
 
 
-def test_the_invalid_card_fixtures_are_invalid_for_the_reason_their_name_gives():
+def test_the_invalid_cards_are_invalid_for_the_reason_their_name_gives(tmp_path: Path):
     reasons = {
         "bad-name-pattern": ("name", "pattern"),
         "date-versioned-schema": ("$schema", "pattern"),
@@ -121,10 +191,10 @@ def test_the_invalid_card_fixtures_are_invalid_for_the_reason_their_name_gives()
         "wrong-schema-name": ("$schema", "pattern"),
         "with-packages": ("packages", "unknown_key"),
     }
-    for path in (p for p in CARD_FIXTURES if p.parent.name == "invalid"):
-        findings = json.loads(run(str(path), "--json", "--format", "server_card").stdout)["findings"]
-        errors = {(f["path"], f["code"]) for f in findings if f["severity"] == "error"}
-        assert errors == {reasons[path.stem]}, path
+    for name in (n for n in CARDS_BY_NAME if n.split("/")[1] == "invalid"):
+        findings = json.loads(run(str(card_file(name, tmp_path)), "--json", "--format", "server_card").stdout)
+        errors = {(f["path"], f["code"]) for f in findings["findings"] if f["severity"] == "error"}
+        assert errors == {reasons[name.rsplit("/", 1)[-1]]}, name
 
 
 # -- AI Catalog 1.0: every JSON example of the specification (Agent-Card/ai-catalog e82016ff) ----
@@ -209,7 +279,7 @@ def a2a_v03(path: Path) -> bool:
 
 
 def a2a_v10(path: Path) -> bool:
-    """A2A 1.0's verdict: the v1.0.1 JSON bundle with the proto's REQUIRED fields, every key
+    """A2A 1.0's verdict: the v1 JSON bundle with the proto's REQUIRED fields, every key
     it does not define ignored (the specification: implementations SHOULD ignore them)."""
     from jsonschema import Draft202012Validator
 
@@ -277,12 +347,13 @@ def test_real_cards_get_their_verdict(path: Path):
 
 
 def test_the_required_fields_are_the_protos():
-    """agentdex's table of A2A 1.0's REQUIRED fields is what specification/a2a.proto (v1.0.1) marks."""
+    """agentdex's table of A2A 1.0's REQUIRED fields is what specification/a2a.proto marks (the
+    index's revision f903eee9, whose REQUIRED markings are those of tag v1.0.1)."""
     import re
 
     from agentdex.formats._a2a_schemas import REQUIRED
 
-    proto = (HERE / "a2a" / "a2a-v1.0.1.proto").read_text("utf-8")
+    proto = (HERE / "a2a" / "a2a.f903eee9.proto").read_text("utf-8")
     marked: dict[str, list[str]] = {}
     for message, body in re.findall(r"^message (\w+) \{(.*?)^\}", proto, re.S | re.M):
         fields = re.findall(r"(\w+) = \d+ \[\(google\.api\.field_behavior\) = REQUIRED\]", body)
@@ -298,7 +369,7 @@ def test_the_shipped_a2a_schemas_are_the_published_files_byte_for_byte():
 
     from agentdex.formats.schemas import VENDORED
 
-    for name, copy in (("a2a_card_v0.3", "a2a-v0.3.0.schema.json"), ("a2a_card_v1.0", "a2a-v1.0.1.schema-bundle.json")):
+    for name, copy in (("a2a_card_v0.3", "a2a-v0.3.0.schema.json"), ("a2a_card_v1.0", "a2a-v1.schema-bundle.json")):
         filename, digest = VENDORED[name]
         shipped = resources.files("agentdex.formats.schemas").joinpath(filename).read_bytes()
         assert hashlib.sha256(shipped).hexdigest() == digest
@@ -424,7 +495,7 @@ def test_the_10_sample_card_reads_its_interfaces_and_its_security_key_is_the_onl
 
 def test_the_schema_command_prints_each_a2a_schema_and_asks_which_for_the_format():
     result = CliRunner().invoke(app, ["schema", "a2a_card_v1.0"])
-    expected = json.loads((HERE / "a2a" / "a2a-v1.0.1.schema-bundle.json").read_text("utf-8"))
+    expected = json.loads((HERE / "a2a" / "a2a-v1.schema-bundle.json").read_text("utf-8"))
     assert result.exit_code == 0 and json.loads(result.stdout) == expected
     result = CliRunner().invoke(app, ["schema", "a2a_card"])
     assert result.exit_code == 2 and "a2a_card_v0.3 or a2a_card_v1.0" in result.stderr

@@ -1,15 +1,20 @@
 """The two JSON Schemas an A2A agent card is validated against, compiled once.
 
 * **A2A 1.0** (``supportedInterfaces``): the JSON bundle the A2A project publishes beside its
-  specification, ``v1.0.1/spec/a2a.json`` of the gh-pages branch (shipped byte for byte as
-  ``schemas/a2a-v1.0.1.schema-bundle.json``). The bundle is marked non-normative: it is
-  generated from ``specification/a2a.proto`` (tag v1.0.1), the normative source, but leaves
+  specification (``spec/a2a.json`` of the gh-pages branch), shipped byte for byte as
+  ``schemas/a2a-v1.schema-bundle.json``: the ``dev/`` deployment of gh-pages revision 35fa6395
+  (2026-03-05), the revision the search index holds. Its ``AgentCard`` and every definition
+  a card uses are those of the v1.0.1 bundle (tag v1.0.1, 2026-05-28); it differs from that
+  bundle in descriptions and in ``SendMessageConfiguration`` (``blocking``, later
+  ``returnImmediately``), which no card contains. The bundle is marked non-normative: it is
+  generated from ``specification/a2a.proto``, the normative source, but leaves
   out what the proto marks ``field_behavior = REQUIRED`` and its ``oneof`` groups, and its
   ``$ref`` values name one file a message (``lf.a2a.v1.AgentCard.jsonschema.json``) that the
   bundle keys by title instead. :func:`v1_validator` therefore compiles a copy in which each
   reference points at its definition and :data:`REQUIRED` (the proto's REQUIRED fields, in
-  their JSON names; ``tests/test_validate_ecosystem.py`` checks them against the proto) and
-  :data:`ONE_OF` are added. The bundle closes every object; the specification says
+  their JSON names; ``tests/test_validate_ecosystem.py`` checks them against the proto at
+  revision f903eee9, whose REQUIRED markings are tag v1.0.1's) and :data:`ONE_OF` are added.
+  The bundle closes every object; the specification says
   implementations SHOULD ignore unrecognised fields, so :mod:`~agentdex.formats.a2a_card`
   reports those as warnings.
 * **A2A 0.3** (``url``): ``specification/json/a2a.json`` at tag v0.3.0, its ``AgentCard``
@@ -29,7 +34,7 @@ from agentdex.formats.schemas import load_vendored
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
-# specification/a2a.proto at v1.0.1: the fields marked REQUIRED, by message, in JSON names.
+# specification/a2a.proto at tag v1.0.1: the fields marked REQUIRED, by message, in JSON names.
 REQUIRED = {
     "AgentCard": [
         "name",
@@ -75,7 +80,7 @@ def _snake(name: str) -> str:
 
 
 def v1_schema() -> dict:
-    """The v1.0.1 bundle as one self-contained schema, with the proto's required fields and
+    """The v1 bundle as one self-contained schema, with the proto's required fields and
     one-of groups, rooted at ``AgentCard``."""
     bundle = copy.deepcopy(load_vendored("a2a_card_v1.0"))
     defs = {title.replace(" ", ""): _linked(schema) for title, schema in bundle["definitions"].items()}

@@ -9,8 +9,9 @@ Spec: the A2A protocol's ``AgentCard``, in two versions, told apart by the card'
   JSONRPC | HTTP+JSON | GRPC or another, ``protocolVersion``, ``tenant``) in place of the
   top-level ``url``; ``capabilities.extendedAgentCard`` in place of
   ``supportsAuthenticatedExtendedCard``; ``securityRequirements`` (the v1.0.1 sample card
-  still wrote ``security``). Checked against the v1.0.1 JSON bundle with the proto's
-  REQUIRED fields. The bundle closes every object, but the specification says
+  still wrote ``security``). Checked against the A2A v1 JSON bundle (its ``AgentCard`` that
+  of v1.0.1; :mod:`~agentdex.formats._a2a_schemas`) with the proto's REQUIRED fields.
+  The bundle closes every object, but the specification says
   implementations SHOULD ignore unrecognised fields: a key it does not define is an
   ``unknown_key`` warning, never an error (``x-`` vendor keys produce nothing).
 * **0.3** (``url``, ``preferredTransport``, ``additionalInterfaces``, ``protocolVersion``):

@@ -10,7 +10,9 @@ says so (``legacy_location``) for the crawler to attach to a card fetched there.
 Rules: the published JSON Schema, shipped byte for byte (``schemas/SOURCES.md``), chosen by
 the card's ``$schema``: the ``/v2/`` schema (revision 056d9f28: every object closed, no
 ``packages``, no ``tools``) for a card naming ``/v2/``, else the ``/v1/`` schema of main
-(open objects), whose ``$schema`` pattern refuses a missing, date-versioned or other URL.
+(revision 56ab90b1, 2026-06-18; main's later revisions up to 2026-07-24 changed one
+description only; open objects), whose ``$schema`` pattern refuses a missing, date-versioned
+or other URL.
 Every schema error is a finding at its path (:mod:`agentdex.formats._jsonschema`). Cards
 are advisory: a client must prefer the server's runtime answers (the consistency check
 compares them).

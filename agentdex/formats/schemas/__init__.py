@@ -26,7 +26,7 @@ VENDORED = {
     ),
     "server_card_v1": (
         "mcp-server-card.v1.schema.json",
-        "2c772b51edb367f154771d84ddbae87ddba00a624422c8e46f218a9ac03bf042",
+        "70cb0cf89446d27f8e23dc19c74a6377e0c84ed99f031c9a9b24cffbbe9c77d7",
     ),
     "server_card_v2": (
         "mcp-server-card.v2.schema.json",
@@ -37,8 +37,8 @@ VENDORED = {
         "97d6e2435336836cd1d41dffacf83a1a97902b62b826ef14ec5704db85c95f17",
     ),
     "a2a_card_v1.0": (
-        "a2a-v1.0.1.schema-bundle.json",
-        "ba4b702b5edbdcbfe972c272484eb38e1fcd72af3c0b7eaa114b50e97455d8dd",
+        "a2a-v1.schema-bundle.json",
+        "7bb4d521bdc0420b9d101b5502b8dabc2d22eb0868bde4277192ea6054416c83",
     ),
 }
 
