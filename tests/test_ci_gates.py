@@ -87,6 +87,7 @@ def test_ci_runs_the_static_gates_before_the_tests():
     assert lines.index("bash scripts/lint") < lines.index(readme_test_command())
 
 
+@pytest.mark.slow
 def test_a_run_with_skips_ends_with_their_reasons_counted(tmp_path):
     """Issue 40: 96 skips and no reason shown; the README's command stays as it is (no -rs),
     so tests/conftest.py prints the reasons."""
