@@ -97,6 +97,80 @@ def lint_rows(result: Any) -> list[dict[str, Any]]:
     ]
 
 
+@commands.command("score")
+def score_cmd(
+    source: Annotated[
+        str, typer.Argument(metavar="FILE|ORIGIN", help="A tools/list JSON file, or a catalogued origin.")
+    ],
+    endpoint: Annotated[
+        str,
+        typer.Option(
+            "--endpoint", metavar="URL", help="The OpenAI-compatible model endpoint to score with (its base URL)."
+        ),
+    ],
+    model: Annotated[str, typer.Option("--model", metavar="NAME", help="The model to ask.")],
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Score tool definitions with TDQS's rubric through the model endpoint you name.
+
+    Runs the reference implementation (pip install 'agentdex[quality]'): each tool's TDQS and
+    tier, and the server's. The endpoint's key is read from $TDQS_API_KEY. agentdex calls a
+    model only here, only at --endpoint. For an origin, the definitions are rebuilt from the
+    catalogue, which keeps no title or output schema."""
+    import os
+
+    from agentdex.tool_scoring import ScoringError, score_tools
+
+    api_key = os.environ.get("TDQS_API_KEY", "").strip()
+    if not api_key:
+        fail("set $TDQS_API_KEY to the endpoint's key (any word for an endpoint that needs none)", 2)
+    definitions, name = _score_input(source, db)
+    try:
+        report = score_tools(definitions, server_name=name, endpoint=endpoint, model=model, api_key=api_key)
+    except ScoringError as exc:
+        fail(str(exc), 2)
+    if as_json:
+        echo_json(report)
+        return
+    typer.echo("\n".join(_score_lines(report)))
+
+
+def _score_input(source: str, db_file: Path | None) -> tuple[list[dict[str, Any]], str]:
+    if Path(source).is_file() or source == "-":
+        data = _read_json(Path(source), "standard input" if source == "-" else source)
+        items: Any = data.get("tools") if isinstance(data, dict) and isinstance(data.get("tools"), list) else data
+        return (list(items) if isinstance(items, list) else [items]), Path(source).stem or "tools"
+    from agentdex.db import missing_origins
+    from agentdex.db.tool_quality import stored_definitions
+
+    origin = origin_argument(source)
+    catalogue = open_catalogue(db_file, readonly=True)
+    if missing_origins(catalogue, [origin]):
+        fail(
+            f"{source} is not a file, and is not in the catalogue; `agentdex list` shows the origins it has",
+            NOT_IN_CATALOGUE,
+        )
+    definitions = stored_definitions(catalogue, origin)
+    if not definitions:
+        fail(f"{origin} has no MCP tools in the catalogue: no crawl has listed them", 2)
+    return definitions, origin
+
+
+def _score_lines(report: dict[str, Any]) -> list[str]:
+    server = report["serverScore"]
+    lines = [
+        f"TDQS score of {plain(report['server']['name'], 120)}: specification {report['specVersion']}, "
+        f"model {plain(report.get('model'), 80)}"
+    ]
+    lines += [f"{plain(t['name'], 120, single_line=True)}  {t['tdqs']:.1f} ({t['tier']})" for t in report["tools"]]
+    lines.append(
+        f"server: {server['overallScore']:.1f} ({server['overallTier']}); descriptions "
+        f"{server['descriptionQualityScore']:.1f}, coherence {server['coherenceScore']:.1f}"
+    )
+    return lines
+
+
 def _lint_origin(text: str, db_file: Path | None) -> dict[str, Any]:
     from agentdex.db import missing_origins
     from agentdex.db.tool_quality import stored_lint

@@ -70,10 +70,13 @@ def _normalise(name: str) -> str:
 def imported_top_level_modules(package: Path, *, skip: Path | None = None) -> set[str]:
     """Every top-level module name ``package``'s source imports, at any depth (imports
     inside functions and ``try`` blocks included), relative imports and the files below
-    ``skip`` left out."""
+    ``skip`` (and the modules behind an extra, :data:`EXTRA_MODULES`) left out."""
     names = set()
-    for path in package.rglob("*.py"):
+    paths = [package] if package.is_file() else package.rglob("*.py")
+    for path in paths:
         if skip is not None and path.is_relative_to(skip):
+            continue
+        if path in EXTRA_MODULES and path != package:
             continue
         for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
             if isinstance(node, ast.Import):
@@ -84,6 +87,8 @@ def imported_top_level_modules(package: Path, *, skip: Path | None = None) -> se
 
 
 SAMPLEWEB = ROOT / "agentdex" / "sampleweb"
+# Modules behind an extra of their own (a base install never imports them): module -> extra.
+EXTRA_MODULES = {ROOT / "agentdex" / "tool_scoring.py": "quality"}
 
 
 def _distributions(modules: set[str]) -> set[str]:
@@ -119,6 +124,17 @@ def test_the_sample_web_imports_only_what_the_demo_extra_adds():
     ), "the test extra must install the demo extra (the suite runs the sample web)"
 
 
+@pytest.mark.parametrize("module", sorted(EXTRA_MODULES), ids=lambda p: p.name)
+def test_a_module_behind_an_extra_imports_only_what_that_extra_adds(module):
+    extra = EXTRA_MODULES[module]
+    found = _distributions(imported_top_level_modules(module))
+    missing = sorted(found - declared_distributions() - declared_distributions(extra))
+    assert missing == [], f"imported by {module.name} but declared neither as a dependency nor in {extra}: {missing}"
+    assert declared_distributions(extra) <= found, f"the {extra} extra holds a package {module.name} does not import"
+    test_extra = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["optional-dependencies"]["test"]
+    assert f"agentdex[{extra}]" in test_extra, f"the test extra must install the {extra} extra"
+
+
 def test_the_sample_webs_refusal_names_every_module_of_the_demo_extra():
     from agentdex.sampleweb import EXTRA_MODULES
 
@@ -129,7 +145,9 @@ def test_the_sample_webs_refusal_names_every_module_of_the_demo_extra():
 
 
 def test_every_declared_dependency_is_imported_by_agentdex():
-    names = (declared_distributions() | declared_distributions("demo")) - IMPORTED_BY_DEPENDENCIES
+    names = (
+        declared_distributions() | declared_distributions("demo") | declared_distributions("quality")
+    ) - IMPORTED_BY_DEPENDENCIES
     source = "\n".join(p.read_text("utf-8") for p in (ROOT / "agentdex").rglob("*.py"))
     unused = sorted(
         n for n in names if not re.search(rf"^\s*(import|from) {re.escape(IMPORT_NAMES.get(n, n))}\b", source, re.M)

@@ -12,6 +12,7 @@ each with its message. The first lint of a tool set, a tool added or removed (th
     lint_summary(db, origin, source="mcp") -> dict | None          the counts `show` heads it with
     tool_findings(db, origin, source="mcp") -> {tool: [finding]}   what `show` prints
     quality_share(db) -> {total, with_findings, share}             what stats and census print
+    stored_definitions(db, origin) -> [definition]                 what `tools score ORIGIN` sends
 """
 
 from __future__ import annotations
@@ -163,6 +164,25 @@ def tool_findings(db: Database, origin: str, source: str = "mcp") -> dict[str, l
     """Each linted tool's findings (``{rule, severity, message}``), by tool name."""
     rows = db.execute("SELECT name, findings FROM tool_lints WHERE origin = ? AND source = ?", [origin, source])
     return {name: json.loads(findings) for name, findings in rows}
+
+
+def stored_definitions(db: Database, origin: str) -> list[dict[str, Any]]:
+    """The tools ``origin``'s MCP server listed, as definitions rebuilt from what the catalogue
+    keeps (name, description, input schema, annotations; a title or output schema is not kept)."""
+    rows = db.execute(
+        "SELECT name, description, input_schema, annotations FROM tools WHERE origin = ? AND source = 'mcp' "
+        "ORDER BY id",
+        [origin],
+    )
+    return [
+        {
+            "name": name,
+            "description": description or None,
+            "inputSchema": json.loads(schema) if schema else None,
+            "annotations": json.loads(annotations) or None,
+        }
+        for name, description, schema, annotations in rows
+    ]
 
 
 def quality_share(db: Database) -> dict[str, Any]:
