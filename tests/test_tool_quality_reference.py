@@ -124,6 +124,7 @@ def test_each_corpus_file_lints_as_the_reference_lints_it(path):
     assert ours(data) == reference(data)
 
 
+@pytest.mark.slow  # runs the tdqs CLI as a process
 @pytest.mark.parametrize("path", corpus_files()[::25], ids=lambda p: str(p.relative_to(CORPUS)))
 def test_the_command_prints_what_tdqs_lint_prints(path):
     code, rows = cli_lint(path)
@@ -277,6 +278,7 @@ _tool = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow  # 300 generated tool lists, each linted twice
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_tool, min_size=1, max_size=6, unique_by=lambda t: t["name"]))
 def test_generated_definitions_lint_as_the_reference_lints_them(tools):
@@ -392,6 +394,7 @@ def test_the_sample_webs_mcp_sdk_servers_lint_as_the_reference_lints_them():
         assert tools and ours(tools) == reference(tools)
 
 
+@pytest.mark.slow  # node, a TLS proxy and a crawl
 @pytest.mark.skipif(node_skip_reason() is not None, reason=node_skip_reason() or "")
 def test_server_everything_crawled_by_agentdex_lints_as_tdqs_lint_url_lints_it(tls_ca, tls_server, tmp_path):
     """agentdex crawls the MCP TypeScript SDK's reference server over HTTPS (an Anchor manifest

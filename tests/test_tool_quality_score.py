@@ -18,6 +18,8 @@ from typer.testing import CliRunner
 
 from agentdex.cli import app
 
+pytestmark = pytest.mark.slow  # a model endpoint listening on loopback
+
 TOOLS = {
     "tools": [
         {
