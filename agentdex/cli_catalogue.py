@@ -234,9 +234,17 @@ def events(
     if as_json:
         echo_json(rows)
         return
-    from agentdex.render import event_line
+    from agentdex.render import event_line, event_text, tsv_lines
 
-    typer.echo("\n".join(event_line(e) for e in rows) if rows else "no events")
+    if not rows:
+        typer.echo("no events", err=not sys.stdout.isatty())  # a pipe reads no line that is no event
+    elif sys.stdout.isatty():
+        typer.echo("\n".join(event_line(e) for e in rows))
+    else:  # a pipe gets tab-separated lines, as list does: at, origin, kind, the change in words
+        fields = [
+            {"at": e.get("at"), "origin": e.get("origin"), "kind": e.get("kind"), "change": event_text(e)} for e in rows
+        ]
+        typer.echo("\n".join(tsv_lines(fields)))
 
 
 @commands.command()

@@ -17,6 +17,39 @@ from agentdex.cli import app
 DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
 
 
+# What every command shares; tests/test_newcomer_origins.py checks these against the commands.
+EXIT_CODES = (
+    ("0", "done (`validate`: the document is valid)"),
+    (
+        "1",
+        "the answer is no, or the run did not do its job: an invalid document (`validate`), an origin "
+        "not in the catalogue (`show`, `plan`, `events --origin`, `forget`, `verify` without `--add`), "
+        "a crawl or verify that reached no origin or hit an internal error, an error-level finding "
+        "(`tools lint`), a registry read cut short (`seeds`)",
+    ),
+    (
+        "2",
+        "input that cannot be used: an option value that is not a choice, an origin that is no public "
+        "origin (name your own server with `--connect-to`), a file `validate` cannot read as any "
+        "document, a config file or environment value in error",
+    ),
+    ("130", "interrupted (Ctrl-C): every finished origin is saved"),
+)
+CONVENTIONS = (
+    "## Exit codes and output\n\nEvery command exits with one of these codes:\n\n| code | meaning |\n|---|---|\n"
+    + "".join(f"| {code} | {meaning} |\n" for code, meaning in EXIT_CODES)
+    + """
+The answer goes to stdout, everything else (errors, refusals, progress, counts) to stderr.
+Every listing command takes `--json`. On a terminal `list` and `events` print aligned
+columns and check words (`pass`, `fail`, `warn`, `skip`, the words the TUI and Datasette use)
+are coloured, unless `NO_COLOR` is set; on a pipe `list` and `events` print tab-separated
+lines without a header (`events`: at, origin, kind, the change in words), `census --state S`
+prints url, origin and detail tab-separated, `seeds` one origin a line, and nothing is
+coloured.
+"""
+)
+
+
 def help_text(args: list[str]) -> str:
     """The --help output of ``agentdex ARGS`` at a fixed width."""
     result = CliRunner().invoke(
@@ -32,6 +65,7 @@ def render() -> str:
         "# agentdex command reference\n",
         "Generated from the live `--help` by `python scripts/gen_cli_doc.py`; a test keeps it current.\n",
         "```text\n" + help_text([]) + "```\n",
+        CONVENTIONS,
     ]
     for name in commands:
         parts.append(f"## agentdex {name}\n\n```text\n{help_text([name])}```\n")

@@ -173,3 +173,22 @@ def test_a_validation_error_reads_as_a_sentence_without_pydantic_s_prefix(tmp_pa
     result = cli("crawl", "pantry.test", "--db", tmp_path / "a.db")
     assert result.exit_code == 2 and "key 'dns_server': expected ADDR:PORT" in result.stderr
     assert "Value error" not in result.stderr
+
+
+def test_events_on_a_pipe_are_tab_separated_as_list_is_and_none_is_said_on_stderr(tmp_path, web):
+    db = tmp_path / "a.db"
+    assert cli("crawl", "pantry.test", *web.cli_args(), "--db", db, "-q").exit_code == 0
+    events = cli("events", "--db", db)  # CliRunner's stdout is no terminal
+    assert events.exit_code == 0
+    at, origin, kind, change = events.stdout.splitlines()[0].split("\t")
+    assert (origin, kind, change) == ("pantry.test", "listed", '∅ → "listed"') and at.startswith("20")
+    empty = cli("events", "--since", "2999-01-01", "--db", db)
+    assert empty.exit_code == 0 and empty.stdout == "" and empty.stderr == "no events\n"
+
+
+def test_the_command_reference_states_the_exit_codes_the_commands_use():
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text("utf-8")
+    assert "## Exit codes and output" in doc
+    assert (
+        "an origin not in the catalogue (`show`, `plan`, `events --origin`, `forget`, `verify` without `--add`)" in doc
+    )
