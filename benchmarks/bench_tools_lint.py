@@ -11,6 +11,11 @@ same parsed JSON and run on one core, one after the other: agentdex's
 does after reading its file. It prints tools a second for each and fails when the two do not
 give the same findings and inputHash for every tool of the first 20 servers, or when the
 corpus is missing (then there is nothing real to measure).
+
+    .venv/bin/python benchmarks/bench_tools_lint.py --fan-out 20
+
+times instead one hostile tool on both: an input schema whose N ``$defs`` each reference the
+next one twice (2^N paths through the required subtree), and checks the two agree.
 """
 
 from __future__ import annotations
@@ -80,11 +85,28 @@ def same(ours: list, theirs: list) -> bool:
     return True
 
 
+def fan_out(levels: int) -> int:
+    """Both implementations on one tool whose schema fans out ``levels`` times."""
+    defs: dict = {f"d{i}": {"anyOf": [{"$ref": f"#/$defs/d{i + 1}"}] * 2} for i in range(levels)}
+    defs[f"d{levels}"] = {"type": "object", "properties": {"x": {}}, "required": ["x"]}
+    schema = {"type": "object", "properties": {"q": {"$ref": "#/$defs/d0"}}, "required": ["q"], "$defs": defs}
+    server = [[{"name": "fan", "description": "Fans out.", "inputSchema": schema}]]
+    results = []
+    for name, fn in (("agentdex tool_quality", run_agentdex), ("tdqs 0.1.0 (reference)", run_tdqs)):
+        seconds, result = timed(fn, server)
+        results.append(result)
+        print(f"{name:<24} {seconds:8.3f} CPU s  for a schema fanning out {levels} times")
+    return 0 if same(*results) else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tools", type=int, default=100_000)
     parser.add_argument("--per-server", type=int, default=50)
+    parser.add_argument("--fan-out", type=int, default=0, metavar="N", help="time one fanning-out schema instead")
     args = parser.parse_args()
+    if args.fan_out:
+        return fan_out(args.fan_out)
     templates = corpus_tools()
     if len(templates) < 200:
         print(f"the corpus in {CORPUS} holds {len(templates)} tools; expected at least 200", file=sys.stderr)

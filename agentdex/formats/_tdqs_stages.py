@@ -10,8 +10,9 @@ only where it cannot finish:
   character at a time in Python: a 1 MB description costs it about 0.1 s); the bytes are
   the same (``JSON.stringify``'s escapes, lowercase hex, lone surrogates escaped);
 - the walk remembers what it found below a node for the same depth and path (the reference
-  walks a schema whose ``$defs`` reference each other twice over again for every path: 22
-  such definitions take it 28 s) and stops after ``MAX_VISITS`` nodes or ``MAX_NESTING``
+  walks a schema whose ``$defs`` reference each other twice over again for every path: 20
+  such definitions take it 9.9 CPU s, each one more doubles it; benchmarks/bench_tools_lint.py
+  --fan-out 20) and stops after ``MAX_VISITS`` nodes or ``MAX_NESTING``
   nested calls (the reference fails with ``RecursionError`` somewhere past that); a walk
   cut short says so (:attr:`Subtree.cut_short`) and counts what it reached.
 """
