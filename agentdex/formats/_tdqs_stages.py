@@ -7,8 +7,8 @@ Apache-2.0: ``stringify_json`` with ``sort_keys``, ``traverse_required_subtree``
 only where it cannot finish:
 
 - the serialization uses :func:`json.dumps` for each string (the reference escapes strings a
-  character at a time in Python: a 1 MB description costs it about 0.1 s); the bytes are
-  the same (``JSON.stringify``'s escapes, lowercase hex, lone surrogates escaped);
+  character at a time in Python); the bytes are the same (``JSON.stringify``'s escapes,
+  lowercase hex, lone surrogates escaped);
 - the walk remembers what it found below a node for the same depth and path (the reference
   walks a schema whose ``$defs`` reference each other twice over again for every path: 20
   such definitions take it 9.9 CPU s, each one more doubles it; benchmarks/bench_tools_lint.py
