@@ -1,11 +1,12 @@
-"""The commands that read or trim the catalogue: ``list``, ``show``, ``events``, ``plan``,
-``stats`` and ``forget``. Registered on :data:`agentdex.cli.app`; each parses its options,
+"""The commands that read, trim or join catalogues: ``list``, ``show``, ``events``, ``plan``,
+``stats``, ``forget`` and ``merge``. Registered on :data:`agentdex.cli.app`; each parses its options,
 calls the library and hands the result to a reporter."""
 
 from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
@@ -359,6 +360,31 @@ def forget(
     else:
         rows = ", ".join(f"{n} {table}" for table, n in sorted(removed.items()))
         typer.echo(f"forgot {len(wanted)} origin(s): {', '.join(wanted)} ({rows})")
+
+
+@commands.command()
+def merge(
+    out: Annotated[Path, typer.Argument(metavar="OUT", help="The catalogue to merge into (created when missing).")],
+    shards: Annotated[
+        list[Path], typer.Argument(metavar="SHARD", help="Catalogues to merge in, e.g. each crawl --shard's --db.")
+    ],
+    as_json: JsonOpt = False,
+) -> None:
+    """Merge catalogues into OUT on natural keys (origin, URL, body hash, crawl time): the
+    shards of a sweep (crawl --shard I/N) or any catalogues. Merging one twice changes
+    nothing; an origin's current state comes from the catalogue that crawled it last."""
+    from agentdex.db.merge import merge_catalogues
+    from agentdex.errors import DatabaseError
+
+    try:
+        summary = merge_catalogues(out, shards)
+    except DatabaseError as exc:
+        fail(str(exc), 1)
+    if as_json:
+        echo_json(summary.to_dict())
+        return
+    rows = ", ".join(f"{n:,} {table}" for table, n in summary.changed.items() if n)
+    typer.echo(f"merged {summary.shards} catalogue(s) into {out}: {rows or 'nothing new'}")
 
 
 def _confirm_forget(origins: list[str]) -> None:
