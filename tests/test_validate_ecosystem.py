@@ -1,7 +1,7 @@
 """``agentdex validate`` on the ecosystem's own reference files: the MCP registry's valid and
 invalid server.json examples (verdicts checked against the registry's published 2025-12-11
 schema run by jsonschema), A2A cards of the 0.3 and 1.0 shapes (0.3 ones against the
-A2A v0.3.0 JSON Schema) and documents that are no manifest of any kind (exit 2)."""
+A2A 0.3 JSON Schema) and documents that are no manifest of any kind (exit 2)."""
 
 from __future__ import annotations
 
@@ -272,8 +272,8 @@ def test_the_schema_command_prints_the_derived_catalog_schema():
 
 
 def a2a_v03(path: Path) -> bool:
-    """The A2A v0.3.0 schema's verdict on a card (its AgentCard definition)."""
-    schema = json.loads((HERE / "a2a" / "a2a-v0.3.0.schema.json").read_text("utf-8"))
+    """The A2A 0.3 schema's verdict on a card (its AgentCard definition, tag v0.3.0's)."""
+    schema = json.loads((HERE / "a2a" / "a2a-v0.3.schema.json").read_text("utf-8"))
     card = {"$ref": "#/definitions/AgentCard", "definitions": schema["definitions"]}
     return Draft7Validator(card).is_valid(json.loads(path.read_text("utf-8")))
 
@@ -369,7 +369,7 @@ def test_the_shipped_a2a_schemas_are_the_published_files_byte_for_byte():
 
     from agentdex.formats.schemas import VENDORED
 
-    for name, copy in (("a2a_card_v0.3", "a2a-v0.3.0.schema.json"), ("a2a_card_v1.0", "a2a-v1.schema-bundle.json")):
+    for name, copy in (("a2a_card_v0.3", "a2a-v0.3.schema.json"), ("a2a_card_v1.0", "a2a-v1.schema-bundle.json")):
         filename, digest = VENDORED[name]
         shipped = resources.files("agentdex.formats.schemas").joinpath(filename).read_bytes()
         assert hashlib.sha256(shipped).hexdigest() == digest

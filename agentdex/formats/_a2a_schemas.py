@@ -17,8 +17,10 @@
   The bundle closes every object; the specification says
   implementations SHOULD ignore unrecognised fields, so :mod:`~agentdex.formats.a2a_card`
   reports those as warnings.
-* **A2A 0.3** (``url``): ``specification/json/a2a.json`` at tag v0.3.0, its ``AgentCard``
-  definition (``schemas/a2a-v0.3.0.schema.json``).
+* **A2A 0.3** (``url``): ``specification/json/a2a.json``, its ``AgentCard`` definition
+  (``schemas/a2a-v0.3.schema.json``): the revision of 4864c210 (2025-08-13), the one the
+  search index holds, which is tag v0.3.0's file with one more definition (``JSONError``, not
+  used by ``AgentCard``).
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ Spec: the A2A protocol's ``AgentCard``, in two versions, told apart by the card'
   implementations SHOULD ignore unrecognised fields: a key it does not define is an
   ``unknown_key`` warning, never an error (``x-`` vendor keys produce nothing).
 * **0.3** (``url``, ``preferredTransport``, ``additionalInterfaces``, ``protocolVersion``):
-  checked against the v0.3.0 JSON Schema (``specification/json/a2a.json``), whose objects are
+  checked against the 0.3 JSON Schema (``specification/json/a2a.json``, its ``AgentCard`` that
+  of tag v0.3.0), whose objects are
   open; a top-level key it does not define is an ``unknown_key`` warning.
 
 A card with neither ``url`` nor ``supportedInterfaces`` is ``one_of_required`` (and checked

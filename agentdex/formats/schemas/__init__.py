@@ -33,8 +33,8 @@ VENDORED = {
         "f6aa0be033925b801b322470446ffa3db96969e532923dd61a6cabecc43f8d97",
     ),
     "a2a_card_v0.3": (
-        "a2a-v0.3.0.schema.json",
-        "97d6e2435336836cd1d41dffacf83a1a97902b62b826ef14ec5704db85c95f17",
+        "a2a-v0.3.schema.json",
+        "01c713c1047e7f3f8380aff30397f30f54407cb310d08133705cef39a91aefa9",
     ),
     "a2a_card_v1.0": (
         "a2a-v1.schema-bundle.json",
