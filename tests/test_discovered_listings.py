@@ -35,6 +35,7 @@ OPEN, GATED, RPC, DEAD = (
     "https://dead.test/mcp",
 )
 ALPHA, BETA = "https://shared.test/alpha/mcp", "https://shared.test/beta/mcp"
+LOOKED_UP = "https://lookup.test/mcp"
 CATALOGUED = "https://catalog.test/mcp"
 ELSEWHERE_CARD, ELSEWHERE = "https://cards.test/cards/weather.json", "https://cards.test/mcp"
 INDEXED = "https://index.test/mcp"
@@ -75,7 +76,8 @@ SITES = {
     "catalog.test": {"paths": {"/mcp": mcp_rule("Catalogued", "find_recipe")}},
     "cards.test": {"paths": {"/mcp": mcp_rule("Weather", "forecast")}},
     "index.test": {"paths": {"/mcp": mcp_rule("Index", "search_index")}},
-    "agent.test": {"paths": {"/a2a": {"app": "jsonrpc"}}},  # A2A's JSON-RPC binding: POST only
+    "agent.test": {"paths": {"/a2a": {"app": "jsonrpc"}}},
+    "lookup.test": {"paths": {"/mcp": mcp_rule("Looked up", "look_up")}},  # A2A's JSON-RPC binding: POST only
 }
 SERVERS = [
     server_json("test.open/tides", OPEN),
@@ -85,6 +87,7 @@ SERVERS = [
     server_json("test.shared/alpha", ALPHA),
     server_json("test.shared/beta", BETA),
     server_json("test.tenants/any", TEMPLATE),
+    server_json("test.lookup/thing", LOOKED_UP),
 ]
 AI_CATALOG = {
     "specVersion": "1.0",
@@ -146,7 +149,15 @@ A2A_CARD = {
     "defaultOutputModes": ["text/plain"],
     "skills": [{"id": "pickup", "name": "Book a pickup", "description": "Books a parcel pickup.", "tags": ["parcel"]}],
 }
-ENDPOINTS = {OPEN: "open", GATED: "auth_gated", RPC: "not_mcp", DEAD: "unreachable", ALPHA: "open", BETA: "open"}
+ENDPOINTS = {
+    OPEN: "open",
+    GATED: "auth_gated",
+    RPC: "not_mcp",
+    DEAD: "unreachable",
+    ALPHA: "open",
+    BETA: "open",
+    LOOKED_UP: "open",
+}
 
 
 def write_web(root: Path) -> None:
@@ -317,6 +328,7 @@ LISTED = {
     "agent.test": "a2a_card",
     "cards.test": "server_card",
     "index.test": "server_card",
+    "lookup.test": "server_json",
 }
 
 
@@ -393,3 +405,13 @@ def test_with_crawling_processes_a_catalogued_origin_is_crawled_in_the_same_run(
     assert crawl.exit_code == 0, crawl.output
     assert json.loads(crawl.stdout)["origins"] == 3  # cards.test, which the catalog names, too
     assert show({"path": path}, "cards.test")["format"] == "server_card"
+
+
+def test_what_the_registry_lists_for_an_origin_is_its_listing_when_it_publishes_nothing(web, tmp_path):
+    path = tmp_path / "lookup.db"
+    args = [*web.cli_args(), "--db", str(path), "--registry-lookup", "--registry", "https://registry.test"]
+    crawl = CliRunner().invoke(app, ["crawl", "lookup.test", *args])  # no seeds: only the lookup names it
+    assert crawl.exit_code == 0, crawl.output
+    found = show({"path": path}, "lookup.test")
+    assert (found["format"], found["status"], found["mcp_url"]) == ("registry_server_json", "listed", LOOKED_UP)
+    assert {t["name"] for t in found["tools"] if t["source"] == "mcp"} == {"look_up"}
