@@ -312,9 +312,14 @@ class Verifier:
         origin is due (a probe is never fresh)."""
         if not stored.due or not crawl.extra_endpoints:
             return []
-        wanted = crawl.extra_endpoints
-        found = await asyncio.gather(*(self.probe(e.url, e.transport or mcp_probe.STREAMABLE) for e in wanted))
-        return [health.from_probe(e.url, probe) for e, probe in zip(wanted, found, strict=True)]
+        # One after another: they share the origin's host (a platform may serve a thousand), which
+        # takes one request at a time anyway, and a request queued behind hundreds would count
+        # as a slow one of the origin's (crawler.fetch.SlowMeter) and cut the origin short.
+        rows = []
+        for endpoint in crawl.extra_endpoints:
+            found = await self.probe(endpoint.url, endpoint.transport or mcp_probe.STREAMABLE)
+            rows.append(health.from_probe(endpoint.url, found))
+        return rows
 
     async def _ask_a2a(self, listing: Listing, stored: Stored) -> None:
         """A safe GET of each A2A interface the listing names, for its health row (role
