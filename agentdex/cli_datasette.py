@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from agentdex.cli_support import db_path, fail
+from agentdex.cli_support import DbOpt, db_path, fail
 from agentdex.errors import DatabaseError
 
 commands = typer.Typer()
@@ -21,17 +21,22 @@ commands = typer.Typer()
 
 @commands.command()
 def metadata(
-    db: Annotated[
-        Path | None, typer.Argument(metavar="DB", help="The catalogue file (default $AGENTDEX_DB or ./agentdex.db).")
+    named: Annotated[
+        Path | None,
+        typer.Argument(metavar="DB", help="The catalogue file, as --db names it (kept for earlier scripts)."),
     ] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write to this file instead of printing.")
     ] = None,
+    db: DbOpt = None,
 ) -> None:
-    """Print the Datasette metadata for the catalogue DB (then: datasette DB --metadata FILE)."""
+    """Print the Datasette metadata for the catalogue (then: datasette DB --metadata FILE).
+    The catalogue is --db, as for every other command."""
     from agentdex.serve import database_name, metadata_for
 
-    path = db_path(db)
+    if named is not None and db is not None and named != db:
+        fail(f"two catalogues named: {named} and --db {db}; give one", 2)
+    path = db_path(db or named)
     if not path.is_file():
         fail(f"no catalogue at {path}; give the file Datasette will serve", 2)
     try:

@@ -192,3 +192,14 @@ def test_the_command_reference_states_the_exit_codes_the_commands_use():
     assert (
         "an origin not in the catalogue (`show`, `plan`, `events --origin`, `forget`, `verify` without `--add`)" in doc
     )
+
+
+def test_metadata_takes_the_catalogue_as_every_command_does(tmp_path, web):
+    """Issue 40: metadata took the database positionally where every other command takes --db."""
+    db = tmp_path / "my catalogue.db"
+    assert cli("crawl", "pantry.test", *web.cli_args(), "--db", db, "-q").exit_code == 0
+    by_option = cli("metadata", "--db", db)
+    assert by_option.exit_code == 0 and '"my catalogue"' in by_option.stdout
+    assert cli("metadata", db).stdout == by_option.stdout  # the earlier form still works
+    both = cli("metadata", db, "--db", tmp_path / "other.db")
+    assert both.exit_code == 2 and "two catalogues named" in both.stderr
