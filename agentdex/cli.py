@@ -839,7 +839,7 @@ def prune(
     as_json: JsonOpt = False,
 ) -> None:
     """Drop history last seen more than KEEP days ago: superseded snapshots no event refers
-    to, endpoint probes beyond each endpoint's latest ten, and bodies nothing refers to."""
+    to, endpoint probes and samples beyond each endpoint's latest ten, and bodies nothing refers to."""
     from agentdex.db.retention import prune as prune_catalogue
 
     result = prune_catalogue(open_catalogue(db, readonly=False), keep, vacuum=vacuum)
@@ -848,8 +848,8 @@ def prune(
         return
     typer.echo(
         f"pruned history last seen before {result.cutoff}: {result.snapshots} snapshot(s), "
-        f"{result.endpoint_probes} endpoint probe(s), {result.blobs} unused bodies"
-        + ("; file compacted" if result.vacuumed else "")
+        f"{result.endpoint_probes} endpoint probe(s), {result.endpoint_samples} endpoint sample(s), "
+        f"{result.blobs} unused bodies" + ("; file compacted" if result.vacuumed else "")
     )
 
 

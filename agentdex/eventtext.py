@@ -42,6 +42,10 @@ def event_text(e: Mapping[str, Any]) -> str:
         return f"{subject}: ${_price(old)} → ${_price(new)} a call"
     if kind == "registry_changed":
         return "the MCP registry: " + _registry_diff(old, new)
+    if kind == "endpoint_unhealthy":
+        return f"{subject}: unhealthy, two probes in a row failed ({plain(new, 40)})"
+    if kind == "endpoint_recovered":
+        return f"{subject}: healthy again ({plain(old, 40)} → {plain(new, 40)})"
     if kind == "mcp_era_changed":
         return f"MCP eras: {_era(old)} → {_era(new)}"
     if kind == "deprecation_declared":

@@ -219,6 +219,12 @@ class EndpointProbe:
     # agentdex's own word for what the state alone does not say (dns: a host name that does
     # not resolve; initialized_rejected): never text a server wrote, so counts can rely on it.
     cause: str | None = None
+    # This probe as a sample of the endpoint's uptime (agentdex.db.health.save_samples): how
+    # long it took, whether its answer says anything of health (a 429, a 503 with Retry-After
+    # do not), and how it was verified. Not part of the row's identity.
+    ms: float | None = field(default=None, compare=False)
+    measurable: bool = field(default=True, compare=False)
+    verified_by: str = field(default="", compare=False)
 
     @property
     def key(self) -> str:

@@ -397,6 +397,20 @@ unprobed AS (
     AND s.url NOT IN (SELECT url FROM probed)
 )
 SELECT * FROM probed UNION ALL SELECT * FROM templated UNION ALL SELECT * FROM unprobed;
+CREATE TABLE endpoint_samples (
+    id INTEGER PRIMARY KEY,
+    origin TEXT NOT NULL,
+    role TEXT NOT NULL,
+    url TEXT NOT NULL,
+    at TEXT NOT NULL,                 -- when it was probed (ISO 8601, UTC)
+    state TEXT NOT NULL,              -- as in endpoint_probes
+    outcome TEXT NOT NULL,            -- up | down | unmeasurable (429, 503 with Retry-After)
+    ms REAL,                          -- how long the probe took, every request of it
+    verified_by TEXT NOT NULL DEFAULT '',  -- the request, transport (and era), agentdex's version
+    crawl_id INTEGER
+);
+CREATE INDEX endpoint_samples_endpoint ON endpoint_samples(origin, role, url, at);
+CREATE INDEX endpoint_samples_at ON endpoint_samples(at);
 CREATE VIEW check_status AS
 SELECT l.origin, l.name, l.format, l.status, l.checks_passed, l.checks_failed,
   group_concat(CASE c.status WHEN 'fail' THEN c.name END, ', ') AS failing_checks,

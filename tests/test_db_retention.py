@@ -101,6 +101,10 @@ def test_each_endpoint_keeps_its_latest_probes(web, tmp_path):
     assert result.endpoint_probes == 2 * len(per_endpoint)
     kept = db.execute("SELECT count(*) FROM endpoint_probes GROUP BY role, url").fetchall()
     assert all(n == RECENT_PROBES for (n,) in kept)
+    # Each probe was a sample too: the latest RECENT_PROBES of each endpoint stay.
+    assert result.endpoint_samples == 2 * len(per_endpoint)
+    samples = db.execute("SELECT count(*) FROM endpoint_samples GROUP BY role, url").fetchall()
+    assert samples == [(RECENT_PROBES,)] * len(per_endpoint)
     # The uptime is counted over the same latest probes; only the all-time count drops.
     assert [
         {k: v for k, v in h.items() if k not in ("probes", "first_seen_at")} for h in endpoint_health(db, HOST)
@@ -118,6 +122,7 @@ def test_the_prune_command(web, tmp_path):
         "endpoint_probes": 0,
         "blobs": 0,
         "vacuumed": False,
+        "endpoint_samples": 0,
     }
     done = CliRunner().invoke(app, ["prune", "--keep", "0", "--vacuum", "--db", str(path)])
     assert done.exit_code == 0 and "file compacted" in done.stdout

@@ -24,8 +24,9 @@ States, one word each:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from agentdex import __version__
 from agentdex.crawler import mcp_probe
 from agentdex.models import EndpointProbe, FetchRecord, OriginCrawl
 
@@ -92,12 +93,40 @@ def _status_state(status: int) -> str:
 
 
 def probe_state(found: mcp_probe.Probe) -> str:
-    """The state of an MCP endpoint from its probe (``unreachable`` told apart by why)."""
+    """The state of an MCP endpoint from its probe (``unreachable`` told apart by why); a 429
+    is a server error as for any fetch (agentdex asked too often), never ``not_mcp``."""
+    if found.http_status == 429:
+        return "server_error"
     if found.state in _PROBE_STATES:
         return _PROBE_STATES[found.state]
     if found.answer is not None:
         return state_of(found.answer)
     return "dead"
+
+
+def measurable(status: int | None, headers: Mapping[str, str]) -> bool:
+    """Whether an answer says anything of the endpoint's health: a 429 (agentdex asked too
+    often) and a 503 with ``Retry-After`` (a planned pause) count as neither up nor down."""
+    return not (status == 429 or (status == 503 and "retry-after" in headers))
+
+
+def record_method(role: str, record: FetchRecord) -> str:
+    """How a verifier's fetch verified its endpoint: the request and transport, agentdex's version."""
+    scheme = record.url.split(":", 1)[0].upper()
+    safe = " (a safe GET, nothing submitted)" if role in SAFE_GET_ROLES else ""
+    return f"GET over {scheme}{safe}; agentdex {__version__}"
+
+
+def probe_method(found: mcp_probe.Probe) -> str:
+    """How the MCP probe verified its endpoint: the requests of each era it asked, the
+    transport that answered (else the one asked) and agentdex's version."""
+    asked = {
+        "modern": "server/discover, tools/list",
+        "dual": "server/discover, initialize, tools/list",
+        "legacy": "initialize, tools/list",
+    }.get(found.era, "server/discover, initialize")
+    transport = found.transport or mcp_probe.STREAMABLE
+    return f"MCP {asked} over {transport}, era {found.era}; agentdex {__version__}"
 
 
 def from_record(role: str, url: str, record: FetchRecord) -> EndpointProbe:
@@ -109,7 +138,17 @@ def from_record(role: str, url: str, record: FetchRecord) -> EndpointProbe:
         # answers 405 (or another 4xx), which shows it is there. The feedback.descriptor
         # check passes that answer; health says the same, not "http_error".
         state, detail = OK, f"HTTP {record.status} to a safe GET: the route is there (never submitted)"
-    return EndpointProbe(role, url, state, record.status, detail, cause=cause_of(record))
+    return EndpointProbe(
+        role,
+        url,
+        state,
+        record.status,
+        detail,
+        cause=cause_of(record),
+        ms=record.elapsed_ms or None,
+        measurable=measurable(record.status, record.headers),
+        verified_by=record_method(role, record),
+    )
 
 
 def cause_of(record: FetchRecord | None) -> str | None:
@@ -134,6 +173,9 @@ def from_probe(url: str, found: mcp_probe.Probe) -> EndpointProbe:
         versions=tuple(v[:40] for v in found.versions),
         server_name=name[:200] if isinstance(name, str) else None,
         cause=found.cause or cause_of(found.answer),
+        ms=found.elapsed_ms,
+        measurable=measurable(found.http_status, found.answer.headers if found.answer is not None else {}),
+        verified_by=probe_method(found),
     )
 
 

@@ -114,6 +114,7 @@ class Probe:
     cache_scope: str | None = None
     era_difference: dict[str, list[str]] | None = None  # a dual endpoint's tool lists, when they differ
     cause: str | None = None  # agentdex's word for what the state does not say (initialized_rejected)
+    elapsed_ms: float | None = None  # the whole probe, every request of it (set by its caller)
 
     @property
     def versions(self) -> list[str]:

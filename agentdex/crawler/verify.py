@@ -222,13 +222,15 @@ class Verifier:
         however many checks ask (the first to ask names the transport)."""
         if url not in self._probes:
             self._probes[url] = asyncio.ensure_future(
-                mcp_probe.probe(
-                    url,
-                    self.post,
-                    self.probe_get,
-                    self.probe_stream,
-                    transport=transport,
-                    deadline=self.fetcher.deadline,
+                _timed(
+                    mcp_probe.probe(
+                        url,
+                        self.post,
+                        self.probe_get,
+                        self.probe_stream,
+                        transport=transport,
+                        deadline=self.fetcher.deadline,
+                    )
                 )
             )
         return await asyncio.shield(self._probes[url])
@@ -711,3 +713,11 @@ def _failure(record: FetchRecord, url: str) -> str:
     if record.error:
         return f"{url}: {record.error}"
     return f"{url}: HTTP {record.status}"
+
+
+async def _timed(probing: Awaitable[mcp_probe.Probe]) -> mcp_probe.Probe:
+    """The probe with how long it took, every request of it (the endpoint's latency sample)."""
+    started = time.monotonic()
+    found = await probing
+    found.elapsed_ms = (time.monotonic() - started) * 1000
+    return found

@@ -7,19 +7,40 @@ last ok) is :func:`agentdex.db.queries.endpoint_health`."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
 from sqlite_utils import Database
 
-from agentdex.db.common import dumps, safe_text
-from agentdex.models import EndpointProbe, probe_key
+from agentdex.db.common import dumps, safe_text, utc_now
+from agentdex.models import EndpointProbe, Event, probe_key
+
+# The states in which an endpoint is up: it answered, and an endpoint behind credentials or
+# payment said so (alive: agentdex never pays nor signs in); an MCP endpoint of a revision
+# agentdex does not speak answered MCP all the same.
+UP_STATES = frozenset({"ok", "auth_required", "payment_required"})
+MCP_UP_STATES = UP_STATES | {"incompatible"}
+# Uptime windows, by name (uptime_24h, …), and how many failed probes in a row make an endpoint unhealthy.
+WINDOWS = {"24h": timedelta(hours=24), "7d": timedelta(days=7), "30d": timedelta(days=30)}
+CONFIRM_FAILURES = 2
+# The health of an endpoint never probed (a registry's remote not asked yet).
+NO_HISTORY: dict[str, Any] = dict.fromkeys(
+    ("healthy", "uptime_24h", "uptime_7d", "uptime_30d", "p50_ms", "p95_ms", "last_verified", "verified_by")
+)
 
 
-def save_probes(db: Database, origin: str, probes: list[EndpointProbe] | None, crawl_id: int | None, at: str) -> None:
+def save_probes(
+    db: Database, origin: str, probes: list[EndpointProbe] | None, crawl_id: int | None, at: str
+) -> list[Event]:
     """Record this crawl's endpoint states (``None``: not verified, nothing to record): a
     state (with an MCP endpoint's era and cause) the same as its endpoint's latest row
     extends that row (one more run, its time and answer), any other is a new row, so an
-    unchanged endpoint adds no row."""
+    unchanged endpoint adds no row. Each probe is a sample too (:func:`save_samples`);
+    returns the ``endpoint_unhealthy``/``endpoint_recovered`` events it caused (not stored)."""
     if not probes:
-        return
+        return []
     latest = _latest_rows(db, origin)
     extend, insert = [], []
     for p in probes:
@@ -41,6 +62,108 @@ def save_probes(db: Database, origin: str, probes: list[EndpointProbe] | None, c
         "era, versions, server_name, cause) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         insert,
     )
+    return save_samples(db, origin, probes, crawl_id, at)
+
+
+def outcome(probe: EndpointProbe) -> str:
+    """``up``, ``down`` or ``unmeasurable`` (an answer that says nothing of health)."""
+    if not probe.measurable:
+        return "unmeasurable"
+    return "up" if probe.state in (MCP_UP_STATES if probe.role == "mcp" else UP_STATES) else "down"
+
+
+def save_samples(
+    db: Database, origin: str, probes: Iterable[EndpointProbe], crawl_id: int | None, at: str
+) -> list[Event]:
+    """One ``endpoint_samples`` row a probe; the events of endpoints whose confirmed health
+    moved: unhealthy after :data:`CONFIRM_FAILURES` measurable failures in a row, healthy
+    again after one success (a single failure, an unmeasurable answer: no event)."""
+    events = []
+    for p in probes:
+        url = safe_text(p.url) or ""
+        before = _recent(db, origin, p.role, url)
+        db.execute(
+            "INSERT INTO endpoint_samples (origin, role, url, at, state, outcome, ms, verified_by, crawl_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [origin, p.role, url, at, p.state, outcome(p), p.ms, safe_text(p.verified_by) or "", crawl_id],
+        )
+        event = _health_event(before, _recent(db, origin, p.role, url), f"{p.role} {url}")
+        events += [event] if event is not None else []
+    return events
+
+
+def _recent(db: Database, origin: str, role: str, url: str) -> list[tuple[str, str]]:
+    """``(outcome, state)`` of the endpoint's latest measurable samples, newest first."""
+    return db.execute(
+        "SELECT outcome, state FROM endpoint_samples WHERE origin = ? AND role = ? AND url = ? "
+        "AND outcome != 'unmeasurable' ORDER BY at DESC, id DESC LIMIT ?",
+        [origin, role, url, CONFIRM_FAILURES + 1],
+    ).fetchall()
+
+
+def healthy_of(recent: list[tuple[str, str]]) -> bool | None:
+    """Whether an endpoint is healthy from its latest measurable outcomes, newest first
+    (``None``: none yet): unhealthy only when the last :data:`CONFIRM_FAILURES` failed."""
+    if not recent:
+        return None
+    last = [o for o, *_ in recent[:CONFIRM_FAILURES]]
+    return not (len(last) == CONFIRM_FAILURES and all(o == "down" for o in last))
+
+
+def _health_event(before: list[tuple[str, str]], after: list[tuple[str, str]], subject: str) -> Event | None:
+    was, now = healthy_of(before), healthy_of(after)
+    if now is False and was is not False:
+        return Event("endpoint_unhealthy", before[0][1] if before else None, after[0][1], subject)
+    if now is True and was is False:
+        return Event("endpoint_recovered", before[0][1], after[0][1], subject)
+    return None
+
+
+def windows(db: Database, role: str = "mcp", now: str | None = None) -> dict[tuple[str, str], dict[str, Any]]:
+    """``{(origin, url): {healthy, uptime_24h, uptime_7d, uptime_30d, p50_ms, p95_ms,
+    last_verified, verified_by}}`` of every endpoint of ``role`` with samples: uptime in
+    percent of the measurable probes in each window (``None`` without any), latency
+    percentiles over the last 30 days' probes, the latest probe's time and method."""
+    end = datetime.fromisoformat((now or utc_now()).replace("Z", "+00:00")).astimezone(UTC)
+    rows = db.execute(
+        "SELECT origin, url, at, outcome, ms, verified_by FROM endpoint_samples WHERE role = ? "
+        "ORDER BY origin, url, at, id",
+        [role],
+    ).fetchall()
+    grouped: dict[tuple[str, str], list[tuple[datetime, str, float | None, str]]] = {}
+    for origin, url, at, result, ms, method in rows:
+        moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
+        grouped.setdefault((origin, url), []).append((moment, result, ms, method))
+    # A time before the latest probes (a catalogue read as of then) sees only the probes made by then.
+    grouped = {key: [s for s in samples if s[0] <= end] for key, samples in grouped.items()}
+    return {key: _window_row(samples, end) for key, samples in grouped.items() if samples}
+
+
+def _window_row(samples: list[tuple[datetime, str, float | None, str]], end: datetime) -> dict[str, Any]:
+    recent = [(result, "") for _, result, _, _ in reversed(samples) if result != "unmeasurable"]
+    month = [ms for at, _, ms, _ in samples if ms is not None and at >= end - WINDOWS["30d"]]
+    row: dict[str, Any] = {"healthy": healthy_of(recent[:CONFIRM_FAILURES])}
+    for name, span in WINDOWS.items():
+        row[f"uptime_{name}"] = _uptime([r for at, r, _, _ in samples if at >= end - span])
+    row |= {"p50_ms": percentile(month, 50), "p95_ms": percentile(month, 95)}
+    return row | {"last_verified": _iso(samples[-1][0]), "verified_by": samples[-1][3]}
+
+
+def _uptime(outcomes: list[str]) -> float | None:
+    counted = [o for o in outcomes if o != "unmeasurable"]
+    return round(100.0 * counted.count("up") / len(counted), 1) if counted else None
+
+
+def percentile(values: list[float], p: int) -> float | None:
+    """The nearest-rank ``p``-th percentile of ``values`` (ms, to one decimal), ``None`` of none."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[max(math.ceil(p / 100 * len(ordered)) - 1, 0)], 1)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _latest_rows(db: Database, origin: str) -> dict[tuple[str, str], tuple[int, str]]:

@@ -17,6 +17,7 @@ from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
 from agentdex.db.census_sql import MCP_ERAS_016
+from agentdex.db.health_sql import ENDPOINT_SAMPLES_017
 
 MIGRATION_SET = "agentdex"
 migrations = Migrations(MIGRATION_SET)
@@ -745,6 +746,14 @@ def m016_mcp_eras(db: Database) -> None:
     db.executescript(
         f"DROP VIEW check_status;\n{_check_status_view(CHECK_COLUMNS + X402_CHECK_COLUMNS + ('mcp.eras',))};"
     )
+
+
+@migrations()
+def m017_endpoint_samples(db: Database) -> None:
+    """Every endpoint probe as a sample (``endpoint_samples``: when, up/down/unmeasurable, how
+    long, verified by what): the uptime windows, latency percentiles and the two-failure
+    health rule read them (:mod:`agentdex.db.health`)."""
+    db.executescript(ENDPOINT_SAMPLES_017)
 
 
 def known_names() -> list[str]:

@@ -7,6 +7,8 @@ What goes, when last seen more than ``DAYS`` ago:
   run E, every row of its origin whose run range ``[crawl_id, next row's crawl_id]`` holds E);
 - an endpoint probe row beyond its endpoint's latest :data:`RECENT_PROBES` rows (each row is
   one probe or more in a row, so those hold at least the probes uptime is counted over);
+- an endpoint sample (``endpoint_samples``) beyond its endpoint's latest :data:`RECENT_PROBES`
+  (the uptime windows of the days kept, the health rule's last probes stay);
 - then every blob no snapshot and no document refers to.
 
 Listings, documents, checks, tools, findings, events and crawls are never pruned: they are
@@ -44,6 +46,11 @@ SELECT id FROM (SELECT id, at, row_number() OVER (PARTITION BY origin, role, url
                 FROM endpoint_probes)
 WHERE newer > {RECENT_PROBES} AND at < :cutoff
 """
+_OLD_SAMPLES = f"""
+SELECT id FROM (SELECT id, at, row_number() OVER (PARTITION BY origin, role, url ORDER BY at DESC, id DESC) AS newer
+                FROM endpoint_samples)
+WHERE newer > {RECENT_PROBES} AND at < :cutoff
+"""
 _UNUSED_BLOBS = """
 DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM snapshots s WHERE s.body_sha256 = blobs.sha256)
   AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.sha256 = blobs.sha256)
@@ -59,6 +66,7 @@ class Pruned:
     endpoint_probes: int
     blobs: int
     vacuumed: bool = False
+    endpoint_samples: int = 0
 
     def to_dict(self) -> dict:
         """Plain data for JSON output."""
@@ -77,10 +85,11 @@ def prune(db: Database, keep_days: float, *, now: float | None = None, vacuum: b
     with transaction(db):
         snapshots = _delete(db, "snapshots", _OLD_SNAPSHOTS, cutoff)
         probes = _delete(db, "endpoint_probes", _OLD_PROBES, cutoff)
+        samples = _delete(db, "endpoint_samples", _OLD_SAMPLES, cutoff)
         blobs = db.execute(_UNUSED_BLOBS).rowcount
     if vacuum:
         db.execute("VACUUM")  # outside the transaction: VACUUM cannot run in one
-    return Pruned(cutoff, snapshots, probes, blobs, vacuum)
+    return Pruned(cutoff, snapshots, probes, blobs, vacuum, samples)
 
 
 def _delete(db: Database, table: str, select_ids: str, cutoff: str) -> int:

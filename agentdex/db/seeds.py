@@ -13,6 +13,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from agentdex.db.common import dumps, loads, safe_text, utc_now
+from agentdex.db.health import NO_HISTORY, windows
 from agentdex.db.tool_quality import quality_share
 
 # The registry statuses that become an event on a listed origin when they change.
@@ -241,13 +242,17 @@ def _counted(count: int, total: int) -> dict[str, Any]:
 
 def census_endpoints(db: Database, state: str | None = None) -> list[dict[str, Any]]:
     """The endpoints behind the census, one row each (``url, origin, state, detail, census,
-    era, versions, server_name``; ``versions`` a list, newest first)."""
+    era, versions, server_name``; ``versions`` a list, newest first), with their health
+    (``healthy, uptime_24h, uptime_7d, uptime_30d, p50_ms, p95_ms, last_verified,
+    verified_by``: :func:`agentdex.db.health.windows`; ``None`` without probes)."""
     sql = "SELECT url, origin, state, detail, census, era, versions, server_name FROM mcp_census"
     cursor = db.execute(
         sql + (" WHERE census = ?" if state else "") + " ORDER BY census, url", [state] if state else []
     )
     columns = [c[0] for c in cursor.description]
     rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+    health = windows(db)
     for row in rows:
         row["versions"] = loads(row["versions"], [])
+        row |= health.get((row["origin"], row["url"]), NO_HISTORY)
     return rows

@@ -139,10 +139,13 @@ def _save_unchanged(
     _update_listing(db, crawl.origin, columns)
     save_snapshots(db, crawl.origin, crawl.fetches, crawl_id, at, keep_bodies=False)
     if quiet:  # the same verdicts: their time, detail and data move
-        _save_probes(db, crawl.origin, crawl.checks, None, (), at, crawl.endpoints, crawl_id)
+        moved = _save_probes(db, crawl.origin, crawl.checks, None, (), at, crawl.endpoints, crawl_id)
         if crawl.consistency is not None:
             save_consistency(db, crawl.origin, crawl.consistency, crawl_id)
-        return []
+        # Only an endpoint's confirmed health can have moved (endpoint_unhealthy/_recovered).
+        if moved:
+            _insert_events(db, crawl.origin, moved, crawl_id, at)
+        return moved
     linted = _save_probes(db, crawl.origin, crawl.checks, plan.tools.get("mcp"), stale, at, crawl.endpoints, crawl_id)
     if crawl.consistency is not None:  # the stored documents compared again with live 402s
         save_consistency(db, crawl.origin, crawl.consistency, crawl_id)
@@ -192,12 +195,11 @@ def _save_probes(
     crawl_id: int | None = None,
 ) -> list[Event]:
     """Store the probes, the MCP tools with their TDQS lint, and the checks; return the
-    events of a changed lint result."""
-    save_probes(db, origin, endpoints, crawl_id, at)
-    linted: list[Event] = []
+    events of a changed lint result and of endpoints whose confirmed health moved."""
+    linted: list[Event] = save_probes(db, origin, endpoints, crawl_id, at)
     if mcp is not None:
         _replace_tools(db, origin, "mcp", mcp, at)
-        linted = save_tool_lint(db, origin, "mcp", mcp.quality, at)
+        linted += save_tool_lint(db, origin, "mcp", mcp.quality, at)
         db.execute("UPDATE listings SET mcp_tools_checked_at = ? WHERE origin = ?", [at, origin])
     if checks is not None:
         _upsert_checks(db, origin, checks, at)
@@ -220,12 +222,16 @@ def _record_changes(
     if new is not None:
         new["observed"] = observed
     events = changes.diff(old, new) + tool_events(old, new) + list(linted)
+    _insert_events(db, origin, events, crawl_id, at)
+    return events
+
+
+def _insert_events(db: Database, origin: str, events: list[Event], crawl_id: int | None, at: str) -> None:
     db.conn.executemany(
         "INSERT INTO events (origin, kind, at, old, new, subject, crawl_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
         [(origin, e.kind, at, dumps(e.old), dumps(e.new), safe_text(e.subject) or "", crawl_id) for e in events],
     )
     _refresh_counts(db, origin, changed_at=at if events else None)
-    return events
 
 
 def _refresh_counts(db: Database, origin: str, *, changed_at: str | None) -> None:

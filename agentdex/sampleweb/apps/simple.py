@@ -75,10 +75,13 @@ def jsonrpc(ctx: AppContext) -> MountedApp:
 
 def down(ctx: AppContext) -> MountedApp:
     """A server that is down: every method gets ``status`` (default 503) and a line of text
-    (a static rule answers only GET and HEAD; an MCP endpoint is POSTed to)."""
+    (a static rule answers only GET and HEAD; an MCP endpoint is POSTed to), with a
+    ``Retry-After`` header when the option ``retry_after`` (seconds) is given."""
     status = int(ctx.options.get("status", 503))
+    retry = ctx.options.get("retry_after")
+    headers = {"Retry-After": str(int(retry))} if retry is not None else None
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        await send_text(send, status, "Service unavailable.\n")
+        await send_text(send, status, "Service unavailable.\n", headers=headers)
 
     return MountedApp(app=app)

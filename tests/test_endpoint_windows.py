@@ -1,0 +1,120 @@
+"""Endpoint health as monitors keep it: mcp.flapping.test of the cross-check sample web crawled
+eleven times over 31 days under a controlled clock (time-machine), its MCP endpoint switched
+between up, 503 (v2), 429 (v3) and 503 with Retry-After (v4). The uptime windows, latency
+percentiles, last verified and verified by of `census --endpoints --json`; the two-failure
+confirmation rule; the events (one when it became unhealthy, one when it recovered, none for
+a single failure or an unmeasurable answer)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+from typer.testing import CliRunner
+
+from agentdex import __version__
+from agentdex.cli import app
+from agentdex.eventtext import event_text
+from agentdex.sampleweb.server import CROSSCHECK_ROOT, SampleWeb
+
+END = datetime(2026, 12, 1, tzinfo=UTC)
+MCP = "https://mcp.flapping.test/mcp"
+# (time before END, the endpoint's variant): "" up, v2 503, v3 429, v4 503 with Retry-After.
+CRAWLS = [
+    (timedelta(days=31), "v2"),  # outside the 30-day window
+    (timedelta(days=20), ""),
+    (timedelta(days=15), ""),
+    (timedelta(days=10), "v2"),
+    (timedelta(days=8), ""),
+    (timedelta(days=3), "v2"),  # a single failure: still healthy, no event
+    (timedelta(days=2), "v3"),  # 429: neither up nor down
+    (timedelta(hours=20), "v2"),  # the second failure in a row: unhealthy
+    (timedelta(hours=10), "v4"),  # 503 with Retry-After: neither
+    (timedelta(hours=5), "v2"),  # still unhealthy: no second event
+    (timedelta(hours=1), ""),  # one success: recovered
+    (timedelta(0), ""),
+]
+
+
+def iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@pytest.fixture(scope="module")
+def crawled(tmp_path_factory):
+    path = tmp_path_factory.mktemp("windows") / "catalogue.db"
+    runner = CliRunner()
+    with SampleWeb(CROSSCHECK_ROOT) as web:
+        for before, variant in CRAWLS:
+            web.set_variant("mcp.flapping.test", variant)
+            with time_machine.travel(END - before, tick=False):
+                result = runner.invoke(
+                    app, ["crawl", "flapping.test", "--db", str(path), *web.cli_args(), "--timeout", "5"]
+                )
+            assert result.exit_code == 0, result.output
+            with sqlite3.connect(path) as db:  # the schedule's interval has passed: every endpoint is asked
+                db.execute("UPDATE listings SET next_due_at = '2000-01-01T00:00:00.000Z'")
+    yield path
+
+
+def rows(path, sql: str, *args) -> list[tuple]:
+    with sqlite3.connect(path) as db:
+        return db.execute(sql, args).fetchall()
+
+
+def endpoint(path) -> dict:
+    with time_machine.travel(END, tick=False):
+        result = CliRunner().invoke(app, ["census", "--endpoints", "--json", "--db", str(path)])
+    assert result.exit_code == 0, result.output
+    return next(row for row in json.loads(result.stdout) if row["url"] == MCP)
+
+
+@pytest.mark.slow
+def test_every_probe_is_a_sample_and_unmeasurable_answers_count_as_neither(crawled):
+    samples = rows(crawled, "SELECT at, state, outcome FROM endpoint_samples WHERE role = 'mcp' ORDER BY at")
+    assert [at for at, _, _ in samples] == [iso(END - before) for before, _ in CRAWLS]
+    outcome = {"": "up", "v2": "down", "v3": "unmeasurable", "v4": "unmeasurable"}
+    assert [o for _, _, o in samples] == [outcome[variant] for _, variant in CRAWLS]
+    # The state stays what the answer was: a 429 and a 503 are server errors, only not counted.
+    assert [s for _, s, _ in samples if s != "ok"] == ["server_error"] * 7
+
+
+@pytest.mark.slow
+def test_census_endpoints_gives_the_uptime_windows_latency_and_how_it_was_verified(crawled):
+    row = endpoint(crawled)
+    # 24 h: down, down, up, up (the 503 with Retry-After not counted); 7 d: the 3-day failure too;
+    # 30 d: 5 up of 9 (the 31-day-old failure and the 429 are not counted).
+    assert (row["uptime_24h"], row["uptime_7d"], row["uptime_30d"]) == (50.0, 40.0, 55.6)
+    assert row["healthy"] is True and row["state"] == "ok"
+    assert row["last_verified"] == iso(END)
+    assert row["verified_by"].startswith("MCP ") and "over streamable-http, era " in row["verified_by"]
+    assert row["verified_by"].endswith(f"; agentdex {__version__}")
+    assert 0 < row["p50_ms"] <= row["p95_ms"]
+
+
+@pytest.mark.slow
+def test_unhealthy_only_after_two_failures_in_a_row_and_healthy_again_after_one_success(crawled):
+    events = rows(
+        crawled, "SELECT kind, at, old, new, subject FROM events WHERE kind LIKE 'endpoint_%' ORDER BY at, id"
+    )
+    assert events == [
+        ("endpoint_unhealthy", iso(END - timedelta(hours=20)), '"server_error"', '"server_error"', f"mcp {MCP}"),
+        ("endpoint_recovered", iso(END - timedelta(hours=1)), '"server_error"', '"ok"', f"mcp {MCP}"),
+    ]
+    shown = event_text({"kind": "endpoint_unhealthy", "old": "server_error", "new": "server_error", "subject": "mcp x"})
+    assert shown == "mcp x: unhealthy, two probes in a row failed (server_error)"
+
+
+@pytest.mark.slow
+def test_the_census_as_of_an_outage_says_unhealthy(crawled):
+    """Read as of the probe 5 h before END, the last two measurable probes had failed (the 503
+    with Retry-After between them does not count): unhealthy, verified then."""
+    with time_machine.travel(END - timedelta(hours=5), tick=False):
+        data = CliRunner().invoke(app, ["census", "--endpoints", "--json", "--db", str(crawled)]).stdout
+    row = next(r for r in json.loads(data) if r["url"] == MCP)
+    assert row["healthy"] is False
+    assert row["last_verified"] == iso(END - timedelta(hours=5))
+    assert row["uptime_24h"] == 0.0  # the 20-hour-old and the 5-hour-old failures
