@@ -30,7 +30,9 @@ the page arrives, so memory holds one page, never the whole registry. One regist
 :class:`Budget`: seconds for all its pages together, pages, and bytes after decompression. A
 read cut short (by its budget, a page that does not answer or is no page, a repeated cursor)
 is a :class:`Cut`: what was read is kept, and that registry's ``updated_since`` does not move,
-since the pages never read may hold servers updated before the newest one seen.
+since the pages never read may hold servers updated before the newest one seen. A file is
+read under budgets too (:func:`read_file`): a line at a time, a line over its budget or an
+NDJSON line that is no JSON refused alone, JSON nested too deep one sentence.
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ class KeepAliveServer:
         self.connections = 0
         self.hosts: list[str] = []  # the Host of each connection's first request
         self.requests: list[tuple[int, str]] = []  # (connection number, path) of every request read
+        self.headers: list[dict[str, str]] = []  # the headers of every request read
         self.port = 0
         self.resumed: list[bool] = []  # whether each connection resumed an earlier TLS session
 
@@ -59,6 +60,7 @@ class KeepAliveServer:
                 method, path = head[0].split(" ")[:2]
                 self.requests.append((number, path))
                 headers = {k.strip().lower(): v.strip() for k, _, v in (h.partition(":") for h in head[1:] if h)}
+                self.headers.append(headers)
                 if first:
                     self.hosts.append(headers.get("host", ""))
                     first = False
@@ -293,8 +295,10 @@ async def test_a_request_header_with_a_line_break_is_never_sent(server) -> None:
             honour_robots=False,
             headers={"X-Note": "fine\r\nX-Injected: yes"},
         )
-    assert record.error_code == "internal" and "illegal request header" in record.error
-    assert record.status is None and keep_alive.connections == 0  # refused before connecting
+    # No header value (visible ASCII, agentdex.headers.field_value) is no header: the request
+    # goes without it, as it goes without a server's non-ASCII Mcp-Session-Id.
+    assert record.status == 200 and keep_alive.headers
+    assert not any("x-note" in h or "x-injected" in h for h in keep_alive.headers)
 
 
 async def test_an_answer_cut_mid_body_fails_and_leaves_no_connection_behind(server) -> None:

@@ -18,10 +18,11 @@ from agentdex import db as catalogue
 from agentdex.cli import app
 from agentdex.crawler import verify as verify_module
 from agentdex.crawler.crawl import crawl
-from agentdex.crawler.fetch import SLOW_REQUESTS, Fetcher
+from agentdex.crawler.fetch import SLOW_METER, SLOW_REQUESTS, Fetcher, SlowMeter
 from agentdex.db import get_listing, open_db, store
 from agentdex.formats import agent_app
 from agentdex.sampleweb.server import HOSTILE_ROOT, SampleWeb
+from netfixtures import tls_ca, tls_server, tls_server_session  # noqa: F401
 
 VICTIM = "pantry.test"  # an agent-app manifest
 OTHERS = ["quillnotes.test", "tidewater.test"]
@@ -148,6 +149,24 @@ def test_a_slow_loris_origin_is_cut_after_a_few_deadlines_whatever_its_budget(ho
     assert detail.startswith(f"budget: cut short: {SLOW_REQUESTS} requests each took half the 1-second deadline")
     assert len(asked) <= SLOW_REQUESTS + 1, [r.path for r in asked]  # the last may be on its way when it is cut
     assert get_listing(db, "poisoned.test")["status"] == "listed"
+
+
+async def test_waiting_for_the_hosts_turn_is_no_slow_request(tls_server):
+    """Seven requests at once to one host (one at a time, 0.2 s each, a 2.5 s deadline): the
+    last waits past half its deadline for its turn, which is agentdex's politeness, not the
+    server's slowness."""
+    meter = SlowMeter(lambda: None)
+    token = SLOW_METER.set(meter)
+    try:
+        async with Fetcher(connect_to=tls_server.connect_to, ca_bundle=tls_server.ca_path, deadline=2.5) as fetcher:
+            urls = [f"https://a.test/slow?n={n}" for n in range(7)]
+            got = await asyncio.gather(
+                *(fetcher.fetch(u, kind="guide", max_bytes=1024, honour_robots=False) for u in urls)
+            )
+    finally:
+        SLOW_METER.reset(token)
+    assert [r.status for r in got] == [200] * 7 and tls_server.max_active["a.test"] == 1
+    assert meter.slow == 0
 
 
 def test_the_origin_budget_is_a_crawl_option(hostile_web, tmp_path):

@@ -182,6 +182,7 @@ class _Options:
     absent_ok: bool = False
     prefix: bool = False  # a body above max_bytes is cut there rather than refused (robots.txt)
     follow: bool = True  # False: a redirect is the answer, never requested
+    queued: float = 0.0  # seconds waited for the host's turn (not the server's time)
 
 
 class Fetcher:
@@ -365,10 +366,11 @@ class Fetcher:
             options.deadline_at = loop.time() + self.deadline
             try:
                 await self._attempts(record, url, options)
-            finally:  # the time under the deadline: robots.txt and a Crawl-delay's wait are before it
+            finally:  # the server's time: robots.txt comes before, the host's turn is counted apart
                 meter = SLOW_METER.get()
                 if meter is not None:
-                    meter.note(self.deadline - (options.deadline_at - loop.time()), self.deadline)
+                    took = self.deadline - (options.deadline_at - loop.time()) - options.queued
+                    meter.note(took, self.deadline)
 
     async def _attempts(self, record: FetchRecord, url: httpx.URL, options: _Options) -> None:
         attempt = 0
@@ -398,7 +400,7 @@ class Fetcher:
         current, method, content, seen = url, options.method, options.content, {str(url)}
         headers = options.headers
         while True:
-            async with self._slot(current.host), self._pools.use(current) as transport:
+            async with self._host_turn(current, options) as transport:
                 response = await self._send(transport, method, current, headers, content)
                 try:
                     _note_response(record, response, current)
@@ -418,6 +420,16 @@ class Fetcher:
             if origin_key(target) != origin_key(url):  # credentials are for the origin asked, only
                 headers = without_credentials(headers)
             method, current = new_method, target
+
+    @asynccontextmanager
+    async def _host_turn(self, url: httpx.URL, options: _Options) -> AsyncIterator[httpx.AsyncBaseTransport]:
+        """The host's turn (its slot: one request at a time, Crawl-delay apart) and a connection;
+        the wait for the turn is agentdex's own politeness, counted apart in ``options.queued``."""
+        asked = time.perf_counter()
+        async with self._slot(url.host):
+            options.queued += time.perf_counter() - asked
+            async with self._pools.use(url) as transport:
+                yield transport
 
     async def _send(
         self,
