@@ -1,0 +1,198 @@
+"""A sweep of a domain list, as most of a top-1M list is: what an empty origin (404 to every
+path) and one with a manifest cost, and what ``crawl --shard I/N`` buys on this machine.
+
+Run from the repository root:
+
+    .venv/bin/python benchmarks/bench_sweep.py [--origins 2000] [--manifests 20] [--concurrency 64] [--shards 4]
+
+The web is the sample web over TLS on loopback, in this process: ``--manifests`` synthetic
+origins each serve a valid agent-app manifest and its documents; the others
+(``site-1000001.synthetic.test`` …, a name the synthetic web does not serve) answer 404 to
+every path. Every crawl is the real CLI in a child process (``--no-verify``, a fresh
+catalogue), so the crawler's CPU and peak RSS (user + system time and ``ru_maxrss`` of each
+child, from ``wait4``) are apart from the server's.
+
+Printed, side by side with issue 39's targets: for an empty origin and for one with a
+manifest, the requests the web received, the crawler's CPU and the catalogue's bytes (its
+page count times page size after a checkpoint), each per origin; then the whole list crawled
+by one process and by ``--shards`` shard processes at once (``--concurrency`` split between
+them) and merged (``agentdex merge``): wall time, origins a second, CPU, and the peak RSS of
+the largest process. The benchmark fails when an empty origin is stored otherwise than
+``no_manifest`` or a manifest origin otherwise than ``listed``, or when the merged catalogue
+does not hold what the one-process crawl holds: it would then not be measuring what it says.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))  # run from a checkout without installing (PYTHONPATH wins)
+
+from agentdex.sampleweb.server import SampleWeb  # noqa: E402
+
+EMPTY_BASE = 1_000_000  # synthetic names of 7 digits: the synthetic web (5 digits) serves none of them
+TARGETS = {"bytes": 500, "cpu_ms": 3.0}  # issue 39: an empty origin's catalogue bytes and crawler CPU
+
+
+def empty_hosts(n: int) -> list[str]:
+    return [f"site-{EMPTY_BASE + i}.synthetic.test" for i in range(1, n + 1)]
+
+
+@dataclass
+class Used:
+    """What child processes used: CPU seconds together, and the largest one's peak RSS (MiB)."""
+
+    cpu: float = 0.0
+    rss: float = 0.0
+
+    def add(self, other: Used) -> None:
+        self.cpu, self.rss = self.cpu + other.cpu, max(self.rss, other.rss)
+
+
+def finish(proc: subprocess.Popen) -> Used:
+    """Wait for ``proc`` and say what it used (``wait4``: its own rusage, not every child's)."""
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        sys.exit(f"agentdex ({' '.join(map(str, proc.args[3:5]))}) ended with exit code {proc.returncode}")
+    return Used(usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)  # Linux gives KiB
+
+
+def agentdex(*args: str) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("AGENTDEX_DB", None)
+    return subprocess.Popen([sys.executable, "-m", "agentdex", *args], env=env, stdout=subprocess.DEVNULL)
+
+
+def run(*args: str) -> Used:
+    return finish(agentdex(*args))
+
+
+def catalogue_bytes(path: Path) -> int:
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return conn.execute("PRAGMA page_count").fetchone()[0] * conn.execute("PRAGMA page_size").fetchone()[0]
+
+
+def statuses(path: Path) -> dict[str, str]:
+    with sqlite3.connect(path) as conn:
+        return dict(conn.execute("SELECT origin, status FROM listings"))
+
+
+def per_origin(web: SampleWeb, folder: Path, name: str, hosts: list[str], args) -> dict:
+    """Crawl ``hosts`` alone into a fresh catalogue: requests, CPU and bytes per origin."""
+    seeds, db = folder / f"{name}.txt", folder / f"{name}.db"
+    seeds.write_text("\n".join(hosts) + "\n")
+    web.requests_log.clear()
+    used = run("crawl", "--db", str(db), *web.cli_args(), "--seeds", str(seeds), "--no-verify", "-q",
+        "--concurrency", str(args.concurrency))  # fmt: skip
+    n = len(hosts)
+    return {
+        "requests": len(web.requests_log) / n,
+        "cpu_ms": used.cpu * 1000 / n,
+        "bytes": catalogue_bytes(db) / n,
+        "stored": Counter(statuses(db).values()),
+    }
+
+
+def sweep(web: SampleWeb, folder: Path, seeds: Path, args) -> dict:
+    """The whole list by one process, then by ``args.shards`` shards at once and merged."""
+    started = time.perf_counter()
+    one = run("crawl", "--db", str(folder / "one.db"), *web.cli_args(), "--seeds", str(seeds), "--no-verify", "-q",
+              "--concurrency", str(args.concurrency))  # fmt: skip
+    one_wall = time.perf_counter() - started
+    share = str(max(1, args.concurrency // args.shards))
+    started = time.perf_counter()
+    procs = [
+        agentdex(
+            "crawl",
+            "--db",
+            str(folder / f"shard-{i}.db"),
+            *web.cli_args(),
+            "--seeds",
+            str(seeds),
+            "--no-verify",
+            "-q",
+            "--concurrency",
+            share,
+            "--shard",
+            f"{i}/{args.shards}",
+        )  # fmt: skip
+        for i in range(args.shards)
+    ]
+    shards = Used()
+    for proc in procs:
+        shards.add(finish(proc))
+    crawled = time.perf_counter() - started
+    merge = run("merge", str(folder / "all.db"), *(str(folder / f"shard-{i}.db") for i in range(args.shards)))
+    return {
+        "one": (one_wall, one),
+        "shards": (crawled, shards),
+        "merge": (time.perf_counter() - started - crawled, merge),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--origins", type=int, default=2000, help="origins in the list, manifests included")
+    parser.add_argument("--manifests", type=int, default=20, help="of them, origins serving a manifest")
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--shards", type=int, default=4)
+    args = parser.parse_args()
+    with SampleWeb(synthetic=args.manifests) as web, tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        full, empty = list(web.synthetic.hosts), empty_hosts(args.origins - args.manifests)
+        kinds = {
+            "empty (404 everywhere)": per_origin(web, folder, "empty", empty, args),
+            "with a manifest": per_origin(web, folder, "full", full, args),
+        }
+        seeds = folder / "all.txt"
+        seeds.write_text("\n".join(empty + full) + "\n")
+        times = sweep(web, folder, seeds, args)
+        report(kinds, times, folder, args, len(empty), len(full))
+
+
+def report(kinds: dict, times: dict, folder: Path, args, empty: int, full: int) -> None:
+    """Print the figures; exit 1 when the web did not answer as meant."""
+    print(f"sweep of {empty + full} origins ({empty} empty, {full} with a manifest), concurrency {args.concurrency}:")
+    print("| per origin | requests | crawler CPU | catalogue bytes |")
+    print("| --- | ---: | ---: | ---: |")
+    for name, k in kinds.items():
+        print(f"| {name} | {k['requests']:.1f} | {k['cpu_ms']:.1f} ms | {k['bytes']:,.0f} |")
+    target = kinds["empty (404 everywhere)"]
+    print(f"| target, empty | unchanged or fewer | <= {TARGETS['cpu_ms']} ms | <= {TARGETS['bytes']} |")
+    stored = ", ".join(f"{name}: {dict(k['stored'])}" for name, k in kinds.items())
+    print(f"  stored: {stored}")
+    n = empty + full
+    (one_wall, one), (crawled, shards), (merging, merge) = times["one"], times["shards"], times["merge"]
+    print(
+        f"one process: {one_wall:.1f} s wall, {n / one_wall:.0f} origins/s, {one.cpu:.1f} CPU s, "
+        f"peak RSS {one.rss:.0f} MiB"
+    )
+    print(
+        f"{args.shards} shards at once: {crawled:.1f} s wall, {n / crawled:.0f} origins/s, {shards.cpu:.1f} CPU s, "
+        f"peak RSS of the largest {shards.rss:.0f} MiB; then the merge: {merging:.1f} s, {merge.cpu:.1f} CPU s, "
+        f"peak RSS {merge.rss:.0f} MiB; together {n / (crawled + merging):.0f} origins/s (cores: {os.cpu_count()})"
+    )
+    wrong = dict(target["stored"]) != {"no_manifest": empty} or dict(kinds["with a manifest"]["stored"]) != {
+        "listed": full
+    }
+    if wrong:
+        sys.exit("not what this benchmark measures: an origin was stored otherwise than meant (see stored:)")
+    if statuses(folder / "one.db") != statuses(folder / "all.db"):
+        sys.exit("not what this benchmark measures: the merged shards hold other listings than the one-process crawl")
+
+
+if __name__ == "__main__":
+    main()
