@@ -225,6 +225,8 @@ class EndpointProbe:
     ms: float | None = field(default=None, compare=False)
     measurable: bool = field(default=True, compare=False)
     verified_by: str = field(default="", compare=False)
+    # An MCP endpoint's auth posture (agentdex.crawler.auth_posture.KINDS), None for other roles.
+    auth_kind: str | None = field(default=None, compare=False)
 
     @property
     def key(self) -> str:

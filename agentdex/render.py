@@ -260,7 +260,7 @@ ERA_WORDS = {
 
 
 def census_lines(census: Mapping[str, Any]) -> list[str]:
-    """The census of MCP endpoints as two tables: state, count, share; then era, count, share."""
+    """The census of MCP endpoints as tables: state, count, share; then era, then auth kind."""
     out = [f"{'state':<22} {'count':>6} {'share':>7}"]
     out += [f"{row['state']:<22} {row['count']:>6} {row['share']:>6.1f}%" for row in census["states"]]
     out.append(f"{'total':<22} {census['total']:>6}")
@@ -270,6 +270,9 @@ def census_lines(census: Mapping[str, Any]) -> list[str]:
             f"{ERA_WORDS.get(row['era'], row['era']):<26} {row['count']:>6} {row['share']:>6.1f}%"
             for row in census["eras"]
         ]
+    if census.get("auth"):
+        out += ["", f"{'auth':<26} {'count':>6} {'share':>7}"]
+        out += [f"{row['kind']:<26} {row['count']:>6} {row['share']:>6.1f}%" for row in census["auth"]]
     tools = census.get("tools")
     if tools and tools["total"]:
         out.append(

@@ -240,7 +240,7 @@ CREATE TABLE endpoint_probes (
     http_status INTEGER,
     detail TEXT NOT NULL DEFAULT '',
     at TEXT NOT NULL
-, runs INTEGER NOT NULL DEFAULT 1, last_at TEXT, era TEXT, versions TEXT, server_name TEXT, cause TEXT);
+, runs INTEGER NOT NULL DEFAULT 1, last_at TEXT, era TEXT, versions TEXT, server_name TEXT, cause TEXT, auth_kind TEXT);
 CREATE INDEX endpoint_probes_endpoint ON endpoint_probes(origin, role, url, id);
 CREATE INDEX listings_status_by_name ON listings(status, name IS NULL, name COLLATE NOCASE, origin);
 CREATE INDEX listings_format_by_name ON listings(format, name IS NULL, name COLLATE NOCASE, origin);

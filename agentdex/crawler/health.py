@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from agentdex import __version__
-from agentdex.crawler import mcp_probe
+from agentdex.crawler import auth_posture, mcp_probe
 from agentdex.models import EndpointProbe, FetchRecord, OriginCrawl
 
 OK = "ok"
@@ -176,6 +176,7 @@ def from_probe(url: str, found: mcp_probe.Probe) -> EndpointProbe:
         ms=found.elapsed_ms,
         measurable=measurable(found.http_status, found.answer.headers if found.answer is not None else {}),
         verified_by=probe_method(found),
+        auth_kind=auth_posture.kind_of(found),
     )
 
 

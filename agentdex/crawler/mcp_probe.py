@@ -60,7 +60,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from agentdex import __version__
-from agentdex.crawler import mcp_modern, mcp_sse
+from agentdex.crawler import auth_posture, mcp_modern, mcp_sse
 from agentdex.formats._discovery import tool_from_mcp
 from agentdex.formats._load import loads as safe_loads
 from agentdex.models import FetchRecord, Tool
@@ -544,7 +544,8 @@ async def _check_sse(url: str, found: Probe, stream: Stream | None) -> None:
 
 def metadata_urls(url: str, named: str | None) -> list[str]:
     """Where RFC 9728 metadata may be: the URL ``WWW-Authenticate`` named, else the
-    well-known URL with the endpoint's path appended, then the bare well-known URL."""
+    well-known URL with the endpoint's path appended, then the bare well-known URL (MCP
+    2025-11-25: the named URL when there is one, the well-known ones otherwise)."""
     if named:
         return [named]
     parts = urlsplit(url)
@@ -554,15 +555,18 @@ def metadata_urls(url: str, named: str | None) -> list[str]:
 
 
 async def read_resource_metadata(url: str, found: Probe, get: Get) -> None:
-    """Read the protected-resource metadata; authorization servers in it mean OAuth."""
+    """Read the protected-resource metadata; authorization servers in it mean OAuth, and the
+    first one's metadata tells how a client would register (:mod:`auth_posture`)."""
     for candidate in metadata_urls(url, found.resource_metadata):
         record = await get(candidate, "GET", "application/json")
-        doc = _loads((record.body or b"").decode("utf-8", "replace")) if record.ok else None
-        if not isinstance(doc, dict):
+        if auth_posture.refused_fetch(found, candidate, record):
+            continue
+        doc = auth_posture.document(record)
+        if doc is None:
             continue
         servers = [s for s in doc.get("authorization_servers") or [] if isinstance(s, str)]
         found.resource_metadata = candidate
-        found.metadata = {
+        found.metadata |= {
             "resource": doc.get("resource"),
             "authorization_servers": servers,
             "scopes_supported": [s for s in doc.get("scopes_supported") or [] if isinstance(s, str)],
@@ -575,6 +579,8 @@ async def read_resource_metadata(url: str, found: Probe, get: Get) -> None:
             )
         if doc.get("resource") not in (None, url, url.rstrip("/")):
             found.detail += f"; the metadata names another resource, {str(doc.get('resource'))[:200]}"
+        if servers:
+            await auth_posture.read_server_metadata(servers[0], found, get)
         return
 
 

@@ -48,18 +48,18 @@ def save_probes(
         facts = (dumps(list(p.versions)) if p.era is not None else None, safe_text(p.server_name))
         row = latest.get((p.role, url))
         if row is not None and row[1] == p.key:
-            extend.append((at, p.http_status, detail, *facts, row[0]))
+            extend.append((at, p.http_status, detail, *facts, p.auth_kind, row[0]))
         else:
-            row_values = (p.role, url, p.state, p.http_status, detail, at, at, p.era, *facts, p.cause)
+            row_values = (p.role, url, p.state, p.http_status, detail, at, at, p.era, *facts, p.cause, p.auth_kind)
             insert.append((origin, crawl_id, *row_values))
     db.conn.executemany(
         "UPDATE endpoint_probes SET runs = runs + 1, last_at = ?, http_status = ?, detail = ?, versions = ?, "
-        "server_name = ? WHERE id = ?",
+        "server_name = ?, auth_kind = ? WHERE id = ?",
         extend,
     )
     db.conn.executemany(
         "INSERT INTO endpoint_probes (origin, crawl_id, role, url, state, http_status, detail, at, last_at, "
-        "era, versions, server_name, cause) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "era, versions, server_name, cause, auth_kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         insert,
     )
     return save_samples(db, origin, probes, crawl_id, at)
@@ -164,6 +164,15 @@ def percentile(values: list[float], p: int) -> float | None:
 
 def _iso(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def auth_kinds(db: Database) -> dict[tuple[str, str], str]:
+    """``{(origin, url): auth_kind}`` of every MCP endpoint's latest probe that told one."""
+    rows = db.execute(
+        "SELECT origin, url, auth_kind FROM endpoint_probes WHERE id IN "
+        "(SELECT max(id) FROM endpoint_probes WHERE role = 'mcp' GROUP BY origin, url) AND auth_kind IS NOT NULL"
+    )
+    return {(origin, url): kind for origin, url, kind in rows}
 
 
 def _latest_rows(db: Database, origin: str) -> dict[tuple[str, str], tuple[int, str]]:

@@ -1,5 +1,6 @@
-"""The SQL of migration m017 (:func:`agentdex.db.migrations.m017_endpoint_samples`), kept apart
-so the migrations module stays readable. Like every shipped migration it never changes."""
+"""The SQL of migrations m017 and m018 (:func:`agentdex.db.migrations.m017_endpoint_samples`,
+``m018_auth_kind``), kept apart so the migrations module stays readable. Like every shipped
+migration they never change."""
 
 # endpoint_probes keeps runs of one state (its times between are not kept); uptime windows and
 # latency percentiles need every probe, so each one is a sample too.
@@ -18,4 +19,9 @@ CREATE TABLE endpoint_samples (
 );
 CREATE INDEX endpoint_samples_endpoint ON endpoint_samples(origin, role, url, at);
 CREATE INDEX endpoint_samples_at ON endpoint_samples(at);
+"""
+
+AUTH_KIND_018 = """
+-- an MCP endpoint's: none | oauth_dcr | oauth_cimd | oauth | bearer | api_key | payment | unknown
+ALTER TABLE endpoint_probes ADD COLUMN auth_kind TEXT;
 """

@@ -17,7 +17,7 @@ from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
 from agentdex.db.census_sql import MCP_ERAS_016
-from agentdex.db.health_sql import ENDPOINT_SAMPLES_017
+from agentdex.db.health_sql import AUTH_KIND_018, ENDPOINT_SAMPLES_017
 
 MIGRATION_SET = "agentdex"
 migrations = Migrations(MIGRATION_SET)
@@ -754,6 +754,13 @@ def m017_endpoint_samples(db: Database) -> None:
     long, verified by what): the uptime windows, latency percentiles and the two-failure
     health rule read them (:mod:`agentdex.db.health`)."""
     db.executescript(ENDPOINT_SAMPLES_017)
+
+
+@migrations()
+def m018_auth_kind(db: Database) -> None:
+    """An MCP endpoint probe's auth posture (``auth_kind``, :mod:`agentdex.crawler.auth_posture`):
+    read from the unauthenticated answers and the OAuth metadata, never a flow followed."""
+    db.executescript(AUTH_KIND_018)
 
 
 def known_names() -> list[str]:

@@ -7,13 +7,14 @@ events a registry's status brings (``registry_deprecated``, ``registry_deleted``
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 from sqlite_utils import Database
 
 from agentdex.db.common import dumps, loads, safe_text, utc_now
-from agentdex.db.health import NO_HISTORY, windows
+from agentdex.db.health import NO_HISTORY, auth_kinds, windows
 from agentdex.db.tool_quality import quality_share
 
 # The registry statuses that become an event on a listed origin when they change.
@@ -36,6 +37,8 @@ CENSUS_STATES = (
 # The eras of MCP an endpoint answered in: the initialize handshake only (legacy), both, or
 # revision 2026-07-28 only (modern); unknown when no answer told (or never probed).
 CENSUS_ERAS = ("legacy", "dual", "modern", "unknown")
+# The auth postures the census counts (agentdex.crawler.auth_posture.KINDS; db never imports crawler).
+AUTH_KINDS = ("none", "oauth_dcr", "oauth_cimd", "oauth", "bearer", "api_key", "payment", "unknown")
 
 
 def load_cursors(db: Database) -> dict[str, str]:
@@ -228,10 +231,13 @@ def census(db: Database) -> dict[str, Any]:
     states = dict(db.execute("SELECT census, count(*) FROM mcp_census GROUP BY census").fetchall())
     eras = dict(db.execute("SELECT era, count(*) FROM mcp_census GROUP BY era").fetchall())
     total = sum(states.values())
+    kinds = auth_kinds(db)
+    auth = Counter(kinds.get((o, u), "unknown") for o, u in db.execute("SELECT origin, url FROM mcp_census"))
     return {
         "total": total,
         "states": [{"state": s, **_counted(states.get(s, 0), total)} for s in CENSUS_STATES],
         "eras": [{"era": e, **_counted(eras.get(e, 0), total)} for e in CENSUS_ERAS],
+        "auth": [{"kind": k, **_counted(auth.get(k, 0), total)} for k in AUTH_KINDS],
         "tools": quality_share(db),
     }
 
@@ -251,8 +257,9 @@ def census_endpoints(db: Database, state: str | None = None) -> list[dict[str, A
     )
     columns = [c[0] for c in cursor.description]
     rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
-    health = windows(db)
+    health, kinds = windows(db), auth_kinds(db)
     for row in rows:
         row["versions"] = loads(row["versions"], [])
+        row["auth_kind"] = kinds.get((row["origin"], row["url"]), "unknown")
         row |= health.get((row["origin"], row["url"]), NO_HISTORY)
     return rows

@@ -7,6 +7,8 @@ feedback inbox lives as long as the server.
     mcp             an MCP server from the official SDK (profiles readonly, writes, full;
                     auth none, oauth, bearer)
     oauth_metadata  RFC 9728 protected-resource metadata for an oauth MCP host
+    json_document   one JSON document to every method, with a status and headers (an
+                    authorization server's metadata, a 401 naming an API-key header, a 402)
     not_mcp         a web page where an MCP endpoint was promised
     jsonrpc         a JSON-RPC server that is not MCP (-32601 to every method)
     x402            a paid endpoint: 402 with payment requirements (v1 body, v2 header)
@@ -56,6 +58,7 @@ def _factories() -> dict[str, Callable[[AppContext], MountedApp]]:
     return {
         "mcp": mcp_servers.build,
         "oauth_metadata": simple.oauth_metadata,
+        "json_document": simple.json_document,
         "not_mcp": simple.not_mcp,
         "jsonrpc": simple.jsonrpc,
         "down": simple.down,

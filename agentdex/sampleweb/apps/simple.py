@@ -36,6 +36,18 @@ def oauth_metadata(ctx: AppContext) -> MountedApp:
     return MountedApp(app=app, state=doc)
 
 
+def json_document(ctx: AppContext) -> MountedApp:
+    """One JSON document (option ``document``) to every method, with ``status`` (default 200)
+    and ``headers``."""
+    doc, status = ctx.options.get("document", {}), int(ctx.options.get("status", 200))
+    headers = {str(k): str(v) for k, v in (ctx.options.get("headers") or {}).items()}
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        await send_json(send, status, doc, headers)
+
+    return MountedApp(app=app, state=doc)
+
+
 def not_mcp(ctx: AppContext) -> MountedApp:
     """An address a manifest calls an MCP endpoint that is a web page: HTML to GET, a
     404 JSON error to POST (what a static site or an API gateway answers)."""
