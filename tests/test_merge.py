@@ -46,6 +46,7 @@ def facts(path: Path) -> dict[str, list[tuple]]:
         "documents": "SELECT origin, kind, url, sha256 FROM documents",
         "probes": "SELECT DISTINCT origin, role, url, state, http_status, era, cause FROM endpoint_probes",
         "health": "SELECT origin, role, url, state FROM endpoint_health",
+        "samples": "SELECT DISTINCT origin, role, url, state, outcome FROM endpoint_samples",
         "findings": "SELECT origin, format, severity, path, code FROM findings",
         "tools": "SELECT origin, source, name, fingerprint FROM tools",
         "seed_sources": "SELECT origin, source, name, via, url, status FROM seed_sources",
@@ -98,6 +99,7 @@ def test_four_shards_merged_hold_the_facts_of_one_whole_crawl(tmp_path):
         expected = facts(tmp_path / "whole.db")
         assert facts(tmp_path / "all.db") == expected
         assert len(expected["listings"]) == len(origins) and expected["events"] and expected["probes"]
+        assert expected["samples"]
         assert expected["checks"] and expected["snapshots"] and expected["search"]
 
         # Merged twice: not one row changes, ids included.

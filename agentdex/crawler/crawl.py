@@ -68,13 +68,14 @@ async def crawl(
     summary = CrawlSummary(crawl_id, len(origins))
     state = Progress(total=len(origins))
     plan = StagePlan(verify, policy or freshness.Policy(), now, kind == "verify")
+    saver = Saver(db, summary, state, progress, owns=shard.owns if shard is not None else None)
     try:
         if processes > 1 and len(origins) > 1:
             from agentdex.crawler.processes import run_processes
 
-            await run_processes(db, origins, net, plan, processes, Saver(db, summary, state, progress))
+            await run_processes(db, origins, net, plan, processes, saver)
         else:
-            await _run_here(db, origins, net, plan, Saver(db, summary, state, progress), shard)
+            await _run_here(db, origins, net, plan, saver)
     except (asyncio.CancelledError, KeyboardInterrupt):
         summary.interrupted = True
         raise
@@ -84,9 +85,7 @@ async def crawl(
     return summary
 
 
-async def _run_here(
-    db, origins: list[str], net: NetworkOptions, plan: StagePlan, saver: Saver, shard: Shard | None = None
-) -> None:
+async def _run_here(db, origins: list[str], net: NetworkOptions, plan: StagePlan, saver: Saver) -> None:
     """Crawl every origin in this process, ``net.concurrency`` at a time."""
     async with open_stage(net, plan) as stage:
         stats = stage.fetcher.stats
@@ -98,7 +97,7 @@ async def _run_here(
 
         def follow(more: list[str]) -> int:
             """Queue the origins not in this run yet (an AI Catalog named them); how many."""
-            new = [o for o in dict.fromkeys(more) if o not in seen and (shard is None or shard.owns(o))]
+            new = [o for o in dict.fromkeys(more) if o not in seen]
             seen.update(new)
             todo.extend(new)
             return len(new)

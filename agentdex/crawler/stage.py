@@ -118,6 +118,8 @@ class Saver:
     progress: ProgressFn | None
     # Takes the origins an AI Catalog named by URL into this run (None: a later crawl takes them).
     follow: Callable[[list[str]], int] | None = None
+    # Whether an origin is this run's to follow (``crawl --shard``: only the shard's own; None: any).
+    owns: Callable[[str], bool] | None = None
 
     def save(self, result: OriginCrawl, requests: int, errors: int) -> None:
         """Save one origin (a bug while storing becomes its recorded error) and report it."""
@@ -132,7 +134,11 @@ class Saver:
         """Record what the origin's AI Catalog names by URL under the origins it lives on (the
         catalog as the source) and take the other origins into this run."""
         save_run(self.db, [link.seed_row() for link in result.catalog_links], {}, {})
-        others = [link.origin for link in result.catalog_links if link.origin != result.origin]
+        others = [
+            link.origin
+            for link in result.catalog_links
+            if link.origin != result.origin and (self.owns is None or self.owns(link.origin))
+        ]
         if others and self.follow is not None:
             added = self.follow(others)
             self.summary.origins += added

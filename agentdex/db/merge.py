@@ -22,7 +22,8 @@ migration adds one that is not):
   removed; ``findings`` and ``tools`` have no natural key (a crawl replaces an origin's
   set as a whole), so the set is replaced as a whole too.
 - History (``snapshots`` by origin, URL and fetch time; ``events`` by origin, kind,
-  time, subject, old and new; ``endpoint_probes`` by origin, role, URL and time;
+  time, subject, old and new; ``endpoint_probes`` and ``endpoint_samples`` by origin, role,
+  URL and time;
   ``feedback_receipts`` by origin, idempotency key and sending time) has no unique index,
   so a row is added when no row has its natural key, in the shard's order of time; a row
   both hold takes the later of its repeat counters (``seen``, ``runs``).
@@ -61,6 +62,7 @@ HISTORY_TABLES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("snapshots", ("origin", "url", "fetched_at"), ("seen", "last_seen_at", "last_obtained", "last_crawl_id")),
     ("events", ("origin", "kind", "at", "subject", "old", "new"), ()),
     ("endpoint_probes", ("origin", "role", "url", "at"), ("runs", "last_at")),
+    ("endpoint_samples", ("origin", "role", "url", "at"), ()),
     ("feedback_receipts", ("origin", "idempotency_key", "sent_at"), ()),
 )
 CRAWL_KEY = ("kind", "started_at", "machine", "pid")
