@@ -121,3 +121,54 @@ def test_four_shards_crawl_every_origin_of_a_seeds_file_exactly_once(tmp_path):
     assert again.returncode == 0, again.stderr
     assert _origins(tmp_path / "shard-1.db") == shards[1]  # run again: the same origins, no other
     assert asked_again <= set(shards[1])
+
+
+CATALOG = {  # an AI Catalog on catalog.test naming a card on another origin, cards.test
+    "specVersion": "1.0",
+    "host": {"displayName": "Catalog Kitchen"},
+    "entries": [
+        {
+            "identifier": "urn:air:cards.test:mcp:weather",
+            "displayName": "Weather",
+            "type": "application/mcp-server-card+json",
+            "url": "https://cards.test/cards/weather.json",
+        }
+    ],
+}
+CARD = {
+    "$schema": "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
+    "name": "test.cards/weather",
+    "version": "1.0.0",
+    "description": "The weather server.",
+    "remotes": [{"type": "streamable-http", "url": "https://cards.test/mcp"}],
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_a_shard_follows_an_ai_catalog_only_to_its_own_origins(tmp_path, processes):
+    import json
+
+    for host, path, doc in (
+        ("catalog.test", ".well-known/ai-catalog.json", CATALOG),
+        ("cards.test", "cards/weather.json", CARD),
+    ):
+        (tmp_path / "web" / host / path).parent.mkdir(parents=True)
+        (tmp_path / "web" / host / path).write_text(json.dumps(doc), "utf-8")
+    count = next(n for n in range(2, 50) if shard_of("catalog.test", n) != shard_of("cards.test", n))
+    index = shard_of("catalog.test", count)
+    mine = f"{index}/{count}"
+    # a second origin of the same shard, so that --processes 2 deals the shard to two processes
+    other = next(h for h in (f"other{k}.test" for k in range(1000)) if shard_of(h, count) == index)
+    (tmp_path / "web" / other).mkdir(parents=True)
+    with SampleWeb(tmp_path / "web", dns=False) as web:
+        args = [*web.cli_args(), "--processes", processes, "catalog.test", other]
+        whole = _crawl("--db", str(tmp_path / "whole.db"), *args)
+        web.requests_log.clear()
+        shard = _crawl("--db", str(tmp_path / "shard.db"), *args, "--shard", mine)
+        asked = {r.host for r in web.requests_log}
+    assert whole.returncode == 0 and shard.returncode == 0, shard.stderr
+    assert "cards.test" in _origins(tmp_path / "whole.db")  # unsharded, the catalog's origin is followed
+    assert _origins(tmp_path / "shard.db") == sorted(["catalog.test", other]) and "cards.test" not in asked
+    with sqlite3.connect(tmp_path / "shard.db") as conn:  # but recorded as named, for its own shard
+        assert ("cards.test",) in conn.execute("SELECT origin FROM seed_sources").fetchall()
