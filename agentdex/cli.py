@@ -755,7 +755,7 @@ def _print_seeds(writer, run, as_json: bool) -> None:
         typer.echo(f"agentdex: {plain(cut.sentence(), 600)}", err=True)
 
 
-@app.command()
+@app.command(epilog=CONFIG_HELP)
 def census(
     db: DbOpt = None,
     state: Annotated[
@@ -770,12 +770,33 @@ def census(
         bool,
         typer.Option("--endpoints", help="List every endpoint: URL, origin, census state and era, one a line."),
     ] = False,
+    confirm: Annotated[
+        bool,
+        typer.Option(
+            "--confirm",
+            help="Probe every endpoint that is not open again through a second, independent HTTP stack "
+            "and count, per state, how many it agrees with (network options as for crawl).",
+        ),
+    ] = False,
+    connect_to: ConnectToOpt = None,
+    ca_bundle: CaOpt = None,
+    dns_server: DnsOpt = None,
+    allow_private: PrivOpt = None,
+    timeout: DeadlineOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """The probe state and the era of every MCP endpoint the catalogue knows, with counts and
-    shares; with --state, the endpoints in one state; with --endpoints, every endpoint."""
+    """The probe state, era and auth kind of every MCP endpoint the catalogue knows, with
+    counts and shares; with --state, the endpoints in one state; with --endpoints, every
+    endpoint (with its uptime windows); with --confirm, a second opinion on those not open."""
     from agentdex.db.seeds import CENSUS_STATES
     from agentdex.db.seeds import census as count
+
+    if confirm:
+        from agentdex.cli_census import confirm_census
+
+        net = network_options(connect_to, ca_bundle, dns_server, None, allow_private, None, timeout)
+        confirm_census(db, net, as_json)
+        return
 
     if state is not None:
         if state not in CENSUS_STATES:

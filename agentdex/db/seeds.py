@@ -246,6 +246,16 @@ def _counted(count: int, total: int) -> dict[str, Any]:
     return {"count": count, "share": round(100.0 * count / total, 1) if total else 0.0}
 
 
+def declared_transports(db: Database) -> dict[str, str]:
+    """``{url: transport}`` each MCP endpoint was declared with (a listing's, else a registry
+    remote's): the transport a probe of it speaks first."""
+    rows = db.execute(
+        "SELECT url, transport FROM seed_sources WHERE via = 'remote' AND transport IS NOT NULL "
+        "UNION ALL SELECT mcp_url, mcp_transport FROM listings WHERE mcp_url IS NOT NULL AND mcp_transport IS NOT NULL"
+    )
+    return dict(rows.fetchall())
+
+
 def census_endpoints(db: Database, state: str | None = None) -> list[dict[str, Any]]:
     """The endpoints behind the census, one row each (``url, origin, state, detail, census,
     era, versions, server_name``; ``versions`` a list, newest first), with their health

@@ -1,0 +1,52 @@
+"""``agentdex census --confirm``: the census with a second opinion on every endpoint that is not
+open (:mod:`agentdex.crawler.second_opinion`), printed per state with the disagreements."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import typer
+
+from agentdex.cli_support import echo_json, open_catalogue
+from agentdex.text import plain
+
+
+def confirm_census(db: Any, net: Any, as_json: bool) -> None:
+    """Count the census, probe every endpoint that is not open again through the second HTTP
+    stack, and print both: JSON (the census with ``confirm``) or the tables and a line a
+    state (``auth_gated  12 checked, 12 agreed``), each disagreement with both answers."""
+    from agentdex.crawler.second_opinion import SecondStack, confirm
+    from agentdex.db.seeds import census, census_endpoints, declared_transports
+
+    catalogue = open_catalogue(db, readonly=True)
+    data, rows = census(catalogue), census_endpoints(catalogue)
+    transports = declared_transports(catalogue)
+    for row in rows:
+        row["transport"] = transports.get(row["url"])
+
+    async def run() -> dict[str, Any]:
+        async with SecondStack(net.connect_to, net.ca_bundle, net.deadline, net.allow_private, net.dns_server) as stack:
+            return await confirm(rows, stack)
+
+    data["confirm"] = asyncio.run(run())
+    if as_json:
+        echo_json(data)
+        return
+    from agentdex.render import census_lines
+
+    typer.echo("\n".join([*census_lines(data), "", *confirm_lines(data["confirm"])]))
+
+
+def confirm_lines(found: dict[str, Any]) -> list[str]:
+    """The second opinion as a table a state, then one line a disagreement."""
+    out = [f"second opinion (another HTTP stack) on {found['checked']} endpoint(s) not open:"]
+    out += [f"{row['state']:<22} {row['checked']:>6} checked {row['agreed']:>6} agreed" for row in found["states"]]
+    out.append(f"{'total':<22} {found['checked']:>6} checked {found['agreed']:>6} agreed")
+    for d in found["disagreements"]:
+        first, second = d["first"], d["second"]
+        out.append(
+            f"disagrees: {plain(d['url'], 300)}: first {first['census']} ({plain(first['detail'], 120)}), "
+            f"second {second['census']} ({plain(second['detail'], 120)})"
+        )
+    return out
