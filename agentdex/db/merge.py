@@ -37,7 +37,9 @@ a merge cut short still searches).
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable, Iterable
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +47,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from agentdex.db.connection import open_db, transaction
+from agentdex.db.migrations import applied_names, known_names
 from agentdex.errors import DatabaseError
 
 # (table, its natural key) for an origin's current state, merged by upsert.
@@ -129,11 +132,24 @@ def _ready(path: Path, out: Path) -> None:
     if out.exists() and os.path.samefile(path, out):
         raise DatabaseError(f"{path} is the catalogue being merged into; name it once, as OUT")
     try:
-        open_db(path, readonly=True).conn.close()
-    except DatabaseError as exc:
-        if "older than this agentdex" not in str(exc):
+        reader = open_db(path, readonly=True)  # refuses a newer schema, a file that is no catalogue
+    except DatabaseError:
+        if not _older(path):
             raise
         open_db(path).conn.close()  # migrated first, as any writer of it would
+    else:
+        reader.conn.close()
+
+
+def _older(path: Path) -> bool:
+    """Whether ``path`` is a catalogue of an older agentdex: some migrations, all known."""
+    try:
+        with closing(sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)) as conn:
+            applied = applied_names(Database(conn))
+    except sqlite3.DatabaseError:
+        return False
+    known = set(known_names())
+    return 0 < len(applied) < len(known) and known.issuperset(applied)
 
 
 def _merge_one(db: Database, path: Path, changed: dict[str, int]) -> None:
