@@ -118,3 +118,46 @@ def test_the_census_as_of_an_outage_says_unhealthy(crawled):
     assert row["healthy"] is False
     assert row["last_verified"] == iso(END - timedelta(hours=5))
     assert row["uptime_24h"] == 0.0  # the 20-hour-old and the 5-hour-old failures
+
+
+async def served(path, url: str):
+    """One answer of Datasette with agentdex's plugin (as `agentdex serve` runs it), at END."""
+    from datasette.app import Datasette
+
+    with time_machine.travel(END, tick=False):
+        return await Datasette([str(path)]).client.get(url)
+
+
+@pytest.mark.slow
+async def test_serve_answers_a_status_json_per_origin(crawled):
+    answer = await served(crawled, "/-/status/flapping.test.json")
+    assert answer.status_code == 200
+    data = answer.json()
+    mcp = next(e for e in data["endpoints"] if e["role"] == "mcp")
+    assert data["origin"] == "flapping.test"
+    assert (mcp["url"], mcp["state"], mcp["auth_kind"], mcp["healthy"]) == (MCP, "ok", "none", True)
+    assert (mcp["uptime_24h"], mcp["uptime_7d"], mcp["uptime_30d"]) == (50.0, 40.0, 55.6)
+    assert mcp["last_verified"] == iso(END) and mcp["p95_ms"] > 0
+    homepage = next(e for e in data["endpoints"] if e["role"] == "homepage")
+    assert homepage["uptime_30d"] == 100.0 and homepage["auth_kind"] is None
+    missing = await served(crawled, "/-/status/nowhere.test.json")
+    assert missing.status_code == 404 and missing.json()["ok"] is False
+
+
+@pytest.mark.slow
+async def test_serve_answers_an_svg_badge_per_origin(crawled):
+    answer = await served(crawled, "/-/badge/flapping.test.svg")
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("image/svg+xml")
+    svg = answer.text
+    assert ">uptime 30d</text>" in svg and ">55.6%</text>" in svg and 'fill="#b28704"' in svg
+    unknown = await served(crawled, "/-/badge/nowhere.test.svg")
+    assert ">unknown</text>" in unknown.text
+
+
+def test_a_badge_escapes_what_it_is_given():
+    from agentdex.datasette_plugin.status import badge_svg, badge_value
+
+    svg = badge_svg("uptime 30d", "1%", "#000", '<script>x</script>"')
+    assert "<script>" not in svg and "&lt;script&gt;" in svg
+    assert badge_value({"uptime_30d": 99.5, "healthy": True}) == ("99.5%", "good")
+    assert badge_value({"uptime_30d": 80.0, "healthy": False}) == ("80.0% down", "bad")

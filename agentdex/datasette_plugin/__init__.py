@@ -21,6 +21,8 @@ plugin) extend Datasette's own, so nothing of Datasette's pages is copied but on
 - A ``census`` cell holding a census state links to the ``mcp_census`` rows in that state.
 - Bad input answers a 4xx, never a 500, and ``/-/databases`` and ``/-/threads`` name no
   local path (:mod:`agentdex.datasette_plugin.guards`).
+- Endpoint health, read-only: ``/-/status/{origin}.json`` and the SVG badge
+  ``/-/badge/{origin}.svg`` (:mod:`agentdex.datasette_plugin.status`).
 - A catalogue's CSV exports neutralise every cell a spreadsheet would evaluate
   (:mod:`agentdex.datasette_plugin.csv_cells`, an ``asgi_wrapper``).
 
@@ -83,12 +85,14 @@ def handle_exception(datasette, request, exception):
 @hookimpl
 def register_routes():
     """Datasette's ``/-/databases`` and ``/-/threads`` without local paths (plugin routes
-    come before Datasette's own)."""
-    from agentdex.datasette_plugin import guards
+    come before Datasette's own); the endpoint status JSON and badge."""
+    from agentdex.datasette_plugin import guards, status
 
     return [
         (r"^/-/databases(\.(?P<format>json))?$", lambda datasette: guards.databases(datasette)),
         (r"^/-/threads(\.(?P<format>json))?$", lambda: guards.threads()),
+        (r"^/-/status/(?P<origin>[^/]+)\.json$", status.status),
+        (r"^/-/badge/(?P<origin>[^/]+)\.svg$", status.badge),
     ]
 
 

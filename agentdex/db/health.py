@@ -119,12 +119,44 @@ def _health_event(before: list[tuple[str, str]], after: list[tuple[str, str]], s
     return None
 
 
+def origin_health(db: Database, origin: str, now: str | None = None) -> list[dict[str, Any]]:
+    """Every endpoint of ``origin`` with samples: ``{role, url, state, auth_kind}`` and its
+    :func:`windows` fields (the status JSON ``agentdex serve`` answers), by role and URL."""
+    end = _end(now)
+    grouped: dict[tuple[str, str], list[tuple[datetime, str, float | None, str]]] = {}
+    states: dict[tuple[str, str], str] = {}
+    for role, url, at, result, ms, method, state in db.execute(
+        "SELECT role, url, at, outcome, ms, verified_by, state FROM endpoint_samples WHERE origin = ? "
+        "ORDER BY role, url, at, id",
+        [origin],
+    ).fetchall():
+        moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
+        if moment <= end:
+            grouped.setdefault((role, url), []).append((moment, result, ms, method))
+            states[(role, url)] = state
+    kinds = auth_kinds(db)
+    return [
+        {
+            "role": role,
+            "url": url,
+            "state": states[(role, url)],
+            "auth_kind": kinds.get((origin, url)) if role == "mcp" else None,
+        }
+        | _window_row(samples, end)
+        for (role, url), samples in grouped.items()
+    ]
+
+
+def _end(now: str | None) -> datetime:
+    return datetime.fromisoformat((now or utc_now()).replace("Z", "+00:00")).astimezone(UTC)
+
+
 def windows(db: Database, role: str = "mcp", now: str | None = None) -> dict[tuple[str, str], dict[str, Any]]:
     """``{(origin, url): {healthy, uptime_24h, uptime_7d, uptime_30d, p50_ms, p95_ms,
     last_verified, verified_by}}`` of every endpoint of ``role`` with samples: uptime in
     percent of the measurable probes in each window (``None`` without any), latency
     percentiles over the last 30 days' probes, the latest probe's time and method."""
-    end = datetime.fromisoformat((now or utc_now()).replace("Z", "+00:00")).astimezone(UTC)
+    end = _end(now)
     rows = db.execute(
         "SELECT origin, url, at, outcome, ms, verified_by FROM endpoint_samples WHERE role = ? "
         "ORDER BY origin, url, at, id",
