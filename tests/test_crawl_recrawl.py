@@ -223,4 +223,6 @@ def test_a_changed_manifest_is_parsed_and_its_new_guide_fetched(db, tls_server, 
     assert snapshot(db, changed.crawl_id, "/docs/agent.md")[0] == 200
     assert snapshot(db, changed.crawl_id, "/agent.md") is None
     stored = db.execute("SELECT guide_url, declared_documents FROM listings").fetchone()
-    assert stored == (f"https://{HOST}/docs/agent.md", json.dumps({"guide": f"https://{HOST}/docs/agent.md"}))
+    # the MCP endpoint's SEP-2127 card place is kept beside the guide (asked again, found or not)
+    declared = {"guide": f"https://{HOST}/docs/agent.md", "server_card": f"https://{HOST}/mcp/server-card"}
+    assert stored == (f"https://{HOST}/docs/agent.md", json.dumps(declared))

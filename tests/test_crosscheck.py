@@ -107,7 +107,8 @@ def test_documents_that_agree_make_a_consistent_verdict(crawled):
     assert rows(
         path, "SELECT consistency, consistency_sources, disagreements FROM listings WHERE origin = 'consistent.test'"
     ) == [("consistent", '["agent_app", "a2a_card", "server_card", "api_catalog", "live MCP tools/list"]', 0)]
-    assert rows(path, "SELECT count(*) FROM findings WHERE origin = 'consistent.test'") == [(0,)]
+    # its card is at an earlier draft's /.well-known/mcp/ path: the one finding, and no disagreement
+    assert rows(path, "SELECT code FROM findings WHERE origin = 'consistent.test'") == [("legacy_location",)]
 
 
 def test_each_disagreement_names_both_documents_and_both_values(crawled):
@@ -227,7 +228,9 @@ def test_poisoned_tools_are_flagged_in_every_source_with_the_exact_span(crawled)
         ("tool_reads_local", "tools[search].description"),
         ("tool_sends_elsewhere", "tools[search].description"),
     ]
-    assert flags == [("mcp_tools", *f) for f in per_source] + [("server_card_tools", *f) for f in per_source]
+    assert flags == [("mcp_tools", *f) for f in per_source] + [("server_card", "legacy_location", "")] + [
+        ("server_card_tools", *f) for f in per_source
+    ]
     spans = [
         m
         for (m,) in rows(

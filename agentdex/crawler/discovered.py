@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from agentdex import formats
-from agentdex.crawler.origins import public_origin
+from agentdex.crawler.origins import origin_of, origin_url, public_origin
 from agentdex.errors import InputError
 from agentdex.formats._discovery import normalise_url, unique
 from agentdex.models import Listing, ParseResult
@@ -234,3 +234,23 @@ def extra_endpoints(listing: Listing | None, declared: list[Declared]) -> list[D
         if key != primary and key not in out:
             out[key] = item
     return list(out.values())
+
+
+def card_endpoint(origin: str, listing: Listing | None, declared: list[Declared]) -> str | None:
+    """The Streamable HTTP endpoint on ``origin`` whose ``<url>/server-card`` (SEP-2127) a crawl
+    asks: the listing's own MCP endpoint, else the first other it names, else the first one
+    sources declare; never one on another origin (that origin's crawl asks it) nor one
+    declared over the deprecated SSE transport (the SEP puts cards at Streamable HTTP URLs)."""
+    named: list[Declared] = []
+    if listing is not None and listing.mcp_url:
+        named.append(Declared(listing.mcp_url, listing.mcp_transport))
+    named += extra_endpoints(listing, declared)
+    for item in named:
+        if item.transport in (None, "streamable-http") and "{" not in item.url and same_origin(origin, item.url):
+            return item.url
+    return None
+
+
+def same_origin(origin: str, url: str) -> bool:
+    """Whether ``url`` is on the crawled ``origin`` (RFC 6454)."""
+    return origin_of(url) == origin_of(origin_url(origin))

@@ -30,6 +30,12 @@ slots from other origins):
 4. The documents the chosen listing declares: its guide, llms.txt and skill, and the MCP
    registry ``server.json`` an Anchor manifest links (``schemas.mcpServerJson``; any origin,
    under the same fetch policy).
+5. When no server card was found at its legacy paths or through the AI Catalog: the card
+   where SEP-2127 puts it, ``<streamable-http-url>/server-card`` of the origin's Streamable
+   HTTP endpoint on that origin (:func:`agentdex.crawler.discovered.card_endpoint`); a 404 is
+   a known absence like a discovery path's. Its URL is kept with the declared documents, so a
+   crawl whose manifests repeat asks it again. A card read at a ``/.well-known/mcp/…`` path
+   carries a ``legacy_location`` warning.
 
 Discovery documents are parsed into :attr:`OriginCrawl.results` beside the manifests (so
 they are stored as snapshots, documents and findings). Where the origin publishes no
@@ -87,6 +93,7 @@ from agentdex.crawler import discovered, freshness, offload
 from agentdex.crawler.origins import origin_url
 from agentdex.formats import inferred as inferred_format
 from agentdex.formats import registry_server_json as registry_format
+from agentdex.formats import server_card as server_card_format
 from agentdex.formats.consistency import facts_of
 from agentdex.models import FetchRecord, Finding, Listing, OriginCrawl, ParseResult
 
@@ -115,6 +122,7 @@ NETWORK_ERRORS = {"dns", "refused", "tls", "timeout", "blocked_address", "connec
 # corrupt one) and a bug of agentdex's own say nothing about the manifest either.
 TRANSIENT_ERRORS = NETWORK_ERRORS | {"incomplete", "protocol", "decoding", "internal"}
 JSON_TYPES = ("application/json", "application/manifest+json")
+CARD = server_card_format.NAME
 _LINK_RE = re.compile(r'<([^>]+)>\s*;[^,]*rel="?anchor-manifest"?', re.I)
 
 
@@ -212,6 +220,7 @@ class OriginDiscovery:
         self.registry = registry  # the registry API base to ask (None: ask none)
         self.registry_stored = registry_stored or {}  # page kind -> sha256 of the answer stored last time
         self._standing: set[str] = set()  # URLs that could not answer: the stored answer stands
+        self.card_url: str | None = None  # <endpoint>/server-card asked this crawl (SEP-2127)
 
     async def get(
         self,
@@ -332,6 +341,7 @@ class OriginDiscovery:
             if inferred is not None:
                 results["inferred"] = inferred
         primary = choose_primary(results)
+        await self._endpoint_card(results, primary.listing if primary is not None else None)
         if primary is None and not any(transient(r) for r in self.records if r.kind in MANIFEST_PATHS):
             primary = self._discovered(results)
         listing = primary.listing if primary is not None else None
@@ -357,7 +367,7 @@ class OriginDiscovery:
             fetches=self.records,
             documents=self.documents,
             manifests_sha256=self._manifest_shas() if listing is not None else None,
-            declared_documents=declared_of(listing) if listing is not None else None,
+            declared_documents={**declared_of(listing), **self._card_declared()} if listing is not None else None,
             stale_at=self.stale_at(),
             catalog_links=self.catalog_links,
         )
@@ -502,7 +512,11 @@ class OriginDiscovery:
     def _parse_discovery(self, kinds: tuple[str, ...] = DISCOVERY_KINDS) -> dict[str, ParseResult]:
         """The discovery documents of ``kinds`` found (a web page at their path is none)."""
         self._drop_html(kinds)
-        return {k: formats.get(k).parse(self.bodies[k], origin=self.origin) for k in kinds if k in self.bodies}
+        found = {k: formats.get(k).parse(self.bodies[k], origin=self.origin) for k in kinds if k in self.bodies}
+        if CARD in found:  # a card at a /.well-known/mcp/ path is at an earlier draft's location
+            where = server_card_format.location_finding(self._read_url(CARD) or "")
+            found[CARD].findings.extend([where] if where is not None else [])
+        return found
 
     def _drop_html(self, kinds) -> None:
         """Forget the bodies of ``kinds`` that are HTML pages (a site's shell answering every path)."""
@@ -573,8 +587,33 @@ class OriginDiscovery:
 
     async def _fetch_declared(self, declared: dict[str, str]) -> None:
         for kind, url in declared.items():
-            if not self._has(kind):
+            if kind == CARD:  # the card at its endpoint: a 404 there is a quiet known absence
+                await self._ask_card(url)
+            elif not self._has(kind):
                 await self.get(kind, url)
+
+    async def _endpoint_card(self, results: dict[str, ParseResult], listing: Listing | None) -> None:
+        """The server card where SEP-2127 puts it, ``<streamable-http-url>/server-card`` of
+        the origin's Streamable HTTP endpoint (:func:`discovered.card_endpoint`), asked when
+        no card was found at a legacy path or through the AI Catalog; read as the origin's
+        ``server_card`` document."""
+        endpoint = discovered.card_endpoint(self.origin, listing, self.declared)
+        if endpoint is None or self._has(CARD) or self.card_url:  # asked already (a repeating crawl)
+            return
+        self.card_url = server_card_format.card_url(endpoint)
+        await self._ask_card(self.card_url)
+        self._load_stored()
+        results.update(self._parse_discovery((CARD,)))
+
+    async def _ask_card(self, url: str) -> None:
+        if not self._has(CARD):
+            self.card_url = url
+            await self.get(CARD, url, same_origin=True, absent_ok=True)
+
+    def _card_declared(self) -> dict[str, str]:
+        """The endpoint's card URL, so a crawl whose manifests repeat the last asks it again
+        (found or not: a card may appear, and a 404 is asked on its schedule)."""
+        return {CARD: self.card_url} if self.card_url else {}
 
 
 def registry_result(pages: list[bytes], origin: str, listing: Listing | None) -> ParseResult | None:
