@@ -106,7 +106,13 @@ def test_documents_that_agree_make_a_consistent_verdict(crawled):
     path = crawled[0]
     assert rows(
         path, "SELECT consistency, consistency_sources, disagreements FROM listings WHERE origin = 'consistent.test'"
-    ) == [("consistent", '["agent_app", "a2a_card", "server_card", "api_catalog", "live MCP tools/list"]', 0)]
+    ) == [
+        (
+            "consistent",
+            '["agent_app", "a2a_card", "server_card", "api_catalog", "live MCP tools/list", "live MCP probe"]',
+            0,
+        )
+    ]
     # its card is at an earlier draft's /.well-known/mcp/ path: the one finding, and no disagreement
     assert rows(path, "SELECT code FROM findings WHERE origin = 'consistent.test'") == [("legacy_location",)]
 

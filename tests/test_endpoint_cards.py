@@ -6,6 +6,7 @@ warning. Real HTTPS (the sample web) and real MCP SDK servers."""
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from pathlib import Path
@@ -77,3 +78,45 @@ def test_a_repeating_crawl_asks_the_card_again_and_a_404_is_a_quiet_absence(web,
     listed = rows(db, "SELECT status FROM listings WHERE origin = 't-endpointcard.test'")
     assert listed == [("listed",)]
     assert CARD not in dict(rows(db, "SELECT url, kind FROM documents WHERE origin = 't-endpointcard.test'"))
+
+
+def consistency(db: Path) -> tuple[str, list[str], list[tuple[str, str]]]:
+    verdict, sources = rows(db, "SELECT consistency, consistency_sources FROM listings WHERE origin = ?", ORIGINS[0])[0]
+    found = rows(
+        db, "SELECT code, message FROM findings WHERE origin = ? AND format = 'consistency' ORDER BY code", ORIGINS[0]
+    )
+    return verdict, json.loads(sources), found
+
+
+def test_a_card_that_disagrees_with_the_live_probe_is_a_finding_never_an_override(web, tmp_path):
+    db = tmp_path / "c.db"
+    crawl(web, db)
+    verdict, sources, found = consistency(db)
+    assert verdict == "inconsistent" and "live MCP probe" in sources
+    # the card lists 2025-03-26 only; the SDK server answered 2026-07-28 and 2025-11-25
+    assert [code for code, _ in found] == ["protocol_versions_differ"]
+    assert "'2025-03-26'" in found[0][1] and "'2026-07-28'" in found[0][1]
+    probed = rows(
+        db, "SELECT versions, server_name FROM endpoint_probes WHERE url = ?", "https://t-endpointcard.test/mcp"
+    )
+    assert probed and all("2026-07-28" in v and name == "Harbour Tides" for v, name in probed)  # the probe stands
+    web.set_variant(ORIGINS[0], "v3")  # a card naming another server at another endpoint
+    crawl(web, db)
+    verdict, sources, found = consistency(db)
+    assert verdict == "inconsistent"
+    # against the manifest (a document) and against the live probe, one finding each
+    probe = [(code, message) for code, message in found if "live MCP probe" in message]
+    assert [code for code, _ in found] == ["mcp_endpoint_differs"] * 2 + ["name_differs"] * 2
+    assert [code for code, _ in probe] == ["mcp_endpoint_differs", "name_differs"]
+    assert "served at https://t-endpointcard.test/mcp/server-card" in probe[0][1]
+    assert "'Ocean Currents'" in probe[1][1] and "'Harbour Tides'" in probe[1][1]
+    listing = rows(db, "SELECT name, mcp_url FROM listings WHERE origin = ?", ORIGINS[0])
+    assert listing == [("Harbour Tides", "https://t-endpointcard.test/mcp")]  # the manifest's, not the card's
+
+
+def test_a_card_that_agrees_with_the_probe_adds_the_probe_as_a_source(web, tmp_path):
+    db = tmp_path / "c.db"
+    crawl(web, db)
+    verdict, sources, found = consistency(db)
+    legacy = rows(db, "SELECT consistency, consistency_sources FROM listings WHERE origin = 't-legacycard.test'")
+    assert legacy[0][0] == "consistent" and "live MCP probe" in json.loads(legacy[0][1])

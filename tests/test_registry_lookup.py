@@ -114,7 +114,8 @@ def test_an_origin_the_registry_lists_consistently_gains_a_source_and_no_finding
             '["a2a_card", "agent_app", "api_catalog", "registry_server_json", "server_card"]',
         )
     ]
-    assert rows(path, "SELECT count(*) FROM findings WHERE origin = 'consistent.test'") == [(0,)]
+    # its card at the legacy /.well-known/mcp/ path says so; nothing else is found
+    assert rows(path, "SELECT code FROM findings WHERE origin = 'consistent.test'") == [("legacy_location",)]
 
 
 def test_a_registry_entry_that_disagrees_is_a_finding_naming_both_documents_and_both_values(looked_up):
@@ -201,7 +202,7 @@ def test_a_registry_down_on_the_first_crawl_still_lists_every_origin_without_it(
         ("rugpull.test", "single-source", '["agent_app"]', 0),
     ]
     assert rows(fresh, "SELECT count(*) FROM documents WHERE kind LIKE 'registry%'") == [(0,)]
-    assert rows(fresh, "SELECT count(*) FROM findings") == [(0,)]
+    assert rows(fresh, "SELECT count(*) FROM findings WHERE code != 'legacy_location'") == [(0,)]
 
 
 def test_no_registry_is_asked_unless_told_and_what_it_said_stands(looked_up):

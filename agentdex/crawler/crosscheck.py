@@ -16,7 +16,18 @@ from typing import Any
 from agentdex import formats
 from agentdex.crawler import verify_x402
 from agentdex.crawler.discovery import REGISTRY_KINDS, choose_primary, registry_result
-from agentdex.formats.consistency import Consistency, compare, facts_of
+from agentdex.formats._discovery import normalise_url
+from agentdex.formats.consistency import (
+    LIVE_PROBE,
+    Consistency,
+    LiveServer,
+    against_live_servers,
+    compare,
+    facts_of,
+    served_endpoint,
+)
+from agentdex.formats.server_card import NAME as CARD
+from agentdex.formats.server_card import location_finding
 from agentdex.models import OriginCrawl, ParseResult
 
 # Documents in registry order (manifests first), so each disagreement names them in one order.
@@ -35,7 +46,44 @@ def cross_check(crawl: OriginCrawl) -> Consistency | None:
     documents = [facts_of(r, url=crawl.read_at(r.format)) for r in results if r.listing is not None]
     live = [t.name for t in crawl.mcp_tools] if crawl.mcp_tools is not None else None
     prices = {**live_prices(crawl), **verify_x402.live_prices(crawl.checks)}
-    return compare(documents, live_tools=live, live_prices=prices, live_402=verify_x402.live_answers(crawl.checks))
+    found = compare(documents, live_tools=live, live_prices=prices, live_402=verify_x402.live_answers(crawl.checks))
+    return with_card_probes(found, crawl)
+
+
+def with_card_probes(found: Consistency, crawl: OriginCrawl) -> Consistency:
+    """``found`` with the origin's server card set against the live probes of the endpoints
+    it names (:func:`agentdex.formats.consistency.against_live_servers`): the probe is one
+    more source when it answered at an endpoint the card names."""
+    card = crawl.results.get(CARD)
+    if card is None or card.listing is None:
+        return found
+    live = live_servers(crawl)
+    url = crawl.read_at(CARD)
+    served_at = url if url and location_finding(url) is None else None  # a legacy path is no endpoint's
+    endpoint = served_endpoint(served_at)
+    named = {normalise_url(u) for u in [*(card.listing.extra.get("mcp_urls") or []), endpoint] if isinstance(u, str)}
+    if not any(normalise_url(p.url) in named for p in live):
+        return found
+    more = against_live_servers(card, live, served_at)
+    sources = (*found.sources, LIVE_PROBE)
+    disagreements = (*found.disagreements, *more)
+    verdict = "inconsistent" if disagreements else "consistent" if len(sources) > 1 else "single-source"
+    return Consistency(verdict, sources, disagreements)
+
+
+def live_servers(crawl: OriginCrawl) -> list[LiveServer]:
+    """The MCP endpoints this crawl probed that answered as MCP servers (a name or a revision
+    seen): the listing's own from its ``mcp.initialize`` check (a health row is kept only when
+    the state changed), the others from their health rows."""
+    rows = [e for e in crawl.endpoints or [] if e.role == "mcp" and (e.server_name or e.versions)]
+    found = [LiveServer(e.url, e.server_name, tuple(e.versions)) for e in rows]
+    listing = crawl.primary.listing if crawl.primary is not None else None
+    check = next((c for c in crawl.checks or [] if c.name == "mcp.initialize"), None)
+    data = check.data if check is not None and isinstance(check.data, dict) else {}
+    name, versions = (data.get("server_info") or {}).get("name"), data.get("versions") or []
+    if listing is not None and listing.mcp_url and (name or versions):
+        found.append(LiveServer(listing.mcp_url, name if isinstance(name, str) else None, tuple(versions)))
+    return found
 
 
 def reread(crawl: OriginCrawl, load_blob: Callable[[str], bytes | None]) -> dict[str, ParseResult]:

@@ -122,6 +122,10 @@ CODES: dict[str, str] = {
     "publisher_differs": "Two documents of one origin name different publishers (name or URL host).",
     "contact_differs": "Two documents of one origin give different publisher contacts.",
     "tools_differ": "Two documents of one origin declare different MCP tool names.",
+    "protocol_versions_differ": (
+        "An MCP server card lists protocol revisions of which the live probe of its endpoint saw none "
+        "(cards are advisory: the probe's answer stands)."
+    ),
     "tool_not_listed": "A document declares an MCP tool the live server does not list.",
     "tool_not_declared": "The live MCP server lists a tool a document that declares tools does not name.",
     "price_differs": "Two sources (documents or the live 402) state different prices for one resource.",

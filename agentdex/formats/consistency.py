@@ -33,6 +33,10 @@ What counts as the same value (so only real disagreements are reported):
   scheme or payee no live offer shares ``x402_terms_differ``
   (:func:`agentdex.formats.x402_offers.differences`; the price is compared as above).
 
+- **server card vs live probe** (:func:`against_live_servers`): the name the server reports,
+  the protocol revisions the probe saw, and the endpoint a card is served at; cards are
+  advisory, so a difference is a finding and the probe's answer stands.
+
 A disagreement with a live answer names the document's URL when it is known
 (``declared at https://…/.well-known/x402``); its fact names the resource.
 """
@@ -52,6 +56,8 @@ from agentdex.models import Finding, Listing, ParseResult
 
 LIVE_MCP = "live MCP tools/list"
 LIVE_402 = "live 402"
+LIVE_PROBE = "live MCP probe"  # serverInfo and the revisions an endpoint answered in
+CARD_SUFFIX = "/server-card"  # where SEP-2127 lets a server host its card (server_card.card_url)
 VERDICTS = ("consistent", "inconsistent", "single-source")
 # fact -> finding code (tools and prices have their own codes below)
 CODES = {
@@ -422,3 +428,78 @@ def _resource_against_live(doc: Facts, url: str, answer: dict) -> list[Disagreem
         )
         for d in differences(list(doc.offers.get(url, ())), answer["offers"], price=False)
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class LiveServer:
+    """What the probe of one MCP endpoint saw: the name the server reports
+    (``serverInfo.name``) and every protocol revision it answered in."""
+
+    url: str
+    name: str | None
+    versions: tuple[str, ...] = ()
+
+
+def against_live_servers(
+    card: ParseResult, live: Iterable[LiveServer], served_at: str | None = None
+) -> list[Disagreement]:
+    """A server card against the live probes of the endpoints it names, and of the endpoint it
+    is served at (``served_at``: ``<endpoint>/server-card``). Cards are advisory (SEP-2127 has
+    clients prefer the runtime values), so a difference is a finding and the probe's answer
+    stands: a reported name that is neither the card's ``title`` nor its ``name``
+    (``name_differs``), revisions the card lists of which the probe saw none
+    (``protocol_versions_differ``), and remotes that do not name the endpoint the card is
+    served at (``mcp_endpoint_differs``)."""
+    listing = card.listing
+    if listing is None:
+        return []
+    probes = {normalise_url(p.url): p for p in live}
+    endpoint = served_endpoint(served_at)
+    found = _served_endpoint(card.format, listing, served_at, endpoint) if served_at and endpoint else []
+    for entry in listing.extra.get("cards") or []:
+        urls = [*(entry.get("mcp_urls") or []), *([endpoint] if endpoint else [])]
+        for key in dict.fromkeys(normalise_url(u) for u in urls):
+            probe = probes.get(key)
+            found += _card_against_probe(card.format, entry, probe) if probe is not None else []
+    return found
+
+
+def served_endpoint(served_at: str | None) -> str | None:
+    """The endpoint whose card is at ``served_at`` (``<endpoint>/server-card``), else ``None``."""
+    if not served_at or not served_at.endswith(CARD_SUFFIX):
+        return None
+    return served_at.removesuffix(CARD_SUFFIX) or None
+
+
+def _served_endpoint(document: str, listing: Listing, served_at: str, endpoint: str) -> list[Disagreement]:
+    urls = [u for u in listing.extra.get("mcp_urls") or [] if isinstance(u, str)]
+    if not urls or normalise_url(endpoint) in {normalise_url(u) for u in urls}:
+        return []
+    detail = f"the card is served at {served_at}, the place of the endpoint {endpoint}"
+    return [
+        Disagreement("served_endpoint", "mcp_endpoint_differs", document, sorted(urls), LIVE_PROBE, [endpoint], detail)
+    ]
+
+
+def _card_against_probe(document: str, entry: dict, probe: LiveServer) -> list[Disagreement]:
+    found = []
+    names = [n for n in (entry.get("name"), entry.get("registry_name")) if isinstance(n, str) and n]
+    names += [n.rsplit("/", 1)[-1] for n in names if "/" in n]  # test.host/tides: its server is "tides"
+    if probe.name and names and not any(_same_text(probe.name, n) for n in names):
+        where = f"serverInfo.name of {probe.url}"
+        found.append(Disagreement("server_name", "name_differs", document, names[0], LIVE_PROBE, probe.name, where))
+    listed = [v for v in entry.get("protocol_versions") or [] if isinstance(v, str)]
+    if listed and probe.versions and not _overlap(listed, probe.versions):
+        where = f"no revision in common at {probe.url}"
+        found.append(
+            Disagreement(
+                "protocol_versions",
+                "protocol_versions_differ",
+                document,
+                sorted(listed),
+                LIVE_PROBE,
+                sorted(probe.versions),
+                where,
+            )
+        )
+    return found
