@@ -698,7 +698,9 @@ def seeds(
     as_json: JsonOpt = False,
 ) -> None:
     """Origins to crawl, one a line (ready for crawl --seeds), from MCP registries and lists;
-    records which source named each origin in the catalogue as it reads. Refused entries go
+    records which source named each origin in the catalogue as it reads. Origins come in the
+    order read: the sources in the order given, each in its own order (a rank,domain list by
+    rank); an origin several sources name comes once, at its first place. Refused entries go
     to stderr; a registry read cut short (by its budget, or a page that fails) too, and exits 1."""
     import asyncio
 

@@ -20,6 +20,10 @@ a URL template not filled in (``https://{tenant}.example.com/mcp``), plain http,
 ``localhost``, an IP address, a string that is no host. The same origin named by several
 entries is one seed that keeps every source.
 
+A run lists its origins in the order read: the sources in the order given, each in its own
+order (a registry's or a file's; a ``rank,domain`` list by rank, numerically, ties in file
+order); an origin named by several sources is listed once, at its first place.
+
 The registry pages are read through pydantic models in the registry's own spelling
 (:class:`RegistryPage`); an entry they cannot read (wrong types in its official ``_meta``, a
 name over the 200 characters the registry allows) is refused alone with the reason, the page
@@ -141,6 +145,7 @@ class Named:
     status_message: str | None = None
     updated_at: str | None = None
     transport: str | None = None  # a remote's declared transport (streamable-http | sse)
+    rank: int | None = None  # a top list's rank (CSV): the run lists its origins in rank order
 
 
 @dataclass
@@ -281,6 +286,8 @@ class Collector:
 
     def __init__(self, sink: Sink | None = None) -> None:
         self.by_origin: dict[str, Seed] = {}
+        self.places: dict[str, tuple[int, int, int]] = {}  # origin: (source, rank, first seen) of its first place
+        self.source_numbers: dict[str, int] = {}
         self.run = SeedRun()
         self.sink = sink
         self.pending: list[Naming] = []
@@ -298,6 +305,9 @@ class Collector:
             self._pend((origin, named, None))
         else:
             seed = self.by_origin.setdefault(origin, Seed(origin))
+            number = self.source_numbers.setdefault(named.source, len(self.source_numbers))
+            place = (number, named.rank or 0, len(self.places))
+            self.places[origin] = min(self.places.get(origin, place), place)
             if named not in seed.sources:
                 seed.sources.append(named)
 
@@ -320,9 +330,9 @@ class Collector:
             self.sink(batch)
 
     def finish(self) -> SeedRun:
-        """The run, seeds in origin order."""
+        """The run, seeds in run order (see the module docstring)."""
         self.flush()
-        self.run.seeds = [self.by_origin[o] for o in sorted(self.by_origin)]
+        self.run.seeds = [self.by_origin[o] for o in sorted(self.by_origin, key=self.places.__getitem__)]
         return self.run
 
 
@@ -610,8 +620,8 @@ def _add_csv(collector: Collector, lines: Iterable[tuple[int, str | None]], sour
             why = f"a line over {LINE_BYTES:,} bytes"
         if row is None:
             collector.refuse(Named(source, f"line {number}", status="listed", via="domain"), why)
-        elif len(row) >= 2 and http_digits(row[0]) is not None:
-            collector.add(Named(source, row[0].strip(), status="listed", via="domain", url=row[1].strip()))
+        elif len(row) >= 2 and (rank := http_digits(row[0])) is not None:
+            collector.add(Named(source, row[0].strip(), status="listed", via="domain", url=row[1].strip(), rank=rank))
 
 
 def _add_lines(collector: Collector, lines: Iterable[tuple[int, str | None]], source: str) -> None:
@@ -710,8 +720,9 @@ _NAMED_FIELDS = tuple(f.name for f in fields(Named))
 
 
 def from_rows(rows: Iterable[dict[str, Any]]) -> Iterator[Seed | Refused]:
-    """Seeds and refusals back from rows in origin order (refusals, ``origin`` null, last),
-    one :class:`Seed` for each run of rows of one origin."""
+    """Seeds and refusals back from rows grouped by origin, in run order (refusals,
+    ``origin`` null, last: :meth:`agentdex.db.seeds.RunWriter.rows`), one :class:`Seed` for
+    each run of rows of one origin."""
     seed: Seed | None = None
     for row in rows:
         named = Named(**{k: row[k] for k in _NAMED_FIELDS if k in row})

@@ -180,7 +180,7 @@ def test_an_entry_with_bad_official_meta_is_refused_alone_in_a_registry_page(tls
     tls_server.routes[PAGES] = page
     result = invoke("seeds", REGISTRY, *net(tls_server, tmp_path))
     assert result.exit_code == 0, result.output
-    assert origins_of(result.stdout) == ["after.example.com", "before.example.com"]
+    assert origins_of(result.stdout) == ["before.example.com", "after.example.com"]  # the order read
     line = next(ln for ln in result.stderr.splitlines() if "test.bad/meta" in ln)
     assert "not a registry entry" in line and "official].status" in line
     assert cursors(tmp_path) == {REGISTRY: "2026-09-03T00:00:00Z"}  # a whole read moves it
@@ -199,7 +199,7 @@ def test_an_entry_with_bad_official_meta_is_refused_alone_in_a_saved_file(tmp_pa
     result = invoke("seeds", str(path), "--json", "--db", str(tmp_path / "c.db"))
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert [d["origin"] for d in data if d["origin"]] == ["after.example.com", "before.example.com"]
+    assert [d["origin"] for d in data if d["origin"]] == ["before.example.com", "after.example.com"]  # the order read
     refused = [d for d in data if d["origin"] is None]
     assert [r["sources"][0]["name"] for r in refused] == ["test.bad/meta"]
     assert "status: Input should be a valid string" in refused[0]["reason"]

@@ -20,14 +20,14 @@ from agentdex.crawler.seedlines import read_seed_file
 from agentdex.sampleweb import SampleWeb
 
 REGISTRY = "registry:https://registry.test"
-FIRST = [
+FIRST = [  # in the registry's order
     "castaway.test",
-    "hopper.test",
     "mcp.driftwood.test",
-    "mcp.pantry.test",
-    "mcp.tidewater.test",
+    "hopper.test",
     "notmcp.test",
+    "mcp.pantry.test",
     "pantry.test",
+    "mcp.tidewater.test",
     "tidewater.test",
 ]
 REFUSED = {  # server name: what the reason says
@@ -226,7 +226,7 @@ def test_a_saved_dump_gives_the_same_origins_as_the_registry(tmp_path, shape):
         "ndjson": "\n".join(json.dumps(e) for e in entries),
     }[shape]
     data, _ = seeds_of(tmp_path, f"dump.{shape}", text)
-    assert origins(data) == FIRST
+    assert sorted(origins(data)) == sorted(FIRST)  # the same origins (in the dump's own order)
     assert {d["sources"][0]["source"] for d in data} == {f"dump.{shape}"}
 
 
@@ -237,6 +237,29 @@ def test_a_csv_domain_list_and_plain_text(tmp_path):
     text, _ = seeds_of(tmp_path, "list.txt", "# mine\npantry.test\nhttps://pantry.test/again  # same\n10.0.0.1\n")
     assert origins(text) == ["pantry.test"]
     assert [s["name"] for s in text[0]["sources"]] == ["line 2", "line 3"]
+
+
+def test_a_top_list_keeps_its_rank_order_and_several_sources_their_given_order(tmp_path):
+    top = tmp_path / "top.csv"  # ranks neither alphabetical nor in file order; 3 twice (file order breaks the tie)
+    top.write_text("rank,domain\n10,alpha.test\n2,zulu.test\n3,mike.test\n1,yankee.test\n3,bravo.test\n")
+    more = tmp_path / "more.txt"  # a plain list after it: its own order; an origin seen already keeps its place
+    more.write_text("delta.test\nzulu.test\ncharlie.test\n")
+    db = str(tmp_path / "c.db")
+    result = invoke("seeds", str(top), str(more), "--db", db)
+    assert result.exit_code == 0, result.output
+    ranked = ["yankee.test", "zulu.test", "mike.test", "bravo.test", "alpha.test"]
+    assert result.stdout.splitlines() == [*ranked, "delta.test", "charlie.test"]
+    data = json.loads(invoke("seeds", str(more), str(top), "--json", "--db", db).stdout)
+    assert origins(data) == [
+        "delta.test",
+        "zulu.test",
+        "charlie.test",
+        "yankee.test",
+        "mike.test",
+        "bravo.test",
+        "alpha.test",
+    ]
+    assert [s["source"] for s in data[1]["sources"]] == ["more.txt", "top.csv"]  # zulu.test keeps both sources
 
 
 def test_an_a2a_registry_listing(tmp_path):

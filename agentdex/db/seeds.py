@@ -71,23 +71,29 @@ class RunWriter:
     """Writes a seeds run as it is read: each batch of namings (rows of
     :func:`agentdex.seeds.naming_row`) in one transaction into ``seed_sources`` (with the
     status events) and into a temporary table of this run, from which :meth:`rows` reads the
-    run back in origin order. Memory holds one batch, never the run."""
+    run back in run order. Memory holds one batch, never the run."""
 
     def __init__(self, db: Database, at: str | None = None) -> None:
         self.db = db
         self.at = at or utc_now()
         self.events = 0
+        self.sources: dict[str, int] = {}  # source: its number, in the order the run read them
         db.execute("DROP TABLE IF EXISTS temp.seed_run")
-        db.execute("CREATE TEMP TABLE seed_run (origin TEXT, row TEXT NOT NULL, UNIQUE (origin, row))")
+        db.execute(
+            "CREATE TEMP TABLE seed_run (origin TEXT, row TEXT NOT NULL, source_number INTEGER NOT NULL, "
+            "rank INTEGER, UNIQUE (origin, row))"
+        )
 
     def write(self, rows: list[dict[str, Any]]) -> None:
         """Record one batch."""
         with self.db.conn:
             for row in rows:
                 self.events += len(_save_row(self.db, row, self.at))
+                number = self.sources.setdefault(row["source"], len(self.sources))
                 self.db.execute(
-                    "INSERT OR IGNORE INTO temp.seed_run (origin, row) VALUES (?, ?)",
-                    [row["origin"], json.dumps(row)],  # ASCII: a lone surrogate cannot reach SQLite,
+                    "INSERT OR IGNORE INTO temp.seed_run (origin, row, source_number, rank) VALUES (?, ?, ?, ?)",
+                    # json.dumps writes ASCII: a lone surrogate cannot reach SQLite
+                    [row["origin"], json.dumps(row), number, row.get("rank")],
                 )
 
     def save_cursors(self, cursors: dict[str, str], seen: dict[str, int]) -> None:
@@ -95,16 +101,28 @@ class RunWriter:
         save_run(self.db, [], cursors, seen, self.at)
 
     def rows(self) -> Iterator[dict[str, Any]]:
-        """The run's rows: by origin, then the refused ones, each group in the order read."""
-        query = "SELECT row FROM temp.seed_run ORDER BY origin IS NULL, origin, rowid"
+        """The run's rows, by origin in run order (:data:`PLACES`), each origin's rows in that
+        order too; then the refused ones, in the order read."""
+        query = (
+            f"{PLACES}, firsts AS (SELECT origin, min(place) AS first FROM placed GROUP BY origin) "
+            "SELECT row FROM placed LEFT JOIN firsts USING (origin) ORDER BY origin IS NULL, first, place"
+        )
         for (text,) in self.db.conn.execute(query):
             yield json.loads(text)
 
     def origins(self) -> Iterator[str]:
-        """The run's origins, in order, each once."""
-        query = "SELECT DISTINCT origin FROM temp.seed_run WHERE origin IS NOT NULL ORDER BY origin"
+        """The run's origins, in run order (:data:`PLACES`), each once."""
+        query = f"{PLACES} SELECT origin FROM placed WHERE origin IS NOT NULL GROUP BY origin ORDER BY min(place)"
         for (origin,) in self.db.conn.execute(query):
             yield origin
+
+
+# Each naming's place in the run: the sources in the order read, each in its own order (a top
+# list's by rank, ties in the order read); an origin's place is its first naming's.
+PLACES = (
+    "WITH placed AS (SELECT origin, row, "
+    "row_number() OVER (ORDER BY source_number, rank, rowid) AS place FROM temp.seed_run)"
+)
 
 
 def _save_row(db: Database, row: dict[str, Any], at: str) -> list[dict[str, Any]]:
