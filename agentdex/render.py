@@ -273,6 +273,9 @@ def census_lines(census: Mapping[str, Any]) -> list[str]:
     if census.get("auth"):
         out += ["", f"{'auth':<26} {'count':>6} {'share':>7}"]
         out += [f"{row['kind']:<26} {row['count']:>6} {row['share']:>6.1f}%" for row in census["auth"]]
+    if census.get("uptime"):
+        out += ["", f"{'uptime over 30 days':<26} {'count':>6} {'share':>7}"]
+        out += [f"{row['bucket']:<26} {row['count']:>6} {row['share']:>6.1f}%" for row in census["uptime"]]
     tools = census.get("tools")
     if tools and tools["total"]:
         out.append(
@@ -447,6 +450,10 @@ def stats_lines(data: Mapping[str, Any], db_option: str = "") -> list[str]:
         f"{counts['events']} change events, {counts['crawls']} crawls",
         f"{census['total']} MCP endpoints known" + (f": {kinds}" if kinds else ""),
     ]
+    auth = counts_text({a["kind"]: a["count"] for a in census.get("auth", []) if a["count"]})
+    uptime = counts_text({u["bucket"]: u["count"] for u in census.get("uptime", []) if u["count"]})
+    lines += [f"  auth: {auth}"] if auth else []
+    lines += [f"  uptime over 30 days (%): {uptime}"] if uptime else []
     return (
         lines
         + _failing_lines(data["failing"], db_option)

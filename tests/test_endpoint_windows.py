@@ -161,3 +161,21 @@ def test_a_badge_escapes_what_it_is_given():
     assert "<script>" not in svg and "&lt;script&gt;" in svg
     assert badge_value({"uptime_30d": 99.5, "healthy": True}) == ("99.5%", "good")
     assert badge_value({"uptime_30d": 80.0, "healthy": False}) == ("80.0% down", "bad")
+
+
+@pytest.mark.slow
+def test_the_census_and_stats_show_auth_kinds_and_the_uptime_distribution(crawled):
+    with time_machine.travel(END, tick=False):
+        data = json.loads(CliRunner().invoke(app, ["census", "--json", "--db", str(crawled)]).stdout)
+        text = CliRunner().invoke(app, ["census", "--db", str(crawled)]).stdout
+        stats = CliRunner().invoke(app, ["stats", "--db", str(crawled)]).stdout
+    assert data["uptime"] == [
+        {"bucket": "99-100", "count": 0, "share": 0.0},
+        {"bucket": "90-99", "count": 0, "share": 0.0},
+        {"bucket": "50-90", "count": 1, "share": 100.0},  # 55.6 %
+        {"bucket": "0-50", "count": 0, "share": 0.0},
+        {"bucket": "no_history", "count": 0, "share": 0.0},
+    ]
+    assert {a["kind"]: a["count"] for a in data["auth"]}["none"] == 1
+    assert f"{'50-90':<26} {1:>6} {100.0:>6.1f}%" in text
+    assert "  auth: 1 none" in stats and "  uptime over 30 days (%): 1 50-90" in stats

@@ -130,8 +130,8 @@ def origin_health(db: Database, origin: str, now: str | None = None) -> list[dic
         "ORDER BY role, url, at, id",
         [origin],
     ).fetchall():
-        moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
-        if moment <= end:
+        moment = _moment(at)
+        if moment is not None and moment <= end:
             grouped.setdefault((role, url), []).append((moment, result, ms, method))
             states[(role, url)] = state
     kinds = auth_kinds(db)
@@ -145,6 +145,15 @@ def origin_health(db: Database, origin: str, now: str | None = None) -> list[dic
         | _window_row(samples, end)
         for (role, url), samples in grouped.items()
     ]
+
+
+def _moment(at: str) -> datetime | None:
+    """A stored time as an aware datetime; ``None`` for one that is not ISO 8601 (skipped)."""
+    try:
+        moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except (ValueError, AttributeError):
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _end(now: str | None) -> datetime:
@@ -164,8 +173,9 @@ def windows(db: Database, role: str = "mcp", now: str | None = None) -> dict[tup
     ).fetchall()
     grouped: dict[tuple[str, str], list[tuple[datetime, str, float | None, str]]] = {}
     for origin, url, at, result, ms, method in rows:
-        moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
-        grouped.setdefault((origin, url), []).append((moment, result, ms, method))
+        moment = _moment(at)
+        if moment is not None:
+            grouped.setdefault((origin, url), []).append((moment, result, ms, method))
     # A time before the latest probes (a catalogue read as of then) sees only the probes made by then.
     grouped = {key: [s for s in samples if s[0] <= end] for key, samples in grouped.items()}
     return {key: _window_row(samples, end) for key, samples in grouped.items() if samples}

@@ -256,8 +256,22 @@ def census(db: Database) -> dict[str, Any]:
         "states": [{"state": s, **_counted(states.get(s, 0), total)} for s in CENSUS_STATES],
         "eras": [{"era": e, **_counted(eras.get(e, 0), total)} for e in CENSUS_ERAS],
         "auth": [{"kind": k, **_counted(auth.get(k, 0), total)} for k in AUTH_KINDS],
+        "uptime": uptime_distribution(db, total),
         "tools": quality_share(db),
     }
+
+
+# The uptime buckets of the census (over 30 days, percent; an endpoint without history apart).
+UPTIME_BUCKETS = (("99-100", 99.0), ("90-99", 90.0), ("50-90", 50.0), ("0-50", 0.0))
+
+
+def uptime_distribution(db: Database, total: int) -> list[dict[str, Any]]:
+    """``[{bucket, count, share}]``: the MCP endpoints by their 30-day uptime (``99-100``,
+    ``90-99``, ``50-90``, ``0-50``), then ``no_history`` (never probed or no measurable probe)."""
+    uptimes = [row["uptime_30d"] for row in windows(db).values() if row["uptime_30d"] is not None]
+    counted = Counter(next(name for name, low in UPTIME_BUCKETS if u >= low) for u in uptimes)
+    out = [{"bucket": name, **_counted(counted.get(name, 0), total)} for name, _ in UPTIME_BUCKETS]
+    return out + [{"bucket": "no_history", **_counted(max(total - len(uptimes), 0), total)}]
 
 
 def _counted(count: int, total: int) -> dict[str, Any]:
