@@ -9,8 +9,8 @@ The web is the sample web over TLS on loopback, in this process: ``--manifests``
 origins each serve a valid agent-app manifest and its documents; the others
 (``site-1000001.synthetic.test`` …, a name the synthetic web does not serve) answer 404 to
 every path. Every crawl is the real CLI in a child process (``--no-verify``, a fresh
-catalogue), so the crawler's CPU and peak RSS (user + system time and ``ru_maxrss`` of each
-child, from ``wait4``) are apart from the server's.
+catalogue), so the crawler's CPU (user + system time of each child, from ``wait4``) and peak
+RSS (each child's ``VmHWM``) are apart from the server's.
 
 Printed, side by side with issue 39's targets: for an empty origin and for one with a
 manifest, the requests the web received, the crawler's CPU and the catalogue's bytes (its
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -56,17 +57,37 @@ class Used:
     cpu: float = 0.0
     rss: float = 0.0
 
-    def add(self, other: Used) -> None:
-        self.cpu, self.rss = self.cpu + other.cpu, max(self.rss, other.rss)
+
+def finish(*procs: subprocess.Popen) -> Used:
+    """Wait for ``procs``: their CPU (``wait4``: each one's own) and the largest one's peak RSS.
+
+    The peak is the kernel's high-water mark of each process's own memory (``VmHWM`` in
+    ``/proc/PID/status``), read while it runs: ``ru_maxrss`` would not do, as a child spawned
+    from this process inherits its high-water mark (this process holds the web).
+    """
+    used, running = Used(), {proc.pid: proc for proc in procs}
+    while running:
+        for pid, proc in list(running.items()):
+            used.rss = max(used.rss, _high_water(pid))
+            done, status, usage = os.wait4(pid, os.WNOHANG)
+            if done:
+                del running[pid]
+                proc.returncode = os.waitstatus_to_exitcode(status)
+                if proc.returncode != 0:
+                    sys.exit(f"agentdex ({' '.join(map(str, proc.args[3:5]))}) ended with exit code {proc.returncode}")
+                used.cpu += usage.ru_utime + usage.ru_stime
+        time.sleep(0.05)
+    return used
 
 
-def finish(proc: subprocess.Popen) -> Used:
-    """Wait for ``proc`` and say what it used (``wait4``: its own rusage, not every child's)."""
-    _pid, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        sys.exit(f"agentdex ({' '.join(map(str, proc.args[3:5]))}) ended with exit code {proc.returncode}")
-    return Used(usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)  # Linux gives KiB
+def _high_water(pid: int) -> float:
+    """MiB: the peak resident memory of process ``pid`` so far (0 once it has ended)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    found = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
+    return int(found[1]) / 1024 if found else 0.0
 
 
 def agentdex(*args: str) -> subprocess.Popen:
@@ -131,9 +152,7 @@ def sweep(web: SampleWeb, folder: Path, seeds: Path, args) -> dict:
         )  # fmt: skip
         for i in range(args.shards)
     ]
-    shards = Used()
-    for proc in procs:
-        shards.add(finish(proc))
+    shards = finish(*procs)
     crawled = time.perf_counter() - started
     merge = run("merge", str(folder / "all.db"), *(str(folder / f"shard-{i}.db") for i in range(args.shards)))
     return {
