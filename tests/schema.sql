@@ -275,22 +275,6 @@ CREATE TABLE seed_cursors (
     servers_seen INTEGER NOT NULL DEFAULT 0,
     at TEXT NOT NULL
 );
-CREATE VIEW endpoint_health AS
-WITH r AS (
-  SELECT origin, role, url, state, at, coalesce(last_at, at) AS last_at, runs, id,
-    coalesce(sum(runs) OVER (PARTITION BY origin, role, url ORDER BY id DESC
-                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer,
-    (state = 'ok' OR (role = 'x402' AND state = 'payment_required')) AS up
-  FROM endpoint_probes)
-SELECT origin, role, url,
-  max(CASE WHEN newer = 0 THEN state END) AS state,
-  min(sum(runs), 10) AS recent_probes,
-  sum(CASE WHEN up THEN max(0, min(runs, 10 - newer)) ELSE 0 END) AS recent_ok,
-  sum(runs) AS probes,
-  min(at) AS first_seen_at,
-  max(CASE WHEN up THEN last_at END) AS last_ok_at
-FROM r
-GROUP BY origin, role, url;
 CREATE VIEW known_absences AS
 SELECT s.origin, s.kind, s.url, s.status_code, s.fetched_at AS absent_since, s.response_at AS last_asked_at,
   strftime('%Y-%m-%dT%H:%M:%fZ', julianday(s.response_at) + min(max(julianday(s.response_at) - julianday(s.fetched_at),
@@ -411,6 +395,22 @@ CREATE TABLE endpoint_samples (
 );
 CREATE INDEX endpoint_samples_endpoint ON endpoint_samples(origin, role, url, at);
 CREATE INDEX endpoint_samples_at ON endpoint_samples(at);
+CREATE VIEW endpoint_health AS
+WITH r AS (
+  SELECT origin, role, url, state, at, coalesce(last_at, at) AS last_at, runs, id,
+    coalesce(sum(runs) OVER (PARTITION BY origin, role, url ORDER BY id DESC
+                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS newer,
+    (state = 'ok' OR (role IN ('x402', 'mcp') AND state = 'payment_required')) AS up
+  FROM endpoint_probes)
+SELECT origin, role, url,
+  max(CASE WHEN newer = 0 THEN state END) AS state,
+  min(sum(runs), 10) AS recent_probes,
+  sum(CASE WHEN up THEN max(0, min(runs, 10 - newer)) ELSE 0 END) AS recent_ok,
+  sum(runs) AS probes,
+  min(at) AS first_seen_at,
+  max(CASE WHEN up THEN last_at END) AS last_ok_at
+FROM r
+GROUP BY origin, role, url;
 CREATE VIEW check_status AS
 SELECT l.origin, l.name, l.format, l.status, l.checks_passed, l.checks_failed,
   group_concat(CASE c.status WHEN 'fail' THEN c.name END, ', ') AS failing_checks,

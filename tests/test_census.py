@@ -197,6 +197,50 @@ def test_a_paid_mcp_endpoint_answering_402_is_up_in_health_as_its_check_passes(c
     assert {c["name"]: c["status"] for c in list_checks(db, "t-paidmcp.test")}["mcp.initialize"] == "pass"
 
 
+async def test_datasettes_endpoint_health_counts_a_paid_mcp_endpoint_up_as_health_does(catalogue):
+    """Issue 40: the endpoint_health view (and the flapping_endpoints query over it) called a
+    paid MCP endpoint answering 402 down; it agrees with the CLI's and the TUI's health now."""
+    from agentdex.db.queries import endpoint_health
+    from agentdex.serve import make_datasette
+
+    ds = make_datasette(catalogue)
+    await ds.invoke_startup()
+    columns = "_col=state&_col=recent_ok&_col=recent_probes&_col=last_ok_at"
+    answer = await ds.client.get(
+        f"/catalogue/endpoint_health.json?_shape=array&origin=t-paidmcp.test&role=mcp&{columns}"
+    )
+    assert answer.status_code == 200, answer.text
+    [paid] = answer.json()
+    assert paid["state"] == "payment_required" and paid["recent_ok"] == paid["recent_probes"] > 0
+    assert paid["last_ok_at"] is not None
+    flapping = await ds.client.get("/catalogue/flapping_endpoints.json?_shape=array")
+    assert flapping.status_code == 200 and "t-paidmcp.test" not in {r["origin"] for r in flapping.json()}
+    db = open_db(catalogue, readonly=True)  # the view and the CLI/TUI's reading agree on every endpoint
+    view = db.execute("SELECT origin, role, url, recent_ok, recent_probes, last_ok_at FROM endpoint_health")
+    assert sorted(view.fetchall()) == sorted(
+        (o, e["role"], e["url"], e["recent_ok"], e["recent_probes"], e["last_ok_at"])
+        for (o,) in db.execute("SELECT DISTINCT origin FROM endpoint_probes").fetchall()
+        for e in endpoint_health(db, o)
+    )
+
+
+def test_an_older_catalogue_counts_its_paid_mcp_endpoint_up_once_upgraded(tmp_path):
+    """m019 replaces the view over the probes a file already has."""
+    path = tmp_path / "m018.db"
+    old = Database(path)
+    migrations.apply(old, stop_before="m019_paid_mcp_up")
+    old.execute("INSERT INTO listings (origin, status, first_seen_at) VALUES ('a.test', 'listed', 'x')")
+    old.execute(
+        "INSERT INTO endpoint_probes (origin, role, url, state, at) "
+        "VALUES ('a.test', 'mcp', 'https://a.test/mcp', 'payment_required', 'x')"
+    )
+    old.conn.commit()
+    before = "SELECT recent_ok, recent_probes, last_ok_at FROM endpoint_health"
+    assert old.execute(before).fetchall() == [(0, 1, None)]
+    old.conn.close()
+    assert open_db(path).execute(before).fetchall() == [(1, 1, "x")]
+
+
 def test_a_catalogue_of_the_previous_release_keeps_its_census(tmp_path):
     """m016: the rows an older agentdex wrote get their cause from agentdex's own sentences
     (its fetcher's DNS sentence, its probe's prefix), so the census counts them as before;

@@ -104,9 +104,9 @@ def test_a_file_of_the_previous_release_keeps_its_checks_and_probes_through_the_
     assert db.execute("SELECT origin, failing_checks, mcp_tools, x402_live_price FROM check_status").fetchall() == [
         ("old.example", "mcp.tools", "fail", None)
     ]
-    # A stored 402 counts as up for a paid x402 resource only, not for an MCP endpoint.
+    # A stored 402 counts as up for a paid x402 resource (m010) and a paid MCP endpoint (m019).
     assert db.execute("SELECT role, state, probes, recent_ok FROM endpoint_health ORDER BY role").fetchall() == [
-        ("mcp", "payment_required", 2, 1),
+        ("mcp", "payment_required", 2, 2),
         ("x402", "ok", 2, 2),
     ]
 

@@ -763,6 +763,20 @@ def m018_auth_kind(db: Database) -> None:
     db.executescript(AUTH_KIND_018)
 
 
+# A paid MCP endpoint answering 402 is up too, as agentdex.db.queries.endpoint_health (CLI,
+# TUI Health) and mcp.initialize already had it: alive, asking for the payment it declares.
+PAID_UP_019 = "state = 'ok' OR (role IN ('x402', 'mcp') AND state = 'payment_required')"
+
+
+@migrations()
+def m019_paid_mcp_up(db: Database) -> None:
+    """``endpoint_health`` (and the Datasette queries over it) counts an MCP endpoint that
+    answers 402 as up, as an x402 resource answering 402 already was (``recent_ok``,
+    ``last_ok_at``); before, it called a paid MCP endpoint down while Health and Checks
+    passed it."""
+    db.executescript(f"DROP VIEW endpoint_health;\n{_run_health_view(PAID_UP_019)}")
+
+
 def known_names() -> list[str]:
     """The names of every migration this code knows, in order: those an empty database has
     pending (sqlite-utils lists its migrations only through ``pending`` and ``applied``)."""

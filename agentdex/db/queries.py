@@ -501,8 +501,7 @@ def stats(db: Database) -> dict[str, Any]:
 
 
 # A paid MCP endpoint that answers 402 is alive and asks for what it declares: mcp.initialize
-# passes for it, and Health called it down (the endpoint_health view of migration 12 still
-# counts only x402's 402s; a later migration can widen it).
+# passes for it (the endpoint_health view counts it up too since migration 19).
 ALIVE_BY_ROLE = {"mcp": ("payment_required",)}
 
 
