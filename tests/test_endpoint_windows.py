@@ -179,3 +179,17 @@ def test_the_census_and_stats_show_auth_kinds_and_the_uptime_distribution(crawle
     assert {a["kind"]: a["count"] for a in data["auth"]}["none"] == 1
     assert f"{'50-90':<26} {1:>6} {100.0:>6.1f}%" in text
     assert "  auth: 1 none" in stats and "  uptime over 30 days (%): 1 50-90" in stats
+
+
+def test_an_endpoint_down_since_first_seen_is_no_event_until_it_answers(tmp_path):
+    from agentdex.db import open_db
+    from agentdex.db.health import save_samples
+    from agentdex.models import EndpointProbe
+
+    db = open_db(tmp_path / "catalogue.db")
+    down, up = EndpointProbe("mcp", MCP, "dead"), EndpointProbe("mcp", MCP, "ok")
+    kinds = [
+        [e.kind for e in save_samples(db, "flapping.test", [probe], None, iso(END + timedelta(hours=i)))]
+        for i, probe in enumerate([down, down, down, up, down, down])
+    ]
+    assert kinds == [[], [], [], ["endpoint_recovered"], [], ["endpoint_unhealthy"]]

@@ -74,7 +74,11 @@ async def test_oauth_metadata_at_a_private_address_is_never_fetched(crawled):
             "auth_required", http_status=401, resource_metadata="https://169.254.169.254/.well-known/x"
         )
         await mcp_probe.read_resource_metadata("https://mcp.hostile.test/poisoned", found, get)
-    assert asked == [("https://169.254.169.254/.well-known/x", "blocked_address")] and found.metadata == {}
+    assert asked == [("https://169.254.169.254/.well-known/x", "blocked_address")]
+    # The refusal is recorded (the auth posture's metadata.refused), nothing else of it.
+    [refused] = found.metadata.pop("refused")
+    assert refused["url"] == "https://169.254.169.254/.well-known/x" and "link-local" in refused["why"]
+    assert found.metadata == {}
 
 
 def test_poisoned_tools_are_stored_verbatim_and_flagged_as_findings(crawled):

@@ -111,9 +111,13 @@ def healthy_of(recent: list[tuple[str, str]]) -> bool | None:
 
 
 def _health_event(before: list[tuple[str, str]], after: list[tuple[str, str]], subject: str) -> Event | None:
+    """An endpoint up before its two failures became unhealthy; an unhealthy one answered.
+    One down since it was first seen has changed nothing (a recrawl that finds nothing
+    changed emits no event), so it gets no ``endpoint_unhealthy``."""
     was, now = healthy_of(before), healthy_of(after)
     if now is False and was is not False:
-        return Event("endpoint_unhealthy", before[0][1] if before else None, after[0][1], subject)
+        up_before = len(after) > CONFIRM_FAILURES and after[CONFIRM_FAILURES][0] == "up"
+        return Event("endpoint_unhealthy", before[0][1], after[0][1], subject) if up_before else None
     if now is True and was is False:
         return Event("endpoint_recovered", before[0][1], after[0][1], subject)
     return None
