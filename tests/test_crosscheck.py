@@ -46,11 +46,13 @@ def asked(log, host: str) -> list[str]:
 def test_every_discovery_document_is_looked_for_once_a_path_and_a_missing_one_is_no_error(crawled):
     path, log, first, _, _ = crawled
     well_known = [p for p in asked(log, "consistent.test") if p.startswith("/.well-known/")]
-    # Found at its first path: no second request (agent.json, server-card, server-cards.json);
+    # Found at its first path: no second request (server-card, server-cards.json), but for an
+    # A2A card, whose legacy path is asked for a 0.3 card beside it (to cross-check the two);
     # missing: one request at each path (x402 and x402.json, ai-catalog.json); anchor.json 404.
     assert well_known == [
         "/.well-known/agent-app.json",
         "/.well-known/agent-card.json",
+        "/.well-known/agent.json",
         "/.well-known/ai-catalog.json",
         "/.well-known/anchor.json",
         "/.well-known/api-catalog",
@@ -82,10 +84,11 @@ def test_a_missing_discovery_document_is_not_an_error_of_the_crawl(crawled, tmp_
         app, ["crawl", "consistent.test", "--db", str(tmp_path / "c.db"), *web.cli_args(), "--no-verify", "--json"]
     )
     summary = json.loads(alone.stdout)
-    # Ten requests (two manifests, six discovery paths, robots.txt, the guide): three discovery
-    # 404s (x402, x402.json, ai-catalog.json) and one manifest 404 (anchor.json); none is an
-    # error: each is the origin saying it publishes nothing there.
-    assert (summary["requests"], summary["errors"]) == (10, 0)
+    # Eleven requests (two manifests, seven discovery paths, robots.txt, the guide): four
+    # discovery 404s (agent.json beside agent-card.json, x402, x402.json, ai-catalog.json) and
+    # one manifest 404 (anchor.json); none is an error: each is the origin saying it publishes
+    # nothing there.
+    assert (summary["requests"], summary["errors"]) == (11, 0)
 
 
 def test_robots_txt_keeps_the_crawl_out_of_a_disallowed_discovery_path(crawled):

@@ -34,8 +34,9 @@ from urllib.parse import urljoin
 from agentdex import formats
 from agentdex.crawler.origins import origin_of, origin_url, public_origin
 from agentdex.errors import InputError
+from agentdex.formats import a2a_card as a2a_format
 from agentdex.formats._discovery import normalise_url, unique
-from agentdex.models import Listing, ParseResult
+from agentdex.models import Finding, Listing, ParseResult
 
 # The discovery formats that make a listing, in the order an origin's listing is chosen
 # from them (the origin's own documents first; the registry's word after them).
@@ -254,3 +255,20 @@ def card_endpoint(origin: str, listing: Listing | None, declared: list[Declared]
 def same_origin(origin: str, url: str) -> bool:
     """Whether ``url`` is on the crawled ``origin`` (RFC 6454)."""
     return origin_of(url) == origin_of(origin_url(origin))
+
+
+A2A_FORMAT = "a2a_card"
+A2A_SECOND = "a2a_card_second"  # the card at the other well-known path, read only to cross-check
+
+
+def a2a_pair(first: Any, second: Any) -> list[Finding]:
+    """Where an origin's A2A 0.3 and 1.0 cards disagree (:func:`agentdex.formats.a2a_card.cross_check`):
+    the cards at its two well-known paths when one is of each version, or one card written
+    in both shapes (a top-level ``url`` beside ``supportedInterfaces``, read as 0.3 without
+    the interfaces). Empty when the origin serves one version only."""
+    by_version = {a2a_format.card_version(d): d for d in (second, first) if isinstance(d, dict)}
+    if "0.3" in by_version and "1.0" in by_version:
+        return a2a_format.cross_check(by_version["0.3"], by_version["1.0"])
+    if isinstance(first, dict) and "url" in first and "supportedInterfaces" in first:
+        return a2a_format.cross_check({k: v for k, v in first.items() if k != "supportedInterfaces"}, first)
+    return []

@@ -30,12 +30,11 @@ slots from other origins):
 4. The documents the chosen listing declares: its guide, llms.txt and skill, and the MCP
    registry ``server.json`` an Anchor manifest links (``schemas.mcpServerJson``; any origin,
    under the same fetch policy).
-5. When no server card was found at its legacy paths or through the AI Catalog: the card
-   where SEP-2127 puts it, ``<streamable-http-url>/server-card`` of the origin's Streamable
-   HTTP endpoint on that origin (:func:`agentdex.crawler.discovered.card_endpoint`); a 404 is
-   a known absence like a discovery path's. Its URL is kept with the declared documents, so a
-   crawl whose manifests repeat asks it again. A card read at a ``/.well-known/mcp/…`` path
-   carries a ``legacy_location`` warning.
+5. Without a server card at its legacy paths (a ``legacy_location`` warning) or through the
+   AI Catalog: ``<streamable-http-url>/server-card`` of the origin's own Streamable HTTP
+   endpoint (SEP-2127; :func:`agentdex.crawler.discovered.card_endpoint`), a 404 a known
+   absence, its URL kept with the declared documents (a repeating crawl asks it again).
+   An A2A card at the current path: the legacy path too, to cross-check a 0.3 and a 1.0 card.
 
 Discovery documents are parsed into :attr:`OriginCrawl.results` beside the manifests (so
 they are stored as snapshots, documents and findings). Where the origin publishes no
@@ -435,6 +434,12 @@ class OriginDiscovery:
                 record = await self.get(kind, origin_url(self.origin, path), same_origin=True, absent_ok=True)
                 if self._has(kind) or not absent(record):
                     break
+            if kind == discovered.A2A_FORMAT and self._has(kind) and path != paths[-1]:
+                # Many agents serve a 0.3 and a 1.0 card side by side: the other path too, to
+                # cross-check them (discovered.a2a_pair).
+                await self.get(
+                    discovered.A2A_SECOND, origin_url(self.origin, paths[-1]), same_origin=True, absent_ok=True
+                )
 
     async def _fetch_linked(self, linked: list[discovered.Linked]) -> None:
         """The documents an AI Catalog names on this origin by URL, each under its format's
@@ -513,10 +518,18 @@ class OriginDiscovery:
         """The discovery documents of ``kinds`` found (a web page at their path is none)."""
         self._drop_html(kinds)
         found = {k: formats.get(k).parse(self.bodies[k], origin=self.origin) for k in kinds if k in self.bodies}
+        if discovered.A2A_FORMAT in found:
+            found[discovered.A2A_FORMAT].findings.extend(self._a2a_pair(found[discovered.A2A_FORMAT]))
         if CARD in found:  # a card at a /.well-known/mcp/ path is at an earlier draft's location
             where = server_card_format.location_finding(self._read_url(CARD) or "")
             found[CARD].findings.extend([where] if where is not None else [])
         return found
+
+    def _a2a_pair(self, card: ParseResult) -> list[Finding]:
+        """The cross-check of the origin's A2A cards (:func:`discovered.a2a_pair`)."""
+        second = self.bodies.get(discovered.A2A_SECOND)
+        other = formats.get(discovered.A2A_FORMAT).parse(second, origin=self.origin).document if second else None
+        return discovered.a2a_pair(card.document, other)
 
     def _drop_html(self, kinds) -> None:
         """Forget the bodies of ``kinds`` that are HTML pages (a site's shell answering every path)."""

@@ -272,7 +272,7 @@ class Verifier:
                 results, extra, _ = await asyncio.gather(
                     asyncio.gather(*(RUNNERS[group](self, crawl, listing) for group in groups)),
                     self._probe_extra(crawl, stored),
-                    self._ask_a2a(listing, stored),
+                    self._ask_a2a(crawl, listing, stored),
                 )
                 rows = health.endpoints_of(crawl, listing.mcp_url, self._probe_of(listing.mcp_url), asked)
                 crawl.endpoints = stored.to_record(_with_rows(rows, extra))
@@ -323,13 +323,16 @@ class Verifier:
             rows.append(health.from_probe(endpoint.url, found))
         return rows
 
-    async def _ask_a2a(self, listing: Listing, stored: Stored) -> None:
-        """A safe GET of each A2A interface the listing names, for its health row (role
-        ``a2a``): no A2A message is ever sent, so no task is made; a route that wants
+    async def _ask_a2a(self, crawl: OriginCrawl, listing: Listing, stored: Stored) -> None:
+        """A safe GET of each A2A interface the listing names, and those of the origin's A2A
+        card beside a manifest (a 1.0 card's every ``supportedInterfaces[].url``), for its
+        health row (role ``a2a``; TLS, reachability and the address guard as for any
+        endpoint): no A2A message is ever sent, so no task is made; a route that wants
         another method answers 405, which shows it is there."""
-        urls = listing.extra.get("a2a_urls") if isinstance(listing.extra, dict) else None
-        if stored.due and isinstance(urls, list):
-            await asyncio.gather(*(self.get(u, "a2a", 64 * 1024) for u in urls[:MAX_A2A] if isinstance(u, str)))
+        card = crawl.results.get("a2a_card") if crawl.results else None
+        urls = [*a2a_urls(listing), *(a2a_urls(card.listing) if card is not None and card.listing else [])]
+        if stored.due and urls:
+            await asyncio.gather(*(self.get(u, "a2a", 64 * 1024) for u in list(dict.fromkeys(urls))[:MAX_A2A]))
 
     def _forget(self, listing: Listing | None, crawl: OriginCrawl | None = None) -> None:
         """Drop the probes of this listing's URLs, so a long crawl keeps no pile of them."""
@@ -442,6 +445,12 @@ RUNNERS: dict[str, Runner] = {
     "anchor": Verifier._anchor,
     "x402": Verifier._x402,
 }
+
+
+def a2a_urls(listing: Listing) -> list[str]:
+    """The A2A endpoints a listing names (``extra["a2a_urls"]``)."""
+    urls = listing.extra.get("a2a_urls") if isinstance(listing.extra, dict) else None
+    return [u for u in urls if isinstance(u, str)] if isinstance(urls, list) else []
 
 
 def _with_rows(rows: list[EndpointProbe], more: list[EndpointProbe]) -> list[EndpointProbe]:
