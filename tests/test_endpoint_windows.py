@@ -193,3 +193,20 @@ def test_an_endpoint_down_since_first_seen_is_no_event_until_it_answers(tmp_path
         for i, probe in enumerate([down, down, down, up, down, down])
     ]
     assert kinds == [[], [], [], ["endpoint_recovered"], [], ["endpoint_unhealthy"]]
+
+
+@pytest.mark.slow
+async def test_the_tui_health_tab_draws_the_strip_and_a_latency_sparkline(crawled):
+    from textual.widgets import Sparkline, Static
+
+    from agentdex.tui.app import make_app
+    from test_tui_support import SIZE, open_listing
+
+    app_ = make_app(crawled)
+    async with app_.run_test(size=SIZE) as pilot:
+        screen = await open_listing(app_, pilot, "flapping.test", "9")
+        strip = str(screen.query_one("#health-strip", Static).render())
+        # Oldest first: the twelve crawls, 429 and the 503 with Retry-After as "·".
+        assert f"last 12 probes of mcp {MCP}: ▁██▁█▁·▁·▁██" in strip
+        sparkline = screen.query_one("#health-latency", Sparkline)
+        assert len(list(sparkline.data or [])) == 12 and all(ms > 0 for ms in sparkline.data or [])

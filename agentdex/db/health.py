@@ -151,6 +151,26 @@ def origin_health(db: Database, origin: str, now: str | None = None) -> list[dic
     ]
 
 
+STRIP = 30  # the probes the TUI's strip and latency sparkline show
+
+
+def recent_samples(db: Database, origin: str, n: int = STRIP) -> dict[tuple[str, str], dict[str, list[Any]]]:
+    """``{(role, url): {strip, latency_ms}}``: the outcomes (up | down | unmeasurable) and the
+    times in ms (a probe without one left out) of each endpoint's last ``n`` probes, oldest first."""
+    rows = db.execute(
+        "SELECT role, url, outcome, ms FROM (SELECT role, url, outcome, ms, at, id, row_number() OVER "
+        "(PARTITION BY role, url ORDER BY at DESC, id DESC) AS newer FROM endpoint_samples WHERE origin = ?) "
+        "WHERE newer <= ? ORDER BY role, url, at, id",
+        [origin, n],
+    ).fetchall()
+    out: dict[tuple[str, str], dict[str, list[Any]]] = {}
+    for role, url, result, ms in rows:
+        entry = out.setdefault((role, url), {"strip": [], "latency_ms": []})
+        entry["strip"].append(result)
+        entry["latency_ms"] += [round(ms, 1)] if ms is not None else []
+    return out
+
+
 def _moment(at: str) -> datetime | None:
     """A stored time as an aware datetime; ``None`` for one that is not ISO 8601 (skipped)."""
     try:

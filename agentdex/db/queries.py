@@ -17,6 +17,7 @@ from sqlite_utils import Database
 
 from agentdex import schedule
 from agentdex.db.common import epoch, iso, loads
+from agentdex.db.health import recent_samples
 from agentdex.db.migrations import RECENT_PROBES, UP_BY_ROLE
 from agentdex.db.tool_quality import lint_summary, quality_share
 from agentdex.errors import InputError
@@ -512,7 +513,8 @@ def endpoint_health(db: Database, origin: str, recent: int = RECENT_PROBES) -> l
     (for a paid x402 resource or MCP endpoint, ``payment_required`` counts as ok: :data:`UP_BY_ROLE`,
     :data:`ALIVE_BY_ROLE`); and for the MCP endpoint, as its latest probe found it, ``era``
     (legacy | dual | modern | unknown), ``versions`` (the revisions seen) and ``server_name``
-    (None for other roles)."""
+    (None for other roles); ``strip`` and ``latency_ms``, the outcomes and times of its last 30
+    probes (:func:`agentdex.db.health.recent_samples`)."""
     rows = db.execute(
         "SELECT role, url, state, at, coalesce(last_at, at), runs, era, versions, server_name FROM endpoint_probes "
         "WHERE origin = ? ORDER BY role, url, id",
@@ -524,7 +526,12 @@ def endpoint_health(db: Database, origin: str, recent: int = RECENT_PROBES) -> l
         # A row stands for ``runs`` probes in a row, from ``at`` to ``last_at``.
         found.setdefault((role, url), []).extend([(state, at)] * (runs - 1) + [(state, last_at)])
         latest[(role, url)] = _era_facts(role, era, versions, server_name)
-    return [{**_summary(role, url, probes, recent), **latest[(role, url)]} for (role, url), probes in found.items()]
+    samples = recent_samples(db, origin)
+    none: dict[str, list[Any]] = {"strip": [], "latency_ms": []}
+    return [
+        {**_summary(role, url, probes, recent), **latest[(role, url)], **samples.get((role, url), none)}
+        for (role, url), probes in found.items()
+    ]
 
 
 def _era_facts(role: str, era: str | None, versions: str | None, server_name: str | None) -> dict[str, Any]:

@@ -22,7 +22,18 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Header, OptionList, Select, Static, TabbedContent, TabPane, Tabs, TextArea
+from textual.widgets import (
+    Button,
+    Header,
+    OptionList,
+    Select,
+    Sparkline,
+    Static,
+    TabbedContent,
+    TabPane,
+    Tabs,
+    TextArea,
+)
 
 from agentdex.tui import clipboard
 from agentdex.tui import reader as reads
@@ -158,6 +169,12 @@ class ListingScreen(Screen):
                 Horizontal(Select([], prompt="document", id="document"), classes="toolbar"),
                 TextArea("", read_only=True, id="raw-text", soft_wrap=True, show_line_numbers=True),
             ]
+        if tab == "health":
+            return [
+                SafeTable(parts.HEALTH_COLUMNS, empty="No endpoint probed yet: press ctrl+t.", id="health-table"),
+                Static(id="health-strip"),
+                Sparkline([], id="health-latency"),
+            ]
         if tab == "crosscheck":
             return [
                 Static(id="crosscheck-verdict"),
@@ -187,6 +204,9 @@ class ListingScreen(Screen):
             self._fill_raw(view)
         elif tab == "health":
             self.query_one("#health-table", SafeTable).fill(parts.health_rows(view))
+            strip, latency = parts.health_strip(view)
+            self.query_one("#health-strip", Static).update(strip)
+            self.query_one("#health-latency", Sparkline).data = latency
         elif tab == "crosscheck":
             self.query_one("#crosscheck-verdict", Static).update(parts.crosscheck_verdict(view))
             self.query_one("#crosscheck-table", SafeTable).fill(parts.crosscheck_rows(view))

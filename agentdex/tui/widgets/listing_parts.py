@@ -362,6 +362,27 @@ def health_rows(view: dict[str, Any]) -> list[list[Text]]:
     return rows
 
 
+# The strip's cell of each outcome of a probe.
+STRIP_CELLS = {"up": ("█", "green"), "down": ("▁", "red"), "unmeasurable": ("·", "yellow")}
+
+
+def health_strip(view: dict[str, Any]) -> tuple[Text, list[float]]:
+    """The MCP endpoint's (else the first endpoint's) last 30 probes as a strip (█ up, ▁ down,
+    · unmeasurable; oldest first) with its label, and their times in ms for a sparkline."""
+    endpoints = view.get("endpoints") or []
+    main = next((e for e in endpoints if e["role"] == "mcp"), endpoints[0] if endpoints else None)
+    if main is None or not main.get("strip"):
+        return Text("No probe samples yet.", style="dim"), []
+    text = Text(f"last {len(main['strip'])} probes of {main['role']} {plain(main['url'], 120)}: ")
+    for outcome in main["strip"]:
+        char, style = STRIP_CELLS.get(outcome, ("?", "dim"))
+        text.append(char, style=style)
+    latency = main.get("latency_ms") or []
+    if latency:
+        text.append(f"  latency (ms, below) {min(latency):g}–{max(latency):g}", style="dim")
+    return text, [float(ms) for ms in latency]
+
+
 def event_rows(events: list[dict[str, Any]], *, with_origin: bool = False) -> list[list[Text]]:
     """Change events as rows (newest first as given): when, [origin,] kind, and what changed
     in words, as the CLI says it (:func:`agentdex.eventtext.event_text`)."""
