@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 import socket
 import subprocess
+import threading
 from pathlib import Path
 from types import ModuleType
 
@@ -154,6 +156,17 @@ def skip_reasons(reports: list) -> list[tuple[int, str]]:
         reason = reason.removeprefix("Skipped: ")
         counts[reason] = counts.get(reason, 0) + 1
     return sorted(((n, reason) for reason, n in counts.items()), key=lambda item: (-item[0], item[1]))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker whose session is over ignores SIGINT. execnet (2.1, gateway_base
+    ``_terminate_execution``) sends its own worker a SIGINT when the worker still runs 5 s
+    after the run was told to end, which a busy machine makes happen: the KeyboardInterrupt
+    then lands wherever the worker is (hypothesis's gc callback) and prints a traceback after
+    the green result. Every result was reported by then, so nothing is lost; the worker ends
+    on its own, or execnet ends it 10 s later. Runs before xdist reports the session over."""
+    if hasattr(session.config, "workerinput") and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
