@@ -28,7 +28,7 @@ from agentdex.crawler.robots import definite, reusable
 from agentdex.db.seeds import count_declared, declared_endpoints, linked_documents, save_run
 from agentdex.errors import DatabaseError
 from agentdex.formats import tool_quality, tool_safety, x402_discovery
-from agentdex.models import OriginCrawl
+from agentdex.models import Check, OriginCrawl
 
 
 @dataclass
@@ -426,6 +426,28 @@ def _stored(
         asked or scheduled,
         scheduled,
         {} if scheduled else catalogue.latest_states(db, result.origin),
+        fresh_probe(catalogue.list_checks(db, result.origin), time.time() if now is None else now),
+    )
+
+
+def fresh_probe(checks: list[dict[str, Any]], now: float) -> tuple[Check, ...]:
+    """The stored MCP checks that stand for a probe because the ``ttlMs`` its
+    ``server/discover`` gave (SEP-2549, revision 2026-07-28: how long a client may reuse the
+    result) has not run out since the probe's answer, each marked obtained from freshness
+    with that answer's time; empty when it has run out, was 0 or is unknown. Not with
+    ``--revalidate`` nor in ``agentdex verify`` (they ask everything)."""
+    mcp = [c for c in checks if c["name"].startswith("mcp.")]
+    init = next((c for c in mcp if c["name"] == "mcp.initialize"), None)
+    ttl = init["data"].get("ttl_ms") if init is not None else None
+    if init is None or not isinstance(ttl, int) or isinstance(ttl, bool) or ttl <= 0:
+        return ()
+    answered = init["data"].get("answer_at") or init["checked_at"]  # the probe's own time, not a reuse's
+    at = freshness.epoch(answered)
+    if at is None or at + ttl / 1000 <= now:
+        return ()
+    return tuple(
+        Check(c["name"], c["status"], c["detail"], {**c["data"], "obtained": "fresh", "answer_at": answered})
+        for c in mcp
     )
 
 

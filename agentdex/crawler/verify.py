@@ -67,6 +67,9 @@ class Stored:
     due: bool = True
     scheduled: bool = True
     probes: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    # The stored MCP checks a fresh ttlMs of server/discover lets stand for a probe
+    # (stage.fresh_probe): the listing's endpoint is not probed while they are fresh.
+    mcp_fresh: tuple[Check, ...] = ()
 
     def to_record(self, endpoints: list[EndpointProbe]) -> list[EndpointProbe]:
         """The endpoint rows this crawl adds to the health history."""
@@ -266,7 +269,9 @@ class Verifier:
         if listing is None:
             await self._verify_unlisted(crawl, stored)
             return
-        groups = [g for g in GROUPS if stored.due or g not in SCHEDULED_GROUPS]
+        groups = [
+            g for g in GROUPS if (stored.due or g not in SCHEDULED_GROUPS) and not (g == "mcp" and stored.mcp_fresh)
+        ]
         with _asking(stored) as asked:  # the runners' tasks share it: one per origin verified
             try:
                 results, extra, _ = await asyncio.gather(
@@ -283,7 +288,7 @@ class Verifier:
             checks.extend(found)
             if tools is not None:
                 crawl.mcp_tools = tools
-        crawl.checks = mark_obtained(checks, asked)
+        crawl.checks = mark_obtained(checks, asked) + list(stored.mcp_fresh if stored.due else ())
         crawl.fetches.extend(kept_answers(asked))
 
     async def _verify_unlisted(self, crawl: OriginCrawl, stored: Stored = ASK_ALL) -> None:

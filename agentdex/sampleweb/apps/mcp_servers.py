@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mcp.server import MCPServer
+from mcp.server import CacheHint, MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import ToolAnnotations
 
@@ -113,6 +113,8 @@ def make_server(ctx: AppContext, profile: str) -> MCPServer:
         version=opts.get("version", "1.0.0"),
         instructions=opts.get("instructions"),
         log_level="WARNING",
+        # server/discover's caching hint (SEP-2549, 2026-07-28): how long a client may reuse it
+        cache_hints={"server/discover": CacheHint(ttl_ms=int(opts["ttl_ms"]))} if opts.get("ttl_ms") else None,
     )
     for spec in tool_specs(opts, profile):
         fn = _read_tool if spec.kind == "read" else _write_tool
