@@ -23,14 +23,25 @@ header), ``payment`` (402), ``unknown`` (no answer that tells).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from agentdex.formats._load import loads as safe_loads
+from agentdex.models import FetchRecord
 
-if TYPE_CHECKING:
-    from agentdex.crawler.mcp_probe import Get, Probe
-    from agentdex.models import FetchRecord
+# mcp_probe's Get (a safe request under the fetch policy); mcp_probe imports this module.
+Get = Callable[[str, str, "str | None"], Awaitable[FetchRecord]]
+
+
+class Probe(Protocol):
+    """What this module reads and writes of an :class:`agentdex.crawler.mcp_probe.Probe`."""
+
+    state: str
+    http_status: int | None
+    auth_scheme: str | None
+    metadata: dict[str, Any]
+
 
 KINDS = ("none", "oauth_dcr", "oauth_cimd", "oauth", "bearer", "api_key", "payment", "unknown")
 MAX_BYTES = 64 * 1024  # each metadata document (the probe's safe GET reads no more)
