@@ -105,10 +105,16 @@ def test_each_endpoint_keeps_its_latest_probes(web, tmp_path):
     assert result.endpoint_samples == 2 * len(per_endpoint)
     samples = db.execute("SELECT count(*) FROM endpoint_samples GROUP BY role, url").fetchall()
     assert samples == [(RECENT_PROBES,)] * len(per_endpoint)
-    # The uptime is counted over the same latest probes; only the all-time count drops.
-    assert [
-        {k: v for k, v in h.items() if k not in ("probes", "first_seen_at")} for h in endpoint_health(db, HOST)
-    ] == [{k: v for k, v in h.items() if k not in ("probes", "first_seen_at")} for h in health]
+    # The uptime is counted over the same latest probes; only the all-time count drops, and
+    # the strip of samples keeps their latest RECENT_PROBES.
+    dropped = ("probes", "first_seen_at", "strip", "latency_ms")
+    assert [{k: v for k, v in h.items() if k not in dropped} for h in endpoint_health(db, HOST)] == [
+        {k: v for k, v in h.items() if k not in dropped} for h in health
+    ]
+    assert all(
+        h["strip"] == before["strip"][-RECENT_PROBES:]
+        for h, before in zip(endpoint_health(db, HOST), health, strict=True)
+    )
 
 
 def test_the_prune_command(web, tmp_path):
