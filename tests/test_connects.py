@@ -23,6 +23,7 @@ from agentdex.crawler.netstream import SocketBackend
 from agentdex.db import get_listing, open_db
 from agentdex.sampleweb.server import SampleWeb
 from netfixtures import BlackHole, TLSServer, tls_ca, tls_server, tls_server_session  # noqa: F401
+from waiting import eventually
 
 pytestmark = pytest.mark.anyio
 CAP = 64 * 1024
@@ -119,11 +120,8 @@ async def test_a_connect_that_times_out_leaves_no_socket_behind(tls_server: TLSS
             dialled = dialling(fetcher)
             record = await fetcher.fetch(f"https://a.test:{first.port}/", kind="t", max_bytes=CAP, honour_robots=False)
             assert record.error_code == "timeout" and dialled.addresses == ["127.0.0.2", "127.0.0.3"]
-            for _ in range(100):  # the dropped attempts close as their cancellation reaches them
-                if open_sockets() <= sockets_before:
-                    break
-                await asyncio.sleep(0.01)
-            assert open_sockets() <= sockets_before
+            # The dropped attempts close as their cancellation reaches them.
+            assert await eventually(lambda: open_sockets() <= sockets_before, timeout=30)
 
 
 def open_sockets() -> int:

@@ -30,6 +30,7 @@ from agentdex.crawler.messages import (
     read_message,
 )
 from netfixtures import TLSServer, tls_ca, tls_server, tls_server_session  # noqa: F401
+from waiting import eventually
 
 
 def full_pipe() -> tuple[int, int, int]:
@@ -65,7 +66,7 @@ def test_a_full_pipe_to_the_parent_does_not_stall_the_childs_other_fetches(tls_s
     async def child() -> None:
         outbox = await Outbox.open(write_end)
         sending = asyncio.create_task(outbox.send(encode(result)))
-        await asyncio.sleep(0)  # the send goes first
+        assert await eventually(outbox.buffered), "the send never started"  # the send goes first
         seen["buffered"] = outbox.buffered()
         async with Fetcher(connect_to=tls_server.connect_to, ca_bundle=tls_server.ca_path, retries=0) as fetcher:
             record = await fetcher.fetch("https://a.test/json", kind="test", max_bytes=4096, honour_robots=False)

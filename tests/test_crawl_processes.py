@@ -22,6 +22,7 @@ import pytest
 
 from agentdex.sampleweb.server import SampleWeb
 from tests.conftest import cli_env
+from waiting import listed, wait_for
 
 # Every test here starts the CLI (and its crawling processes) in a process of its own.
 pytestmark = pytest.mark.slow
@@ -65,21 +66,6 @@ def children_of(pid: int) -> dict[int, bytes]:
 def crawling_children(pid: int) -> list[int]:
     """The crawling processes of the CLI process ``pid``."""
     return [child for child, cmdline in children_of(pid).items() if b"agentdex.crawler.worker" in cmdline]
-
-
-def wait_for(predicate, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
-
-
-def listed(path: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as conn:
-            return conn.execute("SELECT count(*) FROM listings").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
 
 
 def test_each_origin_is_crawled_once_by_one_of_the_processes(tmp_path):

@@ -60,7 +60,7 @@ class SseOrigin:
         async def stream(writer: asyncio.StreamWriter) -> None:
             writer.write(b"event: endpoint\ndata: /message\n\n")
             await writer.drain()
-            await asyncio.sleep(30)
+            await asyncio.get_running_loop().create_future()  # open until the server stops (it cancels)
 
         return Reply(content_type="text/event-stream", length=False, stream=stream)
 

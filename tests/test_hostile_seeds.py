@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from agentdex import seeds
 from agentdex.cli import app
 from netfixtures import Reply, Request, json_reply, tls_ca, tls_server, tls_server_session  # noqa: F401
+from waiting import eventually
 
 REGISTRY = "registry:https://a.test"
 PAGES = "/v0.1/servers"
@@ -120,11 +121,13 @@ def test_pages_of_huge_names_are_cut_at_the_byte_budget_each_name_refused_alone(
 
 
 def test_slow_pages_cannot_outlast_the_read_budget(tls_server, tmp_path):
-    """Every page answers 0.3 s after it is asked (well inside --timeout) and names a next one."""
+    """Three pages answer and name a next one; the fourth is still inside --timeout 120 when
+    the read's own budget ends (it answers only when the server stops)."""
 
     async def slow(request: Request) -> Reply:
         n = page_number(request)
-        await asyncio.sleep(0.3 if n < 3 else 60)  # the fourth page would hold it a minute
+        if n >= 3:
+            await asyncio.get_running_loop().create_future()  # the server's stop cancels it
         return json_reply(
             {
                 "servers": [entry(f"test.slow/s{n}", f"https://s{n}.example.com/mcp")],
@@ -150,10 +153,12 @@ def test_pages_are_written_as_they_arrive_and_a_failing_page_keeps_them(tls_serv
             return json_reply(
                 {"servers": [entry("test.first/one", "https://first.example.com/mcp")], "metadata": {"nextCursor": "1"}}
             )
-        for _ in range(200):
-            if db.exists() and "first.example.com" in await asyncio.to_thread(named_origins, tmp_path):
-                return json_reply({"error": "overloaded"}, status=500)
-            await asyncio.sleep(0.1)
+
+        async def first_written() -> bool:
+            return db.exists() and "first.example.com" in await asyncio.to_thread(named_origins, tmp_path)
+
+        if await eventually(first_written, timeout=20):
+            return json_reply({"error": "overloaded"}, status=500)
         return json_reply({"error": "the first page was never written"}, status=500)
 
     tls_server.routes[PAGES] = stream

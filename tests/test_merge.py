@@ -25,6 +25,7 @@ from agentdex.db import open_db
 from agentdex.db.merge import MERGED_TABLES, OWN_TABLES
 from agentdex.sampleweb.server import SampleWeb
 from tests.conftest import cli_env
+from waiting import listed, wait_for
 
 SITES = ["pantry.test", "beacon.test", "badmanifest.test", "meridian.test", "api.meridian.test", "gone.test"]
 
@@ -60,21 +61,6 @@ def dump(path: Path) -> list[str]:
     """Every row of every table, ids included (the full-text index's own pages aside)."""
     with sqlite3.connect(path) as conn:
         return [line for line in conn.iterdump() if "listings_fts_" not in line]
-
-
-def listed(path: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as conn:
-            return conn.execute("SELECT count(*) FROM listings").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-
-
-def wait_for(predicate, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
 
 
 @pytest.mark.slow
@@ -115,7 +101,7 @@ def test_four_shards_merged_hold_the_facts_of_one_whole_crawl(tmp_path):
         args = ["--db", str(path), *net, "--seeds", str(seeds), "--shard", f"{victim}/4", "--concurrency", "1", "-q"]
         crawl = subprocess.Popen([sys.executable, "-m", "agentdex", "crawl", *args], env=cli_env())
         try:
-            wait_for(lambda: listed(path) >= 1)
+            wait_for(lambda: listed(path) >= 1, timeout=120)
             os.kill(crawl.pid, signal.SIGKILL)
             crawl.wait(timeout=60)
         finally:
