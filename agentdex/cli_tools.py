@@ -141,20 +141,27 @@ def _score_input(source: str, db_file: Path | None) -> tuple[list[dict[str, Any]
         data = _read_json(Path(source), "standard input" if source == "-" else source)
         items: Any = data.get("tools") if isinstance(data, dict) and isinstance(data.get("tools"), list) else data
         return (list(items) if isinstance(items, list) else [items]), Path(source).stem or "tools"
-    from agentdex.db import missing_origins
     from agentdex.db.tool_quality import stored_definitions
 
-    origin = origin_argument(source)
-    catalogue = open_catalogue(db_file, readonly=True)
-    if missing_origins(catalogue, [origin]):
-        fail(
-            f"{source} is not a file, and is not in the catalogue; `agentdex list` shows the origins it has",
-            NOT_IN_CATALOGUE,
-        )
+    catalogue, origin = _catalogued(source, db_file)
     definitions = stored_definitions(catalogue, origin)
     if not definitions:
         fail(f"{origin} has no MCP tools in the catalogue: no crawl has listed them", 2)
     return definitions, origin
+
+
+def _catalogued(text: str, db_file: Path | None) -> tuple[Any, str]:
+    """The catalogue (read-only) and the origin ``text`` names; NOT_IN_CATALOGUE when it lacks it."""
+    from agentdex.db import missing_origins
+
+    origin = origin_argument(text)
+    catalogue = open_catalogue(db_file, readonly=True)
+    if missing_origins(catalogue, [origin]):
+        fail(
+            f"{text} is not a file, and is not in the catalogue; `agentdex list` shows the origins it has",
+            NOT_IN_CATALOGUE,
+        )
+    return catalogue, origin
 
 
 def _score_lines(report: dict[str, Any]) -> list[str]:
@@ -172,16 +179,9 @@ def _score_lines(report: dict[str, Any]) -> list[str]:
 
 
 def _lint_origin(text: str, db_file: Path | None) -> dict[str, Any]:
-    from agentdex.db import missing_origins
     from agentdex.db.tool_quality import stored_lint
 
-    origin = origin_argument(text)
-    db = open_catalogue(db_file, readonly=True)
-    if missing_origins(db, [origin]):
-        fail(
-            f"{text} is not a file, and is not in the catalogue; `agentdex list` shows the origins it has",
-            NOT_IN_CATALOGUE,
-        )
+    db, origin = _catalogued(text, db_file)
     found = stored_lint(db, origin)
     if found is None:
         fail(f"{origin} has no linted MCP tool list: no crawl has listed its MCP tools", 2)

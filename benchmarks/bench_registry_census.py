@@ -47,7 +47,6 @@ import ssl
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -55,6 +54,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import trustme
+from loopback import LoopbackTLS
 
 OFFICIAL = "io.modelcontextprotocol.registry/official"
 # The census states the remotes are made to answer in, with their shares (registry #1626).
@@ -128,28 +128,13 @@ class Layout:
         return url
 
 
-class Web:
+class Web(LoopbackTLS):
     """Every host of the synthetic web on one HTTPS port of 127.0.0.1 (HTTP/1.1, kept alive)."""
 
     def __init__(self, layout: Layout, ca: trustme.CA) -> None:
         self.layout = layout
         self.served: Counter[str] = Counter()
-        self.port = 0
-        self._tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        ca.issue_cert(f"*.{DOMAIN}").configure_cert(self._tls)
-        self._loop = asyncio.new_event_loop()
-        self._ready = threading.Event()
-        threading.Thread(target=self._run, daemon=True).start()
-        if not self._ready.wait(10):
-            sys.exit("the synthetic web did not start")
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        self._loop.set_exception_handler(lambda _loop, _context: None)
-        srv = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self._tls))
-        self.port = srv.sockets[0].getsockname()[1]
-        self._ready.set()
-        self._loop.run_forever()
+        super().__init__(ca, f"*.{DOMAIN}")
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

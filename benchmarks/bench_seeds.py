@@ -28,22 +28,21 @@ import gzip
 import json
 import os
 import resource
-import ssl
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import trustme
+from loopback import LoopbackTLS
 
 HUGE = 4_000_000  # a page (with the good server) stays under the 4 MiB page cap
 ROWS = 1_000_000
 
 
-class Registry:
+class Registry(LoopbackTLS):
     """An endless MCP registry on 127.0.0.1 (TLS for ``registry.bench``), pages built once."""
 
     def __init__(self, ca: trustme.CA, delay: float) -> None:
@@ -51,22 +50,8 @@ class Registry:
         self.pages = 0
         self.wire = 0
         self.plain = 0
-        self.port = 0
-        self._tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        ca.issue_cert("registry.bench").configure_cert(self._tls)
         self._huge = "n" * HUGE
-        self._loop = asyncio.new_event_loop()
-        self._ready = threading.Event()
-        threading.Thread(target=self._run, daemon=True).start()
-        self._ready.wait(10)
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        self._loop.set_exception_handler(lambda _loop, _context: None)
-        srv = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self._tls))
-        self.port = srv.sockets[0].getsockname()[1]
-        self._ready.set()
-        self._loop.run_forever()
+        super().__init__(ca, "registry.bench")
 
     def page(self, n: int) -> bytes:
         good = json.dumps(server(f"bench.good/g{n}", f"https://g{n}.bench.example/mcp"))
