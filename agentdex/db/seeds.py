@@ -208,10 +208,16 @@ def declared_endpoints(db: Database, origin: str) -> list[dict[str, Any]]:
         "WHERE origin = ? AND via = 'remote' AND refused IS NULL ORDER BY first_seen_at, id",
         [origin],
     )
+    return _first_per_url(cursor)
+
+
+def _first_per_url(cursor: Any) -> list[dict[str, Any]]:
+    """The rows of ``cursor`` as dicts, the first row of each ``url`` only, in their order."""
     columns = [c[0] for c in cursor.description]
+    at = columns.index("url")
     found: dict[str, dict[str, Any]] = {}
     for row in cursor.fetchall():
-        found.setdefault(row[0], dict(zip(columns, row, strict=True)))
+        found.setdefault(row[at], dict(zip(columns, row, strict=True)))
     return list(found.values())
 
 
@@ -233,11 +239,7 @@ def linked_documents(db: Database, origin: str) -> list[dict[str, Any]]:
         "WHERE origin = ? AND via LIKE 'catalog:%' AND refused IS NULL ORDER BY first_seen_at, id",
         [origin],
     )
-    columns = [c[0] for c in cursor.description]
-    found: dict[str, dict[str, Any]] = {}
-    for row in cursor.fetchall():
-        found.setdefault(row[1], dict(zip(columns, row, strict=True)))
-    return list(found.values())
+    return _first_per_url(cursor)
 
 
 def census(db: Database) -> dict[str, Any]:
