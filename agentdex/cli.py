@@ -800,13 +800,12 @@ def census(
         confirm_census(db, net, as_json)
         return
 
-    if state is not None:
-        if state not in CENSUS_STATES:
-            fail(f"--state {state!r}: choose one of {', '.join(CENSUS_STATES)}", 2)
-        _census_state(db, state, as_json)
-        return
-    if endpoints:
-        _census_endpoints(db, as_json)
+    if state is not None and state not in CENSUS_STATES:
+        fail(f"--state {state!r}: choose one of {', '.join(CENSUS_STATES)}", 2)
+    if state is not None or endpoints:
+        from agentdex.cli_census import list_endpoints
+
+        list_endpoints(db, state, as_json)
         return
     data = count(open_catalogue(db, readonly=True))
     if as_json:
@@ -815,35 +814,6 @@ def census(
         from agentdex.render import census_lines
 
         typer.echo("\n".join(census_lines(data)))
-
-
-def _census_state(db, state: str, as_json: bool) -> None:
-    """The endpoints in ``state``: JSON rows, or ``URL  ORIGIN  DETAIL`` lines (a count on stderr)."""
-    from agentdex.db.seeds import census_endpoints
-
-    rows = census_endpoints(open_catalogue(db, readonly=True), state)
-    if as_json:
-        echo_json(rows)
-        return
-    for row in rows:
-        detail = "" if state == "open" else plain(row.get("detail"), 160)
-        typer.echo("\t".join([plain(row["url"], 300), plain(row.get("origin"), 120), detail]).rstrip("\t"))
-    typer.echo(f"{len(rows)} endpoint(s) in state {state}", err=True)
-
-
-def _census_endpoints(db, as_json: bool) -> None:
-    """Every endpoint behind the census: JSON rows (``url, origin, state, detail, census, era,
-    versions, server_name``), or ``URL  ORIGIN  CENSUS  ERA`` lines (a count on stderr)."""
-    from agentdex.db.seeds import census_endpoints
-
-    rows = census_endpoints(open_catalogue(db, readonly=True))
-    if as_json:
-        echo_json(rows)
-        return
-    for row in rows:
-        fields = [plain(row["url"], 300), plain(row.get("origin"), 120), row["census"], row["era"]]
-        typer.echo("\t".join(fields))
-    typer.echo(f"{len(rows)} endpoint(s)", err=True)
 
 
 # -- apps on top of the catalogue ---------------------------------------------------------------

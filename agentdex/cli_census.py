@@ -1,5 +1,6 @@
-"""``agentdex census --confirm``: the census with a second opinion on every endpoint that is not
-open (:mod:`agentdex.crawler.second_opinion`), printed per state with the disagreements."""
+"""``agentdex census``'s listings: the endpoints behind it (``--state``, ``--endpoints``), and
+``--confirm``, a second opinion on every endpoint that is not open
+(:mod:`agentdex.crawler.second_opinion`), printed per state with the disagreements."""
 
 from __future__ import annotations
 
@@ -10,6 +11,26 @@ import typer
 
 from agentdex.cli_support import echo_json, open_catalogue
 from agentdex.text import plain
+
+
+def list_endpoints(db: Any, state: str | None, as_json: bool) -> None:
+    """The endpoints in ``state`` (every one when None): JSON rows, or tab-separated lines,
+    ``URL  ORIGIN  DETAIL`` (no detail for open ones) in one state, ``URL  ORIGIN  CENSUS  ERA``
+    for all; a count on stderr."""
+    from agentdex.db.seeds import census_endpoints
+
+    rows = census_endpoints(open_catalogue(db, readonly=True), state)
+    if as_json:
+        echo_json(rows)
+        return
+    for row in rows:
+        where = [plain(row["url"], 300), plain(row.get("origin"), 120)]
+        if state is None:
+            typer.echo("\t".join([*where, row["census"], row["era"]]))
+        else:
+            detail = "" if state == "open" else plain(row.get("detail"), 160)
+            typer.echo("\t".join([*where, detail]).rstrip("\t"))
+    typer.echo(f"{len(rows)} endpoint(s)" + (f" in state {state}" if state else ""), err=True)
 
 
 def confirm_census(db: Any, net: Any, as_json: bool) -> None:
