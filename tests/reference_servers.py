@@ -50,10 +50,19 @@ PY_MCP_SERVER = Path(__file__).parent / "py_mcp_server.py"
 _METHOD = re.compile(rb'"method"\s*:\s*"([^"]{1,100})"')
 
 
+def _node_major() -> int:
+    """The major version of the node on PATH (0 when it does not say)."""
+    said = subprocess.run(["node", "--version"], capture_output=True, text=True, timeout=30).stdout
+    found = re.match(r"v(\d+)\.", said.strip())
+    return int(found.group(1)) if found else 0
+
+
 def node_skip_reason() -> str | None:
     """Why the npm reference tests cannot run here, or None when they can."""
     if shutil.which("node") is None:
         return "node is not installed (the npm reference servers need it)"
+    if _node_major() < 20:
+        return "node is older than 20 (the TypeScript SDK v2 packages in tests/npm need 20 or newer)"
     if not all(p.exists() for p in (EVERYTHING, CONFORMANCE, CONFORMANCE_2026, TS_V2)):
         return "the pinned npm packages are not installed: run `npm ci` in tests/npm (.ci/run does)"
     return None
