@@ -101,7 +101,7 @@ class CatalogueScreen(Screen):
             with reader.connect("counts") as db:
                 matching, size = reads.counts(db, query)
         except (sqlite3.Error, AgentdexError) as exc:
-            self._failed(exc)
+            self._failed(exc, seq)
             return
         self.post_message(CountsLoaded(seq, query, matching, size))
 
@@ -115,15 +115,18 @@ class CatalogueScreen(Screen):
             with reader.connect("window") as db:
                 rows = reads.window(db, query, start, WINDOW)
         except (sqlite3.Error, AgentdexError) as exc:
-            self._failed(exc)
+            self._failed(exc, seq)
             return False
         self.post_message(WindowLoaded(seq, query, start, rows, cursor))
         return True
 
-    def _failed(self, exc: Exception) -> None:
-        # An interrupted query was superseded by a newer one: nothing to say. Anything else
-        # (the file went away, was replaced, became unreadable) is the app's to explain.
-        if not (isinstance(exc, sqlite3.OperationalError) and "interrupt" in str(exc)):
+    def _failed(self, exc: Exception, seq: int) -> None:
+        # A query superseded by a newer one was interrupted: nothing to say, whatever SQLite
+        # called it (an interrupt inside the full-text table's constructor reads "vtable
+        # constructor failed", not "interrupted"). Anything else (the file went away, was
+        # replaced, became unreadable) is the app's to explain.
+        superseded = seq != self._seq
+        if not (superseded or (isinstance(exc, sqlite3.OperationalError) and "interrupt" in str(exc))):
             self.post_message(DbProblem(str(exc)))
 
     def on_window_loaded(self, message: WindowLoaded) -> None:
