@@ -1,0 +1,523 @@
+"""The commands that go to the web: ``crawl``, ``verify`` and ``seeds``. Registered on
+:data:`agentdex.cli.app` (after ``schema``, before ``census``); each parses its options, builds
+the network options (:mod:`agentdex.cli_network`), runs the library and prints the result."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agentdex.cli_network import (
+    CONFIG_HELP,
+    CaOpt,
+    ConcOpt,
+    ConnectToOpt,
+    DeadlineOpt,
+    DnsOpt,
+    PrivOpt,
+    RegOpt,
+    network_options,
+)
+from agentdex.cli_support import (
+    DbOpt,
+    JsonOpt,
+    db_path,
+    echo_json,
+    echo_json_items,
+    fail,
+    open_catalogue,
+)
+from agentdex.errors import DatabaseError, InputError
+from agentdex.text import plain
+
+commands = typer.Typer()
+
+
+def run_crawl(
+    path,
+    origins,
+    net,
+    *,
+    verify: bool,
+    kind: str = "crawl",
+    policy=None,
+    quiet: bool = False,
+    processes: int = 1,
+    shard=None,
+) -> dict:
+    """Run a crawl with a progress display on a terminal (plain lines otherwise; none
+    when ``quiet``)."""
+    import asyncio
+
+    from agentdex.crawler.crawl import crawl
+
+    db = open_catalogue(path, readonly=False)
+    with _progress_display(len(origins), quiet) as show:
+        try:
+            summary = asyncio.run(
+                crawl(
+                    db,
+                    origins,
+                    net,
+                    verify=verify,
+                    progress=show,
+                    kind=kind,
+                    policy=policy,
+                    processes=processes,
+                    shard=shard,
+                )
+            )
+        except KeyboardInterrupt:
+            fail("interrupted: every finished origin is saved; run the same command again to complete the rest", 130)
+        except DatabaseError as exc:  # a full disk: a sentence, never a traceback
+            fail(str(exc), 1)
+    return summary.to_dict()
+
+
+def _progress_display(total: int, quiet: bool = False):
+    """A rich progress bar on a terminal; plain lines on a pipe; nothing when ``quiet``."""
+    import contextlib
+
+    if quiet:
+        return contextlib.nullcontext(None)
+    if not sys.stderr.isatty():
+
+        def plain_line(state) -> None:
+            typer.echo(f"[{state.done}/{state.total}] {plain(state.last_origin, 60)} {state.last_status}", err=True)
+
+        return contextlib.nullcontext(plain_line)
+    return _RichProgress(total)
+
+
+class _RichProgress:
+    def __init__(self, total: int) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.bar = Progress(
+            TextColumn("crawling"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[info]}", markup=False),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        self.task = self.bar.add_task("crawl", total=total, info="")
+
+    def __enter__(self):
+        self.bar.start()
+        return self.update
+
+    def update(self, state) -> None:
+        info = f"{state.requests} requests, {state.errors} failed; finished {plain(state.last_origin, 40)}"
+        self.bar.update(self.task, completed=state.done, info=info)
+
+    def __exit__(self, *exc) -> None:
+        self.bar.stop()
+
+
+@commands.command(epilog=CONFIG_HELP)
+def crawl(
+    origins: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="ORIGIN", help="Hosts or https URLs. None: recrawl every known origin."),
+    ] = None,
+    seeds: Annotated[
+        Path | None,
+        typer.Option(
+            "--seeds",
+            metavar="FILE",
+            help=(
+                "A file with one origin per line (# comments; - reads standard input); a line may go on with "
+                "the MCP endpoint a registry declares there, as agentdex seeds prints it."
+            ),
+        ),
+    ] = None,
+    db: DbOpt = None,
+    connect_to: ConnectToOpt = None,
+    ca_bundle: CaOpt = None,
+    dns_server: DnsOpt = None,
+    concurrency: ConcOpt = None,
+    allow_private: PrivOpt = None,
+    registry: RegOpt = None,
+    timeout: DeadlineOpt = None,
+    no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip verification checks.")] = False,
+    due: Annotated[
+        bool,
+        typer.Option("--due", help="Crawl only the known origins whose next-due time has passed, most overdue first."),
+    ] = False,
+    revalidate: Annotated[
+        bool,
+        typer.Option(
+            "--revalidate", help="Ask about every document, even one whose stored answer is still fresh (HTTP caching)."
+        ),
+    ] = False,
+    max_fresh: Annotated[
+        float,
+        typer.Option(
+            "--max-fresh",
+            min=0,
+            metavar="SECONDS",
+            help="Seconds after its arrival a stored answer may still be used fresh, at most (0: ask every time).",
+        ),
+    ] = 86400.0,
+    min_fresh: Annotated[
+        float,
+        typer.Option(
+            "--min-fresh",
+            min=0,
+            metavar="SECONDS",
+            help="Seconds of freshness a stored answer must have left to be used instead of asking.",
+        ),
+    ] = 60.0,
+    registry_lookup: Annotated[
+        bool,
+        typer.Option(
+            "--registry-lookup",
+            help=(
+                "Also ask the MCP registry (--registry, default the official one) what it lists in each "
+                "origin's namespace (pantry.test: test.pantry/…), and cross-check it."
+            ),
+        ),
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress display (bar or lines); the summary only.")
+    ] = False,
+    origin_budget: Annotated[
+        float,
+        typer.Option(
+            "--origin-budget",
+            min=1,
+            max=86400,
+            metavar="SECONDS",
+            help=(
+                "Seconds one origin may take, all its requests together (2 more for each MCP endpoint past the "
+                "first that a registry declares on it); past it the origin is recorded as cut short."
+            ),
+        ),
+    ] = 120.0,
+    processes: Annotated[
+        int,
+        typer.Option(
+            "--processes",
+            min=1,
+            max=64,
+            metavar="N",
+            help=(
+                "Processes that fetch, parse and verify, this one among them, each with its share of "
+                "--concurrency; this one also saves (1: all in one process). About one per core: a large crawl "
+                "on a machine with cores to spare."
+            ),
+        ),
+    ] = 1,
+    shard_text: Annotated[
+        str | None,
+        typer.Option(
+            "--shard",
+            metavar="I/N",
+            help=(
+                "Crawl only part I of N of the origins (I from 0), chosen by a stable hash of each origin, into "
+                "this --db; auto/N takes I from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID. agentdex merge joins "
+                "the parts' catalogues (docs/scale.md)."
+            ),
+        ),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Crawl origins into the catalogue: discover, validate, store, diff and verify.
+
+    A document whose stored answer is still fresh (its Cache-Control max-age or Expires)
+    is not asked again; the snapshot says so. No MCP registry is asked what it lists for an
+    origin unless --registry-lookup says so."""
+    from agentdex.crawler.freshness import Policy
+    from agentdex.crawler.origins import unique
+
+    net = network_options(
+        connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout, registry_lookup
+    )
+    shard = _shard(shard_text)
+    named = _seed_file(seeds, net)
+    wanted = wanted_origins(origins or [], net) + named.origins
+    endpoints = [row for row in named.endpoints if shard is None or shard.owns(row["origin"])]
+    if endpoints:
+        _record_endpoints(db, endpoints)
+    if due and wanted:
+        fail("--due takes the origins the schedule says are due; name no origin and no --seeds file", 2)
+    if not wanted:
+        wanted = _recrawl_origins(db, due)
+        if not wanted:
+            _nothing_due(db, as_json)
+            return
+    if shard is not None:
+        wanted = _shard_share(shard, unique(wanted), quiet)
+    net.origin_budget = origin_budget
+    policy = Policy(ceiling=max_fresh, floor=min_fresh, revalidate=revalidate)
+    summary = run_crawl(
+        db, unique(wanted), net, verify=not no_verify, policy=policy, quiet=quiet, processes=processes, shard=shard
+    )
+    if as_json:
+        echo_json(summary)
+    else:
+        from agentdex.render import summary_lines
+
+        typer.echo("\n".join(summary_lines(summary)))
+    if summary["internal"]:  # an origin hit a bug of agentdex: the others are saved, the run says so
+        raise typer.Exit(1)
+    _fail_when_none_reached(summary)
+
+
+def _shard(text: str | None):
+    """The :class:`~agentdex.crawler.options.Shard` ``--shard`` names, or None; a bad value
+    is an exit 2 with its reason."""
+    from agentdex.crawler.options import parse_shard
+
+    try:
+        return None if text is None else parse_shard(text)
+    except InputError as exc:
+        fail(str(exc), 2)
+
+
+def _shard_share(shard, origins: list[str], quiet: bool) -> list[str]:
+    """This shard's origins of ``origins``; says so on standard error when it has none."""
+    share = [origin for origin in origins if shard.owns(origin)]
+    if not share and not quiet:
+        typer.echo(
+            f"shard {shard}: none of the {len(origins)} origins is this shard's; its catalogue stays empty", err=True
+        )
+    return share
+
+
+def wanted_origins(texts: list[str], net, seeds: Path | None = None) -> list[str]:
+    """The origins a user named (and a seeds file holds), each decided by
+    :func:`~agentdex.crawler.origins.public_origin`; a refusal is an exit 2 with its reason."""
+    from agentdex.crawler.origins import NotPublic, chosen_by, public_origins, read_seeds
+
+    chosen = chosen_by(net)
+    try:
+        return public_origins(texts, chosen) + (read_seeds(seeds, chosen) if seeds else [])
+    except NotPublic as exc:
+        fail(f"{exc}; to crawl a server of your own, name it with --connect-to HOST:ADDR:PORT or --allow-private", 2)
+    except InputError as exc:
+        fail(str(exc), 2)
+
+
+def _seed_file(seeds: Path | None, net):
+    """What a seeds file names (:func:`agentdex.crawler.seedlines.read_seed_file`): its origins,
+    each a public one as :func:`wanted_origins` decides, and the endpoints its lines declare."""
+    from agentdex.crawler.origins import NotPublic, chosen_by
+    from agentdex.crawler.seedlines import SeedFile, read_seed_file
+
+    try:
+        return read_seed_file(seeds, chosen_by(net)) if seeds else SeedFile()
+    except NotPublic as exc:
+        fail(f"{exc}; to crawl a server of your own, name it with --connect-to HOST:ADDR:PORT or --allow-private", 2)
+    except InputError as exc:
+        fail(str(exc), 2)
+
+
+def _fail_when_none_reached(summary: dict) -> None:
+    """Exit 1 with a sentence when not one origin of the run answered."""
+    reached = sum(n for status, n in summary["by_status"].items() if status != "unreachable")
+    if summary["origins"] and not reached and not summary.get("interrupted"):
+        fail(
+            f"no origin could be reached ({summary['origins']} unreachable); "
+            "`agentdex list --status unreachable --fields origin,status_detail` says why",
+            1,
+        )
+
+
+def _record_endpoints(db, rows: list[dict]) -> None:
+    """Record the endpoints a seeds file declares, as ``agentdex seeds`` does, so the crawl
+    (and every recrawl) probes them."""
+    from agentdex.db.seeds import save_run
+
+    save_run(open_catalogue(db, readonly=False), rows, {}, {})
+
+
+def _recrawl_origins(db, due: bool) -> list[str]:
+    """Every known web origin, or with ``due`` the ones the schedule says are due."""
+    from agentdex.db import due_origins, known_origins
+
+    catalogue = open_catalogue(db, readonly=False)
+    wanted = due_origins(catalogue) if due else known_origins(catalogue)
+    if not wanted and not due:
+        fail("nothing to crawl: name an origin (agentdex crawl example.com) or a --seeds file", 2)
+    return wanted
+
+
+def _nothing_due(db, as_json: bool) -> None:
+    from agentdex.db import next_due
+    from agentdex.render import due_in
+
+    due = next_due(open_catalogue(db, readonly=True))
+    if as_json:
+        echo_json({"origins": 0, "next_due_origin": due and due[0], "next_due_at": due and due[1]})
+    elif due:
+        typer.echo(f"no origin is due; the next is {plain(due[0], 120)}, due at {due[1]} ({due_in(due[1])})")
+    else:
+        typer.echo("no origin is scheduled")
+
+
+@commands.command(epilog=CONFIG_HELP)
+def verify(
+    origins: Annotated[list[str], typer.Argument(metavar="ORIGIN", help="Origins already in the catalogue.")],
+    add: Annotated[
+        bool, typer.Option("--add", help="Verify origins the catalogue does not have yet too, adding them.")
+    ] = False,
+    db: DbOpt = None,
+    connect_to: ConnectToOpt = None,
+    ca_bundle: CaOpt = None,
+    dns_server: DnsOpt = None,
+    concurrency: ConcOpt = None,
+    allow_private: PrivOpt = None,
+    registry: RegOpt = None,
+    timeout: DeadlineOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Re-check every claim the listings make (their manifests are fetched conditionally).
+    An origin the catalogue does not have is refused unless --add says to add it."""
+    from agentdex.crawler.origins import unique
+
+    net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout)
+    wanted = unique(wanted_origins(origins, net))
+    if not add:
+        _refuse_unknown(db, wanted)
+    summary = run_crawl(db, wanted, net, verify=True, kind="verify")
+    from agentdex.cli_support import coloured_checks
+    from agentdex.db import list_checks
+    from agentdex.render import check_line
+
+    catalogue = open_catalogue(db, readonly=True)
+    if as_json:
+        echo_json({**summary, "checks": {o: list_checks(catalogue, o) for o in wanted}})
+    else:
+        for origin in wanted:
+            typer.echo(origin)
+            for c in list_checks(catalogue, origin):
+                typer.echo(coloured_checks(f"  {check_line(c)}"))
+        if summary["internal"]:
+            typer.echo(f"{summary['internal']} origin(s) failed on an internal error of agentdex", err=True)
+    if summary["internal"]:  # as crawl: an origin hit a bug of agentdex, the others are saved
+        raise typer.Exit(1)
+    _fail_when_none_reached(summary)
+
+
+def _refuse_unknown(db, wanted: list[str]) -> None:
+    """Exit with NOT_IN_CATALOGUE when an origin is not in the catalogue (nothing is stored)."""
+    from agentdex.cli_support import NOT_IN_CATALOGUE
+    from agentdex.db import missing_origins
+
+    missing = missing_origins(open_catalogue(db, readonly=True), wanted) if db_path(db).exists() else wanted
+    if missing:
+        fail(
+            f"not in the catalogue: {', '.join(missing)}; crawl it first (agentdex crawl {missing[0]}) "
+            "or add --add to verify and add it",
+            NOT_IN_CATALOGUE,
+        )
+
+
+@commands.command(epilog=CONFIG_HELP)
+def seeds(
+    sources: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="SOURCE",
+            help=(
+                "registry:BASE (an MCP registry API), or a file: saved registry pages (JSON or NDJSON), "
+                "an A2A registry listing, a CSV rank,domain list, or plain text."
+            ),
+        ),
+    ],
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            metavar="TIME",
+            help=(
+                "Ask registries only for servers updated after this RFC 3339 time (default: where the "
+                "last run stopped)."
+            ),
+        ),
+    ] = None,
+    read_budget: Annotated[
+        float,
+        typer.Option(
+            "--read-budget",
+            metavar="SECONDS",
+            min=1,
+            help="Seconds one registry read may take, all its pages together; past it the read is cut short.",
+        ),
+    ] = 600.0,
+    db: DbOpt = None,
+    connect_to: ConnectToOpt = None,
+    ca_bundle: CaOpt = None,
+    dns_server: DnsOpt = None,
+    concurrency: ConcOpt = None,
+    allow_private: PrivOpt = None,
+    registry: RegOpt = None,
+    timeout: DeadlineOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Origins to crawl, one a line (ready for crawl --seeds), from MCP registries and lists;
+    records which source named each origin in the catalogue as it reads. Origins come in the
+    order read: the sources in the order given, each in its own order (a rank,domain list by
+    rank); an origin several sources name comes once, at its first place. Refused entries go
+    to stderr; a registry read cut short (by its budget, or a page that fails) too, and exits 1."""
+    import asyncio
+
+    from agentdex.db.seeds import RunWriter, load_cursors
+    from agentdex.seeds import check_since, collect, default_budget, naming_row, parse_source
+
+    net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout)
+    try:
+        since = check_since(since)
+        for source in sources:
+            parse_source(source)  # refuse a bad source before the catalogue is created
+        catalogue = open_catalogue(db, readonly=False)
+        writer = RunWriter(catalogue)
+        sink = lambda batch: writer.write([naming_row(n) for n in batch])  # noqa: E731
+        budget = default_budget(read_budget)
+        run = asyncio.run(collect(sources, net, since=since, cursors=load_cursors(catalogue), sink=sink, budget=budget))
+    except InputError as exc:
+        fail(str(exc), 2)
+    writer.save_cursors(run.cursors, run.servers_seen)
+    _print_seeds(writer, run, as_json)
+    if run.cuts:
+        raise typer.Exit(1)
+
+
+def _print_seeds(writer, run, as_json: bool) -> None:
+    """The run read back from the catalogue (never all in memory): JSON, or origins on stdout
+    and refusals and cut reads on stderr."""
+    from agentdex.seeds import Refused, from_rows
+
+    if as_json:
+        echo_json_items(itertools.chain((item.to_dict() for item in from_rows(writer.rows())), run.cut_list()))
+    else:
+        # One pass over the run: each seed's lines on stdout (an origin alone, or one line an
+        # endpoint a registry declares there), each refusal on stderr.
+        printed = 0
+        for item in from_rows(writer.rows()):
+            if isinstance(item, Refused):
+                typer.echo(
+                    f"refused {plain(item.named.url or item.named.name, 200)!r} ({plain(item.named.source, 80)} "
+                    f"{plain(item.named.name, 80)}): {plain(item.reason, 200)}",
+                    err=True,
+                )
+            else:
+                for line in item.lines():
+                    typer.echo(line)
+                    printed += 1
+        if not printed:  # an empty stdout alone reads as a failure, or as a run still to come
+            typer.echo(
+                "agentdex: no origin to crawl: the sources named none that is new (a registry is read from "
+                "where its last run stopped; --since TIME reads from an earlier time)",
+                err=True,
+            )
+    for cut in run.cuts:
+        typer.echo(f"agentdex: {plain(cut.sentence(), 600)}", err=True)
