@@ -17,6 +17,7 @@ from sqlite_utils import Database
 
 from agentdex.db.connection import transaction
 from agentdex.db.decisions import JSON_FIELDS, TEXT_FIELDS
+from agentdex.formats.agent_app import CATEGORIES
 from agentdex.models import Listing
 
 ADJECTIVES = (
@@ -113,21 +114,6 @@ QUALIFIERS = (
     "on a budget",
     "with receipts attached",
     "every morning",
-)
-CATEGORIES = (
-    "lifestyle",
-    "social",
-    "productivity",
-    "finance",
-    "health",
-    "education",
-    "developer",
-    "commerce",
-    "travel",
-    "home",
-    "media",
-    "utilities",
-    "other",
 )
 TAGS = (
     "kitchen",

@@ -22,6 +22,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+# The spec's own list: a synthetic manifest must validate, so it draws only what the spec allows.
+from agentdex.formats.agent_app import CATEGORIES
+
 DOMAIN = "synthetic.test"
 CHANGED_EVERY = 10
 VARIANTS = ("", "v2")
@@ -73,21 +76,6 @@ NOUNS = (
     "Beacon",
     "Workshop",
     "Guide",
-)
-CATEGORIES = (
-    "lifestyle",
-    "social",
-    "productivity",
-    "finance",
-    "health",
-    "education",
-    "developer",
-    "commerce",
-    "travel",
-    "home",
-    "media",
-    "utilities",
-    "other",
 )
 TAGS = (
     "budget",
