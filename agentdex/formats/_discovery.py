@@ -16,15 +16,13 @@ document states, and keeps in ``Listing.extra`` what has no Listing field:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from agentdex.formats._check import is_absolute_url
-from agentdex.formats._load import load_json
 from agentdex.formats.tool_quality import DEFINITION as TDQS_DEFINITION
 from agentdex.formats.tool_quality import INPUT_KEYS as _TDQS_INPUTS
-from agentdex.models import ParseResult, Tool
+from agentdex.models import Tool
 
 # agentdex's auth vocabulary for comparing documents: what a caller must bring.
 AUTH_WORDS = ("none", "oauth", "bearer", "api_key", "basic", "mtls", "signature", "x402", "other")
@@ -50,21 +48,6 @@ _AUTH_ALIASES = {
 }
 _TEMPLATE_RE = re.compile(r"\$\{[^}]*\}|\{\{[^}]*\}\}|YOUR_[A-Z_]+|<[a-z_ -]+>")
 DEFAULT_PORTS = {"https": 443, "http": 80}
-
-
-def read_document(
-    data: bytes, validate: Callable[..., ParseResult], *, name: str, what: str, max_bytes: int, origin: str | None
-) -> ParseResult:
-    """Decode ``data`` as a JSON object of at most ``max_bytes`` and hand it to ``validate``
-    (a format's ``validate_document``), the decoder's warnings (a repeated key) first among
-    its findings; bytes that decode to no object give a result of format ``name`` without a
-    listing, its findings saying why."""
-    doc, problems = load_json(data, max_bytes=max_bytes, what=what)
-    if doc is None:
-        return ParseResult(name, None, problems)
-    result = validate(doc, origin=origin)
-    result.findings[:0] = problems  # a repeated key: the last value counts, and the finding says so
-    return result
 
 
 def auth_word(value: Any) -> str | None:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
-from agentdex.models import Finding
+from agentdex.models import Finding, ParseResult
 
 MAX_DEPTH = 64  # deeper documents are refused (the decoder's own recursion limit comes first)
 MAX_NUMBER_CHARS = 1000  # a longer number is refused before int()/float() spends time on it
@@ -63,6 +64,21 @@ def load_json(
         kind = "an array" if isinstance(value, list) else "a JSON " + type(value).__name__
         return None, [_doc_error("not_object", f"the {what} is {kind}; it must be a JSON object")]
     return value, [_repeated_key(what, key) for key in repeated]
+
+
+def read_document(
+    data: bytes, validate: Callable[..., ParseResult], *, name: str, what: str, max_bytes: int, origin: str | None
+) -> ParseResult:
+    """Every JSON format's ``parse()``: decode ``data`` as a JSON object of at most
+    ``max_bytes`` and hand it to ``validate`` (the format's ``validate_document``), the
+    decoder's warnings (a repeated key) first among its findings; bytes that decode to no
+    object give a result of format ``name`` without a listing, its findings saying why."""
+    doc, problems = load_json(data, max_bytes=max_bytes, what=what)
+    if doc is None:
+        return ParseResult(name, None, problems)
+    result = validate(doc, origin=origin)
+    result.findings[:0] = problems  # a repeated key: the last value counts, and the finding says so
+    return result
 
 
 def _repeated_key(what: str, key: str) -> Finding:

@@ -44,7 +44,8 @@ from typing import Any
 
 from agentdex.formats import _a2a_schemas, _jsonschema
 from agentdex.formats._check import Checker, is_absolute_url, join
-from agentdex.formats._discovery import auth_word, auth_words, base_url, normalise_url, read_document, resolve, unique
+from agentdex.formats._discovery import auth_word, auth_words, base_url, normalise_url, resolve, unique
+from agentdex.formats._load import read_document
 from agentdex.formats._spec import FormatSpec
 from agentdex.models import Finding, Listing, ParseResult, Tool
 

@@ -14,15 +14,14 @@ the size limit, which a schema cannot express, and non-ASCII upper case in tags.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 from urllib.parse import urlsplit
 
 from agentdex.formats._check import EMAIL_RE, Checker, is_absolute_url, join, type_name
-from agentdex.formats._load import load_json
+from agentdex.formats._load import read_document
 from agentdex.formats._spec import FormatSpec
-from agentdex.models import Finding, Listing, ParseResult
+from agentdex.models import Listing, ParseResult
 
 NAME = "agent_app"
 MAX_BYTES = 32 * 1024
@@ -94,9 +93,6 @@ LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 # one would be stored and shown as something other than what was checked.
 _URL_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _NOT_URL_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # controls and lone surrogates
-# A JSON escape of a UTF-16 surrogate; json.loads keeps a lone one, which no UTF-8
-# output (terminal, SQLite text, JSON report) can then encode.
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 class _Checker(Checker):
@@ -121,39 +117,9 @@ class _Checker(Checker):
 
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     """Decode and validate the bytes of an agent-app manifest (32 KB limit)."""
-    doc, findings = load_json(data, max_bytes=MAX_BYTES, what="agent-app manifest")
-    if doc is None:
-        return ParseResult(NAME, None, findings)
-    warnings = findings  # a repeated key: the last value counts, and the finding says so
-    if _SURROGATE_ESCAPE.search(data) and _has_lone_surrogate(doc):
-        return ParseResult(
-            NAME,
-            None,
-            [
-                Finding(
-                    "error",
-                    "",
-                    "encoding",
-                    (
-                        "the agent-app manifest contains a lone UTF-16 surrogate escape (\\ud800-\\udfff); "
-                        "that is not a Unicode character"
-                    ),
-                )
-            ],
-            doc,
-        )
-    result = validate_document(doc, origin=origin)
-    result.findings[:0] = warnings
-    return result
-
-
-def _has_lone_surrogate(doc: Any) -> bool:
-    # Only reached when the bytes hold a surrogate escape: valid pairs (emoji) pass.
-    try:
-        json.dumps(doc, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+    return read_document(
+        data, validate_document, name=NAME, what="agent-app manifest", max_bytes=MAX_BYTES, origin=origin
+    )
 
 
 def looks_like(doc: Any) -> bool:

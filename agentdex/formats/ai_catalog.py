@@ -38,7 +38,8 @@ from urllib.parse import urljoin
 
 from agentdex.formats import _jsonschema, server_card
 from agentdex.formats._check import Checker, is_absolute_url, join
-from agentdex.formats._discovery import base_url, read_document, resolve, unique
+from agentdex.formats._discovery import base_url, resolve, unique
+from agentdex.formats._load import read_document
 from agentdex.formats._spec import FormatSpec
 from agentdex.formats.schemas import load_derived
 from agentdex.models import Listing, ParseResult

@@ -37,7 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from agentdex.formats._check import DATE_RE, EMAIL_RE, Checker, is_absolute_url, join, type_name
-from agentdex.formats._load import load_json
+from agentdex.formats._load import read_document
 from agentdex.formats._spec import FormatSpec
 from agentdex.models import Listing, ParseResult, Tool
 
@@ -113,13 +113,7 @@ _SPDX_EXCEPTION = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+-]*")
 
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     """Decode and validate the bytes of an Anchor manifest (256 KB limit)."""
-    doc, findings = load_json(data, max_bytes=MAX_BYTES, what="Anchor manifest")
-    if doc is None:
-        return ParseResult(NAME, None, findings)
-    warnings = findings  # a repeated key: the last value counts, and the finding says so
-    result = validate_document(doc, origin=origin)
-    result.findings[:0] = warnings
-    return result
+    return read_document(data, validate_document, name=NAME, what="Anchor manifest", max_bytes=MAX_BYTES, origin=origin)
 
 
 def looks_like(doc: Any) -> bool:

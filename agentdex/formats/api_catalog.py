@@ -22,7 +22,8 @@ from __future__ import annotations
 from typing import Any
 
 from agentdex.formats._check import Checker, join
-from agentdex.formats._discovery import base_url, read_document, resolve, unique
+from agentdex.formats._discovery import base_url, resolve, unique
+from agentdex.formats._load import read_document
 from agentdex.formats._spec import FormatSpec
 from agentdex.models import Listing, ParseResult
 

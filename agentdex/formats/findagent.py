@@ -19,7 +19,7 @@ from typing import Any
 from agentdex.formats import _findagent_bundles as bundles
 from agentdex.formats._check import EMAIL_RE, Checker, join
 from agentdex.formats._findagent_rails import credential_slots, guardrails, host_covered, json_schema, strings, url_host
-from agentdex.formats._load import load_json
+from agentdex.formats._load import load_json, read_document
 from agentdex.formats._spec import FormatSpec
 from agentdex.models import Finding, Listing, ParseResult, Tool
 
@@ -108,13 +108,9 @@ OTHER_FORMAT_KEYS = ("agent_app", "anchor", "format", "dxt_version", "manifest_v
 # -- entry points -------------------------------------------------------------------------
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
     """Decode and validate the bytes of one ``findagent.json`` (1 MB limit)."""
-    doc, findings = load_json(data, max_bytes=MAX_BYTES, what="FindAgent manifest")
-    if doc is None:
-        return ParseResult(NAME, None, findings)
-    warnings = findings  # a repeated key: the last value counts, and the finding says so
-    result = validate_document(doc, origin=origin)
-    result.findings[:0] = warnings
-    return result
+    return read_document(
+        data, validate_document, name=NAME, what="FindAgent manifest", max_bytes=MAX_BYTES, origin=origin
+    )
 
 
 def looks_like(doc: Any) -> bool:

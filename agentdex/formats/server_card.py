@@ -46,7 +46,8 @@ from urllib.parse import urlsplit
 
 from agentdex.formats import _jsonschema
 from agentdex.formats._check import Checker, join
-from agentdex.formats._discovery import auth_words, base_url, header_auth, read_document, resolve, tool_from_mcp, unique
+from agentdex.formats._discovery import auth_words, base_url, header_auth, resolve, tool_from_mcp, unique
+from agentdex.formats._load import read_document
 from agentdex.formats._spec import FormatSpec
 from agentdex.formats.schemas import load_vendored
 from agentdex.models import Finding, Listing, ParseResult, Tool

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from agentdex.formats import _jsonschema
 from agentdex.formats._check import Checker
-from agentdex.formats._discovery import header_auth, read_document, resolve, template_in, unique
+from agentdex.formats._discovery import header_auth, resolve, template_in, unique
+from agentdex.formats._load import read_document
 from agentdex.formats._spec import FormatSpec
 from agentdex.formats.schemas import load_vendored
 from agentdex.models import Listing, ParseResult

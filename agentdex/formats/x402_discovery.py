@@ -33,7 +33,8 @@ import re
 from typing import Any
 
 from agentdex.formats._check import Checker, join
-from agentdex.formats._discovery import base_url, normalise_url, read_document, resolve, template_in, unique
+from agentdex.formats._discovery import base_url, normalise_url, resolve, template_in, unique
+from agentdex.formats._load import read_document
 from agentdex.formats._spec import FormatSpec
 from agentdex.formats.x402_money import MoneyError, amount_problem, dollars, usd_price
 from agentdex.formats.x402_offers import declared_offer
