@@ -63,6 +63,7 @@ from bench_crawl import DOMAIN, Nginx, ensure_certs, ensure_tree  # noqa: E402
 from agentdex import formats  # noqa: E402
 from agentdex.crawler.fetch import Fetcher  # noqa: E402
 from agentdex.crawler.netpolicy import build_ssl_context  # noqa: E402
+from agentdex.crawler.netstream import NetworkBackend  # noqa: E402
 from agentdex.crawler.pools import guarded_transport  # noqa: E402
 from agentdex.errors import (  # noqa: E402
     ConnectError,
@@ -113,7 +114,9 @@ class HttpcorePool(httpx.AsyncBaseTransport):
     refuses (proxies from the environment); it takes no network backend of its own.
     """
 
-    def __init__(self, context, backend: httpcore.AsyncNetworkBackend, keep: int) -> None:
+    def __init__(self, context, backend: NetworkBackend, keep: int) -> None:
+        # The crawler's NetworkBackend has the shape of httpcore's AsyncNetworkBackend (the
+        # methods its pool calls), without importing httpcore: the pool takes it as it is.
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=context,
             network_backend=backend,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import ipaddress
 
-import httpcore
+import httpx
 import pytest
 
+from agentdex.crawler.h1 import HostTransport
 from agentdex.crawler.netpolicy import (
     ConnectTo,
     GuardedBackend,
@@ -15,7 +16,7 @@ from agentdex.crawler.netpolicy import (
     numeric_address,
     parse_connect_to,
 )
-from agentdex.errors import BlockedAddress, FetchError, InputError
+from agentdex.errors import BlockedAddress, ConnectError, FetchError, InputError
 from netfixtures import TLSServer, tls_ca, tls_server, tls_server_session  # noqa: F401
 
 BLOCKED = [
@@ -117,10 +118,24 @@ async def test_an_unresolvable_name_is_a_dns_error() -> None:
     assert caught.value.code == "dns"
 
 
-async def test_unix_sockets_are_refused() -> None:
-    with pytest.raises(BlockedAddress):
-        await GuardedBackend().connect_unix_socket("agentdex.sock")
-    assert issubclass(GuardedBackend, httpcore.AsyncNetworkBackend)
+async def test_the_transport_speaks_tls_over_the_guarded_connection(tls_server: TLSServer) -> None:
+    # What the guard hands the transport carries an HTTPS exchange, verified for the URL's own
+    # host name, never for the address it connected to: the server's certificate names
+    # 127.0.0.1 and a.test, not c.test.
+    backend = GuardedBackend(connect_to=[("*.test", "127.0.0.1", tls_server.port)])
+    transport = HostTransport(build_ssl_context(tls_server.ca_path), backend, keep=1)
+    try:
+        response = await transport.handle_async_request(httpx.Request("GET", "https://a.test/json"))
+        assert response.status_code == 200 and b'"path": "/json"' in await response.aread()
+    finally:
+        await transport.aclose()
+    other = HostTransport(build_ssl_context(tls_server.ca_path), backend, keep=1)
+    try:
+        with pytest.raises(ConnectError, match="certificate"):
+            await other.handle_async_request(httpx.Request("GET", "https://c.test/json"))
+    finally:
+        await other.aclose()
+    assert tls_server.hit_count("a.test", "/json") == 1 and tls_server.hit_count("c.test", "/json") == 0
 
 
 @pytest.mark.parametrize(

@@ -39,9 +39,9 @@ from collections.abc import AsyncIterator
 from typing import cast
 
 import h11
-import httpcore
 import httpx
 
+from agentdex.crawler.netstream import NetworkBackend, NetworkStream
 from agentdex.errors import ProtocolError, ReadError, WriteError
 from agentdex.headers import SAFE_METHODS
 
@@ -55,7 +55,7 @@ MAX_HEAD_BYTES = 100 * 1024
 class HostTransport(httpx.AsyncBaseTransport):
     """HTTP/1.1 connections to one origin (scheme, host, port); see the module docstring."""
 
-    def __init__(self, context: ssl.SSLContext, backend: httpcore.AsyncNetworkBackend, keep: int) -> None:
+    def __init__(self, context: ssl.SSLContext, backend: NetworkBackend, keep: int) -> None:
         self._context, self._backend, self._keep = context, backend, max(1, keep)
         self._idle: list[_Connection] = []  # most recently used last
         self._latest: _Connection | None = None  # the connection opened last
@@ -154,7 +154,7 @@ async def _exchange(connection: _Connection, head: h11.Request, content: bytes, 
 class _Connection:
     """One socket and its h11 state."""
 
-    def __init__(self, stream: httpcore.AsyncNetworkStream) -> None:
+    def __init__(self, stream: NetworkStream) -> None:
         self.stream = stream
         self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
         self.idle_since = time.monotonic()

@@ -1,10 +1,10 @@
 """Where the crawler may connect: the address guard, ``--connect-to`` and TLS trust.
 
-Every connection the crawler opens goes through :class:`GuardedBackend`, an httpcore
-network backend. It resolves the host name itself, checks *every* address the name
-resolved to, and then connects to one of those checked addresses. Nothing resolves the
-name a second time, so a DNS answer that changes between the check and the connection
-(DNS rebinding) cannot slip a private address in.
+Every connection the crawler opens goes through :class:`GuardedBackend`, the transport's
+network backend (:class:`~agentdex.crawler.netstream.NetworkBackend`). It resolves the host
+name itself, checks *every* address the name resolved to, and then connects to one of those
+checked addresses. Nothing resolves the name a second time, so a DNS answer that changes
+between the check and the connection (DNS rebinding) cannot slip a private address in.
 
 The checked addresses are raced as Happy Eyeballs v2 has it (RFC 8305, sections 4 and 5):
 the resolver's order, the two families taking turns from the first address's family; the
@@ -29,7 +29,7 @@ Public API::
     parse_connect_to(spec: str) -> tuple[str, str, int]
         "PATTERN:ADDR:PORT" (ADDR may be ``[::1]``) -> a tuple; InputError when unusable.
     GuardedBackend(*, connect_to=(), allow_private=False, resolver=None)
-        the httpcore.AsyncNetworkBackend; ``resolver`` (async (host, port) -> [addr, ...])
+        the transport's NetworkBackend; ``resolver`` (async (host, port) -> [addr, ...])
         replaces the system resolver (tests).
     interleaved(addresses) -> list[str]   RFC 8305's order of connection attempts.
     build_ssl_context(ca_bundle: str | Path | None = None) -> ssl.SSLContext
@@ -56,10 +56,9 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpcore
 import idna
 
-from agentdex.crawler.netstream import SocketBackend
+from agentdex.crawler.netstream import NetworkBackend, NetworkStream, SocketBackend, SocketOption
 from agentdex.errors import BlockedAddress, ConnectError, FetchError, InputError
 from agentdex.headers import port_number
 
@@ -242,8 +241,8 @@ def dns_server_resolver(server: str, lifetime: float = 5.0) -> Resolver:
     return resolve
 
 
-class GuardedBackend(httpcore.AsyncNetworkBackend):
-    """An httpcore network backend that resolves, checks, then connects to checked addresses.
+class GuardedBackend:
+    """A network backend that resolves, checks, then connects to checked addresses.
 
     ``connect_tcp`` raises :class:`~agentdex.errors.BlockedAddress` when any address the
     host resolves to is refused by :func:`is_blocked_ip` (unless ``allow_private``),
@@ -263,7 +262,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         self.rules = [ConnectTo(*rule) for rule in connect_to]
         self.allow_private = allow_private
         self._resolve = resolver or system_resolver
-        self._inner: httpcore.AsyncNetworkBackend = SocketBackend()
+        self._inner: NetworkBackend = SocketBackend()
         # (host, port) of the hosts that did not answer -> the sentence, oldest first
         self._silent: collections.OrderedDict[tuple[str, int], str] = collections.OrderedDict()
 
@@ -277,8 +276,8 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         port: int,
         timeout: float | None = None,
         local_address: str | None = None,
-        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
+        socket_options: typing.Iterable[SocketOption] | None = None,
+    ) -> NetworkStream:
         """Resolve ``host`` (or apply ``--connect-to``), check, connect to a checked address."""
         key = (host.lower(), port)
         if key in self._silent:
@@ -333,31 +332,18 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         addresses: Sequence[str],
         port: int,
         local_address: str | None,
-        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None,
-    ) -> httpcore.AsyncNetworkStream:
+        socket_options: typing.Iterable[SocketOption] | None,
+    ) -> NetworkStream:
         """The first connection made to one of ``addresses``, raced as RFC 8305 says (see
         the module docstring); the last failure when none connects."""
 
-        def dial(address: str) -> Awaitable[httpcore.AsyncNetworkStream]:
+        def dial(address: str) -> Awaitable[NetworkStream]:
             # An IP literal: the inner backend connects without resolving anything.
             return self._inner.connect_tcp(address, port, local_address=local_address, socket_options=socket_options)
 
         if len(addresses) == 1:  # the usual case (and every --connect-to target): nothing to race
             return await dial(addresses[0])
         return await _race(interleaved(addresses), dial)
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,
-        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        """Unix sockets are never used by the crawler."""
-        raise BlockedAddress(f"Unix socket {path} refused: the crawler only speaks TCP.")
-
-    async def sleep(self, seconds: float) -> None:
-        """Sleep on the running event loop (httpcore's own retry delays)."""
-        await asyncio.sleep(seconds)
 
 
 def interleaved(addresses: Sequence[str]) -> list[str]:
@@ -374,15 +360,15 @@ def _is_v6(address: str) -> bool:
     return ":" in address
 
 
-_Dial = Callable[[str], Awaitable[httpcore.AsyncNetworkStream]]
+_Dial = Callable[[str], Awaitable[NetworkStream]]
 
 
-async def _race(addresses: list[str], dial: _Dial) -> httpcore.AsyncNetworkStream:
+async def _race(addresses: list[str], dial: _Dial) -> NetworkStream:
     """Dial ``addresses`` in turn, the next when the one before failed or after
     :data:`ATTEMPT_DELAY`; the first connection made (the others are closed), or the last
     failure. Cancelled (the connect timeout), it leaves no attempt behind."""
     waiting = collections.deque(addresses)
-    running: set[asyncio.Task[httpcore.AsyncNetworkStream]] = set()
+    running: set[asyncio.Task[NetworkStream]] = set()
     failures: list[BaseException] = []
     try:
         while waiting or running:
@@ -400,13 +386,11 @@ async def _race(addresses: list[str], dial: _Dial) -> httpcore.AsyncNetworkStrea
             task.add_done_callback(_close_if_connected)
 
 
-def _first_connected(
-    done: set[asyncio.Task[httpcore.AsyncNetworkStream]], failures: list[BaseException]
-) -> httpcore.AsyncNetworkStream | None:
+def _first_connected(done: set[asyncio.Task[NetworkStream]], failures: list[BaseException]) -> NetworkStream | None:
     """The connection one of the finished attempts made (any other is closed: two may end
     in one turn of the loop); their failures added to ``failures``. Anything but a
     connection failure is raised."""
-    made: list[httpcore.AsyncNetworkStream] = []
+    made: list[NetworkStream] = []
     unexpected: BaseException | None = None
     for task in done:
         error = task.exception()
@@ -423,13 +407,13 @@ def _first_connected(
     return made[0] if made else None
 
 
-def _close_if_connected(task: asyncio.Task[httpcore.AsyncNetworkStream]) -> None:
+def _close_if_connected(task: asyncio.Task[NetworkStream]) -> None:
     """Close the connection a dropped attempt made just before it was cancelled."""
     if not task.cancelled() and task.exception() is None:
         _close(task.result())
 
 
-def _close(stream: httpcore.AsyncNetworkStream) -> None:
+def _close(stream: NetworkStream) -> None:
     sock = stream.get_extra_info("socket")
     if sock is not None:
         sock.close()

@@ -1,4 +1,4 @@
-"""The crawler's sockets: an httpcore network stream on a plain non-blocking socket.
+"""The crawler's sockets: a network stream on a plain non-blocking socket.
 
 httpcore's default backend wraps every socket in anyio streams, and TLS in anyio's
 ``TLSStream``, which moves every byte through an ``ssl.MemoryBIO`` in Python and opens a
@@ -13,13 +13,16 @@ through the event loop once.
 
 Public API::
 
+    NetworkStream, NetworkBackend   what the transport (:mod:`agentdex.crawler.h1`) asks of a
+                              connection and of what opens one (typing Protocols)
     await open_stream(address, port, *, local_address=None, socket_options=())
-        -> SocketStream       (an httpcore.AsyncNetworkStream; address is an IP literal)
-    SocketBackend()           the httpcore.AsyncNetworkBackend that opens them (the address
-                              guard in :mod:`agentdex.crawler.netpolicy` connects through it)
+        -> SocketStream       (a NetworkStream; address is an IP literal)
+    SocketBackend()           the NetworkBackend that opens them (the address guard in
+                              :mod:`agentdex.crawler.netpolicy` connects through it)
 
-The classes implement httpcore's stream and backend interfaces (so that
-``benchmarks/bench_fetch.py`` can run httpcore's pool over them); the errors are agentdex's
+The two Protocols have the shape of httpcore's stream and backend interfaces (the methods a
+connection pool calls), so ``benchmarks/bench_fetch.py`` can still run httpcore's pool over
+these sockets for comparison; nothing here imports httpcore. The errors are agentdex's
 own (:class:`agentdex.errors.TransportError`): ``ConnectError`` / ``ConnectTimeout`` for
 connecting and the TLS handshake (the ``ssl.SSLError`` kept as the cause, where
 :func:`agentdex.crawler.fetch_errors.tls_error` finds it), ``ReadError`` / ``ReadTimeout``
@@ -40,8 +43,6 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Iterable
 
-import httpcore
-
 from agentdex.errors import ConnectError, ConnectTimeout, ReadError, ReadTimeout, WriteError, WriteTimeout
 
 # A few reads in a row are common (a body larger than one read); dozens only come from a
@@ -49,6 +50,50 @@ from agentdex.errors import ConnectError, ConnectTimeout, ReadError, ReadTimeout
 READS_BETWEEN_YIELDS = 16
 _WOULD_BLOCK_READ = (BlockingIOError, InterruptedError, ssl.SSLWantReadError)
 _WOULD_BLOCK_WRITE = (BlockingIOError, InterruptedError, ssl.SSLWantWriteError)
+# socket.setsockopt's arguments: (level, option, value) or (level, option, None, length).
+SocketOption = tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
+
+
+class NetworkStream(typing.Protocol):
+    """One connection, as the transport uses it. Errors are agentdex's
+    :class:`~agentdex.errors.TransportError` subclasses (see the module docstring)."""
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        """Up to ``max_bytes``; ``b""`` at the end of the stream."""
+        ...
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        """All of ``buffer``."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close the connection."""
+        ...
+
+    async def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> NetworkStream:
+        """The same connection under TLS, verified for ``server_hostname``."""
+        ...
+
+    def get_extra_info(self, info: str) -> typing.Any:
+        """``"socket"``, ``"ssl_object"``, ``"is_readable"``, ``"client_addr"``, ``"server_addr"``."""
+        ...
+
+
+class NetworkBackend(typing.Protocol):
+    """What opens the transport's connections (the address guard, or the plain sockets)."""
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
+    ) -> NetworkStream:
+        """A TCP connection to ``host`` and ``port`` within ``timeout`` seconds."""
+        ...
 
 
 async def open_stream(
@@ -56,7 +101,7 @@ async def open_stream(
     port: int,
     *,
     local_address: str | None = None,
-    socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    socket_options: Iterable[SocketOption] | None = None,
 ) -> SocketStream:
     """Connect a TCP socket to ``address`` (an IP literal) and ``port``."""
     family = socket.AF_INET6 if ipaddress.ip_address(address).version == 6 else socket.AF_INET
@@ -78,7 +123,7 @@ async def open_stream(
     return SocketStream(sock)
 
 
-class SocketBackend(httpcore.AsyncNetworkBackend):
+class SocketBackend:
     """Connects to IP literals only: names are resolved and checked by the address guard."""
 
     async def connect_tcp(
@@ -87,7 +132,7 @@ class SocketBackend(httpcore.AsyncNetworkBackend):
         port: int,
         timeout: float | None = None,
         local_address: str | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
     ) -> SocketStream:
         """A connection to ``host`` (an IP literal), within ``timeout`` seconds."""
         try:
@@ -97,18 +142,8 @@ class SocketBackend(httpcore.AsyncNetworkBackend):
         except TimeoutError as exc:
             raise ConnectTimeout(f"connecting to {host} took longer than {timeout} s") from exc
 
-    async def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None
-    ) -> SocketStream:
-        """Never used by the crawler."""
-        raise ConnectError(f"Unix socket {path} refused: the crawler only speaks TCP.")
 
-    async def sleep(self, seconds: float) -> None:
-        """Sleep on the running event loop."""
-        await asyncio.sleep(seconds)
-
-
-class SocketStream(httpcore.AsyncNetworkStream):
+class SocketStream:
     """One connection; see the module docstring."""
 
     def __init__(self, sock: socket.socket) -> None:
@@ -200,7 +235,7 @@ class SocketStream(httpcore.AsyncNetworkStream):
                 raise ConnectError(str(exc) or type(exc).__name__) from exc
 
     def get_extra_info(self, info: str) -> typing.Any:
-        """What httpcore asks of a stream: the TLS object, addresses, the socket, and
+        """What a transport asks of a stream: the TLS object, addresses, the socket, and
         whether an idle connection has something to read (the server closed it)."""
         sock = self._sock
         if info == "ssl_object":
