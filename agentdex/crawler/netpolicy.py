@@ -58,7 +58,7 @@ from pathlib import Path
 
 import idna
 
-from agentdex.crawler.netstream import NetworkBackend, NetworkStream, SocketBackend, SocketOption
+from agentdex.crawler.netstream import NetworkStream, SocketBackend, SocketOption
 from agentdex.errors import BlockedAddress, ConnectError, FetchError, InputError
 from agentdex.headers import port_number
 
@@ -262,7 +262,7 @@ class GuardedBackend:
         self.rules = [ConnectTo(*rule) for rule in connect_to]
         self.allow_private = allow_private
         self._resolve = resolver or system_resolver
-        self._inner: NetworkBackend = SocketBackend()
+        self._inner = SocketBackend()
         # (host, port) of the hosts that did not answer -> the sentence, oldest first
         self._silent: collections.OrderedDict[tuple[str, int], str] = collections.OrderedDict()
 

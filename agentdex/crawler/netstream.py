@@ -84,15 +84,9 @@ class NetworkStream(typing.Protocol):
 class NetworkBackend(typing.Protocol):
     """What opens the transport's connections (the address guard, or the plain sockets)."""
 
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[SocketOption] | None = None,
-    ) -> NetworkStream:
-        """A TCP connection to ``host`` and ``port`` within ``timeout`` seconds."""
+    async def connect_tcp(self, host: str, port: int, timeout: float | None = None) -> NetworkStream:
+        """A TCP connection to ``host`` and ``port`` within ``timeout`` seconds (the
+        implementations also take httpcore's ``local_address`` and ``socket_options``)."""
         ...
 
 
