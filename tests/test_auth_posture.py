@@ -120,7 +120,8 @@ def test_where_metadata_is_looked_for():
         (Probe("ok"), "none"),
         (Probe("payment_required", http_status=402), "payment"),
         (Probe("auth_required", auth_scheme="bearer"), "bearer"),
-        (Probe("auth_required", auth_scheme="apikey"), "api_key"),
+        (Probe("auth_required", auth_scheme="apikey"), "unknown"),  # no header named: nothing documented
+        (Probe("auth_required", auth_scheme="apikey", metadata={"api_key_header": "X-API-Key"}), "api_key"),
         (Probe("auth_required", auth_scheme="basic"), "unknown"),
         (Probe("auth_required", auth_scheme="oauth"), "oauth"),
         (Probe("auth_required", metadata={"authorization_servers": ["x"], "registration_endpoint": "r"}), "oauth_dcr"),

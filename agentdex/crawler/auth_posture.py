@@ -17,12 +17,14 @@ recorded (``refused``). No credential is ever sent, no authorization request eve
 Kinds: ``none`` (MCP answered without credentials), ``oauth_cimd`` (client ID metadata
 documents supported: a client would use them before registering), ``oauth_dcr`` (a
 registration endpoint), ``oauth`` (authorization servers, neither of those), ``bearer`` (a token
-challenge without OAuth metadata), ``api_key`` (a challenge naming an API-key scheme or a
-header), ``payment`` (402), ``unknown`` (no answer that tells).
+challenge without OAuth metadata), ``api_key`` (a documented header: a challenge naming the
+header the key goes in, :func:`api_key_header`; an API-key scheme that names no header tells
+nothing), ``payment`` (402), ``unknown`` (no answer that tells).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 from urllib.parse import urlsplit
@@ -47,6 +49,9 @@ KINDS = ("none", "oauth_dcr", "oauth_cimd", "oauth", "bearer", "api_key", "payme
 MAX_BYTES = 64 * 1024  # each metadata document (the probe's safe GET reads no more)
 MAX_SERVER_DOCUMENTS = 3  # authorization-server metadata URLs tried, at most
 API_KEY_SCHEMES = frozenset({"apikey", "api-key", "api_key", "x-api-key"})
+# A challenge's parameter naming the header an API key goes in (``ApiKey header="X-API-Key"``).
+_HEADER_PARAM = re.compile(r'\b(?:header|name|in_header)\s*=\s*"?([A-Za-z0-9!#$%&\'*+.^_`|~-]{1,64})"?', re.IGNORECASE)
+_HEADER_NAME = re.compile(r"x-[a-z0-9-]*key[a-z0-9-]*", re.IGNORECASE)
 AS_WELL_KNOWN = ("/.well-known/oauth-authorization-server", "/.well-known/openid-configuration")
 
 
@@ -65,9 +70,23 @@ def kind_of(found: Probe) -> str:
         return "oauth_dcr"
     if meta.get("authorization_servers") or found.auth_scheme == "oauth":
         return "oauth"
-    if found.auth_scheme in API_KEY_SCHEMES:
+    if meta.get("api_key_header"):
         return "api_key"
     return "bearer" if found.auth_scheme == "bearer" else "unknown"
+
+
+def api_key_header(challenge: str) -> str | None:
+    """The header an API key goes in, when a ``WWW-Authenticate`` challenge documents one: an
+    API-key scheme with a ``header`` (or ``name``) parameter, or a scheme that is itself such a
+    header's name (``X-API-Key``). ``None`` for anything else: a bare ``ApiKey`` says no header."""
+    scheme = challenge.strip().split(" ", 1)[0].rstrip(",").lower()
+    if scheme not in API_KEY_SCHEMES:
+        return None
+    named = _HEADER_PARAM.search(challenge)
+    if named:
+        return named.group(1)
+    whole = challenge.strip().split(" ", 1)[0].rstrip(",")
+    return whole if _HEADER_NAME.fullmatch(whole) else None
 
 
 def server_metadata_urls(issuer: str) -> list[str]:

@@ -306,7 +306,8 @@ def _modern_probe(record: FetchRecord, found: mcp_modern.Discovered, version: st
 def _stopped(record: FetchRecord) -> Probe | None:
     """The end of the probe for an answer that is no evidence of any era (credentials,
     payment, silence, no connection); None for any other answer."""
-    if record.error_code == "timeout" or record.status is None or record.status in (401, 402, 403):
+    gated = record.status in (401, 402, 403) or token_required(record)
+    if record.error_code == "timeout" or record.status is None or gated:
         failed = classify_failure(record)
         if failed is not None:
             failed.answer = record
@@ -360,7 +361,8 @@ async def probe_legacy(url: str, post: Post, get: Get | None = None, stream: Str
     """The ``initialize`` handshake over Streamable HTTP, then ``tools/list`` (all pages);
     with ``get`` and ``stream``, a refused POST is told apart and credentials looked up."""
     record = await post(url, _initialize(), headers_for())
-    failed = classify_failure(record)
+    # The body before the status: an initialize result is an answer whatever status it came under.
+    failed = None if _initialize_result(record) else classify_failure(record)
     if failed is not None and not _unsupported_version(record):
         failed.answer = record
         if get is not None:
@@ -375,6 +377,16 @@ async def probe_legacy(url: str, post: Post, get: Get | None = None, stream: Str
     return found
 
 
+def _initialize_result(record: FetchRecord) -> bool:
+    """Whether an answer holds a JSON-RPC ``initialize`` result (at any status: some servers
+    and gateways send their answers under a 400), read whole."""
+    if record.error_code in REFUSED_BODIES:
+        return False
+    message = read_message(record, 1)
+    result = message.get("result") if message else None
+    return isinstance(result, dict) and "protocolVersion" in result
+
+
 def _unsupported_version(record: FetchRecord) -> bool:
     """Whether an answer is the 2026 protocol's ``-32022`` (modern evidence at any status)."""
     message = _answer(record, 1)
@@ -387,7 +399,9 @@ def _streamable_ask(url: str, post: Post, headers: dict[str, str]) -> Ask:
 
     async def ask(body: bytes, want_id: int | None) -> tuple[dict | None, str]:
         answer = await post(url, body, headers)
-        got = read_message(answer, want_id) if want_id is not None and answer.status == 200 else None
+        # The body before the status: a JSON-RPC answer under a 400 is an answer all the same.
+        readable = want_id is not None and answer.error_code not in REFUSED_BODIES
+        got = read_message(answer, want_id) if readable else None
         return got, answer.error or str(answer.status)
 
     return ask
@@ -640,16 +654,27 @@ def classify_failure(record: FetchRecord) -> Probe | None:
     if record.status is None:
         return Probe("unreachable", record.error or "no answer", None)
     if record.status in (401, 403):
-        scheme, metadata = www_authenticate(record.headers.get("www-authenticate", ""))
+        challenge = record.headers.get("www-authenticate", "")
+        scheme, metadata = www_authenticate(challenge)
+        header = auth_posture.api_key_header(challenge)
         return Probe(
             "auth_required",
-            f"HTTP {record.status}: the endpoint wants {scheme} credentials",
+            f"HTTP {record.status}: the endpoint wants {scheme} credentials"
+            + (f" in the {header} header" if header else ""),
             record.status,
             auth_scheme=scheme,
             resource_metadata=metadata,
+            metadata={"api_key_header": header} if header else {},
         )
     if record.status == 402:
         return Probe("payment_required", "HTTP 402: the endpoint asks for payment", 402)
+    if token_required(record):
+        return Probe(
+            "auth_required",
+            "HTTP 400 saying credentials are required: the endpoint is gated, not broken",
+            400,
+            auth_scheme="bearer" if _BEARER_WORDS.search(_text_of(record)) else None,
+        )
     if record.status in (405, 406) or (SSE in record.headers.get("content-type", "") and record.status != 200):
         return Probe(
             "wrong_transport",
@@ -661,6 +686,31 @@ def classify_failure(record: FetchRecord) -> Probe | None:
     if record.status != 200 and record.status != 202:
         return Probe("not_mcp" if record.status < 500 else "unreachable", f"HTTP {record.status}", record.status)
     return None
+
+
+# A 400 whose body says credentials are missing ("400 Bearer token is required", "Missing
+# API key", "Authorization header required"): gated, not broken (the census authors' rule).
+_CREDENTIAL = r"(?:bearer|access[ _-]?token|auth(?:entication|orization)?|api[ _-]?key|oauth|token|credentials?)"
+_TOKEN_REQUIRED = re.compile(
+    rf"\b{_CREDENTIAL}\b[^.\n]{{0,30}}?\b(?:required|missing|needed)\b"
+    rf"|\b(?:missing|requires?|no)\b[^.\n]{{0,20}}?\b{_CREDENTIAL}\b",
+    re.IGNORECASE,
+)
+_BEARER_WORDS = re.compile(r"\b(?:bearer|access[ _-]?token|token)\b", re.IGNORECASE)
+TOKEN_TEXT_BYTES = 1024  # how much of a 400's body is read for those words
+
+
+def _text_of(record: FetchRecord) -> str:
+    return (record.body or b"")[:TOKEN_TEXT_BYTES].decode("utf-8", "replace")
+
+
+def token_required(record: FetchRecord) -> bool:
+    """Whether an answer is a 400 whose body says credentials are required (and holds no
+    JSON-RPC result: the body comes before the status)."""
+    if record.status != 400 or record.error_code in REFUSED_BODIES:
+        return False
+    message = read_message(record, 1)
+    return not (message and "result" in message) and bool(_TOKEN_REQUIRED.search(_text_of(record)))
 
 
 def _not_mcp_detail(record: FetchRecord, message: dict | None) -> str:

@@ -5,8 +5,9 @@ when the sample web starts (one instance per host, variant and rule), so state s
 feedback inbox lives as long as the server.
 
     mcp             an MCP server from the official SDK (profiles readonly, writes, full;
-                    auth none, oauth, bearer)
+                    auth none, oauth, bearer, sdk)
     oauth_metadata  RFC 9728 protected-resource metadata for an oauth MCP host
+    oauth_server    an authorization server's RFC 8414 metadata, built by the mcp SDK
     json_document   one JSON document to every method, with a status and headers (an
                     authorization server's metadata, a 401 naming an API-key header, a 402)
     not_mcp         a web page where an MCP endpoint was promised
@@ -58,6 +59,7 @@ def _factories() -> dict[str, Callable[[AppContext], MountedApp]]:
     return {
         "mcp": mcp_servers.build,
         "oauth_metadata": simple.oauth_metadata,
+        "oauth_server": simple.oauth_server,
         "json_document": simple.json_document,
         "not_mcp": simple.not_mcp,
         "jsonrpc": simple.jsonrpc,

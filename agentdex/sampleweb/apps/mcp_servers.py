@@ -5,13 +5,22 @@ Options (``"options"`` of the rule):
     profile   readonly (read tools only) | writes (read tools plus a destructive tool: a
               "read-only variant" that lies) | full (read and write tools) | oauth | bearer
               (shorthands for ``readonly`` behind that auth)            default readonly
-    auth      none | oauth | bearer                                     default none
-    token     the bearer token that opens an oauth/bearer endpoint     default sample-token
+    auth      none | oauth | bearer (the sample web's own gate in front of the SDK) |
+              sdk (the SDK's own resource-server support: ``AuthSettings`` and a
+              ``TokenVerifier``; with ``issuer`` the SDK publishes RFC 9728 metadata at the
+              path-suffixed well-known URL and names it in its 401, without it the SDK is a
+              plain bearer check)                                      default none
+    token     the bearer token that opens an oauth/bearer/sdk endpoint default sample-token
+    issuer    (auth sdk) the authorization server the SDK's metadata names
+    path      the MCP path when the rule is ``/*`` (every other path of the host goes to the
+              SDK's app too: its RFC 9728 metadata route; anything else is its 404)
     name      the server name in ``initialize``                        default the host
     instructions, version
     tools     a list of {name, description, kind: read | write | destructive} replacing
               the profile's tools
     json_response, stateless   streamable HTTP transport switches       default false
+    status    the status every 200 of the SDK goes out under (a gateway that gets statuses
+              wrong: a JSON-RPC result under a 400)                   default 200
     eras      both (the SDK's own: revision 2026-07-28 and the initialize handshake on
               one endpoint) | legacy (a 2025 server: a 2026 request is refused as the
               TypeScript SDK v1 refuses it) | modern (2026-07-28 only: the handshake is
@@ -27,6 +36,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp.server import CacheHint, MCPServer
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import ToolAnnotations
 
@@ -34,7 +45,7 @@ from agentdex.sampleweb.apps import AppContext, MountedApp
 from agentdex.sampleweb.responses import Receive, Scope, Send, header, send_json
 
 PROFILES = ("readonly", "writes", "full")
-AUTH_MODES = ("none", "oauth", "bearer")
+AUTH_MODES = ("none", "oauth", "bearer", "sdk")
 ERAS = ("both", "legacy", "modern")
 MODERN = "2026-07-28"
 DEFAULT_TOKEN = "sample-token"
@@ -105,8 +116,44 @@ def profile_and_auth(options: dict[str, Any]) -> tuple[str, str]:
     return profile, auth
 
 
-def make_server(ctx: AppContext, profile: str) -> MCPServer:
-    """An SDK server with the mount's tools."""
+class SampleTokenVerifier:
+    """The SDK's ``TokenVerifier`` protocol: the one sample token opens the server."""
+
+    def __init__(self, token: str, resource: str) -> None:
+        self.token, self.resource = token, resource
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        """An access token for the sample token, ``None`` for any other."""
+        if token != self.token:
+            return None
+        return AccessToken(token=token, client_id="sample", scopes=["read"], resource=self.resource)
+
+
+def sdk_auth(ctx: AppContext, mcp_path: str) -> dict[str, Any]:
+    """``MCPServer``'s auth arguments for ``auth: sdk``: the SDK's own resource server."""
+    resource = f"https://{ctx.host}{mcp_path}"
+    issuer = ctx.options.get("issuer")
+    settings = AuthSettings(
+        issuer_url=issuer or f"https://{ctx.host}",
+        # Without an issuer to name, no RFC 9728 metadata: the SDK checks bearer tokens only.
+        resource_server_url=resource if issuer else None,
+        required_scopes=["read"],
+        validate_token_resource=bool(issuer),
+    )
+    return {"auth": settings, "token_verifier": SampleTokenVerifier(ctx.options.get("token", DEFAULT_TOKEN), resource)}
+
+
+def mcp_path_of(ctx: AppContext) -> str:
+    """The MCP endpoint's path: the rule's exact path, or the ``path`` option of a ``/*`` rule."""
+    if ctx.path == "/*" and isinstance(ctx.options.get("path"), str):
+        return ctx.options["path"]
+    if ctx.path.endswith("*"):
+        raise ValueError(f"{ctx.host}{ctx.path}: an mcp app needs an exact path (or /* with a path option)")
+    return ctx.path
+
+
+def make_server(ctx: AppContext, profile: str, auth: str = "none") -> MCPServer:
+    """An SDK server with the mount's tools (``auth`` sdk: behind the SDK's own auth)."""
     opts = ctx.options
     server = MCPServer(
         name=opts.get("name", ctx.host),
@@ -115,6 +162,7 @@ def make_server(ctx: AppContext, profile: str) -> MCPServer:
         log_level="WARNING",
         # server/discover's caching hint (SEP-2549, 2026-07-28): how long a client may reuse it
         cache_hints={"server/discover": CacheHint(ttl_ms=int(opts["ttl_ms"]))} if opts.get("ttl_ms") else None,
+        **(sdk_auth(ctx, mcp_path_of(ctx)) if auth == "sdk" else {}),
     )
     for spec in tool_specs(opts, profile):
         fn = _read_tool if spec.kind == "read" else _write_tool
@@ -124,17 +172,16 @@ def make_server(ctx: AppContext, profile: str) -> MCPServer:
 
 def build(ctx: AppContext) -> MountedApp:
     """The ``mcp`` app: an SDK streamable-HTTP server on the rule's exact path."""
-    if ctx.path.endswith("*"):
-        raise ValueError(f"{ctx.host}{ctx.path}: an mcp app needs an exact path")
+    path = mcp_path_of(ctx)
     profile, auth = profile_and_auth(ctx.options)
-    server = make_server(ctx, profile)
+    server = make_server(ctx, profile, auth)
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=[ctx.host, f"{ctx.host}:*"],
         allowed_origins=[f"https://{ctx.host}", f"https://{ctx.host}:*"],
     )
     app = server.streamable_http_app(
-        streamable_http_path=ctx.path,
+        streamable_http_path=path,
         json_response=bool(ctx.options.get("json_response", False)),
         stateless_http=bool(ctx.options.get("stateless", False)),
         transport_security=security,
@@ -144,7 +191,9 @@ def build(ctx: AppContext) -> MountedApp:
         raise ValueError(f"mcp app: eras must be one of {ERAS}")
     if eras != "both":
         app = EraGate(app, eras)
-    if auth != "none":
+    if int(ctx.options.get("status", 200)) != 200:
+        app = StatusGate(app, int(ctx.options["status"]))
+    if auth in ("oauth", "bearer"):
         app = BearerGate(app, ctx.host, auth, ctx.options.get("token", DEFAULT_TOKEN))
     return MountedApp(app=app, lifespan=server.session_manager.run, state=server)
 
@@ -176,6 +225,21 @@ class EraGate:
             data = {"supported": [MODERN], "requested": version or "2025-11-25"}
             error = {"code": -32022, "message": f"Unsupported protocol version: {data['requested']}", "data": data}
             await send_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": error})
+
+
+class StatusGate:
+    """Every 200 of the inner app sent under another status, its body unchanged."""
+
+    def __init__(self, inner: Any, status: int) -> None:
+        self.inner, self.status = inner, status
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def restatus(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 200:
+                message = {**message, "status": self.status}
+            await send(message)
+
+        await self.inner(scope, receive, restatus)
 
 
 class BearerGate:

@@ -4,6 +4,7 @@ that is not MCP, and a server that is down."""
 from __future__ import annotations
 
 import json
+from urllib.parse import urlsplit
 
 from agentdex.sampleweb.apps import AppContext, MountedApp
 from agentdex.sampleweb.responses import Receive, Scope, Send, send_json, send_text
@@ -32,6 +33,34 @@ def oauth_metadata(ctx: AppContext) -> MountedApp:
             await send_json(send, 405, {"error": "method_not_allowed"}, {"Allow": "GET, HEAD"})
             return
         await send_json(send, 200, doc, {"Access-Control-Allow-Origin": "*"})
+
+    return MountedApp(app=app, state=doc)
+
+
+def oauth_server(ctx: AppContext) -> MountedApp:
+    """An authorization server's RFC 8414 metadata as the ``mcp`` SDK builds it for its own
+    (``mcp.server.auth.routes.build_metadata``), mounted on
+    ``/.well-known/oauth-authorization-server*``. Options: ``issuer`` (default
+    ``https://<host>``), ``registration`` (a ``registration_endpoint``: the SDK's dynamic client
+    registration enabled), ``cimd`` (``client_id_metadata_document_supported``). Its
+    authorization, token and registration endpoints are never served: a client that asked
+    them is in the request log, answered 400."""
+    from mcp.server.auth.routes import build_metadata
+    from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
+
+    issuer = ctx.options.get("issuer", f"https://{ctx.host}")
+    registration = ClientRegistrationOptions(enabled=bool(ctx.options.get("registration")))
+    metadata = build_metadata(issuer, None, registration, RevocationOptions())
+    if ctx.options.get("cimd"):
+        metadata.client_id_metadata_document_supported = True
+    doc = metadata.model_dump(mode="json", exclude_none=True)
+    well_known = urlsplit(issuer).path.rstrip("/")
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] == "GET" and scope["path"] == "/.well-known/oauth-authorization-server" + well_known:
+            await send_json(send, 200, doc)
+            return
+        await send_json(send, 400, {"error": "invalid_request"})
 
     return MountedApp(app=app, state=doc)
 
