@@ -15,8 +15,9 @@ from agentdex.text import plain
 
 def list_endpoints(db: Any, state: str | None, as_json: bool) -> None:
     """The endpoints in ``state`` (every one when None): JSON rows, or tab-separated lines,
-    ``URL  ORIGIN  DETAIL`` (no detail for open ones) in one state, ``URL  ORIGIN  CENSUS  ERA``
-    for all; a count on stderr."""
+    ``URL  ORIGIN  DETAIL`` (no detail for open ones) in one state, and for all ``URL  ORIGIN
+    CENSUS  ERA  AUTH  UP_24H  UP_7D  UP_30D  P95  LAST_VERIFIED`` (:func:`health_cells`); a
+    count on stderr."""
     from agentdex.db.seeds import census_endpoints
 
     rows = census_endpoints(open_catalogue(db, readonly=True), state)
@@ -26,11 +27,20 @@ def list_endpoints(db: Any, state: str | None, as_json: bool) -> None:
     for row in rows:
         where = [plain(row["url"], 300), plain(row.get("origin"), 120)]
         if state is None:
-            typer.echo("\t".join([*where, row["census"], row["era"]]))
+            typer.echo("\t".join([*where, row["census"], row["era"], *health_cells(row)]))
         else:
             detail = "" if state == "open" else plain(row.get("detail"), 160)
             typer.echo("\t".join([*where, detail]).rstrip("\t"))
     typer.echo(f"{len(rows)} endpoint(s)" + (f" in state {state}" if state else ""), err=True)
+
+
+def health_cells(row: dict[str, Any]) -> list[str]:
+    """An endpoint's auth kind, uptime over 24 h, 7 and 30 days (``97.5%``), p95 latency
+    (``120ms``) and when it was last verified, as text cells; ``-`` for what it has not."""
+    cells = [row.get("auth_kind") or "unknown"]
+    cells += ["-" if row.get(k) is None else f"{row[k]:.1f}%" for k in ("uptime_24h", "uptime_7d", "uptime_30d")]
+    cells.append("-" if row.get("p95_ms") is None else f"{row['p95_ms']:.0f}ms")
+    return [*cells, plain(row.get("last_verified"), 40) or "-"]
 
 
 def confirm_census(db: Any, net: Any, as_json: bool) -> None:

@@ -96,6 +96,27 @@ def test_census_endpoints_gives_the_uptime_windows_latency_and_how_it_was_verifi
 
 
 @pytest.mark.slow
+def test_census_endpoints_text_gives_auth_uptime_windows_p95_and_last_verified(crawled):
+    row = endpoint(crawled)
+    with time_machine.travel(END, tick=False):
+        result = CliRunner().invoke(app, ["census", "--endpoints", "--db", str(crawled)])
+    assert result.exit_code == 0, result.output
+    [line] = [line for line in result.stdout.splitlines() if line.startswith(MCP + "\t")]
+    assert line.split("\t") == [
+        MCP,
+        "flapping.test",
+        "open",
+        row["era"],
+        "none",
+        "50.0%",
+        "40.0%",
+        "55.6%",
+        f"{row['p95_ms']:.0f}ms",
+        iso(END),
+    ]
+
+
+@pytest.mark.slow
 def test_unhealthy_only_after_two_failures_in_a_row_and_healthy_again_after_one_success(crawled):
     events = rows(
         crawled, "SELECT kind, at, old, new, subject FROM events WHERE kind LIKE 'endpoint_%' ORDER BY at, id"

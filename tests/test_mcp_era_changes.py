@@ -114,4 +114,7 @@ def test_census_endpoints_lists_each_endpoint_with_its_era(crawled):
         ("https://mcp.eras.test/mcp", "open", "modern", ["2026-07-28"], "Almanac")
     ]
     result = CliRunner().invoke(app, ["census", "--endpoints", "--db", str(path)])
-    assert result.stdout.splitlines() == ["https://mcp.eras.test/mcp\teras.test\topen\tmodern"]
+    [line] = result.stdout.splitlines()
+    url, origin, census, era, auth, *uptime, p95, verified = line.split("\t")
+    assert (url, origin, census, era, auth) == ("https://mcp.eras.test/mcp", "eras.test", "open", "modern", "none")
+    assert uptime == ["100.0%"] * 3 and p95.endswith("ms") and verified == rows[0]["last_verified"]
