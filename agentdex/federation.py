@@ -54,14 +54,14 @@ from urllib.parse import unquote
 from datasette import hookimpl
 from datasette.utils.asgi import Response
 
+from agentdex.formats import registry_api
 from agentdex.formats._load import loads as safe_loads
+from agentdex.formats.registry_api import OFFICIAL, STATUS_MESSAGE_MAX, Official, server_list
 
-OFFICIAL = "io.modelcontextprotocol.registry/official"
 AGENTDEX_META = "agentdex/catalogue"
 SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
-DEFAULT_LIMIT, MAX_LIMIT = 30, 100
+DEFAULT_LIMIT, MAX_LIMIT = 30, registry_api.PAGE_LIMIT
 STATUSES = {"listed": "active", "invalid": "deprecated", "delisted": "deleted"}
-STATUS_MESSAGE_MAX = 500
 REMOTE_TRANSPORTS = ("streamable-http", "sse")
 DESCRIPTION_MAX, TITLE_MAX, NAME_MAX = 100, 100, 200
 _SLUG_DROP = re.compile(r"[^a-z0-9._-]+")
@@ -159,17 +159,15 @@ def server_response(row: dict[str, Any]) -> dict[str, Any]:
 def _official(row: dict[str, Any]) -> dict[str, Any]:
     published = row["first_listed_at"] or row["first_seen_at"]
     updated = row["last_changed_at"] or published
-    meta = {
-        "status": STATUSES.get(row["status"], "active"),
-        "statusChangedAt": updated,
-        "publishedAt": published,
-        "updatedAt": updated,
-        "isLatest": True,
-    }
     message = _status_message(row)
-    if message:
-        meta["statusMessage"] = message[:STATUS_MESSAGE_MAX]
-    return meta
+    return Official(
+        status=STATUSES.get(row["status"], "active"),
+        statusMessage=message[:STATUS_MESSAGE_MAX] if message else None,
+        statusChangedAt=updated,
+        publishedAt=published,
+        updatedAt=updated,
+        isLatest=True,
+    ).model_dump(exclude_none=True)
 
 
 def _status_message(row: dict[str, Any]) -> str | None:
@@ -316,10 +314,8 @@ ONE_SQL = (
 def page(rows: list[dict[str, Any]], limit: int) -> dict[str, Any]:
     """A ``ServerList`` from up to ``limit + 1`` rows (the extra one says a next page exists)."""
     servers = [server_response(r) for r in rows[:limit]]
-    metadata: dict[str, Any] = {"count": len(servers)}
-    if len(rows) > limit:
-        metadata["nextCursor"] = encode_cursor(rows[limit - 1]["origin"])
-    return {"servers": servers, "metadata": metadata}
+    after = encode_cursor(rows[limit - 1]["origin"]) if len(rows) > limit else None
+    return server_list(servers, after)
 
 
 # -- the plugin -----------------------------------------------------------------------------------
@@ -334,8 +330,8 @@ def prepare_connection(conn) -> None:
 def register_routes() -> list[tuple[str, Any]]:
     """The registry API's read routes."""
     return [
-        (r"^/v0\.1/servers$", list_servers),
-        (r"^/v0\.1/servers/(?P<name>.+?)/versions(?:/(?P<version>[^/]+))?$", server_versions),
+        (registry_api.LIST_ROUTE, list_servers),
+        (registry_api.VERSIONS_ROUTE, server_versions),
     ]
 
 
@@ -372,7 +368,7 @@ async def server_versions(request, datasette) -> Response:
     if not found:
         return _error(404, "Server not found")
     if version is None:
-        return Response.json({"servers": found, "metadata": {"count": len(found)}})
+        return Response.json(server_list(found))
     version = unquote(version)
     match = [f for f in found if version == "latest" or f["server"]["version"] == version]
     return Response.json(match[0]) if match else _error(404, "Server version not found")

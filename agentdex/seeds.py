@@ -24,10 +24,10 @@ A run lists its origins in the order read: the sources in the order given, each 
 order (a registry's or a file's; a ``rank,domain`` list by rank, numerically, ties in file
 order); an origin named by several sources is listed once, at its first place.
 
-The registry pages are read through pydantic models in the registry's own spelling
-(:class:`RegistryPage`); an entry they cannot read (wrong types in its official ``_meta``, a
-name over the 200 characters the registry allows) is refused alone with the reason, the page
-is not.
+The registry's URLs, paging rules and pages are :mod:`agentdex.formats.registry_api`'s: its
+pydantic models read each page in the registry's own spelling; an entry they cannot read
+(wrong types in its official ``_meta``, a name over the 200 characters the registry allows)
+is refused alone with the reason, the page is not.
 
 A read streams: each page's namings go to the run's ``sink`` (the catalogue, for the CLI) as
 the page arrives, so memory holds one page, never the whole registry. One registry read has a
@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import asyncio
 import csv
-import hashlib
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -51,85 +50,34 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, BinaryIO
-from urllib.parse import urlencode
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentdex.crawler.origins import public_origin
 from agentdex.crawler.seedlines import seed_line
-from agentdex.errors import InputError, pydantic_words
+from agentdex.errors import InputError
 from agentdex.formats._load import loads as safe_loads
+from agentdex.formats.registry_api import (
+    MAX_PAGES,
+    PAGE_LIMIT,
+    NotRead,
+    Page,
+    Paging,
+    list_url,
+    read_entry,
+    read_page,
+    server_name_of,
+)
 from agentdex.headers import http_digits
 
 REGISTRY_PREFIX = "registry:"
-OFFICIAL = "io.modelcontextprotocol.registry/official"
-PAGE_LIMIT = 100  # the most the official registry gives a page
-MAX_PAGES = 2_000  # 200,000 servers: far above the official registry; stops a cursor loop
 PAGE_BYTES = 4 * 1024 * 1024
 READ_BYTES = 256 * 1024 * 1024  # every page of one registry together, after decompression
 READ_SECONDS = 600.0  # every page of one registry together (seeds --read-budget)
-MAX_CURSOR = 4096  # the official cursor is a server name and version: a few hundred characters
 MAX_URL = 2048
 FILE_BYTES = 256 * 1024 * 1024  # a seed file
 JSON_BYTES = 64 * 1024 * 1024  # a JSON seed file read whole (its objects take ~10 times that); else NDJSON
 LINE_BYTES = 4096  # a rank,domain row or a host line (a domain is at most 253 characters)
 HEAD_BYTES = 64 * 1024  # what tells a file's kind
 BATCH = 1_000  # namings handed to the sink at once (a registry page is one batch)
-
-
-# -- the registry's pages, in its spelling ---------------------------------------------------------
-class _Lenient(BaseModel):
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
-
-
-class Remote(_Lenient):
-    """One ``remotes[]`` transport of a server.json."""
-
-    type: str = ""
-    url: str = ""
-
-
-class Server(_Lenient):
-    """The parts of a server.json that name origins."""
-
-    name: str = Field(max_length=200)  # the registry's own bound (server.json ``name``)
-    websiteUrl: str | None = None  # noqa: N815 - the registry's spelling
-    remotes: list[Remote] = Field(default_factory=list)
-
-
-class Official(_Lenient):
-    """``_meta["io.modelcontextprotocol.registry/official"]``: what the registry says of it."""
-
-    status: str = Field(default="active", max_length=40)
-    statusMessage: str | None = Field(default=None, max_length=500)  # noqa: N815 - the registry's bound
-    updatedAt: str | None = None  # noqa: N815
-    isLatest: bool = True  # noqa: N815
-
-
-class Entry(_Lenient):
-    """One ``ServerResponse``: the server and the registry's metadata."""
-
-    server: Server
-    meta: dict[str, Any] = Field(default_factory=dict, alias="_meta")
-
-    def official(self) -> Official:
-        """The registry's metadata (defaults when it gives none)."""
-        found = self.meta.get(OFFICIAL)
-        return Official.model_validate(found) if isinstance(found, dict) else Official()
-
-
-class Metadata(_Lenient):
-    """A page's ``metadata``."""
-
-    nextCursor: str | None = None  # noqa: N815
-    count: int | None = None
-
-
-class RegistryPage(_Lenient):
-    """One ``ServerList`` page; its entries are read one by one (a bad one is refused alone)."""
-
-    servers: list[Any]
-    metadata: Metadata = Field(default_factory=Metadata)
 
 
 # -- results ---------------------------------------------------------------------------------------
@@ -340,16 +288,11 @@ class Collector:
 def entry_names(item: Any, source: str) -> Iterator[Named | tuple[Named, str]]:
     """The URLs one registry entry names (a remote URL or its website), or the entry refused."""
     try:
-        entry = Entry.model_validate(item)
-        official = entry.official()
-    except ValidationError as exc:
-        name = (
-            item.get("server", {}).get("name", "")
-            if isinstance(item, dict) and isinstance(item.get("server"), dict)
-            else ""
-        )
-        yield Named(source, str(name)[:200], url=""), f"not a registry entry: {_first_error(exc)}"
+        entry = read_entry(item)
+    except NotRead as exc:
+        yield Named(source, server_name_of(item), url=""), f"not a registry entry: {exc}"
         return
+    official = entry.official
     common: dict[str, Any] = {
         "source": source,
         "name": entry.server.name,
@@ -361,15 +304,6 @@ def entry_names(item: Any, source: str) -> Iterator[Named | tuple[Named, str]]:
         yield Named(**common, via="remote", url=remote.url, transport=remote.type or None)
     if entry.server.websiteUrl:
         yield Named(**common, via="websiteUrl", url=entry.server.websiteUrl)
-
-
-def _first_error(exc: ValidationError) -> str:
-    """Where and what pydantic's first complaint is (``server.name: String should have …``)."""
-    error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"])
-    if exc.title == "Official":
-        where = f"_meta[{OFFICIAL}].{where}"
-    return f"{where}: {pydantic_words(error['msg'])}" if where else pydantic_words(error["msg"])
 
 
 def add_entries(collector: Collector, items: Iterable[Any], source: str) -> int:
@@ -391,24 +325,12 @@ def _note_update(run: SeedRun, source: str, updated: str | None) -> None:
         run.cursors[source] = updated
 
 
-def page_url(base: str, cursor: str | None, since: str | None) -> str:
-    """The URL of one page of ``GET /v0.1/servers``."""
-    params = {"limit": str(PAGE_LIMIT), "include_deleted": "true"}
-    if since:
-        params["updated_since"] = since
-    if cursor:
-        params["cursor"] = cursor
-    return f"{base.rstrip('/')}/v0.1/servers?{urlencode(params)}"
-
-
-def read_page(data: bytes, url: str) -> RegistryPage:
+def _page(data: bytes, url: str) -> Page:
     """One page of the registry's answer (:class:`InputError` when it is none)."""
     try:
-        return RegistryPage.model_validate_json(data)
-    except ValidationError as exc:
-        raise InputError(
-            f"{url} did not answer with a registry page: {pydantic_words(exc.errors()[0]['msg'])}"
-        ) from exc
+        return read_page(data)
+    except NotRead as exc:
+        raise InputError(f"{url} did not answer with a registry page: {exc}") from exc
 
 
 @dataclass
@@ -417,23 +339,24 @@ class _Read:
 
     source: str
     deadline: float
-    pages: int = 0
+    paging: Paging
+    pages: int = 0  # pages answered, a page that is none included
     size: int = 0  # bytes of every page, after decompression
-    cursors: set[bytes] = field(default_factory=set)
 
 
 async def read_registry(
     collector: Collector, base: str, fetcher, since: str | None, budget: Budget | None = None
 ) -> None:
     """Every page of the registry at ``base`` (only what changed after ``since``, when given),
-    each page's namings handed on as it arrives, under ``budget``; a read cut short is
-    recorded in ``collector.run.cuts`` and its cursor dropped."""
+    each page's namings handed on as it arrives, under ``budget`` and the registry API's paging
+    rules (:class:`~agentdex.formats.registry_api.Paging`); a read cut short is recorded in
+    ``collector.run.cuts`` and its cursor dropped."""
     budget = budget or default_budget()
-    read = _Read(REGISTRY_PREFIX + base, time.monotonic() + budget.seconds)
-    cursor: str | None = None
-    while True:
-        why = _over_budget(read, budget)
-        page = None if why else await _next_page(collector, base, fetcher, page_url(base, cursor, since), read, budget)
+    read = _Read(REGISTRY_PREFIX + base, time.monotonic() + budget.seconds, Paging(budget.pages))
+    while not read.paging.done:
+        why = read.paging.stop() or _over_budget(read, budget)
+        url = list_url(base, limit=PAGE_LIMIT, include_deleted=True, updated_since=since, cursor=read.paging.cursor)
+        page = None if why else await _next_page(collector, base, fetcher, url, read, budget)
         if isinstance(page, str) or why:
             _cut(collector, read, why or str(page))
             return
@@ -442,17 +365,13 @@ async def read_registry(
         collector.flush()
         seen = collector.run.servers_seen
         seen[read.source] = seen.get(read.source, 0) + count
-        cursor = page.metadata.nextCursor
-        why = _cursor_problem(cursor, read)
-        if why or not cursor:
-            if why:
-                _cut(collector, read, why)
+        why = read.paging.turn(page)
+        if why:
+            _cut(collector, read, why)
             return
 
 
 def _over_budget(read: _Read, budget: Budget) -> str | None:
-    if read.pages >= budget.pages:
-        return f"the registry has more than {budget.pages:,} pages (the page budget)"
     if read.size >= budget.bytes:
         return f"the pages reached the byte budget ({budget.bytes:,} bytes)"
     if time.monotonic() >= read.deadline:
@@ -476,22 +395,9 @@ async def _next_page(collector: Collector, base: str, fetcher, url: str, read: _
     read.pages += 1
     read.size += len(record.body)
     try:
-        return read_page(record.body, url)
+        return _page(record.body, url)
     except InputError as exc:
         return str(exc)
-
-
-def _cursor_problem(cursor: str | None, read: _Read) -> str | None:
-    """Why the registry's next cursor is not followed (``None``: follow it, or it is the end)."""
-    if not cursor:
-        return None
-    if len(cursor) > MAX_CURSOR:
-        return f"the registry gave a cursor over {MAX_CURSOR:,} characters"
-    digest = hashlib.blake2b(cursor.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-    if digest in read.cursors:
-        return "the registry gave a cursor it had given before (the pages loop)"
-    read.cursors.add(digest)
-    return None
 
 
 def _cut(collector: Collector, read: _Read, reason: str) -> None:

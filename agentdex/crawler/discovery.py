@@ -16,7 +16,8 @@ slots from other origins):
    With a registry to ask (``crawl --registry-lookup``): what the MCP registry lists for the
    origin's namespace, ``GET {registry}/v0.1/servers?search=<namespace>&version=latest``
    (:mod:`agentdex.formats.registry_server_json`), following ``metadata.nextCursor`` for at
-   most :data:`REGISTRY_PAGES` pages, under the same fetch policy (robots.txt of the
+   most :data:`REGISTRY_PAGES` pages by the API's paging rules
+   (:mod:`agentdex.formats.registry_api`), under the same fetch policy (robots.txt of the
    registry's host included). The registry's failure never changes the origin's status, is
    no finding and is not counted in the crawl's errors: when it cannot answer (no
    connection, timeout, 5xx, 429, robots, a 2xx that is no registry answer), or when no
@@ -85,12 +86,12 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
 from agentdex import formats, schedule
 from agentdex.crawler import discovered, freshness, offload
 from agentdex.crawler.origins import origin_url
 from agentdex.formats import inferred as inferred_format
+from agentdex.formats import registry_api
 from agentdex.formats import registry_server_json as registry_format
 from agentdex.formats import server_card as server_card_format
 from agentdex.formats.consistency import facts_of
@@ -466,21 +467,20 @@ class OriginDiscovery:
         space = registry_format.namespace(self.origin)
         if self.registry is None or space is None:
             return self._keep_registry()
-        cursor = None
+        paging = registry_api.Paging(REGISTRY_PAGES)
         for kind in REGISTRY_KINDS:
             # The registry's failure is not the origin's: not counted in the crawl's errors.
             record = await self.get(
-                kind, registry_url(self.registry, space, cursor), absent_ok=True, count_errors=False
+                kind, registry_url(self.registry, space, paging.cursor), absent_ok=True, count_errors=False
             )
-            answer = registry_format.answer_of(self._body_of(kind)) if self._has(kind) else None
-            if answer is None:
+            page = registry_format.answer_of(self._body_of(kind)) if self._has(kind) else None
+            if page is None:
                 if not absent(record):  # it could not answer (a 2xx that is no answer included)
                     self._forget(kind)
                     self._standing.add(record.url)
                     self._keep_registry()
                 return None
-            cursor = registry_format.next_cursor(answer)
-            if cursor is None:
+            if paging.turn(page) or paging.done:  # the last page, or a cursor not followed
                 return None
         return None
 
@@ -727,8 +727,7 @@ def linked_server_json(listing: Listing) -> str | None:
 def registry_url(base: str, space: str, cursor: str | None = None) -> str:
     """The registry API URL listing the latest version of the servers whose name holds
     ``space`` (the registry's search is a substring match), from ``cursor`` on."""
-    url = f"{base}/v0.1/servers?search={quote(space, safe='')}&version=latest"
-    return url + (f"&cursor={quote(cursor, safe='')}" if cursor else "")
+    return registry_api.list_url(base, search=space, version="latest", cursor=cursor)
 
 
 ABSENT_STATUSES = frozenset({404, 410})

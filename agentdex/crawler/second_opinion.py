@@ -28,6 +28,7 @@ import httpx
 
 from agentdex import __version__
 from agentdex.crawler import health, mcp_probe, netpolicy
+from agentdex.crawler.origins import origin_of
 from agentdex.models import FetchRecord
 
 MAX_REDIRECTS = 3  # same-origin redirects followed (a POST only by 307/308)
@@ -191,7 +192,7 @@ def _same_origin_redirect(url: str, response: httpx.Response, method: str) -> st
     if method == "POST" and response.status_code not in (307, 308):
         return None
     target = str(httpx.URL(url).join(location))
-    return target if urlsplit(target)[:2] == urlsplit(url)[:2] else None
+    return target if origin_of(target) == origin_of(url) else None
 
 
 async def _fill(record: FetchRecord, url: str, response: httpx.Response, read: bool) -> None:

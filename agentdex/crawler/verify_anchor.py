@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 from functools import cache
 from typing import Any, Literal
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 from agentdex.crawler import x402
-from agentdex.formats._load import loads as safe_loads
+from agentdex.formats import registry_api
 from agentdex.models import Check, FetchRecord, Listing
 
 TXT_PREFIX = "anchor-verify="
@@ -143,29 +143,22 @@ async def registry_proof(verifier, listing: Listing) -> Check:
     )
 
 
-def registry_url(base: str, server_id: str) -> str:
-    """The registry API URL of a server's latest version (``/v0.1/servers/{name}/versions/latest``)."""
-    return f"{base.rstrip('/')}/v0.1/servers/{quote(server_id, safe='')}/versions/latest"
-
-
 async def _registry_one(verifier, tool: dict) -> tuple[str, str]:
     tid = str(tool.get("id", ""))
-    record = await verifier.get(registry_url(verifier.net.registry, tid), "registry", 512 * 1024)
+    record = await verifier.get(registry_api.versions_url(verifier.net.registry, tid), "registry", 512 * 1024)
     if record.status in (404, 410):
         return "fail", f"{tid}: not in the registry"
     if record.status != 200 or record.body is None:
         return "warn", f"{tid}: the registry could not be asked ({record.error or 'HTTP ' + str(record.status)})"
     try:
-        entry = safe_loads(record.body)
-        server = entry.get("server") or {}
-        official = (entry.get("_meta") or {}).get("io.modelcontextprotocol.registry/official") or {}
-    except (ValueError, AttributeError):
+        entry = registry_api.read_entry(record.body)
+    except registry_api.NotRead:
         return "warn", f"{tid}: the registry's answer is not a server entry"
-    if isinstance(official, dict) and official.get("status") == "deleted":
+    if entry.official.status == "deleted":
         return "fail", f"{tid}: deleted from the registry"
-    urls = {r.get("url") for r in server.get("remotes") or [] if isinstance(r, dict)}
+    urls = {r.url for r in entry.server.remotes if r.url}
     if tool["endpoint"] not in urls:
-        listed = ", ".join(sorted(u for u in urls if isinstance(u, str))) or "no remote"
+        listed = ", ".join(sorted(urls)) or "no remote"
         return "fail", f"{tid}: the registry lists {listed}, not {tool['endpoint']}"
     return "pass", ""
 

@@ -39,17 +39,17 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from agentdex.formats import server_json
+from agentdex.formats import registry_api, server_json
 from agentdex.formats._discovery import normalise_url
 from agentdex.formats._load import load_json
 from agentdex.formats._spec import FormatSpec
+from agentdex.formats.registry_api import OFFICIAL  # noqa: F401 - the key, for readers of this module
 from agentdex.models import Finding, Listing, ParseResult
 
 NAME = "registry_server_json"
 MAX_BYTES = 512 * 1024  # one page of the registry's answer (at most 100 servers)
 # Never at a path of the origin: asked of the registry given to ``crawl --registry-lookup``.
 SPEC = FormatSpec(NAME, priority=135, max_bytes=MAX_BYTES, discovery=True, title="an MCP registry API answer")
-OFFICIAL = "io.modelcontextprotocol.registry/official"
 # One stored document a page of the answer: page 1 of kind NAME, the next ones NAME + "_page2"
 # …, at most PAGES pages (a namespace of more than a few pages of servers is no one origin's).
 PAGES = 3
@@ -73,18 +73,12 @@ def namespace(origin: str | None) -> str | None:
         return ".".join(reversed(host.split(".")))
 
 
-def answer_of(data: bytes | None) -> dict | None:
-    """One page of a registry answer decoded (``{"servers": [...], "metadata": {...}}``), or
-    ``None`` when the bytes are no such answer (an error page, a web page: the registry failed)."""
+def answer_of(data: bytes | None) -> registry_api.Page | None:
+    """One page of a registry answer, decoded as every stored document is and read by the
+    registry API's page model, or ``None`` when the bytes are no such answer (an error page, a
+    web page: the registry failed)."""
     doc, _ = load_json(data or b"", max_bytes=MAX_BYTES, what="registry answer")
-    return doc if isinstance(doc, dict) and isinstance(doc.get("servers"), list) else None
-
-
-def next_cursor(doc: dict) -> str | None:
-    """``metadata.nextCursor`` of one decoded page of the answer (``None``: the last page)."""
-    metadata = doc.get("metadata")
-    cursor = metadata.get("nextCursor") if isinstance(metadata, dict) else None
-    return cursor if isinstance(cursor, str) and cursor.strip() else None
+    return registry_api.page_of(doc) if doc is not None else None
 
 
 def parse(data: bytes, *, origin: str | None = None) -> ParseResult:
@@ -111,14 +105,15 @@ def merged(pages: Iterable[bytes]) -> tuple[dict | None, list[Finding]]:
             if number == 0:
                 return None, problems
             break
-        entries += doc.get("servers") if isinstance(doc.get("servers"), list) else []
+        page = registry_api.page_of(doc)
+        entries += page.servers if page is not None else []
     return {"servers": entries}, []
 
 
 def looks_like(doc: Any) -> bool:
     """Whether a decoded document is a registry API list answer (``{"servers": [{"server": …}]}``)."""
-    servers = doc.get("servers") if isinstance(doc, dict) else None
-    return isinstance(servers, list) and all(isinstance(e, dict) and isinstance(e.get("server"), dict) for e in servers)
+    page = registry_api.page_of(doc)
+    return page is not None and all(isinstance(e, dict) and isinstance(e.get("server"), dict) for e in page.servers)
 
 
 def validate_document(doc: Any, *, origin: str | None = None, endpoints: Iterable[str] = ()) -> ParseResult:
@@ -159,24 +154,21 @@ def summary(pages: Iterable[bytes], origin: str | None) -> dict[str, dict[str, A
 
 def in_namespace(doc: Any, space: str | None) -> dict[str, dict]:
     """``{name: server.json}`` of the servers named ``<space>/…`` in an answer, in name
-    order, without the entries the registry marks deleted or not the latest version."""
-    if not space or not isinstance(doc, dict) or not isinstance(doc.get("servers"), list):
+    order, without the entries the registry marks deleted or not the latest version, nor those
+    the registry API's models cannot read (as ``seeds`` refuses them)."""
+    page = registry_api.page_of(doc) if space else None
+    if page is None:
         return {}
     found: dict[str, dict] = {}
-    for entry in doc["servers"]:
-        server = entry.get("server") if isinstance(entry, dict) else None
-        if not isinstance(server, dict):
+    for item in page.servers:
+        try:
+            entry = registry_api.read_entry(item)
+        except registry_api.NotRead:
             continue
-        name = server.get("name")
-        if isinstance(name, str) and name.startswith(space + "/") and not _skipped(entry):
-            found.setdefault(name, server)
+        name = entry.server.name
+        if name.startswith(f"{space}/") and not entry.official.skipped:
+            found.setdefault(name, item["server"])
     return dict(sorted(found.items()))
-
-
-def _skipped(entry: dict) -> bool:
-    """Deleted, or an older version (a registry that ignores ``version=latest`` lists them all)."""
-    official = (entry.get("_meta") or {}).get(OFFICIAL) if isinstance(entry.get("_meta"), dict) else None
-    return isinstance(official, dict) and (official.get("status") == "deleted" or official.get("isLatest") is False)
 
 
 def _located(finding: Finding, name: str) -> Finding:
