@@ -4,6 +4,7 @@ calls the library and hands the result to a reporter."""
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from pathlib import Path
@@ -21,12 +22,16 @@ from agentdex.cli_support import (
     open_catalogue,
     origin_argument,
 )
-from agentdex.db.queries import SORTS
+from agentdex.db.listing_query import (
+    BRIEF_FIELDS,
+    FILTERS,
+    LIST_FIELDS,
+    SORTS,
+    TABLE_FIELDS,
+    ListingFilter,
+    ListingQuery,
+)
 from agentdex.errors import InputError
-from agentdex.formats import LISTING_FORMATS
-from agentdex.formats.agent_app import CATEGORIES, PRICING
-from agentdex.models import STATUSES
-from agentdex.render import BRIEF_FIELDS, LIST_FIELDS, TABLE_FIELDS
 from agentdex.text import plain
 
 commands = typer.Typer()
@@ -36,46 +41,53 @@ commands = typer.Typer()
 # choices named, and --help lists them. They are built from the data at run time, which a
 # type checker cannot read: to mypy they are strings.
 if TYPE_CHECKING:
-    FormatChoice = str
-    StatusChoice = str
-    PricingChoice = str
     SortChoice = str
 else:
-    FormatChoice = Literal[LISTING_FORMATS]
-    StatusChoice = Literal[STATUSES]
-    PricingChoice = Literal[PRICING]
     SortChoice = Literal[tuple(SORTS)]
 
 
-@commands.command("list")
-def list_cmd(
-    search: Annotated[
-        str | None,
-        typer.Option(
-            "--search", "-s", metavar="WORDS", help="Full-text search over names, one-liners, descriptions, tags."
-        ),
-    ] = None,
-    format: Annotated[
-        FormatChoice | None,
-        typer.Option(
-            "--format",
-            help="Only listings of this format (a manifest's, or the discovery document's it was read from).",
-        ),
-    ] = None,
-    status: Annotated[StatusChoice | None, typer.Option("--status", help="Only listings with this status.")] = None,
-    category: Annotated[
-        str | None,
-        typer.Option(
-            "--category",
-            metavar="NAME",
-            help="Only listings in this category (e.g. productivity); one no listing names is refused.",
-        ),
-    ] = None,
-    pricing: Annotated[PricingChoice | None, typer.Option("--pricing", help="Only listings with this pricing.")] = None,
-    has_mcp: Annotated[
-        bool | None, typer.Option("--has-mcp/--no-mcp", help="Only listings with (or without) an MCP endpoint.")
-    ] = None,
-    failing: Annotated[bool, typer.Option("--failing-checks", help="Only listings with a failing check.")] = False,
+def _filter_option(spec: ListingFilter) -> inspect.Parameter:
+    """``list``'s option for a declared listing filter (agentdex.db.listing_query.FILTERS)."""
+    option = typer.Option(*spec.option, help=spec.help, metavar=spec.metavar)
+    if spec.kind == "flag":
+        return inspect.Parameter(spec.name, KEYWORD, default=False, annotation=Annotated[bool, option])
+    kind: Any = bool if spec.kind == "bool" else str
+    if spec.kind == "choice" and spec.known is None:  # a category is checked against the catalogue instead
+        kind = Literal[spec.choices]
+    return inspect.Parameter(spec.name, KEYWORD, default=None, annotation=Annotated[kind | None, option])
+
+
+KEYWORD = inspect.Parameter.KEYWORD_ONLY
+
+
+def _given(spec: ListingFilter, value: Any) -> Any:
+    return None if spec.kind == "flag" and not value else value
+
+
+class _ListingCommand:
+    """A listing command whose filter options are read from the declared listing filters
+    each time the CLI is built (so a filter added to FILTERS is an option at once): calls
+    ``run`` with its own options and ``query``, the :class:`ListingQuery` of the filters and --sort."""
+
+    def __init__(self, run: Any) -> None:
+        self.run = run
+        self.__doc__ = run.__doc__
+        self.__annotations__: dict[str, Any] = {}  # typer reads the parameters from __signature__
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        own = inspect.signature(self.run, eval_str=True).parameters.values()
+        options = [p.replace(kind=KEYWORD) for p in own if p.name != "query"]
+        return inspect.Signature([*(_filter_option(f) for f in FILTERS.values() if f.option), *options])
+
+    def __call__(self, **options: Any) -> None:
+        # A flag left off is no filter (not "only those without"): the library reads False so.
+        filters = {name: _given(FILTERS[name], options.pop(name)) for name in list(options) if name in FILTERS}
+        self.run(query=ListingQuery(sort=options["sort"], **filters), **options)
+
+
+def _list(
+    query: ListingQuery,
     sort: Annotated[SortChoice, typer.Option("--sort", help="The order (relevance needs --search).")] = "name",
     limit: Annotated[
         int, typer.Option("--limit", min=1, max=100000, metavar="N", help="Print at most N listings.")
@@ -105,31 +117,23 @@ def list_cmd(
     output = _one_output(json=as_json, csv=as_csv, nl=as_nl, table=table)
     chosen = _fields(fields, BRIEF_FIELDS if output == "json" else TABLE_FIELDS)
     catalogue = open_catalogue(db, readonly=True)
-    _known_category(catalogue, category)
-    filters: dict[str, Any] = dict(
-        search=search,
-        format=format,
-        status=status,
-        category=category,
-        pricing=pricing,
-        has_mcp=has_mcp,
-        failing_checks=failing or None,
-    )
+    _known_values(catalogue, query)
     try:
-        rows = list_listings(catalogue, sort=sort, limit=limit, **filters)
-        total = count_listings(catalogue, **filters)
+        rows = list_listings(catalogue, query, limit=limit)
+        total = count_listings(catalogue, query)
     except InputError as exc:
         fail(str(exc), 2)
     _print_listings(output, rows, chosen, total)
 
 
-def _known_category(catalogue, category: str | None) -> None:
-    """A category no listing names and the agent-app spec does not define is a typo."""
-    from agentdex.db import known_categories
+commands.command("list")(_ListingCommand(_list))
 
-    known = sorted(set(known_categories(catalogue)) | set(CATEGORIES))
-    if category is not None and category not in known:
-        fail(f"no listing has category {category!r}; choose one of: {', '.join(known)}", 2)
+
+def _known_values(catalogue, query: ListingQuery) -> None:
+    """A value no listing has and the spec does not define (a category) is a typo."""
+    for name, value in query.values:
+        if (known_of := FILTERS[name].known) is not None and value not in (known := list(known_of(catalogue))):
+            fail(f"no listing has {name} {value!r}; choose one of: {', '.join(known)}", 2)
 
 
 def _one_output(**flags: bool) -> str:

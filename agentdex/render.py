@@ -15,6 +15,9 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from agentdex.db.listing_query import BRIEF_FIELDS as BRIEF_FIELDS  # the fields of `agentdex list`: declared there
+from agentdex.db.listing_query import LIST_FIELDS as LIST_FIELDS
+from agentdex.db.listing_query import TABLE_FIELDS as TABLE_FIELDS
 from agentdex.eventtext import event_text
 from agentdex.models import ParseResult, sorted_findings
 from agentdex.text import plain, spreadsheet_cell, terminal_safe_json
@@ -36,51 +39,6 @@ def result_lines(path: str, result: ParseResult) -> list[str]:
     errors = sum(f.severity == "error" for f in result.findings)
     out.append(f"{errors} error(s), {len(result.findings) - errors} warning(s)")
     return out
-
-
-# The fields ``agentdex list`` can print (--fields), and the ones it prints by default.
-LIST_FIELDS = (
-    "origin",
-    "name",
-    "format",
-    "status",
-    "one_liner",
-    "categories",
-    "tags",
-    "pricing",
-    "auth_methods",
-    "has_mcp",
-    "mcp_url",
-    "http_base",
-    "checks_passed",
-    "checks_failed",
-    "error_count",
-    "warning_count",
-    "status_detail",
-    "first_seen_at",
-    "last_crawled_at",
-    "last_changed_at",
-    "next_due_at",
-)
-BRIEF_FIELDS = (
-    "origin",
-    "name",
-    "format",
-    "status",
-    "one_liner",
-    "categories",
-    "pricing",
-    "mcp_url",
-    "http_base",
-    "checks_passed",
-    "checks_failed",
-    "error_count",
-    "warning_count",
-    "last_changed_at",
-    "last_crawled_at",
-    "next_due_at",
-)  # --json without --fields (its contract)
-TABLE_FIELDS = ("origin", "format", "status", "name", "next_due_at")  # a table or TSV without --fields
 
 
 def pick_fields(rows: Iterable[Mapping[str, Any]], fields: Sequence[str]) -> list[dict[str, Any]]:

@@ -1,6 +1,7 @@
 """Write the format lists of datasette_metadata.json from the format registry
 (agentdex/formats/__init__.py), so a new format is named there without editing them (the
-``listings`` columns that name formats, and the discovery documents of ``known_absences``).
+``listings`` columns that name formats, and the discovery documents of ``known_absences``),
+and the ``listings`` table's facets from the listing filters (agentdex/db/listing_query.py).
 
 Run ``python scripts/gen_formats_doc.py`` after adding a format; ``--check`` exits 1 when a
 file is out of date instead of writing it. tests/test_docs_formats.py keeps them equal.
@@ -13,6 +14,7 @@ import sys
 from pathlib import Path
 
 from agentdex import formats
+from agentdex.db.listing_query import facets
 from agentdex.db.views import absence_kinds
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,10 +50,12 @@ def absence_texts() -> dict[str, str]:
 
 
 def render_metadata(text: str) -> str:
-    """``text`` (a datasette_metadata.json) with its format lists derived from the registry."""
+    """``text`` (a datasette_metadata.json) with its format lists derived from the registry
+    and the listings facets from the listing filters."""
     metadata = json.loads(text)
     tables = metadata["databases"]["agentdex"]["tables"]
     tables["listings"]["columns"].update(column_texts())
+    tables["listings"]["facets"] = facets()
     tables["known_absences"]["columns"].update(absence_texts())
     return json.dumps(metadata, indent=2, ensure_ascii=False) + "\n"
 

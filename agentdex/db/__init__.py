@@ -7,15 +7,16 @@ origin for writes, and the named queries the CLI and the TUI read through.
     plan_crawl / transition / …     decisions.py    what a save writes: pure functions
     previous_fetches / load_state…  reads.py        the reads a writer needs
     list_listings / get_listing / … queries.py      reads of the CLI and the TUI
+    ListingQuery / FILTERS          listing_query.py a listing query's filters, sorts, columns
     migrations                      migrations.py   the schema, step by step
 """
 
 from agentdex.db.connection import open_db, schema_version, transaction
 from agentdex.db.health import latest_states
+from agentdex.db.listing_query import FILTERS, ListingFilter, ListingQuery, fts_query
 from agentdex.db.origins import forget_origins, known_categories, last_fetch_error, missing_origins
 from agentdex.db.queries import (
     count_listings,
-    fts_query,
     get_blob,
     get_document_text,
     get_listing,
@@ -46,6 +47,9 @@ from agentdex.db.runs import finish_crawl, start_crawl
 from agentdex.db.store import save_feedback_receipt, save_origin, save_verification
 
 __all__ = [
+    "FILTERS",
+    "ListingFilter",
+    "ListingQuery",
     "count_listings",
     "due_at",
     "due_origins",

@@ -8,9 +8,7 @@ quoted FTS5 query first, so no operator or syntax of FTS5 can be injected.
 from __future__ import annotations
 
 import json
-import re
 import time
-from collections.abc import Sequence
 from typing import Any
 
 from sqlite_utils import Database
@@ -18,6 +16,7 @@ from sqlite_utils import Database
 from agentdex import schedule
 from agentdex.db.common import epoch, iso, loads
 from agentdex.db.health import recent_samples
+from agentdex.db.listing_query import COLUMNS, FTS_IN, FTS_MATCH, SORT_INDEXES, SORTS, ListingQuery
 from agentdex.db.migrations import RECENT_PROBES, UP_BY_ROLE
 from agentdex.db.tool_quality import lint_summary, quality_share
 from agentdex.errors import InputError
@@ -25,31 +24,8 @@ from agentdex.formats import DISCOVERY_PATHS
 from agentdex.models import Listing
 from agentdex.text import plain
 
-LIST_COLUMNS = (
-    "origin",
-    "name",
-    "one_liner",
-    "format",
-    "status",
-    "status_detail",
-    "categories",
-    "tags",
-    "pricing",
-    "auth_methods",
-    "has_mcp",
-    "mcp_url",
-    "http_base",
-    "error_count",
-    "warning_count",
-    "checks_passed",
-    "checks_failed",
-    "first_seen_at",
-    "last_crawled_at",
-    "last_changed_at",
-    "next_due_at",
-    "recrawl_interval",
-    "unchanged_crawls",
-)
+# Every column a listing row holds (:data:`agentdex.db.listing_query.COLUMNS`).
+LIST_COLUMNS = tuple(COLUMNS)
 JSON_COLUMNS = {
     "formats_found",
     "mcp_auth",
@@ -63,85 +39,9 @@ JSON_COLUMNS = {
     "extra",
     "consistency_sources",
 }
-# Sort keys the caller may name, as SQL (never the caller's text). Ties go by origin, and
-# descending is the exact reverse of ascending (so the indexes serve both directions).
-SORTS = {
-    "name": "listings.name IS NULL {dir}, listings.name COLLATE NOCASE {dir}",
-    "origin": "listings.origin {dir}",
-    "format": "listings.format {dir}",
-    "status": "listings.status {dir}",
-    "pricing": "listings.pricing {dir}",
-    "first_seen_at": "listings.first_seen_at {dir}",
-    "last_crawled_at": "listings.last_crawled_at {dir}",
-    "last_changed_at": "listings.last_changed_at {dir}",
-    "next_due_at": "listings.next_due_at IS NULL {dir}, listings.next_due_at {dir}",
-    "checks_failed": "listings.checks_failed {dir}",
-    "checks_passed": "listings.checks_passed {dir}",
-    "categories": "listings.categories {dir}",
-    "has_mcp": "listings.has_mcp {dir}",
-    "error_count": "listings.error_count {dir}",
-    "relevance": "listings_fts.rank {dir}",
-}
-_TOKEN = re.compile(r"\S+")
-# The index that serves a sort key exactly (same columns, same order, ties by origin).
-SORT_INDEXES = {"name": "listings_name"}
-# A search is a set of rowids, never a join: joined, SQLite may run the full-text match once
-# per listing another filter keeps (a search with a format filter took 98 s at 100,000).
-_FTS_IN = "listings.rowid IN (SELECT rowid FROM listings_fts WHERE listings_fts MATCH ?)"
-_FTS_MATCH = "listings_fts MATCH ?"
 
 
 # --- listings --------------------------------------------------------------------------------
-
-
-def fts_query(text: str) -> str | None:
-    """``text`` as a safe FTS5 query: every whitespace-separated token quoted as a string
-    (quotes doubled) and matched as a prefix, all tokens required. ``None`` when empty."""
-    tokens = [t for t in _TOKEN.findall(text or "") if re.search(r"\w", t)]
-    if not tokens:
-        return None
-    return " ".join('"' + t.replace('"', '""') + '"*' for t in tokens)
-
-
-def _one_or_many(column: str, value: str | Sequence[str], where: list[str], params: list[Any]) -> None:
-    values = [value] if isinstance(value, str) else list(value)
-    where.append(f"{column} IN ({', '.join('?' for _ in values)})")
-    params.extend(values)
-
-
-def _filters(
-    *,
-    search: str | None = None,
-    format: str | Sequence[str] | None = None,
-    status: str | Sequence[str] | None = None,
-    category: str | None = None,
-    pricing: str | Sequence[str] | None = None,
-    auth: str | None = None,
-    has_mcp: bool | None = None,
-    failing_checks: bool | None = None,
-) -> tuple[bool, str, list[Any]]:
-    """(searching, where, params) for the listing filters."""
-    where: list[str] = []
-    params: list[Any] = []
-    query = fts_query(search) if search else None
-    if query is None and search and search.strip():
-        where.append("0")  # only punctuation: no word to find, nothing matches
-    if query is not None:
-        where.append(_FTS_IN)
-        params.append(query)
-    for column, value in (("listings.format", format), ("listings.status", status), ("listings.pricing", pricing)):
-        if value is not None:
-            _one_or_many(column, value, where, params)
-    for column, value in (("categories", category), ("auth_methods", auth)):
-        if value is not None:
-            where.append(f"EXISTS (SELECT 1 FROM json_each(listings.{column}) WHERE value = ?)")
-            params.append(value)
-    if has_mcp is not None:
-        where.append("listings.has_mcp = ?")
-        params.append(int(has_mcp))
-    if failing_checks is not None:
-        where.append("listings.checks_failed > 0" if failing_checks else "listings.checks_failed = 0")
-    return query is not None, (" WHERE " + " AND ".join(where)) if where else "", params
 
 
 def _order_by(sort: str, descending: bool, searching: bool) -> str:
@@ -160,80 +60,51 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def list_listings(
-    db: Database,
-    *,
-    search: str | None = None,
-    format: str | Sequence[str] | None = None,
-    status: str | Sequence[str] | None = None,
-    category: str | None = None,
-    pricing: str | Sequence[str] | None = None,
-    auth: str | None = None,
-    has_mcp: bool | None = None,
-    failing_checks: bool | None = None,
-    sort: str = "name",
-    descending: bool = False,
-    limit: int = 200,
-    offset: int = 0,
-) -> list[dict[str, Any]]:
-    """Listings matching every filter given, one summary dict each (:data:`LIST_COLUMNS`).
+def _query(query: ListingQuery | None, options: dict[str, Any]) -> ListingQuery:
+    if query is None:
+        return ListingQuery(**options)
+    return query.with_(**options) if options else query
 
-    :param search: words to find in name, one-liner, description and tags (each word a prefix)
-    :param category: one catalogue category; ``auth``: one auth method
-    :param failing_checks: ``True`` only listings with a failing check, ``False`` only without
+
+def list_listings(
+    db: Database, query: ListingQuery | None = None, *, limit: int = 200, offset: int = 0, **options: Any
+) -> list[dict[str, Any]]:
+    """Listings matching every filter of ``query``, one summary dict each (:data:`LIST_COLUMNS`).
+
+    The filters, ``sort`` and ``descending`` come as a :class:`ListingQuery` or as keywords
+    (``list_listings(db, search="tide", format=["anchor", "agent_app"], sort="relevance")``),
+    each a filter of :data:`agentdex.db.listing_query.FILTERS`: ``search`` (words to find in
+    name, one-liner, description and tags, each a prefix), ``format``, ``status``, ``pricing``
+    (one or a list), ``category``, ``auth`` (one), ``has_mcp``, ``failing_checks`` (``True``
+    only listings with a failing check, ``False`` only without).
+
     :param sort: a key of :data:`SORTS` (``relevance`` needs ``search``)
     :raises InputError: an unknown sort key
     """
-    searching, where, params = _filters(
-        search=search,
-        format=format,
-        status=status,
-        category=category,
-        pricing=pricing,
-        auth=auth,
-        has_mcp=has_mcp,
-        failing_checks=failing_checks,
-    )
-    order = _order_by(sort, descending, searching)
-    if sort == "relevance":  # the rank lives on the search's rows: the search leads the join
+    query = _query(query, options)
+    searching, where, params = query.where()
+    order = _order_by(query.sort, query.descending, searching)
+    if query.sort == "relevance":  # the rank lives on the search's rows: the search leads the join
         source, where = (
             "listings_fts CROSS JOIN listings ON listings.rowid = listings_fts.rowid",
-            where.replace(_FTS_IN, _FTS_MATCH),
+            where.replace(FTS_IN, FTS_MATCH),
         )
     else:
         # Walking the sort's index and keeping the rows the search matched stops after one
         # window; sorting every match ("p" matches most listings) took ~60 ms at 100,000.
-        source = f"listings INDEXED BY {SORT_INDEXES[sort]}" if searching and sort in SORT_INDEXES else "listings"
+        index = SORT_INDEXES.get(query.sort) if searching else None
+        source = f"listings INDEXED BY {index}" if index else "listings"
     columns = ", ".join(f"listings.{c}" for c in LIST_COLUMNS)
     sql = f"SELECT {columns} FROM {source}{where}{order} LIMIT ? OFFSET ?"
     return [_decode(row) for row in db.query(sql, [*params, int(limit), int(offset)])]
 
 
-def count_listings(
-    db: Database,
-    *,
-    search: str | None = None,
-    format: str | Sequence[str] | None = None,
-    status: str | Sequence[str] | None = None,
-    category: str | None = None,
-    pricing: str | Sequence[str] | None = None,
-    auth: str | None = None,
-    has_mcp: bool | None = None,
-    failing_checks: bool | None = None,
-) -> int:
-    """How many listings :func:`list_listings` would return without a limit."""
-    _, where, params = _filters(
-        search=search,
-        format=format,
-        status=status,
-        category=category,
-        pricing=pricing,
-        auth=auth,
-        has_mcp=has_mcp,
-        failing_checks=failing_checks,
-    )
-    if where == f" WHERE {_FTS_IN}":  # the search alone: its index counts it (5x faster)
-        return int(db.execute(f"SELECT count(*) FROM listings_fts WHERE {_FTS_MATCH}", params).fetchone()[0])
+def count_listings(db: Database, query: ListingQuery | None = None, **filters: Any) -> int:
+    """How many listings :func:`list_listings` would return for ``query`` (or the keyword
+    filters) without a limit."""
+    _, where, params = _query(query, filters).where()
+    if where == f" WHERE {FTS_IN}":  # the search alone: its index counts it (5x faster)
+        return int(db.execute(f"SELECT count(*) FROM listings_fts WHERE {FTS_MATCH}", params).fetchone()[0])
     return int(db.execute(f"SELECT count(*) FROM listings{where}", params).fetchone()[0])
 
 
@@ -491,8 +362,8 @@ def stats(db: Database) -> dict[str, Any]:
         "listings": one("SELECT count(*) FROM listings"),
         "by_status": _counts(db, "status"),
         "by_format": _counts(db, "format"),
-        "with_mcp": one("SELECT count(*) FROM listings WHERE has_mcp = 1"),
-        "failing_checks": one("SELECT count(*) FROM listings WHERE checks_failed > 0"),
+        "with_mcp": count_listings(db, has_mcp=True),
+        "failing_checks": count_listings(db, failing_checks=True),
         "events": one("SELECT count(*) FROM events"),
         "crawls": one("SELECT count(*) FROM crawls"),
         "blobs": one("SELECT count(*) FROM blobs"),

@@ -9,7 +9,7 @@ from typing import Any
 
 from textual.message import Message
 
-from agentdex.tui.reader import CatalogueQuery
+from agentdex.db.listing_query import ListingQuery
 
 
 @dataclass
@@ -24,7 +24,7 @@ class WindowLoaded(Message, bubble=False):
     """A window of catalogue rows for ``query`` starting at ``start`` (absolute)."""
 
     seq: int
-    query: CatalogueQuery
+    query: ListingQuery
     start: int
     rows: list[dict[str, Any]]
     cursor: int | None = None  # the absolute row to put the cursor on, when not where it is
@@ -35,7 +35,7 @@ class CountsLoaded(Message, bubble=False):
     """How many listings match ``query`` and how many the catalogue holds."""
 
     seq: int
-    query: CatalogueQuery
+    query: ListingQuery
     matching: int
     catalogue: int
 
@@ -44,7 +44,7 @@ class CountsLoaded(Message, bubble=False):
 class TableShown(Message, bubble=False):
     """The catalogue table now shows the rows of ``query`` (benchmarks time this)."""
 
-    query: CatalogueQuery
+    query: ListingQuery
     rows: int
 
 

@@ -1,5 +1,5 @@
 """Reading the catalogue for the TUI: read-only connections for worker threads, the
-catalogue's filters as one value, and the reads each screen needs.
+catalogue's query as one value, and the reads each screen needs.
 
 Every read goes through :mod:`agentdex.db` (the named queries); nothing here writes SQL.
 A connection is used by one thread at a time: a worker takes one from the pool (or opens
@@ -12,7 +12,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from sqlite_utils import Database
 from agentdex import db as catalogue
 from agentdex import formats
 from agentdex.crawler.origins import normalise_origin
+from agentdex.db.listing_query import ListingQuery
 from agentdex.errors import InputError
 from agentdex.plans import plans_for
 
@@ -28,50 +28,9 @@ EVENTS_LIMIT = 500
 RAW_KINDS_FIRST = (*formats.FORMAT_NAMES, "guide", "llms_txt", "skill")
 
 
-@dataclass(frozen=True)
-class CatalogueQuery:
-    """What the catalogue screen shows: search text, filters and sort order."""
-
-    search: str = ""
-    format: str | None = None
-    status: str | None = None
-    category: str | None = None
-    pricing: str | None = None
-    auth: str | None = None
-    has_mcp: bool | None = None
-    failing_checks: bool | None = None
-    sort: str = "name"
-    descending: bool = False
-
-    def filters(self) -> dict[str, Any]:
-        """The keyword filters of :func:`agentdex.db.list_listings` / ``count_listings``."""
-        return {
-            "search": self.search.strip() or None,
-            "format": self.format,
-            "status": self.status,
-            "category": self.category,
-            "pricing": self.pricing,
-            "auth": self.auth,
-            "has_mcp": self.has_mcp,
-            "failing_checks": self.failing_checks,
-        }
-
-    def with_(self, **changes: Any) -> CatalogueQuery:
-        """A copy with ``changes``."""
-        return replace(self, **changes)
-
-    def describe(self) -> str:
-        """The active filters in words, for the status line."""
-        parts = [
-            f"{name}={value}"
-            for name in ("format", "status", "category", "pricing", "auth")
-            if (value := getattr(self, name)) is not None
-        ]
-        if self.has_mcp is not None:
-            parts.append("has MCP" if self.has_mcp else "no MCP")
-        if self.failing_checks:
-            parts.append("failing checks")
-        return ", ".join(parts)
+# What the catalogue screen shows is a listing query (search text, filters, sort order), as
+# the CLI's list builds one: the filters are declared once, in agentdex.db.listing_query.
+CatalogueQuery = ListingQuery
 
 
 class Reader:
@@ -120,16 +79,14 @@ class Reader:
 # --- reads -----------------------------------------------------------------------------------
 
 
-def window(db: Database, query: CatalogueQuery, start: int, size: int) -> list[dict[str, Any]]:
+def window(db: Database, query: ListingQuery, start: int, size: int) -> list[dict[str, Any]]:
     """``size`` listing rows from ``start`` (absolute) for ``query``."""
-    return catalogue.list_listings(
-        db, sort=query.sort, descending=query.descending, limit=size, offset=max(0, start), **query.filters()
-    )
+    return catalogue.list_listings(db, query, limit=size, offset=max(0, start))
 
 
-def counts(db: Database, query: CatalogueQuery) -> tuple[int, int]:
+def counts(db: Database, query: ListingQuery) -> tuple[int, int]:
     """(listings matching ``query``, listings in the catalogue)."""
-    return catalogue.count_listings(db, **query.filters()), catalogue.count_listings(db)
+    return catalogue.count_listings(db, query), catalogue.count_listings(db)
 
 
 def listing_view(db: Database, origin: str) -> dict[str, Any] | None:

@@ -18,10 +18,11 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Input, OptionList, Select, Static
 
+from agentdex.db.listing_query import ListingQuery
 from agentdex.errors import AgentdexError
 from agentdex.tui import reader as reads
 from agentdex.tui.messages import CountsLoaded, DbProblem, JobFinished, TableShown, WindowLoaded
-from agentdex.tui.reader import CatalogueQuery, Reader
+from agentdex.tui.reader import Reader
 from agentdex.tui.widgets.catalogue_table import COLUMNS, SORTABLE, WINDOW, CatalogueTable
 from agentdex.tui.widgets.filter_bar import FilterBar
 from agentdex.tui.widgets.footer import Footer
@@ -51,7 +52,7 @@ class CatalogueScreen(Screen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.query_state = CatalogueQuery()
+        self.query_state = ListingQuery()
         self.matching: int | None = None
         self.catalogue_size: int | None = None
         self._seq = 0
@@ -92,7 +93,7 @@ class CatalogueScreen(Screen):
         self._load_query(reader, self._seq, self.query_state, cursor or 0)
 
     @work(thread=True, exclusive=True, group="catalogue-query", exit_on_error=False)
-    def _load_query(self, reader: Reader, seq: int, query: CatalogueQuery, cursor: int) -> None:
+    def _load_query(self, reader: Reader, seq: int, query: ListingQuery, cursor: int) -> None:
         # Rows first and counts after, in one thread: the rows are what the user waits for,
         # and a count running beside them would only slow them down.
         if not self._fetch_window(reader, seq, query, max(0, cursor - WINDOW // 3), cursor):
@@ -106,10 +107,10 @@ class CatalogueScreen(Screen):
         self.post_message(CountsLoaded(seq, query, matching, size))
 
     @work(thread=True, exclusive=True, group="catalogue-window", exit_on_error=False)
-    def _load_window(self, reader: Reader, seq: int, query: CatalogueQuery, start: int) -> None:
+    def _load_window(self, reader: Reader, seq: int, query: ListingQuery, start: int) -> None:
         self._fetch_window(reader, seq, query, start, None)
 
-    def _fetch_window(self, reader: Reader, seq: int, query: CatalogueQuery, start: int, cursor: int | None) -> bool:
+    def _fetch_window(self, reader: Reader, seq: int, query: ListingQuery, start: int, cursor: int | None) -> bool:
         """Load and post one window (in a worker thread); False when it failed."""
         try:
             with reader.connect("window") as db:
@@ -167,9 +168,9 @@ class CatalogueScreen(Screen):
             text.append(f" · {self.catalogue_size:,} in the catalogue")
         q = self.query_state
         text.append(f" · sorted by {q.sort} {'▼' if q.descending else '▲'}", style="dim")
-        if q.search.strip():
+        if search := (q.search or "").strip():
             text.append(" · search: ", style="dim")
-            text.append(q.search.strip()[:60])
+            text.append(search[:60])
         if q.describe():
             text.append(f" · {q.describe()}", style="dim")
         self.query_one("#counts", Static).update(text, layout=False)  # one line: no reflow

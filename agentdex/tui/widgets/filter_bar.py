@@ -1,5 +1,6 @@
 """Search-as-you-type and the catalogue's filters, as one widget that reports a
-:class:`CatalogueQuery` whenever any of them changes."""
+:class:`ListingQuery` whenever any of them changes. The filters are the declared listing
+filters that name a widget (agentdex.db.listing_query.FILTERS): a select or a checkbox each."""
 
 from __future__ import annotations
 
@@ -10,21 +11,26 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Checkbox, Input, Select
 
-from agentdex.formats import LISTING_FORMATS as FORMATS
-from agentdex.formats.agent_app import AUTH_METHODS, CATEGORIES, PRICING
-from agentdex.models import STATUSES
-from agentdex.tui.reader import CatalogueQuery
+from agentdex.db.listing_query import FILTERS, ListingFilter, ListingQuery
 
 NO_CONTROLS = r"[^\x00-\x1f\x7f-\x9f]*"  # a pasted escape sequence must not reach the screen
-# (filter name, prompt, options)
-SELECTS: tuple[tuple[str, str, list[tuple[str, Any]]], ...] = (
-    ("format", "format", [(f, f) for f in FORMATS]),
-    ("status", "status", [(s, s) for s in STATUSES]),
-    ("category", "category", [(c, c) for c in CATEGORIES]),
-    ("pricing", "pricing", [(p, p) for p in PRICING]),
-    ("auth", "auth", [(a, a) for a in AUTH_METHODS]),
-    ("has_mcp", "MCP", [("has MCP", True), ("no MCP", False)]),
-)
+
+
+def selects() -> tuple[tuple[str, str, list[tuple[str, Any]]], ...]:
+    """(filter name, prompt, options) of each declared filter shown as a select."""
+    return tuple((f.name, f.prompt or f.name, f.options()) for f in FILTERS.values() if f.widget == "select")
+
+
+def checkboxes() -> tuple[ListingFilter, ...]:
+    """The declared filters shown as a checkbox (a flag: on, or no filter)."""
+    return tuple(f for f in FILTERS.values() if f.widget == "checkbox")
+
+
+def _id(spec: ListingFilter) -> str:
+    return f"filter-{spec.widget_id or spec.name}"
+
+
+SELECTS = selects()  # as declared when this module was imported
 
 
 class FilterBar(Vertical):
@@ -45,7 +51,7 @@ class FilterBar(Vertical):
     class Changed(Message):
         """Search text or a filter changed: ``query`` holds all of them (sort untouched)."""
 
-        def __init__(self, query: CatalogueQuery) -> None:
+        def __init__(self, query: ListingQuery) -> None:
             super().__init__()
             self.query = query
 
@@ -54,28 +60,31 @@ class FilterBar(Vertical):
             placeholder="Search names, descriptions, tags and hosts…  (/ to focus)", id="search", restrict=NO_CONTROLS
         )
         with Horizontal(id="filters"):
-            for name, prompt, options in SELECTS:
+            for name, prompt, options in selects():
                 yield Select(options, prompt=prompt, id=f"filter-{name}", compact=True)
-            yield Checkbox("failing checks", id="filter-failing")
+            for spec in checkboxes():
+                yield Checkbox(spec.labels[0], id=_id(spec))
 
-    def apply(self, query: CatalogueQuery) -> CatalogueQuery:
+    def apply(self, query: ListingQuery) -> ListingQuery:
         """``query`` with this bar's search text and filters."""
         changes: dict[str, Any] = {"search": self.query_one("#search", Input).value}
-        for name, _, _ in SELECTS:
+        for name, _, _ in selects():
             value = self.query_one(f"#filter-{name}", Select).value
             changes[name] = None if value is Select.NULL else value
-        changes["failing_checks"] = True if self.query_one("#filter-failing", Checkbox).value else None
+        for spec in checkboxes():
+            changes[spec.name] = True if self.query_one(f"#{_id(spec)}", Checkbox).value else None
         return query.with_(**changes)
 
     def clear(self) -> None:
         """Empty the search box and reset every filter."""
         self.query_one("#search", Input).value = ""
-        for name, _, _ in SELECTS:
+        for name, _, _ in selects():
             self.query_one(f"#filter-{name}", Select).clear()
-        self.query_one("#filter-failing", Checkbox).value = False
+        for spec in checkboxes():
+            self.query_one(f"#{_id(spec)}", Checkbox).value = False
 
     def _changed(self) -> None:
-        self.post_message(self.Changed(self.apply(CatalogueQuery())))
+        self.post_message(self.Changed(self.apply(ListingQuery())))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
