@@ -101,9 +101,8 @@ class Browser:
         message, self._buffer = self._buffer.split(b"\0", 1)
         return json.loads(message)
 
-    def open(self, url: str, timeout: float = 60.0) -> dict:
-        """Load ``url`` and wait for its load event; what the page says about itself:
-        ``status`` (HTTP), ``title``, ``h1``, ``errors`` (Datasette's error messages) and ``text``."""
+    def navigate(self, url: str, timeout: float = 60.0) -> None:
+        """Load ``url`` (any document: HTML, SVG, JSON) and wait for its load event."""
         self._events.clear()
         self.call("Page.navigate", session=True, url=url)
         deadline = time.monotonic() + timeout
@@ -111,6 +110,11 @@ class Browser:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{url} did not finish loading")
             self._events.append(self._read(deadline - time.monotonic()))
+
+    def open(self, url: str, timeout: float = 60.0) -> dict:
+        """Load ``url`` and wait for its load event; what the page says about itself:
+        ``status`` (HTTP), ``title``, ``h1``, ``errors`` (Datasette's error messages) and ``text``."""
+        self.navigate(url, timeout)
         script = """JSON.stringify({
             status: performance.getEntriesByType('navigation')[0].responseStatus,
             title: document.title,

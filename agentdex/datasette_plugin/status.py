@@ -3,7 +3,7 @@ origin, from the catalogue's endpoint samples (:func:`agentdex.db.health.origin_
 
 - ``/-/status/{origin}.json``: ``{origin, endpoints: [{role, url, state, auth_kind, healthy,
   uptime_24h, uptime_7d, uptime_30d, p50_ms, p95_ms, last_verified, verified_by}]}``; 404
-  for an origin without probes.
+  for an origin without probes. Its JSON Schema is ``status.schema.json`` beside this module.
 - ``/-/badge/{origin}.svg``: the origin's MCP endpoint (else its first endpoint) as a badge,
   ``uptime 30d | 99.5%``: green when healthy and up 99% or more, yellow when healthy below,
   red when unhealthy, grey without history. Every text in it is escaped: an origin is data.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from html import escape
 from typing import Any
+from urllib.parse import unquote
 
 from datasette.utils.asgi import Response
 from sqlite_utils import Database
@@ -24,6 +25,12 @@ LABEL = "uptime 30d"
 _CHAR_PX, _PAD_PX = 7, 10  # a rough width of Verdana 11px and the padding of each half
 
 
+def origin_of(request) -> str:
+    """The origin a request names: Datasette's route variables are the path as sent, still
+    percent-encoded (``host%3A8443``), and the catalogue keeps origins decoded."""
+    return unquote(request.url_vars["origin"])
+
+
 async def _health(datasette, origin: str) -> list[dict[str, Any]]:
     db = datasette.get_database()
     return await db.execute_fn(lambda conn: origin_health(Database(conn), origin))
@@ -31,7 +38,7 @@ async def _health(datasette, origin: str) -> list[dict[str, Any]]:
 
 async def status(datasette, request) -> Response:
     """The status JSON of one origin's endpoints."""
-    origin = request.url_vars["origin"]
+    origin = origin_of(request)
     endpoints = await _health(datasette, origin)
     if not endpoints:
         return Response.json({"ok": False, "error": f"no endpoint health for {origin}", "status": 404}, status=404)
@@ -40,7 +47,7 @@ async def status(datasette, request) -> Response:
 
 async def badge(datasette, request) -> Response:
     """The SVG badge of one origin."""
-    origin = request.url_vars["origin"]
+    origin = origin_of(request)
     endpoints = await _health(datasette, origin)
     main = next((e for e in endpoints if e["role"] == "mcp"), endpoints[0] if endpoints else None)
     value, tone = badge_value(main)
