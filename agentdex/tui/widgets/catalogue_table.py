@@ -25,14 +25,14 @@ from textual.message import Message
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
 
-from agentdex.db.queries import SORTS
+from agentdex.db.listing_query import SORTS
 from agentdex.tui.display import cell, checks_text, joined, status_text, when
 
 WINDOW = 60
 MARGIN = 8
 LEAD = WINDOW // 3  # rows kept above the cursor when the window moves down
 
-# (key, label, width, sort key of agentdex.db.queries.SORTS)
+# (key, label, width, sort key of agentdex.db.listing_query.SORTS)
 COLUMNS = (
     ("name", "Name", 24, "name"),
     ("origin", "Origin", 26, "origin"),
