@@ -65,7 +65,7 @@ between two listed states: an origin entering or leaving the catalogue gets one 
 
 from __future__ import annotations
 
-from agentdex.models import Event
+from agentdex.models import CrossFacts, Event
 
 UNREACHABLE_LIMIT = 3
 LISTED = "listed"
@@ -191,8 +191,8 @@ def _tool_view(tool: dict) -> dict:
 
 
 def _anchor_tools(listing: dict) -> dict[str, dict]:
-    entries = (listing.get("extra") or {}).get("anchor_tools") or []
-    return {str(e["id"]): e for e in entries if isinstance(e, dict) and e.get("id") is not None}
+    entries = CrossFacts.of(listing.get("extra")).anchor_tools
+    return {str(e["id"]): dict(e) for e in entries if e.get("id") is not None}
 
 
 def anchor_changes(old: dict[str, dict], new: dict[str, dict]) -> list[Event]:

@@ -368,9 +368,7 @@ def pack(
         render_result(str(folder), result)
         fail("not packed: the package would be invalid", 1)
     output.write_bytes(data)
-    typer.echo(
-        f"wrote {output} ({len(data):,} bytes, {result.listing.extra.get('checksum') if result.listing else ''})"
-    )
+    typer.echo(f"wrote {output} ({len(data):,} bytes, {result.listing.facts.checksum if result.listing else ''})")
 
 
 plain_help(app)  # last: every command registered above (and in cli_catalogue) gets it

@@ -7,7 +7,8 @@ the plans read them, and reporters (CLI, TUI, Datasette) render them.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 Severity = Literal["error", "warning"]
@@ -50,13 +51,101 @@ class Tool:
     detail: dict[str, Any] = field(default_factory=dict)
 
 
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, (list, tuple)) else ()
+
+
+def _strings_or_none(value: Any) -> tuple[str, ...] | None:
+    return None if value is None else _strings(value)
+
+
+def _objects(value: Any) -> tuple[Mapping[str, Any], ...]:
+    return tuple(v for v in value if isinstance(v, dict)) if isinstance(value, (list, tuple)) else ()
+
+
+def _object(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _text_map(value: Any) -> Mapping[str, str]:
+    return {k: v for k, v in _object(value).items() if isinstance(v, str)}
+
+
+def _number_map(value: Any) -> Mapping[str, float]:
+    ok = (int, float)
+    return {k: float(v) for k, v in _object(value).items() if isinstance(v, ok) and not isinstance(v, bool)}
+
+
+def _offer_map(value: Any) -> Mapping[str, tuple[Mapping[str, Any], ...]]:
+    return {k: _objects(v) for k, v in _object(value).items() if isinstance(v, list)}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _read(reader: Callable[[Any], Any]) -> dict[str, Any]:
+    """A :class:`CrossFacts` field's metadata: how its stored JSON value is read."""
+    return {"read": reader}
+
+
+@dataclass(frozen=True, slots=True)
+class CrossFacts:
+    """The facts one format states that other modules read (the verifier, the cross-check,
+    the change events, the crawl's discovery of more endpoints): typed, so a misspelt fact
+    is a type error rather than a silent miss.
+
+    They are stored inside :attr:`Listing.extra`, each under its field's own name and in JSON
+    spelling (lists and objects), so the listing JSON, the stored rows and ``show --json``
+    keep the shape they always had, and a catalogue an older release wrote reads the same.
+    :meth:`of` is the only reader of those keys: a value of the wrong type (a hand-edited or
+    foreign row) reads as the field's empty value, never as an error. Anchor tool entries,
+    resources, offers and cards stay objects in their format's own spelling.
+    """
+
+    # Every MCP endpoint the document names (``Listing.mcp_url`` is the first); the transport
+    # each declares, by normalised URL; the tool names it declares (None: it declares none).
+    mcp_urls: tuple[str, ...] = field(default=(), metadata=_read(_strings))
+    mcp_transports: Mapping[str, str] = field(default_factory=dict, metadata=_read(_text_map))
+    mcp_tools: tuple[str, ...] | None = field(default=None, metadata=_read(_strings_or_none))
+    # Every API base (``Listing.http_base`` is the first) and every A2A endpoint.
+    api_bases: tuple[str, ...] = field(default=(), metadata=_read(_strings))
+    a2a_urls: tuple[str, ...] = field(default=(), metadata=_read(_strings))
+    # Anchor: the tool entries (endpoint, kind, transport, auth, payments, readOnlyVariant,
+    # scopedVariants, deprecation ...) and the ``verify`` object (dnsTxt, http).
+    anchor_tools: tuple[Mapping[str, Any], ...] = field(default=(), metadata=_read(_objects))
+    verify: Mapping[str, Any] = field(default_factory=dict, metadata=_read(_object))
+    # x402: the paid resources ({method, url}), declared prices in USD by resource URL, the
+    # payment terms declared for each (normalised URL -> offers).
+    resources: tuple[Mapping[str, Any], ...] = field(default=(), metadata=_read(_objects))
+    prices: Mapping[str, float] = field(default_factory=dict, metadata=_read(_number_map))
+    offers: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict, metadata=_read(_offer_map))
+    # MCP server cards: each card read, without its tools.
+    cards: tuple[Mapping[str, Any], ...] = field(default=(), metadata=_read(_objects))
+    # Where a discovered listing was read (``agentdex.crawler.discovered``).
+    provenance: tuple[Mapping[str, Any], ...] = field(default=(), metadata=_read(_objects))
+    # An inferred listing: the bootstrap file each inferred field came from.
+    sources: Mapping[str, str] = field(default_factory=dict, metadata=_read(_text_map))
+    # An adapp package's declared checksum.
+    checksum: str | None = field(default=None, metadata=_read(_text))
+
+    @classmethod
+    def of(cls, extra: Mapping[str, Any] | None) -> CrossFacts:
+        """The facts stored in a listing's ``extra`` (a :class:`Listing`'s, or the ``extra``
+        of a stored listing's JSON)."""
+        if not isinstance(extra, Mapping):
+            return cls()
+        return cls(**{f.name: f.metadata["read"](extra[f.name]) for f in fields(cls) if f.name in extra})
+
+
 @dataclass(slots=True)
 class Listing:
     """The normalised form of any manifest: one origin, one listing.
 
     Fields a format has no equivalent for stay ``None`` / empty. ``extra`` keeps what is
     specific to one format (Anchor's tool entries with their endpoints, prices,
-    deprecations and variants; an adapp package's secrets) in the format's own spelling.
+    deprecations and variants; an adapp package's secrets) in the format's own spelling;
+    what other modules read of it, they read through :attr:`facts` (:class:`CrossFacts`).
     """
 
     format: str
@@ -92,6 +181,11 @@ class Listing:
     feedback: dict[str, Any] | None = None
     tools: list[Tool] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def facts(self) -> CrossFacts:
+        """The cross-format facts stored in :attr:`extra`, typed (:class:`CrossFacts`)."""
+        return CrossFacts.of(self.extra)
 
     def to_dict(self) -> dict[str, Any]:
         """The listing as plain JSON-ready data."""

@@ -61,7 +61,7 @@ def with_card_probes(found: Consistency, crawl: OriginCrawl) -> Consistency:
     url = crawl.read_at(CARD)
     served_at = url if url and location_finding(url) is None else None  # a legacy path is no endpoint's
     endpoint = served_endpoint(served_at)
-    named = {normalise_url(u) for u in [*(card.listing.extra.get("mcp_urls") or []), endpoint] if isinstance(u, str)}
+    named = {normalise_url(u) for u in [*card.listing.facts.mcp_urls, endpoint] if isinstance(u, str)}
     if not any(normalise_url(p.url) in named for p in live):
         return found
     more = against_live_servers(card, live, served_at)
@@ -113,9 +113,7 @@ def live_prices(crawl: OriginCrawl) -> dict[str, float]:
     listing = anchor.listing if anchor is not None else None
     if check is None or listing is None:
         return {}
-    endpoints: dict[Any, Any] = {
-        t.get("id"): t.get("endpoint") for t in (listing.extra or {}).get("anchor_tools") or [] if isinstance(t, dict)
-    }
+    endpoints: dict[Any, Any] = {t.get("id"): t.get("endpoint") for t in listing.facts.anchor_tools}
     return {
         endpoints[tid]: float(data["live_usd"])
         for tid, data in (check.data or {}).items()

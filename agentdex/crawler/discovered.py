@@ -36,7 +36,7 @@ from agentdex.crawler.origins import origin_of, origin_url, public_origin
 from agentdex.errors import InputError
 from agentdex.formats import a2a_card as a2a_format
 from agentdex.formats._discovery import normalise_url, unique
-from agentdex.models import Finding, Listing, ParseResult
+from agentdex.models import CrossFacts, Finding, Listing, ParseResult
 
 # The discovery formats that make a listing, in the order an origin's listing is chosen
 # from them (the origin's own documents first; the registry's word after them).
@@ -181,10 +181,11 @@ def describe(result: ParseResult, url: str | None, catalog: str | None = None) -
     listing = result.listing
     if listing is None:
         return result
-    extra = dict(listing.extra or {})
-    if url and "provenance" not in extra:
+    facts, extra = listing.facts, dict(listing.extra or {})
+    if url and not facts.provenance:
         extra["provenance"] = [{"source": result.format, "url": url, **({"catalog": catalog} if catalog else {})}]
-    extra.setdefault("mcp_transports", transports_of(result.document))
+    if not facts.mcp_transports:
+        extra["mcp_transports"] = transports_of(result.document)
     listing.extra = extra
     listing.mcp_transport = listing.mcp_transport or mcp_transport(result, listing.mcp_url)
     return result
@@ -226,9 +227,8 @@ def extra_endpoints(listing: Listing | None, declared: list[Declared]) -> list[D
     """The MCP endpoints the verifier probes besides the listing's own ``mcp_url``: every
     other one its document names, and every one sources declare on the origin (once each)."""
     primary = normalise_url(listing.mcp_url) if listing is not None and listing.mcp_url else None
-    extra = listing.extra if listing is not None else {}
-    transports = extra.get("mcp_transports") or {}
-    named = [Declared(u, transports.get(normalise_url(u))) for u in extra.get("mcp_urls") or []]
+    facts = listing.facts if listing is not None else CrossFacts()
+    named = [Declared(u, facts.mcp_transports.get(normalise_url(u))) for u in facts.mcp_urls]
     out: dict[str, Declared] = {}
     for item in [*declared, *named]:
         key = normalise_url(item.url)

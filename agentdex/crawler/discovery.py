@@ -716,8 +716,8 @@ def declared_of(listing: Listing) -> dict[str, str]:
 def linked_server_json(listing: Listing) -> str | None:
     """The MCP registry ``server.json`` an Anchor manifest links from its first MCP tool
     (``schemas.mcpServerJson``), or ``None``."""
-    for tool in (listing.extra or {}).get("anchor_tools") or []:
-        schemas = tool.get("schemas") if isinstance(tool, dict) else None
+    for tool in listing.facts.anchor_tools:
+        schemas = tool.get("schemas")
         link = schemas.get("mcpServerJson") if isinstance(schemas, dict) else None
         if isinstance(link, str) and link.startswith("https://"):
             return link

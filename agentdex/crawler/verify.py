@@ -344,10 +344,7 @@ class Verifier:
         urls: set[str | None] = {e.url for e in crawl.extra_endpoints} if crawl is not None else set()
         if listing is not None:
             urls |= {listing.mcp_url} | {
-                t.get(k)
-                for t in listing.extra.get("anchor_tools", [])
-                if isinstance(t, dict)
-                for k in ("endpoint", "readOnlyVariant")
+                t.get(k) for t in listing.facts.anchor_tools for k in ("endpoint", "readOnlyVariant")
             }
         for url in urls:
             self._probes.pop(url, None)  # type: ignore[arg-type]
@@ -453,9 +450,8 @@ RUNNERS: dict[str, Runner] = {
 
 
 def a2a_urls(listing: Listing) -> list[str]:
-    """The A2A endpoints a listing names (``extra["a2a_urls"]``)."""
-    urls = listing.extra.get("a2a_urls") if isinstance(listing.extra, dict) else None
-    return [u for u in urls if isinstance(u, str)] if isinstance(urls, list) else []
+    """The A2A endpoints a listing names (:attr:`agentdex.models.CrossFacts.a2a_urls`)."""
+    return list(listing.facts.a2a_urls)
 
 
 def _with_rows(rows: list[EndpointProbe], more: list[EndpointProbe]) -> list[EndpointProbe]:
@@ -669,8 +665,8 @@ def _auth_check(found: mcp_probe.Probe, declared: set[str], data: dict, fmt: str
 def _declared_auth(listing: Listing) -> set[str]:
     """Every auth word the manifest declares for its MCP endpoint (Anchor's own words too)."""
     words = set(listing.mcp_auth)
-    for tool in listing.extra.get("anchor_tools", []) if isinstance(listing.extra, dict) else []:
-        if isinstance(tool, dict) and tool.get("endpoint") == listing.mcp_url:
+    for tool in listing.facts.anchor_tools:
+        if tool.get("endpoint") == listing.mcp_url:
             words.update(a for a in tool.get("auth") or [] if isinstance(a, str))
     return words
 

@@ -39,7 +39,7 @@ def registrable_domain(host: str) -> str:
 
 def hosted_tools(listing: Listing) -> list[dict[str, Any]]:
     """Anchor tool entries that have a hosted endpoint."""
-    return [t for t in listing.extra.get("anchor_tools", []) if isinstance(t, dict) and t.get("endpoint")]
+    return [dict(t) for t in listing.facts.anchor_tools if t.get("endpoint")]
 
 
 async def anchor_checks(verifier, listing: Listing) -> list[Check]:
@@ -77,7 +77,7 @@ async def dns_check(net, listing: Listing) -> Check:
     import dns.exception
     import dns.resolver
 
-    verify = listing.extra.get("verify") or {}
+    verify = listing.facts.verify
     name = verify.get("dnsTxt") or f"_anchor.{(listing.origin or '').split(':')[0]}"
     try:
         records = await txt_records(name, net.dns_server, min(5.0, net.deadline))
@@ -166,7 +166,7 @@ async def _registry_one(verifier, tool: dict) -> tuple[str, str]:
 async def read_only_variant(verifier, listing: Listing) -> Check:
     """Probe each declared ``readOnlyVariant``: a tool not explicitly read-only (or one
     marked destructive) makes the declaration false."""
-    tools = [t for t in listing.extra.get("anchor_tools", []) if isinstance(t, dict) and t.get("readOnlyVariant")]
+    tools = [t for t in listing.facts.anchor_tools if t.get("readOnlyVariant")]
     if not tools:
         return Check("anchor.read_only_variant", "skip", "no read-only variant declared")
     probes = await asyncio.gather(*(verifier.probe(t["readOnlyVariant"], t.get("transport")) for t in tools))

@@ -65,10 +65,10 @@ def plan(listing: Listing, origin: str) -> tuple[list[tuple[str, str]], list[dic
     """``(asked, skipped)``: the ``(method, url)`` to ask, in the document's order, and each
     resource not asked with the reason."""
     home = urlsplit(normalise_url(origin_url(origin, "/"))).netloc
-    mcp = {normalise_url(u) for u in listing.extra.get("mcp_urls") or []}
+    mcp = {normalise_url(u) for u in listing.facts.mcp_urls}
     asked: list[tuple[str, str]] = []
     skipped: list[dict[str, str]] = []
-    for resource in listing.extra.get("resources") or []:
+    for resource in listing.facts.resources:
         method, url = str(resource.get("method") or "GET").upper(), str(resource.get("url", ""))
         reason = _not_asked(method, url, home, mcp)
         if reason is None and (method, url) in asked:
@@ -115,8 +115,11 @@ async def x402_checks(verifier, crawl: OriginCrawl) -> list[Check]:
     records = await asyncio.gather(
         *(verifier.get(url, ROLE, MAX_BYTES, method=method, expected=(402,)) for method, url in asked)
     )
-    offers = listing.extra.get("offers") or {}
-    outcomes = [outcome(m, u, r, offers.get(normalise_url(u)) or []) for (m, u), r in zip(asked, records, strict=True)]
+    offers = listing.facts.offers
+    outcomes = [
+        outcome(m, u, r, [dict(o) for o in offers.get(normalise_url(u), ())])
+        for (m, u), r in zip(asked, records, strict=True)
+    ]
     return [summary(outcomes, skipped, where)]
 
 

@@ -11,6 +11,9 @@ document states, and keeps in ``Listing.extra`` what has no Listing field:
   tools set it; A2A skills are not MCP tools);
 - ``prices``: ``{resource URL: price in USD}`` for the prices it declares;
 - ``auth``: the document's auth words in agentdex's vocabulary (:data:`AUTH_WORDS`).
+
+Other modules read the cross-format ones of these typed, through ``Listing.facts``
+(:class:`~agentdex.models.CrossFacts`).
 """
 
 from __future__ import annotations

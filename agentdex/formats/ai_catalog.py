@@ -272,6 +272,6 @@ def _read(entry: Entry, origin: str | None) -> dict[str, Any]:
     read["url"] = entry.url
     if entry.type in MCP_TYPES and isinstance(entry.data, dict):
         card = server_card.validate_document(entry.data, origin=origin).listing
-        read["mcp_urls"] = card.extra["mcp_urls"] if card else []
+        read["mcp_urls"] = list(card.facts.mcp_urls) if card else []
         read["tools"] = [t.name for t in card.tools] if card else []
     return read

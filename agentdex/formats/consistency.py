@@ -44,7 +44,7 @@ A disagreement with a live answer names the document's URL when it is known
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -52,7 +52,7 @@ from urllib.parse import urlsplit
 
 from agentdex.formats._discovery import auth_words, normalise_url
 from agentdex.formats.x402_offers import differences
-from agentdex.models import Finding, Listing, ParseResult
+from agentdex.models import CrossFacts, Finding, Listing, ParseResult
 
 LIVE_MCP = "live MCP tools/list"
 LIVE_402 = "live 402"
@@ -195,10 +195,9 @@ def facts_of(source: ParseResult | Listing, document: str | None = None, url: st
     name = document or (source.format if isinstance(source, ParseResult) else listing.format if listing else "?")
     if listing is None:
         return Facts(document=name, url=url)
-    extra = listing.extra or {}
-    mcp_urls = _urls(extra.get("mcp_urls") or [listing.mcp_url] + _anchor_endpoints(extra, "mcp"))
-    api_bases = _urls(extra.get("api_bases") or [listing.http_base] + _anchor_endpoints(extra, "http", "openapi"))
-    tools = extra.get("mcp_tools")
+    facts = listing.facts
+    mcp_urls = _urls(facts.mcp_urls or [listing.mcp_url, *_anchor_endpoints(facts, "mcp")])
+    api_bases = _urls(facts.api_bases or [listing.http_base, *_anchor_endpoints(facts, "http", "openapi")])
     return Facts(
         document=name,
         name=listing.name,
@@ -208,19 +207,19 @@ def facts_of(source: ParseResult | Listing, document: str | None = None, url: st
         publisher=listing.publisher_name,
         publisher_url=listing.publisher_url,
         contact=listing.publisher_contact,
-        tools=tuple(tools) if tools is not None else None,
-        prices=_prices(extra),
-        paid=_paid(extra),
-        offers={k: tuple(v) for k, v in (extra.get("offers") or {}).items() if isinstance(v, list)},
+        tools=facts.mcp_tools,
+        prices=_prices(facts),
+        paid=_paid(facts),
+        offers={url: tuple(dict(o) for o in offers) for url, offers in facts.offers.items()},
         url=url,
     )
 
 
-def _paid(extra: dict) -> tuple[str, ...]:
+def _paid(facts: CrossFacts) -> tuple[str, ...]:
     # Only an x402 discovery document lists its paid resources (``resources``); its MCP
     # items charge per tool call, which no unpaid request can show.
-    mcp = set(_urls(extra.get("mcp_urls") or []))
-    found = _urls(r.get("url") for r in extra.get("resources") or [] if isinstance(r, dict))
+    mcp = set(_urls(facts.mcp_urls))
+    found = _urls(r.get("url") for r in facts.resources)
     return tuple(u for u in found if u not in mcp)
 
 
@@ -228,21 +227,17 @@ def _urls(values: Iterable[Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(normalise_url(v) for v in values if isinstance(v, str) and v))
 
 
-def _anchor_endpoints(extra: dict, *kinds: str) -> list[Any]:
+def _anchor_endpoints(facts: CrossFacts, *kinds: str) -> list[Any]:
     """The declared endpoints, unchecked: :func:`_urls` keeps the strings."""
-    return [
-        t.get("endpoint")
-        for t in extra.get("anchor_tools") or []
-        if isinstance(t, dict) and t.get("kind") in kinds and t.get("transport") != "stdio"
-    ]
+    return [t.get("endpoint") for t in facts.anchor_tools if t.get("kind") in kinds and t.get("transport") != "stdio"]
 
 
-def _prices(extra: dict) -> dict[str, float]:
-    prices = {normalise_url(k): float(v) for k, v in (extra.get("prices") or {}).items()}
+def _prices(facts: CrossFacts) -> dict[str, float]:
+    prices = {normalise_url(k): v for k, v in facts.prices.items()}
     # Anchor prices a tool's endpoint (the resource its live 402 answers for); a payment's
     # ``discovery`` is where x402 discovery data lives, not the resource (Anchor v0.1).
-    for tool in extra.get("anchor_tools") or []:
-        endpoint = tool.get("endpoint") if isinstance(tool, dict) else None
+    for tool in facts.anchor_tools:
+        endpoint = tool.get("endpoint")
         if not isinstance(endpoint, str):
             continue
         for payment in tool.get("payments") or []:
@@ -456,7 +451,7 @@ def against_live_servers(
     probes = {normalise_url(p.url): p for p in live}
     endpoint = served_endpoint(served_at)
     found = _served_endpoint(card.format, listing, served_at, endpoint) if served_at and endpoint else []
-    for entry in listing.extra.get("cards") or []:
+    for entry in listing.facts.cards:
         urls = [*(entry.get("mcp_urls") or []), *([endpoint] if endpoint else [])]
         for key in dict.fromkeys(normalise_url(u) for u in urls):
             probe = probes.get(key)
@@ -472,7 +467,7 @@ def served_endpoint(served_at: str | None) -> str | None:
 
 
 def _served_endpoint(document: str, listing: Listing, served_at: str, endpoint: str) -> list[Disagreement]:
-    urls = [u for u in listing.extra.get("mcp_urls") or [] if isinstance(u, str)]
+    urls = list(listing.facts.mcp_urls)
     if not urls or normalise_url(endpoint) in {normalise_url(u) for u in urls}:
         return []
     detail = f"the card is served at {served_at}, the place of the endpoint {endpoint}"
@@ -481,7 +476,7 @@ def _served_endpoint(document: str, listing: Listing, served_at: str, endpoint: 
     ]
 
 
-def _card_against_probe(document: str, entry: dict, probe: LiveServer) -> list[Disagreement]:
+def _card_against_probe(document: str, entry: Mapping[str, Any], probe: LiveServer) -> list[Disagreement]:
     found = []
     names = [n for n in (entry.get("name"), entry.get("registry_name")) if isinstance(n, str) and n]
     names += [n.rsplit("/", 1)[-1] for n in names if "/" in n]  # test.host/tides: its server is "tides"

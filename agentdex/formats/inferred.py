@@ -349,7 +349,7 @@ def _guide(present: dict[str, bytes], listing: Listing, base: str | None, findin
         )
         return None
     listing.guide_url = _at(base, name)
-    listing.extra.setdefault("sources", {})["guide"] = name
+    listing.extra["sources"] = {**listing.facts.sources, "guide": name}
     text, problems = _text(present[name], name)
     findings.extend(problems)
     if name == AGENT_MD and LLMS_TXT in present:
@@ -366,10 +366,10 @@ def _mcp(mcp_json: bytes | None, guide_text: str | None, listing: Listing, findi
         source = MCP_JSON if url else None
     if url is None and guide_text is not None:
         url = mcp_url_from_text(guide_text)
-        source = listing.extra.get("sources", {}).get("guide") if url else None
+        source = listing.facts.sources.get("guide") if url else None
     if url:
         listing.mcp_url, listing.mcp_transport = url, MCP_TRANSPORT
-        listing.extra.setdefault("sources", {})["mcp_url"] = source
+        listing.extra["sources"] = {**listing.facts.sources, "mcp_url": source}
 
 
 def mcp_url_from_mcp_json(data: bytes) -> tuple[str | None, list[Finding]]:
@@ -462,5 +462,5 @@ def _document(listing: Listing, frontmatter: dict | None) -> dict[str, Any]:
     doc["skill"] = {"url": listing.skill_url} if listing.skill_url else {}
     doc["mcp"] = {"url": listing.mcp_url, "transport": listing.mcp_transport} if listing.mcp_url else {}
     doc["frontmatter"] = frontmatter
-    doc["sources"] = listing.extra.get("sources", {})
+    doc["sources"] = dict(listing.facts.sources)
     return {k: v for k, v in doc.items() if v not in (None, {})}

@@ -185,7 +185,7 @@ def choose(listings: dict[str, Listing], origin: str | None, endpoints: Iterable
 
 
 def _remotes(listing: Listing) -> list[str]:
-    return [normalise_url(u) for u in listing.extra.get("mcp_urls") or []]
+    return [normalise_url(u) for u in listing.facts.mcp_urls]
 
 
 def _on_host(url: str, origin: str | None) -> bool:
