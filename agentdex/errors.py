@@ -64,7 +64,7 @@ class WriteError(TransportError):
 
 
 class ProtocolError(TransportError):
-    """The server broke HTTP/1.1's framing (h11's RemoteProtocolError is the cause), or closed
+    """The server broke HTTP/1.1's framing (the parser's error is the cause), or closed
     the connection before its answer's head ended."""
 
 

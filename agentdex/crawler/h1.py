@@ -1,10 +1,11 @@
-"""HTTP/1.1 to one origin: the crawler's transport, on h11 and :mod:`agentdex.crawler.netstream`.
+"""HTTP/1.1 to one origin: the crawler's transport, on httptools and :mod:`agentdex.crawler.netstream`.
 
 Public API::
 
     HostTransport(context, backend, keep)     an httpx.AsyncBaseTransport for one origin
         await transport.handle_async_request(request) -> httpx.Response (body streamed)
         await transport.aclose()
+    request_head(request) -> bytes            the request line and headers, checked
 
 Why not httpcore's pool: the fetch policy already limits each host to ``per_host``
 requests at once (:class:`agentdex.crawler.fetch.Fetcher`) and keeps a pool per origin
@@ -15,30 +16,39 @@ scan, several locks and cancel scopes per request; a crawl is mostly tiny answer
 request is one write and as many reads as the answer needs. Measured with
 ``benchmarks/bench_fetch.py`` (both over the same socket backend, a pool per origin each;
 figures in docs/benchmarks.md, "HTTP transport"): httpcore's pool costs 40-50% more CPU a
-request. Only h11's public API is used (h11 checks every request head itself).
+request.
+
+Answers are parsed by httptools (llhttp, the C parser of Node.js, which uvicorn uses), through
+its public callback API, in place of h11 (pure Python, about a fifth of the fetch path's CPU;
+docs/benchmarks.md, issue 35). What h11 did beside parsing is kept here: the head is capped
+at :data:`MAX_HEAD_BYTES`; a Transfer-Encoding other than chunked is refused; a body that
+runs to the close (no Content-Length, no chunked) ends there, a framed one cut by the close
+is a ``ProtocolError``; the request head is checked before it is sent. llhttp is stricter
+than h11 in places (it refuses an answer with both Content-Length and Transfer-Encoding, and
+bare LF line ends). An answer to HEAD has no body whatever its headers announce, which
+httptools cannot be told: such an answer's head is cut at its empty line and parsed alone.
 
 A connection is reused only after its answer was read to the end, both sides may go on
-(h11 says so) and the server sent nothing after that end; one that is cut, cancelled or
-left unread is closed. An idle connection is dropped when the server has closed it (its
-socket turns readable) or after :data:`KEEPALIVE_EXPIRY` seconds; a GET or HEAD that a
-reused connection ends without a byte of answer (the server closed it as the request went
-out) is sent again on a new one. Every connection is opened by ``backend`` (the address
-guard and ``--connect-to``) and verified with ``context`` against the URL's own host name.
-Errors are agentdex's (:class:`agentdex.errors.TransportError`), as the sockets raise them;
-h11's word that an answer breaks HTTP/1.1 becomes a ``ProtocolError`` (h11's error its
-cause), and an illegal request header stays h11's ``LocalProtocolError`` (a bug of the
-caller's: recorded as ``internal``).
+(HTTP/1.1, no ``Connection: close``) and the server sent nothing after that end; one that is
+cut, cancelled or left unread is closed. An idle connection is dropped when the server has
+closed it (its socket turns readable) or after :data:`KEEPALIVE_EXPIRY` seconds; a GET or
+HEAD that a reused connection ends without a byte of answer (the server closed it as the
+request went out) is sent again on a new one. Every connection is opened by ``backend`` (the
+address guard and ``--connect-to``) and verified with ``context`` against the URL's own host
+name. Errors are agentdex's (:class:`agentdex.errors.TransportError`), as the sockets raise
+them; the parser's word that an answer breaks HTTP/1.1 becomes a ``ProtocolError`` (its error
+the cause), and an illegal request header a ``ValueError`` (a bug of the caller's: recorded
+as ``internal``).
 """
 
 from __future__ import annotations
 
-import asyncio
+import re
 import ssl
 import time
 from collections.abc import AsyncIterator
-from typing import cast
 
-import h11
+import httptools
 import httpx
 
 from agentdex.crawler.netstream import NetworkBackend, NetworkStream
@@ -48,7 +58,7 @@ from agentdex.headers import SAFE_METHODS
 KEEPALIVE_EXPIRY = 5.0
 READ_SIZE = 64 * 1024
 # The largest answer head read (status line and headers): httpcore's own limit; h11's
-# default (16 KB) refused real answers with long CSP, Link or Set-Cookie headers.
+# default (16 KB), used before, refused real answers with long CSP, Link or Set-Cookie headers.
 MAX_HEAD_BYTES = 100 * 1024
 
 
@@ -65,31 +75,31 @@ class HostTransport(httpx.AsyncBaseTransport):
         timeouts = request.extensions.get("timeout") or {}
         head = request_head(request)  # checked before any connection: nothing unchecked is sent
         connection, answer = await self._send(request, head, timeouts)
-        status, headers, reason = answer
         return httpx.Response(
-            status,
-            headers=headers,
+            answer.status,
+            headers=answer.headers,
             stream=_Body(connection, self, timeouts.get("read")),
-            extensions={"http_version": b"HTTP/1.1", "reason_phrase": reason},
+            extensions={"http_version": b"HTTP/1.1", "reason_phrase": answer.reason},
         )
 
-    async def _send(self, request: httpx.Request, head: h11.Request, timeouts: dict) -> tuple[_Connection, _Head]:
-        """The connection ``request`` was answered on, and the answer's head.
+    async def _send(self, request: httpx.Request, head: bytes, timeouts: dict) -> tuple[_Connection, _Answer]:
+        """The connection ``request`` was answered on, and the answer (its head read).
 
         A server may close an idle connection just as a request goes out on it (its
         keep-alive timer ran out), before the closing reached us. When a reused connection
         ends without a byte of answer, a GET or HEAD is sent once more on a new connection
         (it changed nothing: nothing was answered); any other request fails.
         """
+        exchange = _Exchange(head + request.content, request.method == "HEAD", timeouts)
         connection = self._idle_connection()
         if connection is not None:
             try:
-                return connection, await _exchange(connection, head, request.content, timeouts)
+                return connection, await exchange.on(connection)
             except _UNANSWERED:
                 if connection.heard or request.method not in SAFE_METHODS:
                     raise
         connection = await self._connect(request.url, timeouts.get("connect"))
-        return connection, await _exchange(connection, head, request.content, timeouts)
+        return connection, await exchange.on(connection)
 
     def _idle_connection(self) -> _Connection | None:
         """The most recently used idle connection the server has not closed."""
@@ -125,40 +135,154 @@ class HostTransport(httpx.AsyncBaseTransport):
             self._idle.pop().close(keep_session=False)
 
 
-_Head = tuple[int, list[tuple[bytes, bytes]], bytes]  # status, headers, reason
-# How a connection the server closed before answering fails (h11's errors as raised here).
+# How a connection the server closed before answering fails.
 _UNANSWERED = (ProtocolError, ReadError, WriteError)
+# RFC 9110: a header name is a token; a value is visible characters (and obs-text) with single
+# spaces or tabs between them, never CR, LF or NUL; a request target is visible ASCII.
+_TOKEN = re.compile(rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+")
+_FIELD_VALUE = re.compile(rb"(?:[^\x00\s]+(?:[ \t]+[^\x00\s]+)*)?")
+_TARGET = re.compile(rb"[\x21-\x7e]+")
 
 
-def request_head(request: httpx.Request) -> h11.Request:
-    """``request``'s method, target and headers as h11's event, which checks them (RFC 9110:
-    header names are tokens, no CR, LF or NUL in a value); an h11 LocalProtocolError naming
-    the offending header when one is illegal."""
-    try:
-        return h11.Request(
-            method=request.method.encode("ascii"), target=request.url.raw_path, headers=request.headers.raw
-        )
-    except h11.LocalProtocolError as exc:
-        raise h11.LocalProtocolError(f"illegal request header or target ({exc})") from exc
+def request_head(request: httpx.Request) -> bytes:
+    """``request``'s request line and header fields as they go on the wire, checked as h11
+    checked them (RFC 9110: the method and header names are tokens, no CR, LF or NUL in a
+    value or the target, exactly one Host); a ValueError naming the offending part when one
+    is illegal (a bug of the caller's: recorded as ``internal``)."""
+    method, target = request.method.encode("ascii"), request.url.raw_path
+    if not _TOKEN.fullmatch(method) or not _TARGET.fullmatch(target):
+        raise ValueError(f"illegal request method or target ({method!r} {target!r})")
+    lines = [b"%s %s HTTP/1.1\r\n" % (method, target)]
+    hosts = 0
+    for name, value in request.headers.raw:
+        if not _TOKEN.fullmatch(name) or not _FIELD_VALUE.fullmatch(value):
+            raise ValueError(f"illegal request header ({name!r}: {value!r})")
+        hosts += name.lower() == b"host"
+        lines.append(b"%s: %s\r\n" % (name, value))
+    if hosts != 1:
+        raise ValueError(f"a request needs exactly one Host header, not {hosts}")
+    lines.append(b"\r\n")
+    return b"".join(lines)
 
 
-async def _exchange(connection: _Connection, head: h11.Request, content: bytes, timeouts: dict) -> _Head:
-    """``connection.exchange``; a connection that failed or was cancelled on the way is closed."""
-    try:
-        return await connection.exchange(head, content, timeouts.get("read"), timeouts.get("write"))
-    except BaseException:
-        connection.close()
-        raise
+class _Stop(Exception):  # noqa: N818 - not an error: raised in a parser callback to stop it
+    """Raised inside a parser callback to stop the parser where it is."""
+
+
+class _Answer:
+    """One answer as httptools (llhttp) reads it: its callbacks fill this in.
+
+    1xx answers are skipped (their heads parsed and dropped). Once the answer has ended, a
+    further answer beginning (bytes the server sent after it) stops the parser and marks the
+    connection as not to be reused: those bytes are no answer to anything asked.
+    """
+
+    __slots__ = (
+        "parser", "status", "reason", "headers", "head_size", "head_done", "done", "trailing", "body",
+        "framed", "keep_alive", "informational",
+    )  # fmt: skip
+
+    def __init__(self) -> None:
+        # A cycle (the parser holds this answer), broken by drop_parser() once it is read.
+        self.parser: httptools.HttpResponseParser | None = httptools.HttpResponseParser(self)
+        self.status, self.reason = 0, b""
+        self.headers: list[tuple[bytes, bytes]] = []
+        self.head_size = 0  # bytes of the current head's header fields, as parsed
+        self.head_done = self.done = self.trailing = self.informational = False
+        self.body: list[bytes] = []  # body bytes parsed and not yet handed on
+        self.framed = False  # a Content-Length or Transfer-Encoding says where the body ends
+        self.keep_alive = False  # HTTP/1.1, and neither side said close (llhttp's word)
+
+    def new_parser(self) -> None:
+        """Parse what follows as a new answer head (an answer to HEAD: one head at a time)."""
+        self.parser = httptools.HttpResponseParser(self)
+
+    def drop_parser(self) -> None:
+        """Forget the parser (which holds this answer: the two would wait for the collector)."""
+        self.parser = None
+
+    def on_message_begin(self) -> None:
+        if self.done:
+            self.trailing = True
+            raise _Stop
+        self.reason, self.headers, self.head_size, self.framed = b"", [], 0, False
+
+    def on_status(self, reason: bytes) -> None:
+        self.reason += reason
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self.head_size += len(name) + len(value) + 4
+        if self.head_size > MAX_HEAD_BYTES:
+            raise ProtocolError(f"the answer's head is longer than {MAX_HEAD_BYTES} bytes")
+        self.headers.append((name, value))
+        lower = name.lower()
+        if lower == b"content-length":
+            self.framed = True
+        elif lower == b"transfer-encoding":
+            # As h11: chunked is the one coding a client must read; another (or chunked not
+            # last) would leave the body running to the close, with no way to tell a cut one.
+            if value.strip().lower() != b"chunked":
+                raise ProtocolError(f"Transfer-Encoding {value[:40]!r} is not supported, only chunked")
+            self.framed = True
+
+    def on_headers_complete(self) -> None:
+        parser = self.parser
+        assert parser is not None  # a callback of that parser
+        status = parser.get_status_code()
+        if status < 200:  # a 1xx: the answer follows (101 raises HttpParserUpgrade after this)
+            self.informational = True
+            return
+        self.status, self.head_done = status, True
+        # Asked now: llhttp forgets the head's flags once the answer ends.
+        self.keep_alive = parser.should_keep_alive() and parser.get_http_version() == "1.1"
+
+    def on_body(self, data: bytes) -> None:
+        self.body.append(data)
+
+    def on_message_complete(self) -> None:
+        self.done = self.head_done  # a 1xx ends too: the real answer follows
+
+
+class _Exchange:
+    """One request and the reading of its answer on a connection."""
+
+    def __init__(self, request: bytes, head_only: bool, timeouts: dict) -> None:
+        self.request, self.head_only = request, head_only
+        self.read_timeout, self.write_timeout = timeouts.get("read"), timeouts.get("write")
+
+    async def on(self, connection: _Connection) -> _Answer:
+        """Write the request whole and read until the answer's head; a connection that
+        failed or was cancelled on the way is closed."""
+        try:
+            answer = connection.start(self.head_only, self.read_timeout)
+            await connection.stream.write(self.request, self.write_timeout)
+            while not answer.head_done:
+                await connection.receive(answer)
+            return answer
+        except BaseException:
+            connection.close()
+            raise
 
 
 class _Connection:
-    """One socket and its h11 state."""
+    """One socket and the answer being read on it."""
 
     def __init__(self, stream: NetworkStream) -> None:
         self.stream = stream
-        self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
         self.idle_since = time.monotonic()
         self.heard = False  # a byte of the current exchange's answer arrived
+        self.answer: _Answer | None = None
+        self._head_only = False
+        self._unparsed = b""  # an answer to HEAD: bytes read and not yet parsed
+        self._pending = 0  # bytes read while the current head is incomplete
+        self._timeout: float | None = None
+
+    def start(self, head_only: bool, read_timeout: float | None) -> _Answer:
+        """Get ready to read the answer to a new request (``head_only``: to HEAD)."""
+        self.heard, self._head_only, self._timeout = False, head_only, read_timeout
+        self._unparsed, self._pending = b"", 0
+        self.answer = _Answer()
+        return self.answer
 
     def usable(self) -> bool:
         """Idle for less than the keep-alive expiry, and not closed by the server (an
@@ -166,53 +290,58 @@ class _Connection:
         fresh = time.monotonic() - self.idle_since < KEEPALIVE_EXPIRY
         return fresh and not self.stream.get_extra_info("is_readable")
 
-    async def exchange(
-        self, head: h11.Request, content: bytes, read_timeout: float | None, write_timeout: float | None
-    ) -> _Head:
-        """Write the request (``head``, then ``content``) whole; read until the answer's
-        head (1xx answers skipped)."""
-        self.heard = False
-        data = self.h11.send(head)
-        if content:
-            data += self.h11.send(h11.Data(data=content))
-        data += self.h11.send(h11.EndOfMessage())
-        await self.stream.write(data, write_timeout)
-        while True:
-            event = await self.next_event(read_timeout)
-            if isinstance(event, h11.Response):
-                return event.status_code, event.headers.raw_items(), event.reason
-            if not isinstance(event, h11.InformationalResponse):
-                raise ProtocolError("the server sent no answer")
-            # One read can hold thousands of 1xx heads, each parsed without a read: pass
-            # through the event loop, so a due deadline cancels an endless 1xx stream.
-            await asyncio.sleep(0)
+    async def receive(self, answer: _Answer) -> None:
+        """Read once and parse what came; at the end of the stream, end the answer or fail."""
+        data = await self.stream.read(READ_SIZE, self._timeout)
+        if not data:
+            self._ended(answer)
+            return
+        self.heard = True
+        if self._head_only:
+            self._feed_heads(answer, data)
+        else:
+            _feed(answer, data)
+        if answer.head_done:
+            return
+        if answer.informational:  # a 1xx head ended: the cap counts the next head alone
+            answer.informational, self._pending = False, 0
+        self._pending += len(data)
+        if self._pending > MAX_HEAD_BYTES + READ_SIZE:  # one header too long to finish parsing
+            raise ProtocolError(f"the answer's head is longer than {MAX_HEAD_BYTES} bytes")
 
-    async def next_event(self, timeout: float | None) -> h11.Event | type[h11.PAUSED]:
-        """The next event of the answer, reading from the socket as needed."""
-        while True:
-            try:
-                event = self.h11.next_event()
-            except h11.RemoteProtocolError as exc:
-                raise ProtocolError(str(exc) or type(exc).__name__) from exc
-            if event is not h11.NEED_DATA:
-                # h11's sentinels are classes: mypy cannot narrow NEED_DATA out by identity.
-                return cast("h11.Event | type[h11.PAUSED]", event)
-            data = await self.stream.read(READ_SIZE, timeout)
-            if not data and self.h11.their_state is h11.SEND_RESPONSE:
-                # h11 would say "can't handle event type ConnectionClosed ..."
-                raise ProtocolError(
-                    "the server closed the connection before its answer's head ended"
-                    if self.heard
-                    else "the server closed the connection without answering"
-                )
-            self.heard = self.heard or bool(data)
-            self.h11.receive_data(data)
+    def _feed_heads(self, answer: _Answer, data: bytes) -> None:
+        """Parse the heads in ``data`` (an answer to HEAD): llhttp cannot be told that such an
+        answer has no body whatever its Content-Length or Transfer-Encoding say (httptools
+        does not pass on llhttp's skip-body return), so each head, ending at its empty line
+        (llhttp takes no other line end), is parsed alone."""
+        self._unparsed += data
+        while not answer.head_done:
+            end = self._unparsed.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            head, self._unparsed = self._unparsed[: end + 4], self._unparsed[end + 4 :]
+            answer.new_parser()
+            _feed(answer, head)
+        answer.done, answer.trailing = True, bool(self._unparsed)
+
+    def _ended(self, answer: _Answer) -> None:
+        """The server closed the connection: the answer ends here if its body runs to the
+        close, else it was cut."""
+        if not answer.head_done:
+            raise ProtocolError(
+                "the server closed the connection before its answer's head ended"
+                if self.heard
+                else "the server closed the connection without answering"
+            )
+        if answer.framed:
+            raise ProtocolError("the server closed the connection before the answer's body ended")
+        answer.done, answer.keep_alive = True, False  # the body ran to the close
 
     def reusable(self) -> bool:
-        """Both sides finished this exchange and may start another, and the server sent
-        nothing after its answer's end (h11 would read those bytes as the next answer)."""
-        h = self.h11
-        return h.our_state is h11.DONE and h.their_state is h11.DONE and not h.trailing_data[0]
+        """This answer was read to its end, both sides may go on, and the server sent nothing
+        after it (those bytes would be read as the next answer)."""
+        answer = self.answer
+        return answer is not None and answer.done and answer.keep_alive and not answer.trailing
 
     def keep_session(self) -> None:
         """Keep the TLS session for the next connection to this origin (if still open)."""
@@ -227,9 +356,28 @@ class _Connection:
         that one resumes it."""
         if keep_session:
             self.keep_session()
+        if self.answer is not None:
+            self.answer.drop_parser()
         sock = self.stream.get_extra_info("socket")
         if sock is not None:
             sock.close()
+
+
+def _feed(answer: _Answer, data: bytes) -> None:
+    """Parse ``data`` into ``answer``: a ProtocolError when it breaks HTTP/1.1 (bytes after
+    the answer's end only mark it ``trailing``)."""
+    assert answer.parser is not None  # dropped only once the answer is read whole
+    try:
+        answer.parser.feed_data(data)
+    except httptools.HttpParserUpgrade as exc:
+        raise ProtocolError("the server switched protocols, which was not asked") from exc
+    except httptools.HttpParserError as exc:
+        if answer.done:  # bytes after the end (a second answer, or garbage): the answer stands
+            answer.trailing = True
+            return
+        if isinstance(exc.__context__, ProtocolError):  # raised by a callback (a cap)
+            raise exc.__context__ from None
+        raise ProtocolError(f"the answer breaks HTTP/1.1 ({exc})") from exc
 
 
 class _Body(httpx.AsyncByteStream):
@@ -241,24 +389,28 @@ class _Body(httpx.AsyncByteStream):
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         connection = self._connection
-        if connection is None:
+        if connection is None or connection.answer is None:
             return
+        answer = connection.answer
         while True:
+            if answer.body:
+                chunks, answer.body = answer.body, []
+                for chunk in chunks:
+                    yield chunk
+            if answer.done:
+                self._finish(connection)
+                return
             try:
-                event = await connection.next_event(self._timeout)
+                await connection.receive(answer)
             except BaseException:
                 await self.aclose()
                 raise
-            if isinstance(event, h11.Data):
-                yield bytes(event.data)
-            elif isinstance(event, h11.EndOfMessage):
-                self._finish(connection)
-                return
 
     def _finish(self, connection: _Connection) -> None:
         self._connection = None
+        if connection.answer is not None:
+            connection.answer.drop_parser()
         if connection.reusable():
-            connection.h11.start_next_cycle()
             connection.idle_since = time.monotonic()
             self._transport.keep(connection)
         else:

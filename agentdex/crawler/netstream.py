@@ -27,8 +27,8 @@ own (:class:`agentdex.errors.TransportError`): ``ConnectError`` / ``ConnectTimeo
 connecting and the TLS handshake (the ``ssl.SSLError`` kept as the cause, where
 :func:`agentdex.crawler.fetch_errors.tls_error` finds it), ``ReadError`` / ``ReadTimeout``
 and ``WriteError`` / ``WriteTimeout`` after. A TLS connection closed without close_notify
-reads as the end of the stream (as httpcore's default does): h11 then tells a cut answer
-from a whole one by its framing.
+reads as the end of the stream (as httpcore's default does): the transport then tells a cut
+answer from a whole one by its framing.
 """
 
 from __future__ import annotations
