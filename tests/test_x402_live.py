@@ -283,6 +283,16 @@ def test_resources_on_another_host_mcp_items_and_writing_methods_are_not_asked(s
     ]
 
 
+def test_a_resource_is_on_the_origin_by_the_crawlers_one_origin_rule():
+    """RFC 6454 (origins.origin_of): letter case, an explicit default port and a user name
+    change no origin; another port, or a port that is no port, is another (never a traceback)."""
+    urls = ["https://PAY.test:443/a", "https://user@pay.test/b", "https://pay.test:8443/c", "https://pay.test:99999/d"]
+    doc = {"x402Version": 2, "items": [{"resource": {"url": u}, "type": "http", "accepts": []} for u in urls]}
+    asked, skipped = verify_x402.plan(x402_discovery.validate_document(doc, origin="pay.test").listing, "pay.test")
+    assert asked == [("GET", urls[0]), ("GET", urls[1])]
+    assert [(s["url"], s["reason"]) for s in skipped] == [(u, "not on this origin") for u in urls[2:]]
+
+
 # -- declared terms against live offers (pure) -------------------------------------------------
 USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 LIVE = {

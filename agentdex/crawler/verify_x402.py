@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from agentdex.crawler import x402
-from agentdex.crawler.origins import origin_url
+from agentdex.crawler.origins import origin_of, origin_url
 from agentdex.formats import x402_discovery
 from agentdex.formats._discovery import normalise_url
 from agentdex.formats.x402_offers import differences
@@ -64,7 +64,7 @@ def document_of(crawl: OriginCrawl) -> tuple[Listing, str] | None:
 def plan(listing: Listing, origin: str) -> tuple[list[tuple[str, str]], list[dict[str, str]]]:
     """``(asked, skipped)``: the ``(method, url)`` to ask, in the document's order, and each
     resource not asked with the reason."""
-    home = urlsplit(normalise_url(origin_url(origin, "/"))).netloc
+    home = origin_of(origin_url(origin))
     mcp = {normalise_url(u) for u in listing.facts.mcp_urls}
     asked: list[tuple[str, str]] = []
     skipped: list[dict[str, str]] = []
@@ -84,7 +84,7 @@ def plan(listing: Listing, origin: str) -> tuple[list[tuple[str, str]], list[dic
 
 def _not_asked(method: str, url: str, home: str, mcp: set[str]) -> str | None:
     parts = urlsplit(url)
-    if parts.scheme != "https" or urlsplit(normalise_url(url)).netloc != home:
+    if origin_of(url) != home:  # RFC 6454, as every same-origin rule of the crawler (a port that is none: no origin)
         return "not on this origin"
     if _TEMPLATE.search(parts.path):
         return "a route template, not one URL"
