@@ -30,6 +30,9 @@ from bench_datasette import build, median_ms, start  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agentdex.db import open_db  # noqa: E402
 from agentdex.federation import encode_cursor, server_name  # noqa: E402
+from agentdex.formats import registry_api  # noqa: E402
+
+SERVERS = registry_api.SERVERS_PATH
 
 
 def _deep_origin(path: Path) -> tuple[str, str | None]:
@@ -55,14 +58,14 @@ def main() -> None:
     base, server = start(path)
     origin, name = _deep_origin(path)
     cases = [
-        ("first page (limit 100)", "/v0.1/servers", {"limit": "100"}),
-        ("page at 90% (cursor)", "/v0.1/servers", {"limit": "100", "cursor": encode_cursor(origin)}),
-        ("search 'lantern'", "/v0.1/servers", {"limit": "100", "search": "lantern"}),
-        ("search with no match (every row read)", "/v0.1/servers", {"limit": "100", "search": "zzzz"}),
-        ("updated_since 2025-12-01", "/v0.1/servers", {"limit": "100", "updated_since": "2025-12-01T00:00:00Z"}),
+        ("first page (limit 100)", SERVERS, {"limit": "100"}),
+        ("page at 90% (cursor)", SERVERS, {"limit": "100", "cursor": encode_cursor(origin)}),
+        ("search 'lantern'", SERVERS, {"limit": "100", "search": "lantern"}),
+        ("search with no match (every row read)", SERVERS, {"limit": "100", "search": "zzzz"}),
+        ("updated_since 2025-12-01", SERVERS, {"limit": "100", "updated_since": "2025-12-01T00:00:00Z"}),
         (
             "one server, versions/latest",
-            f"/v0.1/servers/{server_name(origin, name).replace('/', '%2F')}/versions/latest",
+            registry_api.versions_url("", server_name(origin, name)),
             {},
         ),
     ]
@@ -73,7 +76,7 @@ def main() -> None:
             print(f"  {label:<40} {ms:>8.1f} ms")
         started, cursor, seen = time.perf_counter(), None, 0
         while True:
-            body = client.get("/v0.1/servers", params={"limit": "100", **({"cursor": cursor} if cursor else {})}).json()
+            body = client.get(SERVERS, params={"limit": "100", **({"cursor": cursor} if cursor else {})}).json()
             seen += body["metadata"]["count"]
             cursor = body["metadata"].get("nextCursor")
             if not cursor:

@@ -56,7 +56,9 @@ from urllib.parse import parse_qs, urlsplit
 import trustme
 from loopback import LoopbackTLS
 
-OFFICIAL = "io.modelcontextprotocol.registry/official"
+from agentdex.formats import registry_api
+from agentdex.formats.registry_api import OFFICIAL
+
 # The census states the remotes are made to answer in, with their shares (registry #1626).
 STATES = (("open", 0.585), ("auth_gated", 0.254), ("not_mcp", 0.086), ("unreachable", 0.064))
 DOMAIN, DEAD = "bench.test", "dead.test"
@@ -155,7 +157,7 @@ class Web(LoopbackTLS):
     def answer(self, method: str, host: str, target: str, body: bytes) -> tuple[int, list[str], bytes]:
         """The status, headers and body for one request."""
         path = urlsplit(target).path
-        if host == REGISTRY and path == "/v0.1/servers":
+        if host == REGISTRY and path == registry_api.SERVERS_PATH:
             self.served["registry page"] += 1
             return 200, ["Content-Type: application/json"], self.page(parse_qs(urlsplit(target).query))
         url = f"https://{host}{path}"

@@ -29,10 +29,10 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
+from agentdex.formats.registry_api import OFFICIAL
 from agentdex.sampleweb.apps import AppContext, MountedApp
 from agentdex.sampleweb.responses import Receive, Scope, Send, send_json
 
-OFFICIAL = "io.modelcontextprotocol.registry/official"
 PUBLISHED = "2026-09-01T12:00:00Z"
 
 
