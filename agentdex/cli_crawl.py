@@ -50,13 +50,16 @@ def run_crawl(
     shard=None,
 ) -> dict:
     """Run a crawl with a progress display on a terminal (plain lines otherwise; none
-    when ``quiet``)."""
+    when ``quiet``). ``origins``: a list, or an iterable read while the crawl runs (a seeds
+    file's :class:`~agentdex.crawler.seedlines.SeedLines`); a bad line of it is told on
+    standard error and skipped."""
     import asyncio
 
     from agentdex.crawler.crawl import crawl
 
     db = open_catalogue(path, readonly=False)
-    with _progress_display(len(origins), quiet) as show:
+    total = len(origins) if isinstance(origins, list) else None
+    with _progress_display(total, quiet) as show:
         try:
             summary = asyncio.run(
                 crawl(
@@ -69,17 +72,27 @@ def run_crawl(
                     policy=policy,
                     processes=processes,
                     shard=shard,
+                    refused=_bad_line,
                 )
             )
         except KeyboardInterrupt:
             fail("interrupted: every finished origin is saved; run the same command again to complete the rest", 130)
         except DatabaseError as exc:  # a full disk: a sentence, never a traceback
             fail(str(exc), 1)
+        except InputError as exc:  # the seeds could not be read on (a disk error midway)
+            fail(f"{exc}; every finished origin is saved", 1)
     return summary.to_dict()
 
 
-def _progress_display(total: int, quiet: bool = False):
-    """A rich progress bar on a terminal; plain lines on a pipe; nothing when ``quiet``."""
+def _bad_line(bad) -> None:
+    """A seeds line that names no origin: told on standard error; the crawl goes on."""
+    hint = "; to crawl a server of your own, name it with --connect-to HOST:ADDR:PORT or --allow-private"
+    typer.echo(f"{plain(str(bad), 300)}{hint if bad.not_public else ''}; skipped", err=True)
+
+
+def _progress_display(total: int | None, quiet: bool = False):
+    """A rich progress bar on a terminal; plain lines on a pipe; nothing when ``quiet``.
+    ``total`` None: not known before the seeds are read to their end."""
     import contextlib
 
     if quiet:
@@ -87,14 +100,20 @@ def _progress_display(total: int, quiet: bool = False):
     if not sys.stderr.isatty():
 
         def plain_line(state) -> None:
-            typer.echo(f"[{state.done}/{state.total}] {plain(state.last_origin, 60)} {state.last_status}", err=True)
+            origin = plain(state.last_origin, 60)
+            typer.echo(f"[{progress_count(state)}] {origin} {state.last_status} ({state.rate():.1f}/s)", err=True)
 
         return contextlib.nullcontext(plain_line)
     return _RichProgress(total)
 
 
+def progress_count(state) -> str:
+    """``done/total``; the total as ``known+`` while the seeds may name more."""
+    return f"{state.done}/{state.total}{'+' if state.reading else ''}"
+
+
 class _RichProgress:
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int | None) -> None:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -102,12 +121,13 @@ class _RichProgress:
             TextColumn("crawling"),
             BarColumn(),
             MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"),
             TextColumn("{task.fields[info]}", markup=False),
             TimeElapsedColumn(),
             console=Console(stderr=True),
             transient=True,
         )
-        self.task = self.bar.add_task("crawl", total=total, info="")
+        self.task = self.bar.add_task("crawl", total=total, info="", rate="")
 
     def __enter__(self):
         self.bar.start()
@@ -115,7 +135,9 @@ class _RichProgress:
 
     def update(self, state) -> None:
         info = f"{state.requests} requests, {state.errors} failed; finished {plain(state.last_origin, 40)}"
-        self.bar.update(self.task, completed=state.done, info=info)
+        total = None if state.reading else state.total  # an unknown total: the bar pulses
+        rate = f"{state.rate():.1f} origins/s"
+        self.bar.update(self.task, completed=state.done, total=total, info=info, rate=rate)
 
     def __exit__(self, *exc) -> None:
         self.bar.stop()
@@ -235,31 +257,26 @@ def crawl(
     is not asked again; the snapshot says so. No MCP registry is asked what it lists for an
     origin unless --registry-lookup says so."""
     from agentdex.crawler.freshness import Policy
-    from agentdex.crawler.origins import unique
 
     net = network_options(
         connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout, registry_lookup
     )
     shard = _shard(shard_text)
-    named = _seed_file(seeds, net)
-    wanted = wanted_origins(origins or [], net) + named.origins
-    endpoints = [row for row in named.endpoints if shard is None or shard.owns(row["origin"])]
-    if endpoints:
-        _record_endpoints(db, endpoints)
-    if due and wanted:
+    if due and (origins or seeds):
         fail("--due takes the origins the schedule says are due; name no origin and no --seeds file", 2)
+    wanted = _wanted_and_seeds(origins or [], seeds, net)
     if not wanted:
         wanted = _recrawl_origins(db, due)
         if not wanted:
             _nothing_due(db, as_json)
             return
-    if shard is not None:
-        wanted = _shard_share(shard, unique(wanted), quiet)
     net.origin_budget = origin_budget
     policy = Policy(ceiling=max_fresh, floor=min_fresh, revalidate=revalidate)
     summary = run_crawl(
-        db, unique(wanted), net, verify=not no_verify, policy=policy, quiet=quiet, processes=processes, shard=shard
+        db, wanted, net, verify=not no_verify, policy=policy, quiet=quiet, processes=processes, shard=shard
     )
+    if shard is not None and not summary["origins"] and not quiet:
+        typer.echo(f"shard {shard}: none of the origins is this shard's; its catalogue stays empty", err=True)
     if as_json:
         echo_json(summary)
     else:
@@ -282,40 +299,32 @@ def _shard(text: str | None):
         fail(str(exc), 2)
 
 
-def _shard_share(shard, origins: list[str], quiet: bool) -> list[str]:
-    """This shard's origins of ``origins``; says so on standard error when it has none."""
-    share = [origin for origin in origins if shard.owns(origin)]
-    if not share and not quiet:
-        typer.echo(
-            f"shard {shard}: none of the {len(origins)} origins is this shard's; its catalogue stays empty", err=True
-        )
-    return share
-
-
-def wanted_origins(texts: list[str], net, seeds: Path | None = None) -> list[str]:
-    """The origins a user named (and a seeds file holds), each decided by
+def wanted_origins(texts: list[str], net) -> list[str]:
+    """The origins a user named, each decided by
     :func:`~agentdex.crawler.origins.public_origin`; a refusal is an exit 2 with its reason."""
-    from agentdex.crawler.origins import NotPublic, chosen_by, public_origins, read_seeds
+    from agentdex.crawler.origins import NotPublic, chosen_by, public_origins
 
-    chosen = chosen_by(net)
     try:
-        return public_origins(texts, chosen) + (read_seeds(seeds, chosen) if seeds else [])
+        return public_origins(texts, chosen_by(net))
     except NotPublic as exc:
         fail(f"{exc}; to crawl a server of your own, name it with --connect-to HOST:ADDR:PORT or --allow-private", 2)
     except InputError as exc:
         fail(str(exc), 2)
 
 
-def _seed_file(seeds: Path | None, net):
-    """What a seeds file names (:func:`agentdex.crawler.seedlines.read_seed_file`): its origins,
-    each a public one as :func:`wanted_origins` decides, and the endpoints its lines declare."""
-    from agentdex.crawler.origins import NotPublic, chosen_by
-    from agentdex.crawler.seedlines import SeedFile, read_seed_file
+def _wanted_and_seeds(texts: list[str], seeds: Path | None, net):
+    """The origins a user named (:func:`wanted_origins`), then a seeds file's, read a line at a
+    time while the crawl runs (:class:`~agentdex.crawler.seedlines.SeedLines`): an iterable, or
+    the list of named origins alone (empty: none named). A file that cannot be opened is an
+    exit 2; a bad line of it is told and skipped as the crawl reaches it."""
+    from agentdex.crawler.origins import chosen_by
+    from agentdex.crawler.seedlines import SeedLines
 
+    named = wanted_origins(texts, net)
+    if seeds is None:
+        return named
     try:
-        return read_seed_file(seeds, chosen_by(net)) if seeds else SeedFile()
-    except NotPublic as exc:
-        fail(f"{exc}; to crawl a server of your own, name it with --connect-to HOST:ADDR:PORT or --allow-private", 2)
+        return itertools.chain(named, SeedLines(seeds, chosen_by(net)))
     except InputError as exc:
         fail(str(exc), 2)
 
@@ -329,14 +338,6 @@ def _fail_when_none_reached(summary: dict) -> None:
             "`agentdex list --status unreachable --fields origin,status_detail` says why",
             1,
         )
-
-
-def _record_endpoints(db, rows: list[dict]) -> None:
-    """Record the endpoints a seeds file declares, as ``agentdex seeds`` does, so the crawl
-    (and every recrawl) probes them."""
-    from agentdex.db.seeds import save_run
-
-    save_run(open_catalogue(db, readonly=False), rows, {}, {})
 
 
 def _recrawl_origins(db, due: bool) -> list[str]:

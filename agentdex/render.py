@@ -357,6 +357,8 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
         )
     if summary.get("cut_short"):
         lines.append(f"{summary['cut_short']} origin(s) cut short at the per-origin budget")
+    if summary.get("refused_lines"):
+        lines.append(f"{summary['refused_lines']} line(s) of the seeds named no origin and were skipped (said above)")
     return lines
 
 

@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from agentdex.crawler.origins import public_origin
-from agentdex.crawler.seedlines import seed_line
+from agentdex.crawler.seedlines import read_lines, seed_line
 from agentdex.errors import InputError
 from agentdex.formats._load import loads as safe_loads
 from agentdex.formats.registry_api import (
@@ -440,15 +440,8 @@ def _open(path: Path) -> Iterator[BinaryIO]:
 def _lines(fh: BinaryIO, limit: int) -> Iterator[tuple[int, str | None]]:
     """``(number, text)`` of each line, ``text`` None for a line over ``limit`` bytes (read
     past, never held)."""
-    number = 0
-    while raw := fh.readline(limit + 1):
-        number += 1
-        if len(raw) > limit and not raw.endswith(b"\n"):
-            while raw and not raw.endswith(b"\n"):
-                raw = fh.readline(1024 * 1024)
-            yield number, None
-        else:
-            yield number, raw.decode("utf-8-sig" if number == 1 else "utf-8", errors="replace")
+    for number, raw in read_lines(fh, limit):
+        yield number, None if raw is None else raw.decode("utf-8-sig" if number == 1 else "utf-8", errors="replace")
 
 
 def _add_json_file(collector: Collector, fh: BinaryIO, path: Path) -> None:

@@ -96,12 +96,21 @@ def test_crawl_refuses_it_before_looking_anything_up_or_storing_it(tmp_path, typ
     assert not path.exists() or sqlite3.connect(path).execute("SELECT count(*) FROM listings").fetchone() == (0,)
 
 
-def test_a_seeds_file_with_a_non_host_names_its_line_and_crawls_nothing(tmp_path):
+def test_a_seeds_file_with_a_non_host_names_its_line_and_skips_it(tmp_path):
+    # A bad line of a million never ends the crawl: it is told with its number and skipped.
     seeds = tmp_path / "seeds.txt"
-    seeds.write_text("pantry.test\nhost!!\n", "utf-8")
-    result = cli("crawl", "--seeds", seeds, "--db", tmp_path / "c.db")
-    assert result.exit_code == 2 and "line 2" in result.stderr and "'host!!'" in result.stderr
-    assert not (tmp_path / "c.db").exists()
+    seeds.write_text("# nothing else\nhost!!\nlocalhost\n", "utf-8")
+    result = cli("crawl", "--seeds", seeds, "--db", tmp_path / "c.db", "--json")
+    assert result.exit_code == 0, result.output
+    told = result.stderr.splitlines()
+    assert "seeds.txt, line 2: not an origin: 'host!!'" in told[0] and told[0].endswith("; skipped")
+    assert "line 3: localhost is no public origin" in told[1] and "--allow-private" in told[1]
+    assert json.loads(result.stdout) | {"seconds": 0} == json.loads(result.stdout) | {
+        "origins": 0,
+        "refused_lines": 2,
+        "seconds": 0,
+    }
+    assert sqlite3.connect(tmp_path / "c.db").execute("SELECT count(*) FROM listings").fetchone() == (0,)
 
 
 @pytest.mark.slow

@@ -56,11 +56,17 @@ def test_every_command_refuses_a_non_public_origin_with_the_same_sentence(tmp_pa
     db = tmp_path / "a.db"
     seeds = tmp_path / "seeds.txt"
     seeds.write_text(f"pantry.test\n{typed}\n")
-    for args in (["crawl", typed], ["verify", typed], ["verify", "--add", typed], ["crawl", "--seeds", seeds]):
+    for args in (["crawl", typed], ["verify", typed], ["verify", "--add", typed]):
         result = cli(*args, "--db", db)
         assert result.exit_code == 2, (args, result.output)
         assert sentence in result.stderr and "--connect-to HOST:ADDR:PORT" in result.stderr, result.stderr
         assert "Traceback" not in result.output
+    # A seeds file's line is told with the same sentence and skipped: a crawl of a million lines goes on.
+    alone = tmp_path / "alone.txt"
+    alone.write_text(f"{typed}\n")
+    result = cli("crawl", "--seeds", alone, "--db", db)
+    assert result.exit_code == 0 and f"alone.txt, line 1: {sentence}" in result.stderr, result.output
+    assert "--connect-to HOST:ADDR:PORT" in result.stderr and result.stderr.rstrip().endswith("; skipped")
     seeds_run = cli("seeds", seeds, "--db", db)
     assert seeds_run.exit_code == 0 and seeds_run.stdout.split() == ["pantry.test"]
     assert sentence in seeds_run.stderr

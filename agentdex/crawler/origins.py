@@ -185,19 +185,23 @@ def chosen_by(net: Any) -> Callable[[str], bool]:
 def read_seeds(path: str | Path, chosen: Callable[[str], bool] | None = None) -> list[str]:
     """Origins from a seeds file: one per line, ``#`` starts a comment, blanks ignored;
     each must be a public origin (:func:`public_origin`, with ``chosen``)."""
+    origins = []
     try:
-        text = Path(path).read_text("utf-8")
+        with Path(path).open(encoding="utf-8") as lines:  # a line at a time: never the file whole
+            for number, line in enumerate(lines, 1):
+                entry = line.split("#", 1)[0].strip()
+                if entry:
+                    origins.append(_numbered(entry, chosen, f"{path}, line {number}"))
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read seeds file {path}: {exc}") from exc
-    origins = []
-    for number, line in enumerate(text.splitlines(), 1):
-        entry = line.split("#", 1)[0].strip()
-        if entry:
-            try:
-                origins.append(public_origin(entry, chosen))
-            except InputError as exc:  # the same class: a non-public origin stays NotPublic
-                raise type(exc)(f"{path}, line {number}: {exc}") from exc
     return origins
+
+
+def _numbered(entry: str, chosen: Callable[[str], bool] | None, where: str) -> str:
+    try:
+        return public_origin(entry, chosen)
+    except InputError as exc:  # the same class: a non-public origin stays NotPublic
+        raise type(exc)(f"{where}: {exc}") from exc
 
 
 def unique(origins: list[str]) -> list[str]:

@@ -41,6 +41,7 @@ from math import ceil
 from pathlib import Path
 from typing import BinaryIO
 
+from agentdex.crawler.feed import Feed
 from agentdex.crawler.fetch import FetchStats
 from agentdex.crawler.messages import (
     FROM_CHILD,
@@ -98,28 +99,27 @@ def catalogue_file(db) -> Path:
 # --- this process: deals, crawls its own part and saves everything ---------------------------
 
 
-async def run_processes(
-    db, origins: list[str], net: NetworkOptions, plan: StagePlan, processes: int, saver: Saver
-) -> None:
-    """Crawl ``origins`` in this process and ``processes - 1`` crawling processes, saving
-    each result here."""
+async def run_processes(db, feed: Feed, net: NetworkOptions, plan: StagePlan, processes: int, saver: Saver) -> None:
+    """Crawl the origins of ``feed`` in this process and ``processes - 1`` crawling processes,
+    saving each result here."""
     if not POSIX:
         raise InputError("--processes needs Linux or macOS (its crawling processes inherit pipes); leave it out here")
     path = catalogue_file(db)
     share = dataclasses.replace(net, concurrency=max(1, ceil(net.concurrency / processes)))
-    dealer = _Dealer(collections.deque(origins), share.concurrency, saver, seen=set(origins))
-    saver.follow = dealer.follow
-    with _running(min(processes, len(origins)) - 1) as children:
+    dealer = _Dealer(feed, share.concurrency, saver)
+    saver.follow = feed.follow
+    with _running((processes if feed.reading else min(processes, feed.count)) - 1) as children:
         for child in children:  # first, so the first origins go to processes that only crawl
             dealer.join(child, Job(str(path), share, plan))
         try:
             async with asyncio.TaskGroup() as group:
                 for child in children:
                     group.create_task(_listen(child, dealer))
+                group.create_task(dealer.top_up())
                 group.create_task(_crawl_here(db, share, plan, dealer))
         except BaseExceptionGroup as failed:  # the first failure itself (a full disk stays a DatabaseError)
             raise failed.exceptions[0] from None
-    if dealer.todo:  # origins an AI Catalog named once every process had ended: crawled here
+    if not feed.exhausted:  # origins an AI Catalog named once every process had ended: crawled here
         dealer.retire_here()
         await _crawl_here(db, share, plan, dealer)
     saver.summary.requests, saver.summary.errors = dealer.totals()
@@ -237,24 +237,17 @@ def _running(count: int) -> Iterator[list[_Child]]:
 
 @dataclasses.dataclass
 class _Dealer:
-    """The origins still to crawl, dealt to this process's workers and to the crawling
-    processes a few at a time; what each crawling process has not finished; the counters."""
+    """The origins still to crawl (the run's feed), dealt to this process's workers and to the
+    crawling processes a few at a time, as they are read; what each crawling process has not
+    finished; the counters."""
 
-    todo: collections.deque[str]
+    feed: Feed
     concurrency: int  # each process's workers
     saver: Saver
     here: FetchStats | None = None  # this process's fetch counters, once it crawls
     children: list[_Child] = dataclasses.field(default_factory=list)
     pending: dict[int, set[str]] = dataclasses.field(default_factory=dict)
     counts: dict[int, tuple[int, int]] = dataclasses.field(default_factory=dict)
-    seen: set[str] = dataclasses.field(default_factory=set)  # every origin of the run, dealt or to deal
-
-    def follow(self, more: list[str]) -> int:
-        """Add the origins an AI Catalog named that the run does not have yet; how many."""
-        new = [o for o in dict.fromkeys(more) if o not in self.seen]
-        self.seen.update(new)
-        self.todo.extend(new)
-        return len(new)
 
     def retire_here(self) -> None:
         """Keep this process's counters so far (its next stage counts from zero)."""
@@ -270,11 +263,27 @@ class _Dealer:
         child.send(job)
         self._deal(child, 2 * self.concurrency)
 
-    def take(self) -> str | None:
-        """The next origin for this process's own workers; None when every origin is dealt."""
-        origin = self.todo.popleft() if self.todo else None
+    async def take(self) -> str | None:
+        """The next origin for this process's own workers (waiting for the seeds to name
+        one); None when every origin is dealt."""
+        origin = await self.feed.take()
         self._close_if_done()
         return origin
+
+    async def top_up(self) -> None:
+        """As origins are read, deal them to the crawling processes short of work (a seeds
+        file read while the run crawls may have had none for them at first)."""
+        while self.feed.reading:
+            await self.feed.changed()
+            self._deal_short()
+        self._deal_short()  # the last read: after it, each result a process sends brings it more
+        self._close_if_done()
+
+    def _deal_short(self) -> None:
+        for child in self.children:
+            pending = self.pending.get(child.index)
+            if pending is not None and len(pending) <= self.concurrency:
+                self._deal(child, 2 * self.concurrency - len(pending))
 
     def take_result(self, child: _Child, message: FromChild) -> None:
         """Act on one message of a crawling process, then top up its origins."""
@@ -304,14 +313,16 @@ class _Dealer:
     def _deal(self, child: _Child, count: int) -> None:
         if child.jobs is None or child.index not in self.pending:
             return  # told it gets no more (or gone): what is left stays for the others
-        batch = [self.todo.popleft() for _ in range(min(count, len(self.todo)))]
+        batch: list[str] = []
+        while len(batch) < count and (origin := self.feed.take_now()) is not None:
+            batch.append(origin)
         if batch:
             self.pending[child.index].update(batch)
             child.send(Origins(tuple(batch)))
         self._close_if_done()
 
     def _close_if_done(self) -> None:
-        if not self.todo:
+        if self.feed.exhausted:
             for child in self.children:
                 child.close_jobs()
 

@@ -15,25 +15,35 @@ a typo does not pass silently; a plain origin-per-line file reads as it always d
 
 The crawl records each endpoint as its source's naming of the origin (``seed_sources``,
 as ``agentdex seeds`` does) and probes it under the origin.
+
+A crawl reads the file a line at a time while it crawls (:class:`SeedLines` into a
+:class:`~agentdex.crawler.feed.Feed`), so a file of any length is crawled in flat memory. An
+origin's adjacent lines are taken together, so the crawl probes every endpoint they declare;
+an endpoint on a line far from its origin's first (an unsorted file) is recorded as it is
+read, and probed by the crawl after. A bad line is reported with its number and skipped.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import quote, unquote, urlsplit
 
-from agentdex.crawler.origins import normalise_origin, public_origin
+from agentdex.crawler.feed import BadLine, Seed
+from agentdex.crawler.origins import NotPublic, normalise_origin, public_origin
 from agentdex.errors import InputError
 
 KEYS = ("mcp", "name", "transport", "status", "source")
 TRANSPORTS = ("streamable-http", "sse")
 STATUSES = ("active", "deprecated", "deleted")
 SAFE = ":/?&=@+,;!$'()*[]~._-"  # what a value keeps as it is: everything of a URL but #, % and spaces
-MAX_BYTES = 256 * 1024 * 1024  # as a seed file of agentdex seeds
+# A line: an origin and one endpoint's fields (a URL of at most 2,048 characters, a name, a
+# source); a longer one is refused alone and read past, never held.
+LINE_BYTES = 16 * 1024
 
 
 def seed_line(origin: str, fields: dict[str, str | None]) -> str:
@@ -52,43 +62,95 @@ class SeedFile:
 
 
 def read_seed_file(path: str | Path, chosen: Callable[[str], bool] | None = None) -> SeedFile:
-    """The origins and endpoints of a seeds file (``-``: standard input); each origin must be
-    a public one (:func:`~agentdex.crawler.origins.public_origin`, with ``chosen``).
+    """The origins and endpoints of a seeds file (``-``: standard input), held whole; each
+    origin must be a public one (:func:`~agentdex.crawler.origins.public_origin`, with
+    ``chosen``). A crawl streams the file instead (:class:`SeedLines`).
 
     :raises InputError: the file cannot be read, or a line is no origin or names a bad endpoint
     """
-    text = _read(path)
     found = SeedFile()
-    for number, line in enumerate(text.splitlines(), 1):
-        entry = line.split("#", 1)[0].strip()
-        if not entry:
-            continue
-        try:
-            origin, endpoint = parse_line(entry, default_source=_source(path), chosen=chosen)
-        except InputError as exc:  # the same class: a non-public origin stays NotPublic
-            raise type(exc)(f"{path}, line {number}: {exc}") from exc
-        found.origins.append(origin)
-        if endpoint is not None:
-            found.endpoints.append(endpoint)
+    for item in SeedLines(path, chosen):
+        if isinstance(item, BadLine):
+            raise (NotPublic if item.not_public else InputError)(str(item))
+        found.origins.append(item.origin)
+        found.endpoints.extend(item.endpoints)
     return found
+
+
+class SeedLines:
+    """The seeds of a file (``-``: standard input) read a line at a time, as an iterator: a
+    :class:`~agentdex.crawler.feed.Seed` an origin (with the endpoints its adjacent lines
+    declare: one line an endpoint, the origin repeated, as ``agentdex seeds`` prints them) and
+    a :class:`~agentdex.crawler.feed.BadLine` for each line that is no origin, over
+    :data:`LINE_BYTES`, or not UTF-8. Memory holds one origin's lines, never the file.
+
+    :raises InputError: the file cannot be opened
+    """
+
+    def __init__(self, path: str | Path, chosen: Callable[[str], bool] | None = None) -> None:
+        self.path, self.chosen, self.source = path, chosen, _source(path)
+        self._fh = _open(path)
+
+    def __iter__(self) -> Iterator[Seed | BadLine]:
+        origin, endpoints = "", []
+        with self._fh as fh:
+            for number, raw in read_lines(fh, LINE_BYTES):
+                item = self._parse(number, raw)
+                if isinstance(item, BadLine):
+                    yield item
+                elif item is not None and item[0] == origin:
+                    endpoints += item[1]
+                elif item is not None:
+                    if origin:
+                        yield Seed(origin, tuple(endpoints))
+                    origin, endpoints = item
+        if origin:
+            yield Seed(origin, tuple(endpoints))
+
+    def _parse(self, number: int, raw: bytes | None) -> BadLine | tuple[str, list[dict[str, Any]]] | None:
+        """``(origin, endpoints)`` of a line, None for a blank or comment line, or why it is bad."""
+        where = f"{self.path}, line {number}"
+        if raw is None:
+            return BadLine(where, f"a line over {LINE_BYTES:,} bytes")
+        try:
+            entry = raw.decode("utf-8-sig" if number == 1 else "utf-8").split("#", 1)[0].strip()
+        except UnicodeDecodeError as exc:
+            return BadLine(where, f"not UTF-8 ({exc.reason} at byte {exc.start})")
+        if not entry:
+            return None
+        try:
+            origin, endpoint = parse_line(entry, default_source=self.source, chosen=self.chosen)
+        except InputError as exc:
+            return BadLine(where, str(exc), not_public=isinstance(exc, NotPublic))
+        return origin, [endpoint] if endpoint is not None else []
+
+
+def read_lines(fh: BinaryIO, limit: int) -> Iterator[tuple[int, bytes | None]]:
+    """``(number, bytes)`` of each line of ``fh``, None for a line over ``limit`` bytes (read
+    past in pieces, never held whole)."""
+    number = 0
+    while raw := fh.readline(limit + 1):
+        number += 1
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            while raw and not raw.endswith(b"\n"):
+                raw = fh.readline(1024 * 1024)
+            yield number, None
+        else:
+            yield number, raw
 
 
 def _source(path: str | Path) -> str:
     return "stdin" if str(path) == "-" else Path(path).name
 
 
-def _read(path: str | Path) -> str:
+def _open(path: str | Path) -> contextlib.AbstractContextManager[BinaryIO]:
+    """The seeds file opened for reading (standard input is left open after)."""
+    if str(path) == "-":
+        return contextlib.nullcontext(sys.stdin.buffer)
     try:
-        if str(path) == "-":
-            data = sys.stdin.buffer.read(MAX_BYTES + 1)
-        else:
-            with Path(path).open("rb") as fh:
-                data = fh.read(MAX_BYTES + 1)
-        if len(data) > MAX_BYTES:
-            raise InputError(f"seeds file {path} is over {MAX_BYTES:,} bytes")
-        return data.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read seeds file {path}: {exc}") from exc
+        return Path(path).open("rb")
+    except OSError as exc:
+        raise InputError(f"cannot read seeds file {path}: {exc.strerror or exc}") from exc
 
 
 def parse_line(

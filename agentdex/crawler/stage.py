@@ -35,13 +35,20 @@ from agentdex.models import Check, OriginCrawl
 class Progress:
     """What a progress display shows; passed to the callback after every origin."""
 
-    total: int
+    total: int  # origins known so far (all of them once ``reading`` is over)
     done: int = 0
+    reading: bool = False  # the seeds may still name more origins (a file read while crawling)
+    started: float = field(default_factory=time.monotonic)
     requests: int = 0
     errors: int = 0
     events: int = 0
     last_origin: str = ""
     last_status: str = ""
+
+    def rate(self, now: float | None = None) -> float:
+        """Origins done a second since the run started."""
+        seconds = (time.monotonic() if now is None else now) - self.started
+        return self.done / seconds if seconds > 0 else 0.0
 
 
 @dataclass
@@ -59,6 +66,7 @@ class CrawlSummary:
     interrupted: bool = False
     internal: int = 0  # origins whose crawl hit a bug of agentdex (recorded as their error)
     cut_short: int = 0  # origins stopped at the per-origin budget
+    refused_lines: int = 0  # lines of the seeds that named no origin (told, and skipped)
 
     def to_dict(self) -> dict:
         """Plain data for JSON output."""
@@ -140,9 +148,7 @@ class Saver:
             if link.origin != result.origin and (self.owns is None or self.owns(link.origin))
         ]
         if others and self.follow is not None:
-            added = self.follow(others)
-            self.summary.origins += added
-            self.state.total += added
+            self.follow(others)  # the run counts them into its origins
 
     def failed(self, origin: str, code: str, message: str, requests: int, errors: int) -> None:
         """Save an origin agentdex could not finish (``internal`` or ``budget``)."""
@@ -159,11 +165,14 @@ class Saver:
         self.save(result, *totals())
 
 
-async def work_through(take: Callable[[], str | None], workers: int, each: Callable[[str], Awaitable[None]]) -> None:
-    """``workers`` tasks run ``each`` on the origins ``take`` gives, until it gives None."""
+async def work_through(
+    take: Callable[[], Awaitable[str | None]], workers: int, each: Callable[[str], Awaitable[None]]
+) -> None:
+    """``workers`` tasks run ``each`` on the origins ``take`` gives (waiting for them), until
+    it gives None."""
 
     async def worker() -> None:
-        while (origin := take()) is not None:
+        while (origin := await take()) is not None:
             await each(origin)
 
     # A TaskGroup, not gather: when one worker fails (the catalogue itself, a full disk), the
