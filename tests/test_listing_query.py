@@ -151,3 +151,12 @@ def test_the_columns_are_declared_once(db):
 def test_a_filter_that_is_not_declared_is_refused():
     with pytest.raises(TypeError, match="no listing filter 'colour'"):
         ListingQuery(colour="blue")
+
+
+def test_the_search_and_the_indexed_columns_lead_the_where_clause():
+    """SQLite breaks ties between plans by term order (a category before a pricing walked the
+    origin index): the conditions keep the order the plans were measured with."""
+    _, where, params = ListingQuery(failing_checks=True, category="home", pricing="free", search="tide").where()
+    assert where.index("listings_fts") < where.index("listings.pricing") < where.index("json_each")
+    assert where.index("json_each") < where.index("checks_failed")
+    assert params == ['"tide"*', "free", "home"]

@@ -288,6 +288,15 @@ BRIEF_FIELDS = (
 TABLE_FIELDS = ("origin", "format", "status", "name", "next_due_at")
 
 
+def _sql_rank(item: tuple[str, Any]) -> int:
+    """Where a filter's condition goes in the WHERE clause: the search, then the IN lists on
+    indexed columns, then the rest in declared order. SQLite's planner breaks ties between
+    indexes by term order: a category with a pricing walked the origin index instead of the
+    pricing one when the category came first (measured on a synthetic catalogue)."""
+    name = item[0]
+    return 0 if name == SEARCH else 1 if FILTERS[name].many else 2
+
+
 @dataclass(frozen=True, init=False)
 class ListingQuery:
     """Which listings, in which order: the value of every filter set (by name, from
@@ -336,7 +345,7 @@ class ListingQuery:
         is among the conditions."""
         conditions: list[str] = []
         params: list[Any] = []
-        for name, value in self.values:
+        for name, value in sorted(self.values, key=_sql_rank):
             found = FILTERS[name].condition(value)
             if found is not None:
                 conditions.append(found[0])
