@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 Severity = Literal["error", "warning"]
 STATUSES = ("listed", "invalid", "unreachable", "no_manifest", "delisted")
@@ -49,6 +49,28 @@ class Tool:
     input_schema: dict[str, Any] | None = None
     source: str = "manifest"  # manifest | mcp
     detail: dict[str, Any] = field(default_factory=dict)
+
+
+class StatedFacts(TypedDict, total=False):
+    """The cross-format facts (:class:`CrossFacts`) as a format states them into
+    :attr:`Listing.extra`: the same names, in JSON spelling. A format writes
+    ``{**StatedFacts(mcp_urls=urls), "its_own_key": ...}`` so a misspelt or mistyped fact is a
+    type error; ``tests/test_cross_facts.py`` holds the two to the same names."""
+
+    mcp_urls: list[str]
+    mcp_transports: dict[str, str]
+    mcp_tools: list[str] | None
+    api_bases: list[str]
+    a2a_urls: list[str]
+    anchor_tools: list[dict[str, Any]]
+    verify: dict[str, Any]
+    resources: list[dict[str, Any]]
+    prices: dict[str, float]
+    offers: dict[str, list[dict[str, Any]]]
+    cards: list[dict[str, Any]]
+    provenance: list[dict[str, Any]]
+    sources: dict[str, str]
+    checksum: str | None
 
 
 def _strings(value: Any) -> tuple[str, ...]:
@@ -98,9 +120,10 @@ class CrossFacts:
     They are stored inside :attr:`Listing.extra`, each under its field's own name and in JSON
     spelling (lists and objects), so the listing JSON, the stored rows and ``show --json``
     keep the shape they always had, and a catalogue an older release wrote reads the same.
-    :meth:`of` is the only reader of those keys: a value of the wrong type (a hand-edited or
-    foreign row) reads as the field's empty value, never as an error. Anchor tool entries,
-    resources, offers and cards stay objects in their format's own spelling.
+    Formats state them through :class:`StatedFacts`; :meth:`of` is the only reader of those
+    keys: a value of the wrong type (a hand-edited or foreign row) reads as the field's empty
+    value, never as an error. Anchor tool entries, resources, offers and cards stay objects in
+    their format's own spelling.
     """
 
     # Every MCP endpoint the document names (``Listing.mcp_url`` is the first); the transport

@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, get_type_hints
 
 import pytest
 
@@ -18,7 +18,7 @@ from agentdex import formats
 from agentdex.crawler import discovered
 from agentdex.db import load_listing, save_origin, start_crawl
 from agentdex.formats import adapp, inferred
-from agentdex.models import CrossFacts, Event, Listing
+from agentdex.models import CrossFacts, Event, Listing, StatedFacts
 from agentdex.showing import load_show
 from db_records import AT, anchor_listing, listing_crawl, new_catalogue
 
@@ -67,6 +67,10 @@ def test_a_catalogue_the_previous_release_wrote_reads_its_facts(tmp_path):
     cheaper = {**TOOL, "payments": [{**TOOL["payments"][0], "priceUsd": 0.001}]}
     events = save_origin(db, listing_crawl(anchor_listing([cheaper]), origin=ORIGIN), start_crawl(db, "crawl", 1))
     assert Event("price_changed", TOOL["payments"], cheaper["payments"], TOOL["id"]) in events
+
+
+def test_the_facts_stated_and_the_facts_read_have_the_same_names():
+    assert set(get_type_hints(StatedFacts)) == FACTS
 
 
 def test_a_fact_of_the_wrong_type_reads_as_empty():
@@ -164,9 +168,12 @@ def test_a_misspelt_fact_is_a_type_error(tmp_path):
 
     snippet = tmp_path / "reader.py"
     snippet.write_text(
-        "from agentdex.models import Listing\n\n\n"
+        "from agentdex.models import Listing, StatedFacts\n\n\n"
         "def endpoints(listing: Listing) -> tuple[str, ...]:\n"
-        "    return listing.facts.mcp_url\n"
+        "    return listing.facts.mcp_url\n\n\n"
+        "def state(listing: Listing) -> None:\n"
+        '    listing.extra = {**StatedFacts(mcp_url=["https://a.test/mcp"])}\n'
     )
     out, _, status = api.run([str(snippet), "--cache-dir", str(tmp_path / "cache"), "--follow-imports=silent"])
     assert status == 1 and '"CrossFacts" has no attribute "mcp_url"' in out
+    assert 'key "mcp_url" for TypedDict "StatedFacts"' in out

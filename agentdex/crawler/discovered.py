@@ -36,7 +36,7 @@ from agentdex.crawler.origins import origin_of, origin_url, public_origin
 from agentdex.errors import InputError
 from agentdex.formats import a2a_card as a2a_format
 from agentdex.formats._discovery import normalise_url, unique
-from agentdex.models import CrossFacts, Finding, Listing, ParseResult
+from agentdex.models import CrossFacts, Finding, Listing, ParseResult, StatedFacts
 
 # The discovery formats that make a listing, in the order an origin's listing is chosen
 # from them (the origin's own documents first; the registry's word after them).
@@ -165,10 +165,12 @@ def declared_result(origin: str, declared: list[Declared]) -> ParseResult:
     listing = Listing(format=REGISTRY_FORMAT, origin=origin, name=first.name or None)
     listing.mcp_url, listing.mcp_transport = first.url, first.transport
     listing.extra = {
-        "mcp_urls": unique([d.url for d in live]),
+        **StatedFacts(mcp_urls=unique([d.url for d in live])),
         "registry_name": first.name or None,
-        "mcp_transports": {normalise_url(d.url): d.transport for d in live if d.transport},
-        "provenance": [d.provenance() for d in declared],
+        **StatedFacts(
+            mcp_transports={normalise_url(d.url): d.transport for d in live if d.transport},
+            provenance=[d.provenance() for d in declared],
+        ),
     }
     return ParseResult(REGISTRY_FORMAT, listing, [])
 
@@ -183,9 +185,11 @@ def describe(result: ParseResult, url: str | None, catalog: str | None = None) -
         return result
     facts, extra = listing.facts, dict(listing.extra or {})
     if url and not facts.provenance:
-        extra["provenance"] = [{"source": result.format, "url": url, **({"catalog": catalog} if catalog else {})}]
+        extra.update(
+            StatedFacts(provenance=[{"source": result.format, "url": url, **({"catalog": catalog} if catalog else {})}])
+        )
     if not facts.mcp_transports:
-        extra["mcp_transports"] = transports_of(result.document)
+        extra.update(StatedFacts(mcp_transports=transports_of(result.document)))
     listing.extra = extra
     listing.mcp_transport = listing.mcp_transport or mcp_transport(result, listing.mcp_url)
     return result

@@ -12,8 +12,8 @@ document states, and keeps in ``Listing.extra`` what has no Listing field:
 - ``prices``: ``{resource URL: price in USD}`` for the prices it declares;
 - ``auth``: the document's auth words in agentdex's vocabulary (:data:`AUTH_WORDS`).
 
-Other modules read the cross-format ones of these typed, through ``Listing.facts``
-(:class:`~agentdex.models.CrossFacts`).
+The cross-format ones are stated through :class:`~agentdex.models.StatedFacts` and read back
+typed, through ``Listing.facts`` (:class:`~agentdex.models.CrossFacts`).
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ from agentdex.formats._check import Checker, is_absolute_url, join
 from agentdex.formats._discovery import auth_word, auth_words, base_url, normalise_url, resolve, unique
 from agentdex.formats._load import read_document
 from agentdex.formats._spec import FormatSpec
-from agentdex.models import Finding, Listing, ParseResult, Tool
+from agentdex.models import Finding, Listing, ParseResult, StatedFacts, Tool
 
 NAME = "a2a_card"
 WELL_KNOWN_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
@@ -206,7 +206,7 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
     listing.auth_methods = _auth(doc)
     listing.tools = _skills(c, doc)
     listing.extra = {
-        "a2a_urls": urls,
+        **StatedFacts(a2a_urls=urls),
         "interfaces": [asdict(i) for i in interfaces(doc)],
         "card_version": version,
         "extended_card": _extended_card(doc),

@@ -39,7 +39,7 @@ from agentdex.formats._adapp_zip import show as _show
 from agentdex.formats._check import Checker, join, type_name
 from agentdex.formats._load import load_json
 from agentdex.formats._spec import FormatSpec
-from agentdex.models import Finding, Listing, ParseResult, Tool
+from agentdex.models import Finding, Listing, ParseResult, StatedFacts, Tool
 
 NAME = "adapp"
 FORMAT = "adapp/v1"
@@ -190,7 +190,7 @@ def _validate(doc: dict, files: Mapping[str, bytes] | None, origin: str | None) 
         "icon": icon,
         "transport": transport,
         "required_secrets": [s for s in secrets if s is not None],
-        "checksum": checksum,
+        **StatedFacts(checksum=checksum),
     }
     return ParseResult(NAME, listing, c.findings, redact(doc))
 

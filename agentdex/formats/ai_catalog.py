@@ -42,7 +42,7 @@ from agentdex.formats._discovery import base_url, resolve, unique
 from agentdex.formats._load import read_document
 from agentdex.formats._spec import FormatSpec
 from agentdex.formats.schemas import load_derived
-from agentdex.models import Listing, ParseResult
+from agentdex.models import Listing, ParseResult, StatedFacts
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
@@ -191,8 +191,7 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
     listing.extra = {
         "documents": [{"type": e["type"], "url": e["url"]} for e in read if e.get("url")],
         "entries": [{k: v for k, v in e.items() if k != "tools"} for e in read],
-        "mcp_urls": mcp_urls,
-        "mcp_tools": [t for e in read for t in e.get("tools", [])] or None,
+        **StatedFacts(mcp_urls=mcp_urls, mcp_tools=[t for e in read for t in e.get("tools", [])] or None),
     }
     return ParseResult(NAME, listing, c.findings, doc)
 

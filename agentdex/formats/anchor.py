@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 from agentdex.formats._check import DATE_RE, EMAIL_RE, Checker, is_absolute_url, join, type_name
 from agentdex.formats._load import read_document
 from agentdex.formats._spec import FormatSpec
-from agentdex.models import Listing, ParseResult, Tool
+from agentdex.models import Listing, ParseResult, StatedFacts, Tool
 
 NAME = "anchor"
 MAX_BYTES = 256 * 1024
@@ -132,8 +132,7 @@ def validate_document(doc: dict, *, origin: str | None = None) -> ParseResult:
     tools = _tools(c, doc)
     _apply_tools(listing, tools)
     listing.extra = {
-        "anchor_tools": tools,
-        "verify": _verify(c, doc, listing.publisher_url),
+        **StatedFacts(anchor_tools=tools, verify=_verify(c, doc, listing.publisher_url)),
         "updated": _date(c, doc, "updated", "", required=True),
     }
     return ParseResult(NAME, listing, c.findings, doc)

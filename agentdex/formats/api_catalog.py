@@ -25,7 +25,7 @@ from agentdex.formats._check import Checker, join
 from agentdex.formats._discovery import base_url, resolve, unique
 from agentdex.formats._load import read_document
 from agentdex.formats._spec import FormatSpec
-from agentdex.models import Listing, ParseResult
+from agentdex.models import Listing, ParseResult, StatedFacts
 
 NAME = "api_catalog"
 WELL_KNOWN_PATHS = ("/.well-known/api-catalog",)
@@ -89,7 +89,7 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
         http_base=apis[0] if apis else None,
         http_openapi=descriptions[0] if descriptions else None,
     )
-    listing.extra = {"api_bases": apis, "service_descs": unique(descriptions), "catalogs": unique(catalogs)}
+    listing.extra = {**StatedFacts(api_bases=apis), "service_descs": unique(descriptions), "catalogs": unique(catalogs)}
     return ParseResult(NAME, listing, c.findings, doc)
 
 

@@ -54,7 +54,7 @@ from agentdex.formats._check import Checker
 from agentdex.formats._load import decode_text, load_json
 from agentdex.formats._spec import FormatSpec, OriginFile
 from agentdex.formats._yaml import YamlLimits, load_yaml
-from agentdex.models import Finding, Listing, ParseResult, Severity
+from agentdex.models import Finding, Listing, ParseResult, Severity, StatedFacts
 
 NAME = "inferred"
 SKILL, AGENT_MD, LLMS_TXT, MCP_JSON = "SKILL.md", "agent.md", "llms.txt", "mcp.json"
@@ -349,7 +349,7 @@ def _guide(present: dict[str, bytes], listing: Listing, base: str | None, findin
         )
         return None
     listing.guide_url = _at(base, name)
-    listing.extra["sources"] = {**listing.facts.sources, "guide": name}
+    listing.extra.update(StatedFacts(sources={**listing.facts.sources, "guide": name}))
     text, problems = _text(present[name], name)
     findings.extend(problems)
     if name == AGENT_MD and LLMS_TXT in present:
@@ -369,7 +369,8 @@ def _mcp(mcp_json: bytes | None, guide_text: str | None, listing: Listing, findi
         source = listing.facts.sources.get("guide") if url else None
     if url:
         listing.mcp_url, listing.mcp_transport = url, MCP_TRANSPORT
-        listing.extra["sources"] = {**listing.facts.sources, "mcp_url": source}
+    if url and source:  # a URL found in the guide is the guide's, which _guide named
+        listing.extra.update(StatedFacts(sources={**listing.facts.sources, "mcp_url": source}))
 
 
 def mcp_url_from_mcp_json(data: bytes) -> tuple[str | None, list[Finding]]:

@@ -50,7 +50,7 @@ from agentdex.formats._discovery import auth_words, base_url, header_auth, resol
 from agentdex.formats._load import read_document
 from agentdex.formats._spec import FormatSpec
 from agentdex.formats.schemas import load_vendored
-from agentdex.models import Finding, Listing, ParseResult, Tool
+from agentdex.models import Finding, Listing, ParseResult, StatedFacts, Tool
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -165,12 +165,14 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
     listing.mcp_auth = list(listing.auth_methods)
     listing.tools = [t for card in read for t in card["tools"]]
     listing.extra = {
-        "mcp_urls": mcp_urls,
+        **StatedFacts(mcp_urls=mcp_urls),
         "registry_name": first.get("registry_name"),
         "schema_version": first.get("schema_version"),
-        "mcp_tools": [t.name for t in listing.tools] if any(card["declares_tools"] for card in read) else None,
+        **StatedFacts(
+            mcp_tools=[t.name for t in listing.tools] if any(card["declares_tools"] for card in read) else None
+        ),
         "auth": listing.auth_methods,
-        "cards": [{k: v for k, v in card.items() if k != "tools"} for card in read],
+        **StatedFacts(cards=[{k: v for k, v in card.items() if k != "tools"} for card in read]),
     }
     return ParseResult(NAME, listing, c.findings, doc)
 

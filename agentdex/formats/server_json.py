@@ -30,7 +30,7 @@ from agentdex.formats._discovery import header_auth, resolve, template_in, uniqu
 from agentdex.formats._load import read_document
 from agentdex.formats._spec import FormatSpec
 from agentdex.formats.schemas import load_vendored
-from agentdex.models import Listing, ParseResult
+from agentdex.models import Listing, ParseResult, StatedFacts
 
 if TYPE_CHECKING:  # jsonschema is imported when a server.json is first validated, not at start-up
     from jsonschema import Draft7Validator
@@ -132,7 +132,7 @@ def _listing(doc: dict, origin: str | None) -> Listing:
     listing.extra = {
         "registry_name": name,
         "version": doc.get("version"),
-        "mcp_urls": urls,
+        **StatedFacts(mcp_urls=urls),
         "auth": auth,
         "packages": [{k: p.get(k) for k in ("registryType", "identifier", "version")} for p in packages],
         "repository": (doc.get("repository") or {}).get("url") if isinstance(doc.get("repository"), dict) else None,

@@ -38,7 +38,7 @@ from agentdex.formats._load import read_document
 from agentdex.formats._spec import FormatSpec
 from agentdex.formats.x402_money import MoneyError, amount_problem, dollars, usd_price
 from agentdex.formats.x402_offers import declared_offer
-from agentdex.models import Listing, ParseResult
+from agentdex.models import Listing, ParseResult, StatedFacts
 
 NAME = "x402_discovery"
 WELL_KNOWN_PATHS = ("/.well-known/x402", "/.well-known/x402.json")
@@ -102,11 +102,13 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
         mcp_url=mcp["urls"][0] if mcp["urls"] else None,
     )
     listing.extra = {
-        "resources": resources,
-        "prices": prices,
-        "offers": offers,
-        "mcp_urls": unique(mcp["urls"]),
-        "mcp_tools": unique(mcp["tools"]) or None,
+        **StatedFacts(
+            resources=resources,
+            prices=prices,
+            offers=offers,
+            mcp_urls=unique(mcp["urls"]),
+            mcp_tools=unique(mcp["tools"]) or None,
+        ),
         "auth": ["x402"],
         "instructions": instructions,
         "ownership_proofs": [p for p in doc.get("ownershipProofs") or [] if isinstance(p, str)]
