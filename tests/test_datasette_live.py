@@ -395,12 +395,12 @@ def test_crawled_text_is_shown_as_text_never_as_html(base):
 
 
 def test_the_listings_page_opens_on_its_telling_columns_with_descriptions_one_click_away(base):
-    from agentdex.datasette_plugin import LISTING_COLUMNS
+    from agentdex.datasette_plugin import LISTING_COLUMNS, UPTIME_COLUMN
 
     page = text_of(get(base, "/agentdex/listings").text)
     assert '<details class="agentdex-columns"><summary>What each of the' in page
     head = page.split("<thead>")[1].split("</thead>")[0]
-    assert sorted(re.findall(r'data-column="([^"]+)"', head)) == sorted(LISTING_COLUMNS)
+    assert sorted(re.findall(r'data-column="([^"]+)"', head)) == sorted([*LISTING_COLUMNS, UPTIME_COLUMN])
     every = re.search(r'<a href="([^"]+)" rel="nofollow">Show every column</a>', page).group(1)
     head = text_of(httpx.get(base + html.unescape(every), timeout=30).text).split("<thead>")[1].split("</thead>")[0]
     assert len(re.findall(r'data-column="', head)) == len(TABLES["listings"]["columns"])

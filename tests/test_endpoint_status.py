@@ -79,13 +79,17 @@ def catalogue(tmp_path_factory) -> Path:
     end = datetime.now(UTC) - timedelta(minutes=1)
     for origin, history in HISTORIES.items():
         db.execute(
-            "INSERT INTO listings (origin, name, status, first_seen_at, last_crawled_at) VALUES (?, ?, 'listed', ?, ?)",
-            [origin, origin, iso(end), iso(end)],
+            "INSERT INTO listings (origin, name, status, first_seen_at, mcp_url) VALUES (?, ?, 'listed', ?, ?)",
+            [origin, origin, iso(end), f"https://mcp.{origin}/mcp"],
         )
         for i, up in enumerate(history):
             save_probes(
                 db, origin, probe(origin, up, 40.0 + 10 * i), None, iso(end - timedelta(hours=len(history) - i))
             )
+    db.execute(  # a listing never probed: its uptime cell is a dash
+        "INSERT INTO listings (origin, name, status, first_seen_at) VALUES ('quiet.test', 'quiet.test', 'listed', ?)",
+        [iso(end)],
+    )
     db.conn.commit()
     db.conn.close()
     return path
@@ -277,3 +281,37 @@ def test_the_status_json_reads_back_in_chromium(served, browser, shots):
         60.0,
         "unknown",
     )
+
+
+LISTING_ROWS = """[...document.querySelectorAll('table.rows-and-columns tbody tr')].map(tr => {
+    const cell = tr.querySelector('td.col-uptime');
+    return [tr.querySelector('td.col-origin').innerText, cell.innerText, getComputedStyle(cell).color];
+})"""
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_the_listings_page_has_a_compact_uptime_column(served, browser, shots):
+    from agentdex.datasette_plugin import UPTIME_COLUMN
+
+    browser.viewport(1400, 500)
+    page = browser.open(served + "/agentdex/listings")
+    assert page["status"] == 200 and not page["errors"]
+    shot = browser.screenshot(shots / "listings-uptime.png")
+    assert shot.read_bytes()[:8] == PNG
+    heads = browser.evaluate(
+        "[...document.querySelectorAll('table.rows-and-columns thead th')].map(t => t.dataset.column)"
+    )
+    assert heads[heads.index("mcp_url") + 1] == UPTIME_COLUMN
+    seen = {origin: (text, colour) for origin, text, colour in browser.evaluate(LISTING_ROWS)}
+    tone = {t: "rgb({}, {}, {})".format(*rgb(c)) for t, c in COLOURS.items()}
+    assert seen == {
+        "good.test": ("100.0%", tone["good"]),
+        "fair.test": ("90.0%", tone["fair"]),
+        "down.test": ("60.0% down", tone["bad"]),
+        HOSTILE: ("100.0%", tone["good"]),
+        "quiet.test": ("–", tone["none"]),
+    }
+    # Columns a user chose are theirs: no column is added to them.
+    browser.open(served + "/agentdex/listings?_col=name")
+    assert browser.evaluate("document.querySelectorAll('td.col-uptime').length") == 0

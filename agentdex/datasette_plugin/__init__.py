@@ -9,7 +9,8 @@ plugin) extend Datasette's own, so nothing of Datasette's pages is copied but on
 - On a table page the column descriptions fold into one ``<details>`` (they filled two
   and a half screens before the search box), long cells are cut to one line with ``…``
   (the row page shows them whole) and ``listings`` opens on :data:`LISTING_COLUMNS`, with
-  a link to every column.
+  a link to every column, and a compact ``uptime 30d`` column after ``mcp_url`` (the MCP
+  endpoint's 30-day uptime as its badge says it, in the badge's tone).
 - The index leads with each catalogue's ``listings`` table (Datasette names only the five
   largest tables there, and snapshots and checks outgrow listings).
 - The database page leads with ``listings`` and says in one line what every table and view
@@ -56,6 +57,7 @@ LISTING_COLUMNS = (
     "checks_failed",
     "last_changed_at",
 )
+UPTIME_COLUMN = "uptime"  # the listings page's compact uptime column, after mcp_url (not a SQL column)
 CELL_CHARS = 80  # a table cell longer than this is cut (the row page has it whole)
 CHOSEN = ("_col", "_nocol")  # query-string arguments by which a user chose columns
 CENSUS = "mcp_census"
@@ -123,8 +125,14 @@ def extra_template_vars(
     if table == "events":
         values["agentdex_change"] = _change_of
     if table == LISTINGS and not any(arg in request.args for arg in CHOSEN):
+        from agentdex.datasette_plugin.status import COLOURS, uptime_cells
+
         values.update(
-            agentdex_columns=list(LISTING_COLUMNS), agentdex_all_columns_url=_all_columns_url(request, columns or [])
+            agentdex_columns=list(LISTING_COLUMNS),
+            agentdex_all_columns_url=_all_columns_url(request, columns or []),
+            agentdex_uptime=uptime_cells(datasette, database),
+            agentdex_tones=COLOURS,
+            agentdex_uptime_column=UPTIME_COLUMN,
         )
     return values
 

@@ -7,6 +7,8 @@ origin, from the catalogue's endpoint samples (:func:`agentdex.db.health.origin_
 - ``/-/badge/{origin}.svg``: the origin's MCP endpoint (else its first endpoint) as a badge,
   ``uptime 30d | 99.5%``: green when healthy and up 99% or more, yellow when healthy below,
   red when unhealthy, grey without history. Every text in it is escaped: an origin is data.
+- The listings table's compact uptime column (:func:`uptime_cells`): the same value and tone
+  for each listing on the page, from its MCP endpoint's samples.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from urllib.parse import unquote
 from datasette.utils.asgi import Response
 from sqlite_utils import Database
 
-from agentdex.db.health import origin_health
+from agentdex.db.health import mcp_windows_of, origin_health
 
 COLOURS = {"good": "#2e7d32", "fair": "#b28704", "bad": "#c62828", "none": "#757575"}
 LABEL = "uptime 30d"
@@ -81,3 +83,28 @@ def badge_svg(label: str, value: str, colour: str, title: str) -> str:
         f'<text x="{left / 2}" y="14" text-anchor="middle">{escape(label)}</text>'
         f'<text x="{left + right / 2}" y="14" text-anchor="middle">{escape(value)}</text></g></svg>'
     )
+
+
+def uptime_cells(datasette, database: str | None):
+    """An async function of a page's rows (Datasette's cells) giving one ``{text, tone}`` a
+    row: the 30-day uptime of the listing's MCP endpoint (its ``mcp_url``, else the first it
+    has) as the badge says it, ``–`` without probes. One query for the page's origins."""
+
+    async def cells(rows: list[list[dict[str, Any]]]) -> list[dict[str, str]]:
+        wanted = [{cell["column"]: cell.get("raw") for cell in row} for row in rows]
+        origins = sorted({str(raw["origin"]) for raw in wanted if isinstance(raw.get("origin"), str)})
+        db = datasette.get_database(database)
+        found = await db.execute_fn(lambda conn: mcp_windows_of(Database(conn), origins))
+        return [uptime_cell(found, raw.get("origin"), raw.get("mcp_url")) for raw in wanted]
+
+    return cells
+
+
+def uptime_cell(found: dict[tuple[str, str], dict[str, Any]], origin: Any, mcp_url: Any) -> dict[str, str]:
+    """One listing's uptime cell from the window rows of its page (:func:`uptime_cells`)."""
+    mine = {url: window for (o, url), window in found.items() if o == origin}
+    window = mine.get(mcp_url) or next(iter(mine.values()), None)
+    if window is None:
+        return {"text": "–", "tone": "none"}
+    value, tone = badge_value(window)
+    return {"text": value if value != "unknown" else "–", "tone": tone}

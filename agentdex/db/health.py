@@ -189,20 +189,35 @@ def windows(db: Database, role: str = "mcp", now: str | None = None) -> dict[tup
     last_verified, verified_by}}`` of every endpoint of ``role`` with samples: uptime in
     percent of the measurable probes in each window (``None`` without any), latency
     percentiles over the last 30 days' probes, the latest probe's time and method."""
-    end = _end(now)
     rows = db.execute(
         "SELECT origin, url, at, outcome, ms, verified_by FROM endpoint_samples WHERE role = ? "
         "ORDER BY origin, url, at, id",
         [role],
     ).fetchall()
+    return _windows_of(rows, _end(now))
+
+
+def mcp_windows_of(db: Database, origins: list[str], now: str | None = None) -> dict[tuple[str, str], dict[str, Any]]:
+    """:func:`windows` of the MCP endpoints of ``origins`` only (a page of listings)."""
+    if not origins:
+        return {}
+    rows = db.execute(
+        "SELECT origin, url, at, outcome, ms, verified_by FROM endpoint_samples WHERE role = 'mcp' "
+        f"AND origin IN ({', '.join('?' * len(origins))}) ORDER BY origin, url, at, id",
+        origins,
+    ).fetchall()
+    return _windows_of(rows, _end(now))
+
+
+def _windows_of(rows: list[tuple], end: datetime) -> dict[tuple[str, str], dict[str, Any]]:
+    """The window rows of samples ``(origin, url, at, outcome, ms, verified_by)`` by origin and URL."""
     grouped: dict[tuple[str, str], list[tuple[datetime, str, float | None, str]]] = {}
     for origin, url, at, result, ms, method in rows:
         moment = _moment(at)
-        if moment is not None:
+        # A time before the latest probes (a catalogue read as of then) sees only the probes made by then.
+        if moment is not None and moment <= end:
             grouped.setdefault((origin, url), []).append((moment, result, ms, method))
-    # A time before the latest probes (a catalogue read as of then) sees only the probes made by then.
-    grouped = {key: [s for s in samples if s[0] <= end] for key, samples in grouped.items()}
-    return {key: _window_row(samples, end) for key, samples in grouped.items() if samples}
+    return {key: _window_row(samples, end) for key, samples in grouped.items()}
 
 
 def _window_row(samples: list[tuple[datetime, str, float | None, str]], end: datetime) -> dict[str, Any]:
