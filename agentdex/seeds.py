@@ -62,6 +62,7 @@ from agentdex.formats.registry_api import (
     Page,
     Paging,
     list_url,
+    page_of,
     read_entry,
     read_page,
     server_name_of,
@@ -476,8 +477,8 @@ def _add_document(collector: Collector, doc: Any, source: str, depth: int = 0) -
     if isinstance(doc, list) and depth < 2:  # a list of pages, each a list of entries
         for item in doc:
             _add_document(collector, item, source, depth + 1)
-    elif isinstance(doc, dict) and isinstance(doc.get("servers"), list):
-        add_entries(collector, doc["servers"], source)
+    elif isinstance(doc, dict) and (page := page_of(doc)) is not None:
+        add_entries(collector, page.servers, source)
     elif isinstance(doc, dict) and isinstance(doc.get("server"), dict):
         add_entries(collector, [doc], source)
     elif isinstance(doc, dict) and isinstance(doc.get("agents"), list):
