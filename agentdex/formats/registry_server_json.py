@@ -15,7 +15,10 @@ a disagreement names them apart (``registry_server_json says …``).
 and the one :func:`agentdex.federation.server_name` gives listings. The registry's ``search`` is
 a substring match, so only servers named ``<namespace>/…`` exactly are read
 (``test.pantry.evil/x`` and ``test.pantryx/y`` are not ``test.pantry``'s); an entry the
-registry marks ``deleted``, or not ``isLatest``, is skipped. An origin named by an IP address has no namespace.
+registry marks ``deleted``, or not ``isLatest``, is skipped, and so is one the registry API's
+models cannot read (:mod:`agentdex.formats.registry_api`, as ``agentdex seeds`` refuses it). An
+origin named by an IP address has no namespace. The pages are read by those models too, their
+``metadata.nextCursor`` followed by its paging rules.
 
 **Several servers** in one namespace are each validated as a server.json
 (:mod:`agentdex.formats.server_json`), their findings located ``servers[<name>].<path>``. The
