@@ -144,3 +144,17 @@ def test_no_other_module_spells_the_apis_paths():
         if any(spelling.search(text) for text in _path_literals(p))
     )
     assert found == ["formats/registry_api.py"]
+
+
+def test_seeds_and_the_crawls_lookup_take_and_refuse_the_same_entries():
+    from agentdex import seeds
+    from agentdex.formats import registry_server_json
+
+    def entry(name: str, **official: object) -> dict:
+        server = {"name": name, "description": "d", "version": "1.0.0", "websiteUrl": "https://pantry.test"}
+        return {"server": server, "_meta": {api.OFFICIAL: official}}
+
+    items = [entry("test.pantry/a"), entry("test.pantry/b", status=7), entry("test.pantry/c", statusMessage="m" * 501)]
+    refused = [n for item in items for n in seeds.entry_names(item, "s") if isinstance(n, tuple)]
+    assert [named.name for named, _ in refused] == ["test.pantry/b", "test.pantry/c"]
+    assert list(registry_server_json.in_namespace({"servers": items}, "test.pantry")) == ["test.pantry/a"]
