@@ -17,18 +17,7 @@ from agentdex import formats
 from agentdex.cli_catalogue import commands as catalogue_commands
 from agentdex.cli_crawl import commands as crawl_commands
 from agentdex.cli_datasette import commands as datasette_commands
-from agentdex.cli_network import (
-    CONFIG_HELP,
-    CaOpt,
-    ConcOpt,
-    ConnectToOpt,
-    DeadlineOpt,
-    DnsOpt,
-    PrivOpt,
-    RegOpt,
-    network_configured,
-    network_options,
-)
+from agentdex.cli_network import CONFIG_HELP, NOT_GIVEN, GivenSettings, network_settings
 from agentdex.cli_support import (
     DbOpt,
     JsonOpt,
@@ -132,6 +121,7 @@ app.registered_commands += crawl_commands.registered_commands  # crawl, verify, 
 
 
 @app.command(epilog=CONFIG_HELP)
+@network_settings(exclude={"shard", "concurrency", "registry"})  # --confirm's probes use these
 def census(
     db: DbOpt = None,
     state: Annotated[
@@ -154,11 +144,7 @@ def census(
             "and count, per state, how many it agrees with (network options as for crawl).",
         ),
     ] = False,
-    connect_to: ConnectToOpt = None,
-    ca_bundle: CaOpt = None,
-    dns_server: DnsOpt = None,
-    allow_private: PrivOpt = None,
-    timeout: DeadlineOpt = None,
+    settings: GivenSettings = NOT_GIVEN,
     as_json: JsonOpt = False,
 ) -> None:
     """The probe state, era and auth kind of every MCP endpoint the catalogue knows, with
@@ -170,7 +156,7 @@ def census(
     if confirm:
         from agentdex.cli_census import confirm_census
 
-        net = network_options(connect_to, ca_bundle, dns_server, None, allow_private, None, timeout)
+        net = settings.options()
         confirm_census(db, net, as_json)
         return
 
@@ -221,26 +207,15 @@ def prune(
 
 
 @app.command(epilog=CONFIG_HELP)
-def tui(
-    db: DbOpt = None,
-    connect_to: ConnectToOpt = None,
-    ca_bundle: CaOpt = None,
-    dns_server: DnsOpt = None,
-    concurrency: ConcOpt = None,
-    allow_private: PrivOpt = None,
-    registry: RegOpt = None,
-) -> None:
+@network_settings(exclude={"shard"})
+def tui(db: DbOpt = None, settings: GivenSettings = NOT_GIVEN) -> None:
     """Browse the catalogue in a terminal UI: search, filter, inspect, verify, plan, crawl.
     The network options apply to re-verify, re-crawl and feedback started from the TUI."""
     from agentdex.tui.app import run_tui
 
-    given = network_configured(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry)
     # Without network options the app builds its defaults when a crawl first needs them:
-    # importing the crawler here would hold back the first paint.
-    run_tui(
-        db_path(db),
-        network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry) if given else None,
-    )
+    # validating settings (pydantic) and importing the crawler here would hold back the first paint.
+    run_tui(db_path(db), settings.options() if settings.configured() else None)
 
 
 @app.command()

@@ -11,17 +11,7 @@ from typing import Annotated
 
 import typer
 
-from agentdex.cli_network import (
-    CONFIG_HELP,
-    CaOpt,
-    ConcOpt,
-    ConnectToOpt,
-    DeadlineOpt,
-    DnsOpt,
-    PrivOpt,
-    RegOpt,
-    network_options,
-)
+from agentdex.cli_network import CONFIG_HELP, NOT_GIVEN, GivenSettings, network_settings
 from agentdex.cli_support import (
     DbOpt,
     JsonOpt,
@@ -144,6 +134,7 @@ class _RichProgress:
 
 
 @commands.command(epilog=CONFIG_HELP)
+@network_settings()
 def crawl(
     origins: Annotated[
         list[str] | None,
@@ -161,13 +152,7 @@ def crawl(
         ),
     ] = None,
     db: DbOpt = None,
-    connect_to: ConnectToOpt = None,
-    ca_bundle: CaOpt = None,
-    dns_server: DnsOpt = None,
-    concurrency: ConcOpt = None,
-    allow_private: PrivOpt = None,
-    registry: RegOpt = None,
-    timeout: DeadlineOpt = None,
+    settings: GivenSettings = NOT_GIVEN,
     no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip verification checks.")] = False,
     due: Annotated[
         bool,
@@ -237,18 +222,6 @@ def crawl(
             ),
         ),
     ] = 1,
-    shard_text: Annotated[
-        str | None,
-        typer.Option(
-            "--shard",
-            metavar="I/N",
-            help=(
-                "Crawl only part I of N of the origins (I from 0), chosen by a stable hash of each origin, into "
-                "this --db; auto/N takes I from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID. agentdex merge joins "
-                "the parts' catalogues (docs/scale.md)."
-            ),
-        ),
-    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Crawl origins into the catalogue: discover, validate, store, diff and verify.
@@ -258,10 +231,8 @@ def crawl(
     origin unless --registry-lookup says so."""
     from agentdex.crawler.freshness import Policy
 
-    net = network_options(
-        connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout, registry_lookup
-    )
-    shard = _shard(shard_text)
+    net = settings.options(registry_lookup=registry_lookup)
+    shard = net.shard
     if due and (origins or seeds):
         fail("--due takes the origins the schedule says are due; name no origin and no --seeds file", 2)
     wanted = _wanted_and_seeds(origins or [], seeds, net)
@@ -286,17 +257,6 @@ def crawl(
     if summary["internal"]:  # an origin hit a bug of agentdex: the others are saved, the run says so
         raise typer.Exit(1)
     _fail_when_none_reached(summary)
-
-
-def _shard(text: str | None):
-    """The :class:`~agentdex.crawler.options.Shard` ``--shard`` names, or None; a bad value
-    is an exit 2 with its reason."""
-    from agentdex.crawler.options import parse_shard
-
-    try:
-        return None if text is None else parse_shard(text)
-    except InputError as exc:
-        fail(str(exc), 2)
 
 
 def wanted_origins(texts: list[str], net) -> list[str]:
@@ -365,26 +325,21 @@ def _nothing_due(db, as_json: bool) -> None:
 
 
 @commands.command(epilog=CONFIG_HELP)
+@network_settings(exclude={"shard"})
 def verify(
     origins: Annotated[list[str], typer.Argument(metavar="ORIGIN", help="Origins already in the catalogue.")],
     add: Annotated[
         bool, typer.Option("--add", help="Verify origins the catalogue does not have yet too, adding them.")
     ] = False,
     db: DbOpt = None,
-    connect_to: ConnectToOpt = None,
-    ca_bundle: CaOpt = None,
-    dns_server: DnsOpt = None,
-    concurrency: ConcOpt = None,
-    allow_private: PrivOpt = None,
-    registry: RegOpt = None,
-    timeout: DeadlineOpt = None,
+    settings: GivenSettings = NOT_GIVEN,
     as_json: JsonOpt = False,
 ) -> None:
     """Re-check every claim the listings make (their manifests are fetched conditionally).
     An origin the catalogue does not have is refused unless --add says to add it."""
     from agentdex.crawler.origins import unique
 
-    net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout)
+    net = settings.options()
     wanted = unique(wanted_origins(origins, net))
     if not add:
         _refuse_unknown(db, wanted)
@@ -423,6 +378,7 @@ def _refuse_unknown(db, wanted: list[str]) -> None:
 
 
 @commands.command(epilog=CONFIG_HELP)
+@network_settings(exclude={"shard"})
 def seeds(
     sources: Annotated[
         list[str],
@@ -455,13 +411,7 @@ def seeds(
         ),
     ] = 600.0,
     db: DbOpt = None,
-    connect_to: ConnectToOpt = None,
-    ca_bundle: CaOpt = None,
-    dns_server: DnsOpt = None,
-    concurrency: ConcOpt = None,
-    allow_private: PrivOpt = None,
-    registry: RegOpt = None,
-    timeout: DeadlineOpt = None,
+    settings: GivenSettings = NOT_GIVEN,
     as_json: JsonOpt = False,
 ) -> None:
     """Origins to crawl, one a line (ready for crawl --seeds), from MCP registries and lists;
@@ -474,7 +424,7 @@ def seeds(
     from agentdex.db.seeds import RunWriter, load_cursors
     from agentdex.seeds import check_since, collect, default_budget, naming_row, parse_source
 
-    net = network_options(connect_to, ca_bundle, dns_server, concurrency, allow_private, registry, timeout)
+    net = settings.options()
     try:
         since = check_since(since)
         for source in sources:

@@ -58,6 +58,35 @@ def help_text(args: list[str]) -> str:
     return result.output.rstrip() + "\n"
 
 
+def settings_table() -> str:
+    """Every network setting, read from its field of NetworkOptions: flag, variable, config key,
+    default and range."""
+    from agentdex.config import setting_fields
+    from agentdex.crawler.options import NetworkOptions
+
+    rows = "".join(map(_setting_row, setting_fields(NetworkOptions)))
+    return (
+        "## Network settings\n\n"
+        "The commands that go to the web share these settings. Each is read from its flag, else its "
+        "environment variable, else its key in the TOML file `$AGENTDEX_CONFIG` (default "
+        "`~/.config/agentdex/config.toml`, under `$XDG_CONFIG_HOME` when set; a relative path in it is "
+        "taken from the file's folder, any other key is refused), else its default. `--shard` is "
+        "`crawl`'s only; `census` takes those its `--confirm` probes use.\n\n"
+        "| flag | variable | config key | default | range | meaning |\n|---|---|---|---|---|---|\n" + rows
+    )
+
+
+def _setting_row(field) -> str:
+    flag = f"{field.flag} {field.setting.metavar}" if field.setting.metavar else field.flag
+    cells = (f"`{flag}`", f"`{field.env}`", f"`{field.key}`", field.default_words() or "", _range(field.setting))
+    return "| " + " | ".join(cells) + f" | {field.setting.help}. |\n"
+
+
+def _range(setting) -> str:
+    low, high = ("" if bound is None else f"{bound:g}" for bound in (setting.ge, setting.le))
+    return f"{low} to {high}" if low and high else f"from {low}" if low else f"up to {high}" if high else ""
+
+
 def render() -> str:
     """The whole document."""
     commands = sorted(get_command(app).commands)
@@ -66,6 +95,7 @@ def render() -> str:
         "Generated from the live `--help` by `python scripts/gen_cli_doc.py`; a test keeps it current.\n",
         "```text\n" + help_text([]) + "```\n",
         CONVENTIONS,
+        settings_table(),
     ]
     for name in commands:
         parts.append(f"## agentdex {name}\n\n```text\n{help_text([name])}```\n")

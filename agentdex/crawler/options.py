@@ -1,8 +1,14 @@
-"""The network settings of a crawl (``crawl`` and ``verify`` share them): what the fetcher
-is built with, which MCP registry is asked, and how long one origin may take.
+"""The network settings of a crawl (``crawl``, ``verify``, ``seeds``, ``census`` and the TUI
+share them): what the fetcher is built with, which MCP registry is asked, which shard of a
+sweep this is, and how long one origin may take.
 
-Plain settings and their checks, below the stage (:mod:`agentdex.crawler.stage`) and the
-run (:mod:`agentdex.crawler.crawl`) that use them.
+:class:`NetworkOptions` is the one declaration of each setting: a field annotated with a
+:class:`~agentdex.config.Setting` (help, range, how a written value is read and what is
+refused). The config file, the environment variables and the CLI's options are read from
+those fields (:mod:`agentdex.config`, :mod:`agentdex.cli_network`); a new setting is one more
+field. Plain settings and their checks, below the stage (:mod:`agentdex.crawler.stage`) and the
+run (:mod:`agentdex.crawler.crawl`) that use them; the fetcher is imported when one is built,
+so that the CLI reads these fields without loading the network stack.
 """
 
 from __future__ import annotations
@@ -13,12 +19,16 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import SplitResult, urlsplit
 
-from agentdex.crawler.fetch import Fetcher
-from agentdex.crawler.netpolicy import dns_server_resolver
+from agentdex.config import Setting, check_settings, split_list
 from agentdex.crawler.origins import normalise_origin
 from agentdex.errors import InputError
+from agentdex.headers import port_number
+
+if TYPE_CHECKING:
+    from agentdex.crawler.fetch import Fetcher
 
 DEFAULT_REGISTRY = "https://registry.modelcontextprotocol.io"
 # The most one origin may take, fetches and verification together (``crawl --origin-budget``):
@@ -26,39 +36,40 @@ DEFAULT_REGISTRY = "https://registry.modelcontextprotocol.io"
 ORIGIN_BUDGET = 120.0
 
 
-@dataclass
-class NetworkOptions:
-    """The network options shared by ``crawl`` and ``verify``."""
+def connect_to_rules(value: Any) -> Any:
+    """``PATTERN:ADDR:PORT`` rules as ``(pattern, addr, port)``: from one string or a list of
+    them (each may hold several, separated by spaces or commas), rules already split kept."""
+    from agentdex.crawler.netpolicy import parse_connect_to
 
-    connect_to: list[tuple[str, str, int]] = field(default_factory=list)
-    ca_bundle: Path | None = None
-    dns_server: str | None = None  # "ADDR:PORT" for every DNS lookup: host addresses and TXT checks
-    concurrency: int = 16
-    allow_private: bool = False
-    registry: str = DEFAULT_REGISTRY  # the MCP registry API asked for Anchor's registry proof
-    deadline: float = 15.0
-    connect_timeout: float = 5.0  # for a connection and its TLS handshake, within the deadline
-    # Also ask ``registry`` what it lists for each origin's namespace (off unless asked:
-    # ``crawl --registry-lookup``); see agentdex.crawler.discovery.
-    registry_lookup: bool = False
-    origin_budget: float = ORIGIN_BUDGET  # seconds one origin may take, all its requests together
-    per_host: int = 1  # requests in flight to one host name at once (see agentdex.crawler.fetch)
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list):
+        return value  # not a list: the type's own refusal says so
+    return [rule for item in items for rule in (_rules(item, parse_connect_to) if isinstance(item, str) else [item])]
 
-    def __post_init__(self) -> None:
-        self.registry = registry_base(self.registry)
 
-    def fetcher(self) -> Fetcher:
-        """A :class:`Fetcher` configured with these options."""
-        return Fetcher(
-            connect_to=self.connect_to,
-            ca_bundle=self.ca_bundle,
-            allow_private=self.allow_private,
-            concurrency=self.concurrency,
-            deadline=self.deadline,
-            connect_timeout=self.connect_timeout,
-            per_host=self.per_host,
-            resolver=dns_server_resolver(self.dns_server, min(5.0, self.deadline)) if self.dns_server else None,
-        )
+def _rules(text: str, parse: Any) -> list[tuple[str, str, int]]:
+    return [parse(spec) for spec in split_list(text)]
+
+
+def existing_file(path: Path) -> Path:
+    """``path``, when it names a file.
+
+    :raises InputError: no such file
+    """
+    if not path.is_file():
+        raise InputError(f"no such file {path}")
+    return path
+
+
+def addr_port(text: str) -> str:
+    """``text``, when it is ``ADDR:PORT`` with a port of ASCII digits.
+
+    :raises InputError: it is not
+    """
+    addr, sep, port = text.rpartition(":")
+    if not (sep and addr and port_number(port) is not None):
+        raise InputError(f"expected ADDR:PORT (a port of ASCII digits, 1-65535), e.g. 127.0.0.1:5353, not {text!r}")
+    return text
 
 
 def registry_base(value: str | None) -> str:
@@ -84,6 +95,96 @@ def _split(url: str) -> SplitResult | None:
         return parts if parts.port is None or parts.port > 0 else None
     except ValueError:
         return None
+
+
+def shard_setting(value: Any) -> Any:
+    """A :class:`Shard` from ``INDEX/COUNT`` or ``auto/COUNT`` (:func:`parse_shard`); any other
+    value as it is."""
+    return parse_shard(value) if isinstance(value, str) else value
+
+
+@dataclass
+class NetworkOptions:
+    """The network options shared by ``crawl``, ``verify``, ``seeds``, ``census`` and the TUI:
+    each field with a :class:`~agentdex.config.Setting` is a setting a user gives as a flag, an
+    environment variable or a config key; the others are what a command decides for its run."""
+
+    connect_to: Annotated[
+        list[tuple[str, str, int]],
+        Setting(
+            "Send connections for hosts matching PATTERN (* wildcards) to ADDR:PORT; TLS still verifies the host "
+            "name. Repeatable; the variable holds several, separated by spaces or commas",
+            metavar="PATTERN:ADDR:PORT",
+            parse=connect_to_rules,
+        ),
+    ] = field(default_factory=list)
+    ca_bundle: Annotated[
+        Path | None, Setting("An extra trusted CA certificate (PEM file)", metavar="PEM", check=existing_file)
+    ] = None
+    # "ADDR:PORT" for every DNS lookup: host addresses and TXT checks
+    dns_server: Annotated[
+        str | None,
+        Setting(
+            "The DNS server for every lookup, host addresses and DNS TXT proofs",
+            metavar="ADDR:PORT",
+            check=addr_port,
+            default_text="the system's resolver",
+        ),
+    ] = None
+    concurrency: Annotated[int, Setting("Requests in flight at once", metavar="N", ge=1, le=512)] = 16
+    allow_private: Annotated[bool, Setting("Allow private, loopback and link-local addresses")] = False
+    # the MCP registry API asked for Anchor's registry proof (and crawl --registry-lookup)
+    registry: Annotated[
+        str,
+        Setting(
+            "MCP registry API base for registry proofs and crawl --registry-lookup", metavar="URL", check=registry_base
+        ),
+    ] = DEFAULT_REGISTRY
+    deadline: Annotated[
+        float,
+        Setting(
+            "Total seconds one request may take (connect, TLS, redirects, body)",
+            key="timeout",
+            metavar="SECONDS",
+            ge=0.5,
+            le=600,
+        ),
+    ] = 15.0
+    shard: Annotated[
+        Shard | None,
+        Setting(
+            "Crawl only part I of N of the origins (I from 0), chosen by a stable hash of each origin, into "
+            "this --db; auto/N takes I from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID. agentdex merge joins "
+            "the parts' catalogues (docs/scale.md)",
+            metavar="I/N",
+            parse=shard_setting,
+        ),
+    ] = None
+    connect_timeout: float = 5.0  # for a connection and its TLS handshake, within the deadline
+    # Also ask ``registry`` what it lists for each origin's namespace (off unless asked:
+    # ``crawl --registry-lookup``); see agentdex.crawler.discovery.
+    registry_lookup: bool = False
+    origin_budget: float = ORIGIN_BUDGET  # seconds one origin may take, all its requests together
+    per_host: int = 1  # requests in flight to one host name at once (see agentdex.crawler.fetch)
+
+    def __post_init__(self) -> None:
+        check_settings(self)  # a value from Python is read and refused as one from a flag is
+
+    def fetcher(self) -> Fetcher:
+        """A :class:`Fetcher` configured with these options."""
+        from agentdex.crawler.fetch import Fetcher
+        from agentdex.crawler.netpolicy import dns_server_resolver
+
+        return Fetcher(
+            connect_to=self.connect_to,
+            ca_bundle=self.ca_bundle,
+            allow_private=self.allow_private,
+            concurrency=self.concurrency,
+            deadline=self.deadline,
+            connect_timeout=self.connect_timeout,
+            per_host=self.per_host,
+            resolver=dns_server_resolver(self.dns_server, min(5.0, self.deadline)) if self.dns_server else None,
+        )
 
 
 # Where a scheduler puts a worker's index: a Kubernetes Indexed Job, then a Slurm job array.
