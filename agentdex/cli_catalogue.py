@@ -8,7 +8,7 @@ import inspect
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -37,15 +37,11 @@ from agentdex.text import plain
 commands = typer.Typer()
 
 
+KEYWORD = inspect.Parameter.KEYWORD_ONLY
+
+
 # Literal types become click choices: a value outside them is refused (exit 2) with the
-# choices named, and --help lists them. They are built from the data at run time, which a
-# type checker cannot read: to mypy they are strings.
-if TYPE_CHECKING:
-    SortChoice = str
-else:
-    SortChoice = Literal[tuple(SORTS)]
-
-
+# choices named, and --help lists them. They are built from the declaration at run time.
 def _filter_option(spec: ListingFilter) -> inspect.Parameter:
     """``list``'s option for a declared listing filter (agentdex.db.listing_query.FILTERS)."""
     option = typer.Option(*spec.option, help=spec.help, metavar=spec.metavar)
@@ -57,7 +53,9 @@ def _filter_option(spec: ListingFilter) -> inspect.Parameter:
     return inspect.Parameter(spec.name, KEYWORD, default=None, annotation=Annotated[kind | None, option])
 
 
-KEYWORD = inspect.Parameter.KEYWORD_ONLY
+def _sort_option() -> inspect.Parameter:
+    option = typer.Option("--sort", help="The order (relevance needs --search).")
+    return inspect.Parameter("sort", KEYWORD, default="name", annotation=Annotated[Literal[tuple(SORTS)], option])
 
 
 def _given(spec: ListingFilter, value: Any) -> Any:
@@ -65,9 +63,10 @@ def _given(spec: ListingFilter, value: Any) -> Any:
 
 
 class _ListingCommand:
-    """A listing command whose filter options are read from the declared listing filters
-    each time the CLI is built (so a filter added to FILTERS is an option at once): calls
-    ``run`` with its own options and ``query``, the :class:`ListingQuery` of the filters and --sort."""
+    """A listing command whose query options (the declared filters, then --sort) are read
+    from agentdex.db.listing_query each time the CLI is built, so a filter added to FILTERS
+    is an option at once. Calls ``run`` with its own options and ``query``, the
+    :class:`ListingQuery` they give."""
 
     def __init__(self, run: Any) -> None:
         self.run = run
@@ -77,18 +76,19 @@ class _ListingCommand:
     @property
     def __signature__(self) -> inspect.Signature:
         own = inspect.signature(self.run, eval_str=True).parameters.values()
-        options = [p.replace(kind=KEYWORD) for p in own if p.name != "query"]
-        return inspect.Signature([*(_filter_option(f) for f in FILTERS.values() if f.option), *options])
+        filters = [_filter_option(f) for f in FILTERS.values() if f.option]
+        return inspect.Signature(
+            [*filters, _sort_option(), *(p.replace(kind=KEYWORD) for p in own if p.name != "query")]
+        )
 
     def __call__(self, **options: Any) -> None:
         # A flag left off is no filter (not "only those without"): the library reads False so.
         filters = {name: _given(FILTERS[name], options.pop(name)) for name in list(options) if name in FILTERS}
-        self.run(query=ListingQuery(sort=options["sort"], **filters), **options)
+        self.run(query=ListingQuery(sort=options.pop("sort"), **filters), **options)
 
 
 def _list(
     query: ListingQuery,
-    sort: Annotated[SortChoice, typer.Option("--sort", help="The order (relevance needs --search).")] = "name",
     limit: Annotated[
         int, typer.Option("--limit", min=1, max=100000, metavar="N", help="Print at most N listings.")
     ] = 200,
