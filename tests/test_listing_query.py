@@ -26,6 +26,7 @@ from agentdex.db.listing_query import (
 )
 from agentdex.models import Listing
 from agentdex.tui import reader
+from agentdex.tui.widgets import catalogue_table
 from agentdex.tui.widgets.filter_bar import FilterBar
 from db_records import listing_crawl, new_catalogue, no_manifest_crawl, pantry_crawl
 from tests.conftest import load_script
@@ -143,9 +144,12 @@ def test_a_declared_facet_is_a_facet_of_datasettes_listings_table(has_http):
 
 
 def test_the_columns_are_declared_once(db):
-    """Every field list, brief and table view names declared columns; a row holds them all."""
+    """Every field list, brief and table view names declared columns; a row holds them all;
+    the TUI's table shows declared columns (its Checks column draws checks_passed and _failed)."""
     assert set(BRIEF_FIELDS) | set(TABLE_FIELDS) <= set(LIST_FIELDS) <= set(COLUMNS)
     assert list(list_listings(db, limit=1)[0]) == list(COLUMNS)
+    shown = {key for key, _, _, _ in catalogue_table.COLUMNS} - {"checks"}
+    assert shown <= set(COLUMNS) and {"checks_passed", "checks_failed"} <= set(COLUMNS)
 
 
 def test_a_filter_that_is_not_declared_is_refused():
