@@ -43,15 +43,14 @@ def run_crawl(
     when ``quiet``). ``origins``: a list, or an iterable read while the crawl runs (a seeds
     file's :class:`~agentdex.crawler.seedlines.SeedLines`); a bad line of it is told on
     standard error and skipped."""
-    import asyncio
-
     from agentdex.crawler.crawl import crawl
+    from agentdex.crawler.eventloop import run
 
     db = open_catalogue(path, readonly=False)
     total = len(origins) if isinstance(origins, list) else None
     with _progress_display(total, quiet) as show:
         try:
-            summary = asyncio.run(
+            summary = run(
                 crawl(
                     db,
                     origins,

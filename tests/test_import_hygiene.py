@@ -88,7 +88,10 @@ def imported_top_level_modules(package: Path, *, skip: Path | None = None) -> se
 
 SAMPLEWEB = ROOT / "agentdex" / "sampleweb"
 # Modules behind an extra of their own (a base install never imports them): module -> extra.
-EXTRA_MODULES = {ROOT / "agentdex" / "tool_scoring.py": "quality"}
+EXTRA_MODULES = {
+    ROOT / "agentdex" / "tool_scoring.py": "quality",
+    ROOT / "agentdex" / "crawler" / "eventloop.py": "fast",
+}
 
 
 def _distributions(modules: set[str]) -> set[str]:

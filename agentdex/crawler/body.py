@@ -34,15 +34,20 @@ async def read_capped(response: httpx.Response, max_bytes: int, *, prefix: bool 
         shown = header.strip()[:40]  # a length of a million digits is not repeated whole
         raise FetchError("too_large", f"The answer announces {shown} bytes, above the {max_bytes}-byte cap.")
     inflater = _Inflater(response.headers.get("content-encoding", ""))
-    body = bytearray()
+    # The parts as they came, joined once at the end: a body that came in one part (most
+    # do) is that part itself, never copied.
+    parts: list[bytes] = []
+    size = 0
     async for raw in response.aiter_raw():
-        body += inflater.feed(raw, room=max_bytes - len(body) + 1)
-        if len(body) > max_bytes:
+        part = inflater.feed(raw, room=max_bytes - size + 1)
+        parts.append(part)
+        size += len(part)
+        if size > max_bytes:
             if prefix:
-                return bytes(body[:max_bytes])  # the rest stays unread (the connection is not reused)
+                return b"".join(parts)[:max_bytes]  # the rest stays unread (the connection is not reused)
             raise FetchError("too_large", f"The body is larger than the {max_bytes}-byte cap{inflater.after}.")
     inflater.finish()
-    return bytes(body)
+    return b"".join(parts)
 
 
 class _Inflater:

@@ -41,6 +41,7 @@ from math import ceil
 from pathlib import Path
 from typing import BinaryIO
 
+from agentdex.crawler.eventloop import run
 from agentdex.crawler.feed import Feed
 from agentdex.crawler.fetch import FetchStats
 from agentdex.crawler.messages import (
@@ -338,7 +339,7 @@ def child_main(job_fd: int, result_fd: int) -> int:
         try:
             # The loop writes through a copy of the descriptor, closed (its buffer sent) when
             # the crawl ends; this one stays open for the last word.
-            asyncio.run(_crawl_share(job_fd, os.dup(result_fd)))
+            run(_crawl_share(job_fd, os.dup(result_fd)))
         except BaseException as exc:  # noqa: BLE001 - the parent records its unfinished origins
             with contextlib.suppress(OSError):
                 os.set_blocking(result_fd, True)  # the loop's copy made the shared pipe non-blocking
