@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, cast
 
 Severity = Literal["error", "warning"]
 STATUSES = ("listed", "invalid", "unreachable", "no_manifest", "delisted")
@@ -51,6 +51,28 @@ class Tool:
     detail: dict[str, Any] = field(default_factory=dict)
 
 
+class PaidResource(TypedDict, total=False):
+    """One paid resource an x402 discovery document lists, its URL made absolute (the
+    method of an MCP item may be unknown)."""
+
+    method: str | None
+    url: str
+
+
+class CardFacts(TypedDict, total=False):
+    """One MCP server card as :mod:`agentdex.formats.server_card` reads it, its tools left out."""
+
+    name: str | None
+    registry_name: str | None  # the reverse-DNS name
+    description: str | None
+    version: Any
+    schema_version: str | None  # v1 | v2 | None
+    mcp_urls: list[str]
+    protocol_versions: list[str]
+    auth: list[str]
+    declares_tools: bool
+
+
 class StatedFacts(TypedDict, total=False):
     """The cross-format facts (:class:`CrossFacts`) as a format states them into
     :attr:`Listing.extra`: the same names, in JSON spelling. A format writes
@@ -64,10 +86,10 @@ class StatedFacts(TypedDict, total=False):
     a2a_urls: list[str]
     anchor_tools: list[dict[str, Any]]
     verify: dict[str, Any]
-    resources: list[dict[str, Any]]
+    resources: list[PaidResource]
     prices: dict[str, float]
     offers: dict[str, list[dict[str, Any]]]
-    cards: list[dict[str, Any]]
+    cards: list[CardFacts]
     provenance: list[dict[str, Any]]
     sources: dict[str, str]
     checksum: str | None
@@ -83,6 +105,14 @@ def _strings_or_none(value: Any) -> tuple[str, ...] | None:
 
 def _objects(value: Any) -> tuple[Mapping[str, Any], ...]:
     return tuple(v for v in value if isinstance(v, dict)) if isinstance(value, (list, tuple)) else ()
+
+
+def _paid_resources(value: Any) -> tuple[PaidResource, ...]:
+    return cast(tuple[PaidResource, ...], _objects(value))  # the readers test each value's type
+
+
+def _cards(value: Any) -> tuple[CardFacts, ...]:
+    return cast(tuple[CardFacts, ...], _objects(value))  # the readers test each value's type
 
 
 def _object(value: Any) -> Mapping[str, Any]:
@@ -122,8 +152,9 @@ class CrossFacts:
     keep the shape they always had, and a catalogue an older release wrote reads the same.
     Formats state them through :class:`StatedFacts`; :meth:`of` is the only reader of those
     keys: a value of the wrong type (a hand-edited or foreign row) reads as the field's empty
-    value, never as an error. Anchor tool entries, resources, offers and cards stay objects in
-    their format's own spelling.
+    value, never as an error. Anchor tool entries and x402 offers stay objects in their format's
+    own spelling; a paid resource and a server card are agentdex's (:class:`PaidResource`,
+    :class:`CardFacts`).
     """
 
     # Every MCP endpoint the document names (``Listing.mcp_url`` is the first); the transport
@@ -140,11 +171,11 @@ class CrossFacts:
     verify: Mapping[str, Any] = field(default_factory=dict, metadata=_read(_object))
     # x402: the paid resources ({method, url}), declared prices in USD by resource URL, the
     # payment terms declared for each (normalised URL -> offers).
-    resources: tuple[Mapping[str, Any], ...] = field(default=(), metadata=_read(_objects))
+    resources: tuple[PaidResource, ...] = field(default=(), metadata=_read(_paid_resources))
     prices: Mapping[str, float] = field(default_factory=dict, metadata=_read(_number_map))
     offers: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict, metadata=_read(_offer_map))
     # MCP server cards: each card read, without its tools.
-    cards: tuple[Mapping[str, Any], ...] = field(default=(), metadata=_read(_objects))
+    cards: tuple[CardFacts, ...] = field(default=(), metadata=_read(_cards))
     # Where a discovered listing was read (``agentdex.crawler.discovered``).
     provenance: tuple[Mapping[str, Any], ...] = field(default=(), metadata=_read(_objects))
     # An inferred listing: the bootstrap file each inferred field came from.

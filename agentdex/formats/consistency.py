@@ -44,7 +44,7 @@ A disagreement with a live answer names the document's URL when it is known
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -52,7 +52,7 @@ from urllib.parse import urlsplit
 
 from agentdex.formats._discovery import auth_words, normalise_url
 from agentdex.formats.x402_offers import differences
-from agentdex.models import CrossFacts, Finding, Listing, ParseResult
+from agentdex.models import CardFacts, CrossFacts, Finding, Listing, ParseResult
 
 LIVE_MCP = "live MCP tools/list"
 LIVE_402 = "live 402"
@@ -476,7 +476,7 @@ def _served_endpoint(document: str, listing: Listing, served_at: str, endpoint: 
     ]
 
 
-def _card_against_probe(document: str, entry: Mapping[str, Any], probe: LiveServer) -> list[Disagreement]:
+def _card_against_probe(document: str, entry: CardFacts, probe: LiveServer) -> list[Disagreement]:
     found = []
     names = [n for n in (entry.get("name"), entry.get("registry_name")) if isinstance(n, str) and n]
     names += [n.rsplit("/", 1)[-1] for n in names if "/" in n]  # test.host/tides: its server is "tides"

@@ -50,7 +50,7 @@ from agentdex.formats._discovery import auth_words, base_url, header_auth, resol
 from agentdex.formats._load import read_document
 from agentdex.formats._spec import FormatSpec
 from agentdex.formats.schemas import load_vendored
-from agentdex.models import Finding, Listing, ParseResult, StatedFacts, Tool
+from agentdex.models import CardFacts, Finding, Listing, ParseResult, StatedFacts, Tool
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -155,15 +155,16 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
     if cards is None:
         return ParseResult(NAME, None, c.findings, doc)
     base = base_url(origin)
-    read = [_card(c, card, where, base) for where, card in cards]
+    both = [_card(c, card, where, base) for where, card in cards]
+    read = [card for card, _ in both]
     listing = Listing(format=NAME, origin=origin)
-    first = read[0] if read else {}
+    first = read[0] if read else CardFacts()
     listing.name, listing.description = first.get("name"), first.get("description")
     mcp_urls = unique([u for card in read for u in card["mcp_urls"]])
     listing.mcp_url = mcp_urls[0] if mcp_urls else None
     listing.auth_methods = unique([w for card in read for w in card["auth"]])
     listing.mcp_auth = list(listing.auth_methods)
-    listing.tools = [t for card in read for t in card["tools"]]
+    listing.tools = [t for _, tools in both for t in tools]
     listing.extra = {
         **StatedFacts(mcp_urls=mcp_urls),
         "registry_name": first.get("registry_name"),
@@ -172,7 +173,7 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
             mcp_tools=[t.name for t in listing.tools] if any(card["declares_tools"] for card in read) else None
         ),
         "auth": listing.auth_methods,
-        **StatedFacts(cards=[{k: v for k, v in card.items() if k != "tools"} for card in read]),
+        **StatedFacts(cards=read),
     }
     return ParseResult(NAME, listing, c.findings, doc)
 
@@ -193,7 +194,8 @@ def _cards(c: Checker, doc: Any) -> list[tuple[str, dict]] | None:
     return cards if servers is not None else None
 
 
-def _card(c: Checker, card: dict, where: str, base: str | None) -> dict[str, Any]:
+def _card(c: Checker, card: dict, where: str, base: str | None) -> tuple[CardFacts, list[Tool]]:
+    """What one card states, and its tools."""
     version = _schema(c, card, where)
     info = card["serverInfo"] if isinstance(card.get("serverInfo"), dict) else {}
     name = _text(card, "name") or _draft_name(c, info, where)
@@ -215,18 +217,19 @@ def _card(c: Checker, card: dict, where: str, base: str | None) -> dict[str, Any
             if templated
             else "the card names no MCP endpoint to connect to",
         )
-    return {
-        "name": _text(card, "title") or name,
-        "registry_name": name if name and REVERSE_DNS_RE.fullmatch(name) else None,
-        "description": _text(card, "description"),
-        "version": card.get("version") or info.get("version"),
-        "schema_version": version,
-        "mcp_urls": unique(urls),
-        "protocol_versions": versions,
-        "auth": unique(auth),
-        "tools": _tools(c, card, where),
-        "declares_tools": "tools" in card,
-    }
+    tools = _tools(c, card, where)
+    facts = CardFacts(
+        name=_text(card, "title") or name,
+        registry_name=name if name and REVERSE_DNS_RE.fullmatch(name) else None,
+        description=_text(card, "description"),
+        version=card.get("version") or info.get("version"),
+        schema_version=version,
+        mcp_urls=unique(urls),
+        protocol_versions=versions,
+        auth=unique(auth),
+        declares_tools="tools" in card,
+    )
+    return facts, tools
 
 
 def _schema(c: Checker, card: dict, where: str) -> str | None:

@@ -38,7 +38,7 @@ from agentdex.formats._load import read_document
 from agentdex.formats._spec import FormatSpec
 from agentdex.formats.x402_money import MoneyError, amount_problem, dollars, usd_price
 from agentdex.formats.x402_offers import declared_offer
-from agentdex.models import Listing, ParseResult, StatedFacts
+from agentdex.models import Listing, PaidResource, ParseResult, StatedFacts
 
 NAME = "x402_discovery"
 WELL_KNOWN_PATHS = ("/.well-known/x402", "/.well-known/x402.json")
@@ -81,7 +81,7 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
         return ParseResult(NAME, None, c.findings, doc)
     _version(c, doc)
     base = base_url(origin)
-    resources: list[dict[str, Any]] = []
+    resources: list[PaidResource] = []
     prices: dict[str, float] = {}
     offers: dict[str, list[dict[str, Any]]] = {}
     mcp: dict[str, list[str]] = {"urls": [], "tools": []}
@@ -124,7 +124,7 @@ def _version(c: Checker, doc: dict) -> None:
             c.error(key, "unsupported_version", f"{key} is {doc[key]!r}; agentdex reads {key} {expected}")
 
 
-def _resources(c: Checker, doc: dict, base: str | None, out: list, prices: dict, offers: dict) -> None:
+def _resources(c: Checker, doc: dict, base: str | None, out: list[PaidResource], prices: dict, offers: dict) -> None:
     # The top-level ``accepts`` (network, asset, address) are the terms of every resource.
     terms = [a for a in doc.get("accepts") or [] if isinstance(a, dict)] if isinstance(doc.get("accepts"), list) else []
     for i, item in enumerate(c.array(doc, "resources", "") or []):
@@ -166,7 +166,9 @@ def _price(c: Checker, value: Any, where: str, key: str, prices: dict) -> None:
             )
 
 
-def _items(c: Checker, doc: dict, base: str | None, out: list, prices: dict, mcp: dict, offers: dict) -> None:
+def _items(
+    c: Checker, doc: dict, base: str | None, out: list[PaidResource], prices: dict, mcp: dict, offers: dict
+) -> None:
     for i, item in enumerate(c.array(doc, "items", "") or []):
         where = join("items", i)
         if not isinstance(item, dict):
