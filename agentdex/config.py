@@ -20,8 +20,9 @@ The file: ``$AGENTDEX_CONFIG``, else ``$XDG_CONFIG_HOME/agentdex/config.toml``
     allow_private = true
     timeout = 20.0
 
-Nothing here imports pydantic until a value is validated: importing it takes about 0.08 s,
-which a command given no setting (``agentdex tui``'s first paint) does not pay.
+Nothing here imports pydantic until a value is validated (about 55 ms of CPU:
+``benchmarks/bench_cli_start.py``), so building the options costs a command given no setting
+(``agentdex tui``'s first paint) no pydantic.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import tomllib
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -197,6 +197,8 @@ def config_path(env: Mapping[str, str] | None = None) -> Path | None:
 def _read_toml(path: Path) -> dict[str, Any]:
     """The file's TOML, read under budgets: at most ``CONFIG_BYTES`` (read no further), nested
     no deeper than Python's parser can go (``tomllib`` recurses once a level)."""
+    import tomllib  # when there is a file: a start without one does not load the parser
+
     try:
         with path.open("rb") as fh:
             data = fh.read(CONFIG_BYTES + 1)

@@ -23,9 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import SplitResult, urlsplit
 
 from agentdex.config import Setting, check_settings, split_list
-from agentdex.crawler.origins import normalise_origin
 from agentdex.errors import InputError
-from agentdex.headers import port_number
 
 if TYPE_CHECKING:
     from agentdex.crawler.fetch import Fetcher
@@ -66,6 +64,8 @@ def addr_port(text: str) -> str:
 
     :raises InputError: it is not
     """
+    from agentdex.headers import port_number  # its email parser is no cost to a start without one
+
     addr, sep, port = text.rpartition(":")
     if not (sep and addr and port_number(port) is not None):
         raise InputError(f"expected ADDR:PORT (a port of ASCII digits, 1-65535), e.g. 127.0.0.1:5353, not {text!r}")
@@ -214,6 +214,10 @@ def shard_of(origin: str, count: int) -> int:
     normalised form (:func:`~agentdex.crawler.origins.normalise_origin`), modulo ``count``.
     The same on every machine, Python and run (never :func:`hash`, which is salted per
     process), whatever order or repeats the seeds come in."""
+    # Imported here: the CLI reads this module's settings at every start, which need no
+    # origin (nor idna) until a shard is asked about one.
+    from agentdex.crawler.origins import normalise_origin
+
     digest = hashlib.sha256(normalise_origin(origin).encode("ascii")).digest()
     return int.from_bytes(digest[:8], "big") % count
 
