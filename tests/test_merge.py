@@ -125,6 +125,7 @@ def test_every_table_of_the_schema_is_merged_or_kept_on_purpose(tmp_path):
     assert tables == set(MERGED_TABLES) | set(OWN_TABLES)
 
 
+@pytest.mark.slow  # runs the CLI as a subprocess
 def test_a_catalogue_merge_cannot_take_is_one_sentence(tmp_path):
     good = tmp_path / "good.db"
     open_db(good).conn.close()
@@ -148,6 +149,7 @@ def test_a_catalogue_merge_cannot_take_is_one_sentence(tmp_path):
         assert "the 1 catalogue(s) before it are merged" in done.stderr
 
 
+@pytest.mark.slow  # runs the CLI as a subprocess
 def test_a_catalogue_of_an_older_schema_is_migrated_and_merged(tmp_path):
     from sqlite_utils import Database
 

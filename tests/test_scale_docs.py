@@ -78,6 +78,7 @@ def test_the_validator_finds_a_misspelt_field_a_wrong_type_and_a_missing_require
     assert any(e.startswith("spec.template.spec.containers") for e in errors)
 
 
+@pytest.mark.slow  # runs bash -n as a subprocess
 def test_the_slurm_scripts_parse_and_count_the_array_from_0_to_n_minus_1():
     script, submit = blocks("Slurm", "sh")
     for text in (script, submit):
