@@ -275,16 +275,6 @@ CREATE TABLE seed_cursors (
     servers_seen INTEGER NOT NULL DEFAULT 0,
     at TEXT NOT NULL
 );
-CREATE VIEW known_absences AS
-SELECT s.origin, s.kind, s.url, s.status_code, s.fetched_at AS absent_since, s.response_at AS last_asked_at,
-  strftime('%Y-%m-%dT%H:%M:%fZ', julianday(s.response_at) + min(max(julianday(s.response_at) - julianday(s.fetched_at),
-    1.0 / 24), 7.0)) AS next_asked_at,
-  s.last_obtained, s.seen
-FROM snapshots s
-WHERE s.status_code IN (404, 410)
-  AND (s.kind IN ('a2a_card', 'server_card', 'api_catalog', 'x402_discovery', 'ai_catalog')
-       OR s.kind LIKE 'registry_server_json%')
-  AND s.id = (SELECT max(v.id) FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url);
 CREATE VIRTUAL TABLE "listings_fts" USING FTS5 (
     "name", "one_liner", "description", "tags", "origin",
     tokenize='porter',
@@ -411,6 +401,25 @@ SELECT origin, role, url,
   max(CASE WHEN up THEN last_at END) AS last_ok_at
 FROM r
 GROUP BY origin, role, url;
+CREATE TABLE answer_sets (
+    id INTEGER PRIMARY KEY,
+    answers TEXT NOT NULL UNIQUE         -- JSON [[kind, path, status], ...] in the order asked
+);
+CREATE TABLE empty_origins (
+    origin TEXT PRIMARY KEY,
+    answers INTEGER NOT NULL REFERENCES answer_sets(id),  -- which paths were asked, what each answered
+    first_seen_at TEXT NOT NULL,         -- the first crawl of the origin
+    since TEXT NOT NULL,                 -- when these same answers were first had
+    asked_at TEXT NOT NULL,              -- when its discovery paths (known absences) were last asked
+    crawled_at TEXT NOT NULL,            -- the last crawl (its manifests are asked every crawl)
+    last_crawl_id INTEGER REFERENCES crawls(id),
+    unchanged_crawls INTEGER NOT NULL DEFAULT 0,
+    next_due_at TEXT,
+    fresh_until TEXT,                    -- until when every answer is fresh (RFC 9111); NULL: one is not
+    robots_status INTEGER,               -- robots.txt's 4xx (no rules); NULL: its rules are in robots_txt
+    robots_at TEXT                       -- when that robots.txt answer was fetched
+) WITHOUT ROWID;
+CREATE INDEX empty_origins_next_due_at ON empty_origins(next_due_at);
 CREATE VIEW check_status AS
 SELECT l.origin, l.name, l.format, l.status, l.checks_passed, l.checks_failed,
   group_concat(CASE c.status WHEN 'fail' THEN c.name END, ', ') AS failing_checks,
@@ -439,3 +448,21 @@ SELECT l.origin, l.name, l.format, l.status, l.checks_passed, l.checks_failed,
   max(CASE c.name WHEN 'x402.live_price' THEN c.status END) AS x402_live_price
 FROM listings l LEFT JOIN checks c ON c.origin = l.origin
 GROUP BY l.origin;
+CREATE VIEW known_absences AS
+SELECT s.origin, s.kind, s.url, s.status_code, s.fetched_at AS absent_since, s.response_at AS last_asked_at,
+  strftime('%Y-%m-%dT%H:%M:%fZ', julianday(s.response_at) + min(max(julianday(s.response_at) - julianday(s.fetched_at),
+    1.0 / 24), 7.0)) AS next_asked_at,
+  s.last_obtained, s.seen
+FROM snapshots s
+WHERE s.status_code IN (404, 410)
+  AND (s.kind IN ('a2a_card', 'server_card', 'api_catalog', 'x402_discovery', 'ai_catalog')
+       OR s.kind LIKE 'registry_server_json%')
+  AND s.id = (SELECT max(v.id) FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url)
+UNION ALL
+SELECT e.origin, json_extract(a.value, '$[0]'), 'https://' || e.origin || json_extract(a.value, '$[1]'),
+  json_extract(a.value, '$[2]'), e.since, e.asked_at,
+  strftime('%Y-%m-%dT%H:%M:%fZ', julianday(e.asked_at) + min(max(julianday(e.asked_at) - julianday(e.since),
+    1.0 / 24), 7.0)),
+  CASE WHEN e.asked_at < e.crawled_at THEN 'known_absent' ELSE 'fetched' END, max(1, e.unchanged_crawls)
+FROM empty_origins e JOIN answer_sets n ON n.id = e.answers, json_each(n.answers) a
+WHERE json_extract(a.value, '$[2]') IN (404, 410) AND json_extract(a.value, '$[0]') IN ('a2a_card', 'server_card', 'api_catalog', 'x402_discovery', 'ai_catalog');

@@ -94,8 +94,11 @@ def _crawl(*args: str) -> subprocess.CompletedProcess:
 
 
 def _origins(path) -> list[str]:
+    """Every origin the catalogue holds, an empty one's compact row (agentdex.db.empty) too."""
     with sqlite3.connect(path) as conn:
-        return sorted(row[0] for row in conn.execute("SELECT origin FROM listings"))
+        return sorted(
+            row[0] for row in conn.execute("SELECT origin FROM listings UNION SELECT origin FROM empty_origins")
+        )
 
 
 @pytest.mark.slow

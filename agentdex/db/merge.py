@@ -27,6 +27,10 @@ migration adds one that is not):
   ``feedback_receipts`` by origin, idempotency key and sending time) has no unique index,
   so a row is added when no row has its natural key, in the shard's order of time; a row
   both hold takes the later of its repeat counters (``seen``, ``runs``).
+- Empty origins (:mod:`agentdex.db.empty`): ``answer_sets`` by their ``answers`` text (ids
+  mapped); ``empty_origins`` by origin, the later ``crawled_at`` wins. An origin with a
+  listing row in either catalogue is a listing in the merged one (its history is there), so
+  an empty row for it is not taken, and is removed once a listing arrives.
 - ``_sqlite_migrations`` is the merged catalogue's own: a shard of an older schema is
   migrated before it is read, one of a newer schema is refused with a sentence.
 
@@ -79,6 +83,8 @@ MERGED_TABLES = (
     *(t for t, _, _ in HISTORY_TABLES),
     "seed_sources",
     "seed_cursors",
+    "answer_sets",
+    "empty_origins",
 )
 
 
@@ -177,6 +183,8 @@ def _merge_tables(db: Database) -> Iterable[tuple[str, int]]:
     seen = "coalesce(excluded.last_seen_at, '') > coalesce(seed_sources.last_seen_at, '')"
     yield "seed_sources", _changes(db, _upsert, "seed_sources", ("source", "name", "via", "url"), seen)
     yield "seed_cursors", _changes(db, _upsert, "seed_cursors", ("source",), "excluded.at > seed_cursors.at")
+    yield "answer_sets", _changes(db, _merge_answer_sets)
+    yield "empty_origins", _changes(db, _merge_empty_origins)
 
 
 def _changes(db: Database, step: Callable[..., None], *args: Any) -> int:
@@ -287,3 +295,37 @@ def _merge_history(db: Database, table: str, key: tuple[str, ...], counters: tup
             f"UPDATE main.{table} AS m SET {sets} FROM shard.{table} x "
             f"WHERE {_same(key, 'm', 'x')} AND x.{first} > m.{first}"
         )
+
+
+def _merge_answer_sets(db: Database) -> None:
+    """The shard's answer sets the merged catalogue lacks (by their text), and
+    ``temp.answer_map``: each shard answer-set id to the merged one."""
+    db.execute(
+        "INSERT INTO main.answer_sets (answers) SELECT answers FROM shard.answer_sets WHERE true ORDER BY id "
+        "ON CONFLICT (answers) DO NOTHING"
+    )
+    db.execute("DROP TABLE IF EXISTS temp.answer_map")
+    db.execute(
+        "CREATE TEMP TABLE answer_map AS SELECT s.id AS old, m.id AS new FROM shard.answer_sets s "
+        "JOIN main.answer_sets m ON m.answers = s.answers"
+    )
+    db.execute("CREATE UNIQUE INDEX temp.answer_map_old ON answer_map(old)")
+
+
+def _merge_empty_origins(db: Database) -> None:
+    """The shard's empty origins, the later crawl winning, but for an origin either catalogue
+    holds a listing for; an empty row whose origin now has a listing goes."""
+    columns = _columns(db, "empty_origins")
+    values = ", ".join(
+        "(SELECT new FROM temp.answer_map WHERE old = s.answers)" if c == "answers" else _select([c]) for c in columns
+    )
+    updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in ("origin", "first_seen_at"))
+    db.execute(
+        f"INSERT INTO main.empty_origins ({', '.join(columns)}) SELECT {values} FROM shard.empty_origins s "
+        "WHERE NOT EXISTS (SELECT 1 FROM main.listings l WHERE l.origin = s.origin) "
+        "AND NOT EXISTS (SELECT 1 FROM shard.listings l WHERE l.origin = s.origin) "
+        f"ON CONFLICT (origin) DO UPDATE SET {updates}, "
+        "first_seen_at = min(empty_origins.first_seen_at, excluded.first_seen_at) "
+        "WHERE excluded.crawled_at > empty_origins.crawled_at"
+    )
+    db.execute("DELETE FROM main.empty_origins WHERE origin IN (SELECT origin FROM main.listings)")

@@ -17,6 +17,7 @@ from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
 from agentdex.db.census_sql import MCP_ERAS_016
+from agentdex.db.empty_sql import EMPTY_ORIGINS_020
 from agentdex.db.health_sql import AUTH_KIND_018, ENDPOINT_SAMPLES_017
 
 MIGRATION_SET = "agentdex"
@@ -775,6 +776,15 @@ def m019_paid_mcp_up(db: Database) -> None:
     ``last_ok_at``); before, it called a paid MCP endpoint down while Health and Checks
     passed it."""
     db.executescript(f"DROP VIEW endpoint_health;\n{_run_health_view(PAID_UP_019)}")
+
+
+@migrations()
+def m020_empty_origins(db: Database) -> None:
+    """An origin where discovery found nothing is one compact row (``empty_origins``, its
+    answers an ``answer_sets`` row shared by every origin that answered the same) instead of a
+    listing row, a snapshot a path and a robots.txt row (:mod:`agentdex.db.empty`). Stored
+    empty origins stay as they are: the next crawl that finds one empty again makes it compact."""
+    db.executescript(EMPTY_ORIGINS_020)
 
 
 def known_names() -> list[str]:

@@ -8,16 +8,25 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from agentdex.db import empty
 from agentdex.db.connection import transaction
 
 
 def missing_origins(db: Database, origins: Iterable[str]) -> list[str]:
-    """The origins of ``origins`` the catalogue has no listing for, in their order."""
+    """The origins of ``origins`` the catalogue has no listing for (nor an empty origin's row,
+    :mod:`agentdex.db.empty`), in their order."""
     wanted = list(dict.fromkeys(origins))
     if not wanted:
         return []
     marks = ", ".join("?" for _ in wanted)
-    present = {row[0] for row in db.execute(f"SELECT origin FROM listings WHERE origin IN ({marks})", wanted)}
+    present = {
+        row[0]
+        for row in db.execute(
+            f"SELECT origin FROM listings WHERE origin IN ({marks}) "
+            f"UNION ALL SELECT origin FROM empty_origins WHERE origin IN ({marks})",
+            [*wanted, *wanted],
+        )
+    }
     return [o for o in wanted if o not in present]
 
 
@@ -42,7 +51,7 @@ def last_fetch_error(db: Database, origin: str) -> dict[str, Any] | None:
         [origin],
     ).fetchone()
     keys = ("url", "kind", "error_code", "error", "status_code", "fetched_at")
-    return None if row is None else dict(zip(keys, row, strict=True))
+    return empty.last_error(db, origin) if row is None else dict(zip(keys, row, strict=True))
 
 
 def _origin_tables(db: Database) -> list[str]:

@@ -14,6 +14,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from agentdex import schedule
+from agentdex.db import empty
 from agentdex.db.common import epoch, iso, loads
 from agentdex.db.health import recent_samples
 from agentdex.db.listing_query import COLUMNS, FTS_IN, FTS_MATCH, SORT_INDEXES, SORTS, ListingQuery
@@ -114,10 +115,14 @@ def get_listing(db: Database, origin: str) -> dict[str, Any] | None:
     Its listing columns (JSON decoded; the column ``events`` as ``event_channels``), the
     whole normalised listing under ``listing``, the primary format's ``manifest`` (decoded
     JSON, or ``None``), ``findings``, ``checks``, ``events`` (oldest first), ``tools``,
-    ``endpoints`` (their health, :func:`endpoint_health`) and ``documents``."""
+    ``endpoints`` (their health, :func:`endpoint_health`) and ``documents``. An empty origin
+    (:mod:`agentdex.db.empty`) as the ``no_manifest`` listing it stands for."""
     rows = list(db.query("SELECT * FROM listings WHERE origin = ?", [origin]))
     if not rows:
-        return None
+        found = empty.view(db, origin, time.time())
+        if found is not None:
+            found["tool_lint"] = lint_summary(db, origin)
+        return found
     row = _decode(rows[0])
     # The manifest's own ``events`` (how the app notifies) would clash with the change events.
     row["event_channels"] = row.pop("events")
@@ -182,7 +187,9 @@ def _absence_recheck(fact: dict[str, Any], first: float | None, arrived: float |
 def next_due(db: Database) -> tuple[str, str] | None:
     """The origin due next and when, ``(origin, next_due_at)`` (None: nothing is scheduled)."""
     row = db.execute(
-        "SELECT origin, next_due_at FROM listings WHERE next_due_at IS NOT NULL ORDER BY next_due_at, origin LIMIT 1"
+        "SELECT origin, next_due_at FROM listings WHERE next_due_at IS NOT NULL UNION ALL "
+        "SELECT origin, next_due_at FROM empty_origins WHERE next_due_at IS NOT NULL "
+        "ORDER BY next_due_at, origin LIMIT 1"
     ).fetchone()
     return (row[0], row[1]) if row else None
 
@@ -353,15 +360,21 @@ def _counts(db: Database, column: str) -> dict[str, int]:
 
 
 def stats(db: Database) -> dict[str, Any]:
-    """Catalogue counts: listings in all and by status and format, events, crawls, blobs."""
+    """Catalogue counts: listings in all and by status and format, events, crawls, blobs.
+    An empty origin (:mod:`agentdex.db.empty`) counts as the ``no_manifest`` listing it stands for."""
 
     def one(sql: str) -> int:
         return int(db.execute(sql).fetchone()[0])
 
+    empties = empty.count(db)
+    by_status, by_format = _counts(db, "status"), _counts(db, "format")
+    if empties:
+        by_status = dict(sorted({**by_status, "no_manifest": by_status.get("no_manifest", 0) + empties}.items()))
+        by_format = dict(sorted({**by_format, "none": by_format.get("none", 0) + empties}.items()))
     return {
-        "listings": one("SELECT count(*) FROM listings"),
-        "by_status": _counts(db, "status"),
-        "by_format": _counts(db, "format"),
+        "listings": one("SELECT count(*) FROM listings") + empties,
+        "by_status": by_status,
+        "by_format": by_format,
         "with_mcp": count_listings(db, has_mcp=True),
         "failing_checks": count_listings(db, failing_checks=True),
         "events": one("SELECT count(*) FROM events"),

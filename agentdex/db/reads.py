@@ -12,6 +12,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from agentdex.changes import MCP_ERAS
+from agentdex.db import empty
 from agentdex.db.common import loads, utc_now
 from agentdex.db.snapshots import BODYLESS_KINDS
 from agentdex.formats.registry_server_json import PAGE_KINDS as REGISTRY_PAGE_KINDS
@@ -34,12 +35,14 @@ LIGHT_COLUMNS = (
 def due_origins(db: Database, now: str | None = None) -> list[str]:
     """The web origins whose next-due time has come by ``now`` (ISO 8601; default: the
     current time), most overdue first (what ``agentdex crawl --due`` crawls)."""
+    # An empty origin (agentdex.db.empty) is due as a listing is.
     return [
         row[0]
         for row in db.execute(
-            "SELECT origin FROM listings WHERE next_due_at IS NOT NULL AND next_due_at <= ? "
+            "SELECT origin, next_due_at FROM listings WHERE next_due_at IS NOT NULL AND next_due_at <= :now "
+            "UNION ALL SELECT origin, next_due_at FROM empty_origins WHERE next_due_at <= :now "
             "ORDER BY next_due_at, origin",
-            [now or utc_now()],
+            {"now": now or utc_now()},
         )
     ]
 
@@ -51,13 +54,14 @@ def due_at(db: Database, origin: str) -> str | None:
 
 
 def known_origins(db: Database) -> list[str]:
-    """Every origin in the catalogue, sorted (what a bare ``agentdex crawl`` recrawls)."""
+    """Every origin in the catalogue, sorted (what a bare ``agentdex crawl`` recrawls), the
+    empty ones (:mod:`agentdex.db.empty`) too."""
     # Listings imported from a package or repository have no web origin to recrawl.
     return [
         row[0]
         for row in db.execute(
             "SELECT origin FROM listings l WHERE EXISTS (SELECT 1 FROM snapshots s WHERE s.origin = l.origin "
-            "AND s.url LIKE 'https://%') ORDER BY origin"
+            "AND s.url LIKE 'https://%') UNION ALL SELECT origin FROM empty_origins ORDER BY origin"
         )
     ]
 
@@ -100,7 +104,8 @@ def previous_fetches(db: Database, origin: str) -> dict[str, dict[str, Any]]:
     first_seen}}`` from the latest answer of each URL of ``origin`` (one query): the validators for a
     conditional request (only when that fetch succeeded), the sha256 of the body a 304 (or a
     fresh answer) stands for, the status (so a repeated 404 counts as unchanged), and the
-    stored answer's headers and freshness, and when that answer was first seen."""
+    stored answer's headers and freshness, and when that answer was first seen. An empty
+    origin's come from its compact row (:func:`agentdex.db.empty.previous`)."""
     out = {}
     for (
         url,
@@ -126,7 +131,7 @@ def previous_fetches(db: Database, origin: str) -> dict[str, dict[str, Any]]:
             "fresh_until": fresh_until,
             "first_seen": first_seen,
         }
-    return out
+    return out or empty.previous(db, origin)
 
 
 def listing_source(db: Database, origin: str) -> tuple[dict[str, str], dict[str, str]] | None:
@@ -158,7 +163,7 @@ def stored_robots(db: Database, origin: str) -> FetchRecord | None:
         "SELECT url, status_code, body, cache_control, fetched_at FROM robots_txt WHERE origin = ?", [origin]
     ).fetchone()
     if row is None:
-        return None
+        return empty.robots(db, origin)
     url, status, body, cache_control, fetched_at = row
     headers = {"cache-control": cache_control} if cache_control else {}
     error = None if status is not None and 200 <= status < 300 else "http_status"

@@ -40,6 +40,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from agentdex import changes
+from agentdex.db import empty
 from agentdex.db.common import dumps, loads, safe_text, utc_now
 from agentdex.db.connection import transaction
 from agentdex.db.crosscheck import save_consistency, tool_events
@@ -78,13 +79,21 @@ def save_origin(db: Database, crawl: OriginCrawl, crawl_id: int | None, *, at: s
     change events it caused (already stored).
 
     With ``crawl.unchanged`` (every document answered 304) only the snapshots (without
-    bodies) and the crawl time are written: nothing was parsed, so nothing changed.
+    bodies) and the crawl time are written: nothing was parsed, so nothing changed. An origin
+    where the crawl found nothing is one compact row (:mod:`agentdex.db.empty`).
     ``crawl.robots`` (a robots.txt this crawl fetched) is kept for the next crawl.
     """
     at = at or utc_now()
     plan = plan_crawl(crawl)  # needs no stored state, so it holds no write lock
     with transaction(db):
         light = light_state(db, crawl.origin)
+        if empty.take(db, crawl, crawl_id, light, at):  # found nothing: one compact row
+            if crawl.robots is not None and crawl.robots.ok:
+                _save_robots(db, crawl.origin, crawl.robots, at)
+            count_crawl(db, crawl_id, crawl.fetches)
+            return []
+        if light is None and empty.expand(db, crawl.origin):  # found something: the rows it stood for
+            light = light_state(db, crawl.origin)
         if crawl.unchanged and light is not None:
             events = _save_unchanged(db, crawl, plan, crawl_id, light, at)
         else:

@@ -45,7 +45,8 @@ def known_absences_sql(kinds: Iterable[str], registry_prefix: str = registry_ser
     """``CREATE VIEW known_absences``: each discovery path of ``kinds`` (and each registry
     page) whose latest answer is a 404 or 410, since when, when last asked and when a
     revalidating crawl asks it next (:func:`agentdex.schedule.absence_recheck_at`: as long
-    again as it has been absent, from 1 hour to 7 days)."""
+    again as it has been absent, from 1 hour to 7 days); an empty origin's
+    (:mod:`agentdex.db.empty`) from its answer set."""
     names = ", ".join(f"'{kind}'" for kind in kinds)
     return f"""CREATE VIEW known_absences AS
 SELECT s.origin, s.kind, s.url, s.status_code, s.fetched_at AS absent_since, s.response_at AS last_asked_at,
@@ -56,7 +57,15 @@ FROM snapshots s
 WHERE s.status_code IN (404, 410)
   AND (s.kind IN ({names})
        OR s.kind LIKE '{registry_prefix}%')
-  AND s.id = (SELECT max(v.id) FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url)"""
+  AND s.id = (SELECT max(v.id) FROM snapshots v WHERE v.origin = s.origin AND v.url = s.url)
+UNION ALL
+SELECT e.origin, json_extract(a.value, '$[0]'), 'https://' || e.origin || json_extract(a.value, '$[1]'),
+  json_extract(a.value, '$[2]'), e.since, e.asked_at,
+  strftime('%Y-%m-%dT%H:%M:%fZ', julianday(e.asked_at) + min(max(julianday(e.asked_at) - julianday(e.since),
+    1.0 / 24), 7.0)),
+  CASE WHEN e.asked_at < e.crawled_at THEN 'known_absent' ELSE 'fetched' END, max(1, e.unchanged_crawls)
+FROM empty_origins e JOIN answer_sets n ON n.id = e.answers, json_each(n.answers) a
+WHERE json_extract(a.value, '$[2]') IN (404, 410) AND json_extract(a.value, '$[0]') IN ({names})"""
 
 
 def wanted_views() -> dict[str, str]:

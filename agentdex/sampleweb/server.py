@@ -82,12 +82,14 @@ class SampleWeb:
         root: Path | str | None = None,
         *,
         synthetic: int = 0,
+        empty: int = 0,
         port: int = 0,
         host: str = "127.0.0.1",
         dns: bool = True,
     ) -> None:
         self.root = Path(root) if root is not None else WEB_ROOT
         self.synthetic_count = synthetic
+        self.empty_count = empty  # synthetic origins that answer 404 to every path
         self.port = port
         self.address = host
         self.dns_enabled = dns
@@ -120,7 +122,8 @@ class SampleWeb:
 
     def _load(self) -> None:
         self.sites = load_sites(self.root) if self.root.is_dir() else {}
-        self.synthetic = SyntheticWeb(self.synthetic_count) if self.synthetic_count else None
+        wanted = self.synthetic_count or self.empty_count
+        self.synthetic = SyntheticWeb(self.synthetic_count, empty=self.empty_count) if wanted else None
         self.hosts = sorted(self.sites) + (self.synthetic.hosts if self.synthetic else [])
         self.app = SampleWebApp(self.sites, self.synthetic, self.requests_log)
 

@@ -101,6 +101,7 @@ PRICING = ("free", "freemium", "paid")
 HOSTS = ("claude", "claude_code", "chatgpt", "codex", "openclaw", "grok")
 HOST_STATUSES = ("tested", "untested", "unsupported")
 HOST_RE = re.compile(r"site-(\d+)\.(.+)")
+EMPTY_BASE = 1_000_000  # empty origins have names of 7 digits: no generated origin has one
 
 # url path -> (file path in a written tree, content type)
 FILES: dict[str, tuple[str, str]] = {
@@ -231,10 +232,12 @@ def site_files(index: int, host: str, changed: bool) -> dict[str, bytes]:
 
 
 class SyntheticWeb:
-    """``n`` generated origins under ``domain``."""
+    """``n`` generated origins under ``domain``, and ``empty`` more that answer 404 to every
+    path (``site-1000001…``, as nearly every origin of a top-1M list does)."""
 
-    def __init__(self, n: int, domain: str = DOMAIN) -> None:
+    def __init__(self, n: int, domain: str = DOMAIN, empty: int = 0) -> None:
         self.n = n
+        self.empty = empty
         self.domain = domain
         self.width = max(5, len(str(n)))
         self.variant = ""
@@ -253,9 +256,17 @@ class SyntheticWeb:
         index = int(match.group(1))
         return index if 1 <= index <= self.n else None
 
+    @property
+    def empty_hosts(self) -> list[str]:
+        """Every host that answers 404 to every path."""
+        return [host_name(EMPTY_BASE + i, self.domain, 7) for i in range(1, self.empty + 1)]
+
     def serves(self, host: str) -> bool:
-        """Whether ``host`` is one of the synthetic origins."""
-        return self.index_of(host) is not None
+        """Whether ``host`` is one of the synthetic origins (an empty one included)."""
+        if self.index_of(host) is not None:
+            return True
+        match = HOST_RE.fullmatch(host)
+        return bool(match and match.group(2) == self.domain and 0 < int(match.group(1)) - EMPTY_BASE <= self.empty)
 
     def set_variant(self, name: str) -> None:
         """Switch every origin to variant ``name`` ("" or "v2")."""
