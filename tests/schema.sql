@@ -409,15 +409,15 @@ CREATE TABLE empty_origins (
     origin TEXT PRIMARY KEY,
     answers INTEGER NOT NULL REFERENCES answer_sets(id),  -- which paths were asked, what each answered
     first_seen_at TEXT NOT NULL,         -- the first crawl of the origin
-    since TEXT NOT NULL,                 -- when these same answers were first had
-    asked_at TEXT NOT NULL,              -- when its discovery paths (known absences) were last asked
+    since TEXT,                          -- when these same answers were first had (NULL: first_seen_at)
+    asked_at TEXT,                       -- when its discovery paths were last asked (NULL: crawled_at)
     crawled_at TEXT NOT NULL,            -- the last crawl (its manifests are asked every crawl)
     last_crawl_id INTEGER REFERENCES crawls(id),
     unchanged_crawls INTEGER NOT NULL DEFAULT 0,
     next_due_at TEXT,
     fresh_until TEXT,                    -- until when every answer is fresh (RFC 9111); NULL: one is not
     robots_status INTEGER,               -- robots.txt's 4xx (no rules); NULL: its rules are in robots_txt
-    robots_at TEXT                       -- when that robots.txt answer was fetched
+    robots_at TEXT                       -- when that robots.txt answer was fetched (NULL: crawled_at)
 ) WITHOUT ROWID;
 CREATE INDEX empty_origins_next_due_at ON empty_origins(next_due_at);
 CREATE VIEW check_status AS
@@ -464,5 +464,7 @@ SELECT e.origin, json_extract(a.value, '$[0]'), 'https://' || e.origin || json_e
   strftime('%Y-%m-%dT%H:%M:%fZ', julianday(e.asked_at) + min(max(julianday(e.asked_at) - julianday(e.since),
     1.0 / 24), 7.0)),
   CASE WHEN e.asked_at < e.crawled_at THEN 'known_absent' ELSE 'fetched' END, max(1, e.unchanged_crawls)
-FROM empty_origins e JOIN answer_sets n ON n.id = e.answers, json_each(n.answers) a
+FROM (SELECT origin, answers, coalesce(since, first_seen_at) AS since, coalesce(asked_at, crawled_at) AS asked_at,
+    crawled_at, unchanged_crawls FROM empty_origins) e
+  JOIN answer_sets n ON n.id = e.answers, json_each(n.answers) a
 WHERE json_extract(a.value, '$[2]') IN (404, 410) AND json_extract(a.value, '$[0]') IN ('a2a_card', 'server_card', 'api_catalog', 'x402_discovery', 'ai_catalog');

@@ -95,7 +95,13 @@ def load(db: Database, origin: str) -> Empty | None:
     if row is None:
         return None
     answered = tuple(tuple(entry) for entry in json.loads(row[-1]))
-    return Empty(*row[:-1], answered=answered)  # type: ignore[misc]
+    found = dict(zip(_COLUMNS, row[:-1], strict=True))
+    # A time stored as NULL is the same as another column's (empty_sql: a few bytes a row).
+    found["since"] = found["since"] or found["first_seen_at"]
+    found["asked_at"] = found["asked_at"] or found["crawled_at"]
+    if found["robots_status"] is not None:
+        found["robots_at"] = found["robots_at"] or found["crawled_at"]
+    return Empty(**found, answered=answered)
 
 
 # --- what is empty, and saving it -----------------------------------------------------------
@@ -170,19 +176,22 @@ def _write(db: Database, crawl: OriginCrawl, crawl_id: int | None, stored: Empty
     robots_status, robots_at = _robots(crawl.robots, stored, at)
     if robots_status is not None:  # a 4xx now: rules stored before no longer stand
         db.execute("DELETE FROM robots_txt WHERE origin = ?", [crawl.origin])
+    first_seen = stored.first_seen_at if stored else at
+    since = stored.since if same and stored else at
+    asked_at = at if asked or stored is None else stored.asked_at
     row = {
         "origin": crawl.origin,
         "answers": answers,
-        "first_seen_at": stored.first_seen_at if stored else at,
-        "since": stored.since if same and stored else at,
-        "asked_at": at if asked or stored is None else stored.asked_at,
+        "first_seen_at": first_seen,
+        "since": None if since == first_seen else since,  # NULL: the same time (empty_sql)
+        "asked_at": None if asked_at == at else asked_at,
         "crawled_at": at,
         "last_crawl_id": crawl_id,
         "unchanged_crawls": planned.get("unchanged_crawls", 0),
         "next_due_at": planned.get("next_due_at"),
         "fresh_until": _fresh_until(crawl.fetches, stored),
         "robots_status": robots_status,
-        "robots_at": robots_at,
+        "robots_at": None if robots_at == at else robots_at,
     }
     updates = ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS if c not in ("origin", "first_seen_at"))
     db.execute(
@@ -206,7 +215,7 @@ def _robots(record: FetchRecord | None, stored: Empty | None, at: str) -> tuple[
         return (stored.robots_status, stored.robots_at) if stored else (None, None)
     if record.ok and record.body is not None:
         return None, None
-    return record.status, record.fetched_at or at
+    return record.status, at  # fetched this crawl: its time is the crawl's
 
 
 def _fresh_until(fetches: list[FetchRecord], stored: Empty | None) -> str | None:
@@ -304,11 +313,13 @@ def previous(db: Database, origin: str) -> dict[str, dict[str, Any]]:
 
 def robots(db: Database, origin: str) -> FetchRecord | None:
     """The robots.txt 4xx an empty origin's row holds, as a fetch record (None: none)."""
-    row = db.execute("SELECT robots_status, robots_at FROM empty_origins WHERE origin = ?", [origin]).fetchone()
+    row = db.execute(
+        "SELECT robots_status, coalesce(robots_at, crawled_at) FROM empty_origins WHERE origin = ?", [origin]
+    ).fetchone()
     if row is None or row[0] is None:
         return None
     url = f"https://{origin}{ROBOTS_PATH}"
-    return FetchRecord(url=url, kind="robots", status=row[0], fetched_at=row[1] or "", error_code="http_status")
+    return FetchRecord(url=url, kind="robots", status=row[0], fetched_at=row[1], error_code="http_status")
 
 
 def facts(row: Empty, now: float) -> list[dict[str, Any]]:

@@ -319,7 +319,12 @@ def _merge_empty_origins(db: Database) -> None:
     values = ", ".join(
         "(SELECT new FROM temp.answer_map WHERE old = s.answers)" if c == "answers" else _select([c]) for c in columns
     )
-    updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in ("origin", "first_seen_at"))
+    # ``since`` NULL is "since first seen" (agentdex.db.empty_sql): spelt out, as first_seen_at may move.
+    updates = ", ".join(
+        "since = coalesce(excluded.since, excluded.first_seen_at)" if c == "since" else f"{c} = excluded.{c}"
+        for c in columns
+        if c not in ("origin", "first_seen_at")
+    )
     db.execute(
         f"INSERT INTO main.empty_origins ({', '.join(columns)}) SELECT {values} FROM shard.empty_origins s "
         "WHERE NOT EXISTS (SELECT 1 FROM main.listings l WHERE l.origin = s.origin) "

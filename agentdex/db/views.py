@@ -64,7 +64,9 @@ SELECT e.origin, json_extract(a.value, '$[0]'), 'https://' || e.origin || json_e
   strftime('%Y-%m-%dT%H:%M:%fZ', julianday(e.asked_at) + min(max(julianday(e.asked_at) - julianday(e.since),
     1.0 / 24), 7.0)),
   CASE WHEN e.asked_at < e.crawled_at THEN 'known_absent' ELSE 'fetched' END, max(1, e.unchanged_crawls)
-FROM empty_origins e JOIN answer_sets n ON n.id = e.answers, json_each(n.answers) a
+FROM (SELECT origin, answers, coalesce(since, first_seen_at) AS since, coalesce(asked_at, crawled_at) AS asked_at,
+    crawled_at, unchanged_crawls FROM empty_origins) e
+  JOIN answer_sets n ON n.id = e.answers, json_each(n.answers) a
 WHERE json_extract(a.value, '$[2]') IN (404, 410) AND json_extract(a.value, '$[0]') IN ({names})"""
 
 
