@@ -5,6 +5,7 @@ test_fetch_connections.py and test_hostile_net.py."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 
 import httpx
@@ -69,3 +70,31 @@ def test_an_illegal_request_head_is_never_built(headers: dict[str, str]) -> None
         request.headers = httpx.Headers([*request.headers.raw, (b"Host", b"b.test")])
     with pytest.raises(ValueError, match="illegal request header|exactly one Host"):
         request_head(request)
+
+
+@pytest.mark.parametrize(("method", "content"), [("GET", None), ("POST", b'{"a": 1}'), ("POST", None)])
+async def test_a_request_from_its_parts_goes_out_as_httpx_would_send_it(
+    tls_server: TLSServer,  # noqa: F811
+    method: str,
+    content: bytes | None,
+) -> None:
+    # The Fetcher sends through transport.request (no httpx.Request built); whatever asks
+    # with an httpx.Request (a second opinion, a test) through handle_async_request. The
+    # server must read the same request either way.
+    from agentdex.crawler.h1 import HostTransport
+    from agentdex.crawler.netpolicy import GuardedBackend, build_ssl_context
+
+    url, headers = httpx.URL("https://a.test/echo"), [("User-Agent", "agentdex-test"), ("Accept", "*/*")]
+    backend = GuardedBackend(connect_to=tls_server.connect_to)
+    transport = HostTransport(build_ssl_context(tls_server.ca_path), backend, keep=1)
+    timeouts = {"connect": 5, "read": 5, "write": 5}
+    try:
+        given = httpx.Request(method, url, headers=headers, content=content, extensions={"timeout": timeouts})
+        seen = [
+            (await (await transport.handle_async_request(given)).aread()),
+            (await (await transport.request(method, url, headers, content, timeouts)).aread()),
+        ]
+    finally:
+        await transport.aclose()
+    first, second = (json.loads(answer) for answer in seen)  # the method, headers and body it read
+    assert first == second and first["headers"]["host"] == "a.test" and first["body"] == (content or b"").decode()

@@ -86,6 +86,7 @@ import httpx
 from agentdex import __version__
 from agentdex.crawler.body import read_capped
 from agentdex.crawler.fetch_errors import describe_error, tls_error
+from agentdex.crawler.h1 import HostTransport
 from agentdex.crawler.netpolicy import GuardedBackend, Resolver, build_ssl_context, system_resolver
 from agentdex.crawler.pools import HostPools, TransportFactory, close_transport, guarded_transport, origin_key, release
 from agentdex.crawler.robots import PRODUCT_TOKEN, ROBOTS_MAX_BYTES, RobotsCache, product_token, robots_exempt
@@ -439,8 +440,10 @@ class Fetcher:
         headers: list[tuple[str, str]],
         content: bytes | None,
     ) -> httpx.Response:
-        request = httpx.Request(method, url, headers=headers, content=content, extensions={"timeout": self._timeouts})
         self.stats.requests += 1
+        if isinstance(transport, HostTransport):  # the crawler's own: no httpx.Request to build
+            return await transport.request(method, url, headers, content, self._timeouts)
+        request = httpx.Request(method, url, headers=headers, content=content, extensions={"timeout": self._timeouts})
         # The transport, not an httpx.Client: no cookie jar, no auth, no environment.
         response = await transport.handle_async_request(request)
         response.request = request

@@ -5,6 +5,8 @@ Public API::
     HostTransport(context, backend, keep)     an httpx.AsyncBaseTransport for one origin
         await transport.handle_async_request(request) -> httpx.Response (body streamed)
         await transport.aclose()
+    await transport.request(method, url, headers, content, timeouts) -> httpx.Response
+                                              the same from a request's parts (the Fetcher's)
     request_head(request) -> bytes            the request line and headers, checked
 
 Why not httpcore's pool: the fetch policy already limits each host to ``per_host``
@@ -46,7 +48,7 @@ from __future__ import annotations
 import re
 import ssl
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 
 import httptools
 import httpx
@@ -74,7 +76,22 @@ class HostTransport(httpx.AsyncBaseTransport):
         """Send ``request`` and read the answer's head; the body streams as it is read."""
         timeouts = request.extensions.get("timeout") or {}
         head = request_head(request)  # checked before any connection: nothing unchecked is sent
-        connection, answer = await self._send(request, head, timeouts)
+        return await self._answer(request.method, request.url, head + request.content, timeouts)
+
+    async def request(
+        self, method: str, url: httpx.URL, headers: list[tuple[str, str]], content: bytes | None, timeouts: dict
+    ) -> httpx.Response:
+        """As :meth:`handle_async_request` for the request these parts make, without building
+        an ``httpx.Request`` (the fetch policy's own requests): the same head goes out, the
+        URL's Host first and a Content-Length for a body, as httpx would send them."""
+        fields = [(b"Host", url.netloc), *((name.encode("ascii"), value.encode("ascii")) for name, value in headers)]
+        if content or method in _BODY_METHODS:
+            fields.append((b"Content-Length", b"%d" % len(content or b"")))
+        head = build_head(method, url.raw_path, fields)
+        return await self._answer(method, url, head + content if content else head, timeouts)
+
+    async def _answer(self, method: str, url: httpx.URL, request: bytes, timeouts: dict) -> httpx.Response:
+        connection, answer = await self._send(method, url, request, timeouts)
         return httpx.Response(
             answer.status,
             headers=answer.headers,
@@ -82,23 +99,23 @@ class HostTransport(httpx.AsyncBaseTransport):
             extensions={"http_version": b"HTTP/1.1", "reason_phrase": answer.reason},
         )
 
-    async def _send(self, request: httpx.Request, head: bytes, timeouts: dict) -> tuple[_Connection, _Answer]:
-        """The connection ``request`` was answered on, and the answer (its head read).
+    async def _send(self, method: str, url: httpx.URL, request: bytes, timeouts: dict) -> tuple[_Connection, _Answer]:
+        """The connection ``request`` (its bytes) was answered on, and the answer (its head read).
 
         A server may close an idle connection just as a request goes out on it (its
         keep-alive timer ran out), before the closing reached us. When a reused connection
         ends without a byte of answer, a GET or HEAD is sent once more on a new connection
         (it changed nothing: nothing was answered); any other request fails.
         """
-        exchange = _Exchange(head + request.content, request.method == "HEAD", timeouts)
+        exchange = _Exchange(request, method == "HEAD", timeouts)
         connection = self._idle_connection()
         if connection is not None:
             try:
                 return connection, await exchange.on(connection)
             except _UNANSWERED:
-                if connection.heard or request.method not in SAFE_METHODS:
+                if connection.heard or method not in SAFE_METHODS:
                     raise
-        connection = await self._connect(request.url, timeouts.get("connect"))
+        connection = await self._connect(url, timeouts.get("connect"))
         return connection, await exchange.on(connection)
 
     def _idle_connection(self) -> _Connection | None:
@@ -142,19 +159,25 @@ _UNANSWERED = (ProtocolError, ReadError, WriteError)
 _TOKEN = re.compile(rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+")
 _FIELD_VALUE = re.compile(rb"(?:[^\x00\s]+(?:[ \t]+[^\x00\s]+)*)?")
 _TARGET = re.compile(rb"[\x21-\x7e]+")
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})  # httpx sends Content-Length: 0 when they have none
 
 
 def request_head(request: httpx.Request) -> bytes:
-    """``request``'s request line and header fields as they go on the wire, checked as h11
-    checked them (RFC 9110: the method and header names are tokens, no CR, LF or NUL in a
-    value or the target, exactly one Host); a ValueError naming the offending part when one
-    is illegal (a bug of the caller's: recorded as ``internal``)."""
-    method, target = request.method.encode("ascii"), request.url.raw_path
+    """``request``'s request line and header fields as they go on the wire (:func:`build_head`)."""
+    return build_head(request.method, request.url.raw_path, request.headers.raw)
+
+
+def build_head(method_name: str, target: bytes, fields: Iterable[tuple[bytes, bytes]]) -> bytes:
+    """A request line and header fields as they go on the wire, checked as h11 checked them
+    (RFC 9110: the method and header names are tokens, no CR, LF or NUL in a value or the
+    target, exactly one Host); a ValueError naming the offending part when one is illegal (a
+    bug of the caller's: recorded as ``internal``)."""
+    method = method_name.encode("ascii")
     if not _TOKEN.fullmatch(method) or not _TARGET.fullmatch(target):
         raise ValueError(f"illegal request method or target ({method!r} {target!r})")
     lines = [b"%s %s HTTP/1.1\r\n" % (method, target)]
     hosts = 0
-    for name, value in request.headers.raw:
+    for name, value in fields:
         if not _TOKEN.fullmatch(name) or not _FIELD_VALUE.fullmatch(value):
             raise ValueError(f"illegal request header ({name!r}: {value!r})")
         hosts += name.lower() == b"host"
