@@ -1,7 +1,8 @@
 """Write the format lists of datasette_metadata.json from the format registry
 (agentdex/formats/__init__.py), so a new format is named there without editing them (the
 ``listings`` columns that name formats, and the discovery documents of ``known_absences``),
-and the ``listings`` table's facets from the listing filters (agentdex/db/listing_query.py).
+the ``listings`` table's facets and the ``find_listings`` canned query from the listing
+filters (agentdex/db/listing_query.py), so a new filter is a facet and a form field there.
 
 Run ``python scripts/gen_formats_doc.py`` after adding a format; ``--check`` exits 1 when a
 file is out of date instead of writing it. tests/test_docs_formats.py keeps them equal.
@@ -14,7 +15,7 @@ import sys
 from pathlib import Path
 
 from agentdex import formats
-from agentdex.db.listing_query import facets
+from agentdex.db.listing_query import CANNED_QUERY, canned_query, facets
 from agentdex.db.views import absence_kinds
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,9 +52,12 @@ def absence_texts() -> dict[str, str]:
 
 def render_metadata(text: str) -> str:
     """``text`` (a datasette_metadata.json) with its format lists derived from the registry
-    and the listings facets from the listing filters."""
+    and the listings facets and the listing query (first of the queries) from the listing filters."""
     metadata = json.loads(text)
-    tables = metadata["databases"]["agentdex"]["tables"]
+    database = metadata["databases"]["agentdex"]
+    others = {name: spec for name, spec in database["queries"].items() if name != CANNED_QUERY}
+    database["queries"] = {CANNED_QUERY: canned_query(), **others}
+    tables = database["tables"]
     tables["listings"]["columns"].update(column_texts())
     tables["listings"]["facets"] = facets()
     tables["known_absences"]["columns"].update(absence_texts())

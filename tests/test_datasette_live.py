@@ -24,10 +24,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from typer.testing import CliRunner
 
+from agentdex.cli import app
 from agentdex.crawler.crawl import NetworkOptions, crawl
 from agentdex.datasette_plugin import CELL_CHARS
 from agentdex.db import open_db
+from agentdex.db.listing_query import BRIEF_FIELDS
 from agentdex.eventtext import stored_event_text
 from agentdex.sampleweb import SampleWeb
 from agentdex.sampleweb.server import WEB_ROOT
@@ -327,6 +330,33 @@ def test_listings_per_format_and_category(base, catalogue):
     result = query(base, "listings_per_format_and_category")
     assert {(r["format"], r["category"]): r["listings"] for r in result} == counts
     assert counts[("agent_app", "utilities")] >= 5 and counts[("anchor", "(none)")] == 2
+
+
+def agentdex_list(catalogue: Path, *options: str) -> list[dict]:
+    """The listings ``agentdex list OPTIONS --json`` prints for the catalogue, in its order."""
+    answer = CliRunner().invoke(app, ["list", *options, "--json", "--limit", "100000", "--db", str(catalogue)])
+    assert answer.exit_code == 0, answer.output
+    return json.loads(answer.output)["listings"]
+
+
+@pytest.mark.parametrize(
+    ("params", "options"),
+    [
+        ({"category": "utilities"}, ["--category", "utilities"]),
+        ({}, []),  # the empty form lists everything
+        ({"search": "pantry list", "category": ""}, ["--search", "pantry list"]),
+        ({"status": "listed", "has_mcp": "1"}, ["--status", "listed", "--has-mcp"]),
+        ({"format": "anchor", "failing_checks": "1"}, ["--format", "anchor", "--failing-checks"]),
+        ({"pricing": "free", "has_mcp": "0"}, ["--pricing", "free", "--no-mcp"]),
+    ],
+)
+def test_find_listings_finds_what_agentdex_list_finds_in_its_order(base, catalogue, params, options):
+    """The canned query generated from the listing filters (listing_query.py) answers as the
+    CLI does, row for row and column for column."""
+    found = query(base, "find_listings", **params)
+    expected = agentdex_list(catalogue, *options)
+    assert [r["origin"] for r in found] == [r["origin"] for r in expected] and expected
+    assert list(found[0]) == list(expected[0]) == list(BRIEF_FIELDS)
 
 
 # --- metadata, search, facets ------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from sqlite_utils import Database
 
 from agentdex.datasette_plugin import prepare_connection
 from agentdex.db import open_db
+from agentdex.db.listing_query import FILTERS
 from agentdex.db.migrations import CHECK_COLUMNS, migrate
 from agentdex.errors import DatabaseError
 from agentdex.serve import DATABASE_KEY, SETTINGS, datasette_command, load_metadata, make_datasette, metadata_text
@@ -132,16 +133,24 @@ def test_sorts_facets_labels_units_and_search_name_real_columns(schema_db):
 # --- canned queries ------------------------------------------------------------------------------------
 
 
+def parameters(sql: str) -> set[str]:
+    """The named parameters of a canned query (Datasette's form fields)."""
+    return set(re.findall(r"(?<!:):(\w+)", sql))
+
+
 def test_every_canned_query_has_a_title_and_a_description_and_reads_only(schema_db):
     for name, spec in QUERIES.items():
         assert spec["title"].strip() and len(spec["description"]) > 40, name
         assert re.match(r"\s*(SELECT|WITH)\b", spec["sql"], re.I), name
-        schema_db.execute("EXPLAIN " + spec["sql"], {"check": ""})  # prepares: every name resolves
+        # Prepares with every parameter empty (Datasette's empty form): every name resolves.
+        schema_db.execute("EXPLAIN " + spec["sql"], dict.fromkeys(parameters(spec["sql"]), ""))
 
 
-def test_only_the_failing_check_query_takes_a_parameter():
-    params = {name: set(re.findall(r"(?<!:):(\w+)", spec["sql"])) for name, spec in QUERIES.items()}
-    assert {name: p for name, p in params.items() if p} == {"failing_check": {"check"}}
+def test_only_the_failing_check_and_the_listing_queries_take_parameters():
+    """failing_check takes a check name; find_listings (generated from the listing filters)
+    takes exactly the declared filters, the same set as ``agentdex list``."""
+    params = {name: parameters(spec["sql"]) for name, spec in QUERIES.items()}
+    assert {name: p for name, p in params.items() if p} == {"failing_check": {"check"}, "find_listings": set(FILTERS)}
 
 
 def test_no_canned_query_shadows_a_table_or_view():
@@ -152,6 +161,7 @@ def test_no_canned_query_shadows_a_table_or_view():
 
 def test_the_queries_an_analyst_reaches_for_first_are_all_there():
     assert set(QUERIES) == {
+        "find_listings",
         "newest_changes",
         "open_mcp_servers",
         "working_mcp",

@@ -29,7 +29,8 @@ pytestmark = pytest.mark.skipif(
 )
 LISTINGS = 100_000
 PNG = b"\x89PNG\r\n\x1a\n"
-QUERY_ARGS = {"failing_check": {"check": "mcp.initialize"}}  # a canned query that takes a parameter
+# Canned queries opened with parameters (find_listings with a category: one json_each a listing walked).
+QUERY_ARGS = {"failing_check": {"check": "mcp.initialize"}, "find_listings": {"category": "productivity"}}
 
 
 @pytest.fixture(scope="module")

@@ -1,21 +1,26 @@
 """A listing query is declared once (agentdex/db/listing_query.py): a filter added to FILTERS
 alone is a filter of the queries, an option of ``agentdex list``, a widget of the TUI's filter
-bar and, with a facet, a facet of Datasette's listings table. The test declares a made-up
-filter (restored after each test) and uses it through each of them."""
+bar, a parameter of Datasette's ``find_listings`` canned query and, with a facet, a facet of
+Datasette's listings table. The test declares a made-up filter (restored after each test)
+and uses it through each of them."""
 
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Select
 from typer.testing import CliRunner
 
+from agentdex import serve
 from agentdex.cli import app
 from agentdex.db import count_listings, list_listings, save_origin, start_crawl
 from agentdex.db.listing_query import (
     BRIEF_FIELDS,
+    CANNED_QUERY,
     COLUMNS,
     FILTERS,
     LIST_FIELDS,
@@ -68,6 +73,10 @@ def db(tmp_path):
     save_origin(database, no_manifest_crawl("gone.example.com"), crawl, at=AT)
     yield database
     database.close()
+
+
+def db_path(database) -> Path:
+    return Path(database.execute("PRAGMA database_list").fetchone()[2])
 
 
 def origins(rows) -> list[str]:
@@ -131,9 +140,14 @@ async def test_a_declared_filter_is_a_widget_of_the_filter_bar(has_http):
         assert await eventually(lambda: bar.changes[-1] == ListingQuery())
 
 
-def test_a_declared_facet_is_a_facet_of_datasettes_listings_table(has_http):
+def generated_metadata() -> str:
+    """datasette_metadata.json as scripts/gen_formats_doc.py writes it from the filters now declared."""
     gen = load_script("gen_formats_doc")
-    metadata = json.loads(gen.render_metadata(gen.METADATA_FILES[0].read_text("utf-8")))
+    return gen.render_metadata(gen.METADATA_FILES[0].read_text("utf-8"))
+
+
+def test_a_declared_facet_is_a_facet_of_datasettes_listings_table(has_http):
+    metadata = json.loads(generated_metadata())
     assert metadata["databases"]["agentdex"]["tables"]["listings"]["facets"] == [
         "format",
         "status",
@@ -141,6 +155,34 @@ def test_a_declared_facet_is_a_facet_of_datasettes_listings_table(has_http):
         "http_base",
     ]
     assert facets() == ["format", "status", "pricing", "http_base"]
+
+
+def test_a_declared_filter_is_a_parameter_of_datasettes_listing_query(has_http):
+    sql = json.loads(generated_metadata())["databases"]["agentdex"]["queries"][CANNED_QUERY]["sql"]
+    assert set(re.findall(r"(?<!:):(\w+)", sql)) == {*FILTERS} and "has_http" in FILTERS
+
+
+async def find(ds, **params) -> list[str]:
+    """The origins Datasette's find_listings query answers for ``params``, in its order."""
+    answer = await ds.client.get(f"/catalogue/{CANNED_QUERY}.json", params={"_shape": "array", **params})
+    assert answer.status_code == 200, answer.text
+    return [row["origin"] for row in answer.json()]
+
+
+async def test_datasette_filters_by_a_declared_filter_as_agentdex_list_does(db, has_http, monkeypatch):
+    """A real Datasette (in-process) on the metadata generated with the made-up filter: its
+    form has the field, and the query finds what ``list_listings`` finds, in the same order."""
+    monkeypatch.setattr(serve, "metadata_text", generated_metadata)
+    ds = serve.make_datasette(db_path(db))
+    await ds.invoke_startup()
+    page = await ds.client.get(f"/catalogue/{CANNED_QUERY}")
+    assert page.status_code == 200 and 'name="has_http"' in page.text
+    everything = [row["origin"] for row in list_listings(db)]
+    assert await find(ds) == everything and len(everything) == 4  # the empty form filters nothing
+    assert await find(ds, has_http="1") == [row["origin"] for row in list_listings(db, has_http=True)]
+    assert sorted(await find(ds, has_http="0")) == WITHOUT_HTTP
+    assert await find(ds, has_http="maybe") == []  # neither 1 nor 0: nothing, not everything
+    assert await find(ds, has_http="1", search="ledger") == ["ledger.example.com"]
 
 
 def test_the_columns_are_declared_once(db):

@@ -6,6 +6,9 @@ plugin) extend Datasette's own, so nothing of Datasette's pages is copied but on
 
 - ``agentdex_event_text(kind, subject, old, new)``: a change event in words, the same
   words as ``agentdex events`` and the TUI (:mod:`agentdex.eventtext`), for SQL.
+- ``agentdex_fts_query(text)``: search text as the quoted full-text query that ``agentdex
+  list --search`` runs (:func:`agentdex.db.listing_query.fts_query`), for the canned query
+  ``find_listings``.
 - On a table page the column descriptions fold into one ``<details>`` (they filled two
   and a half screens before the search box), long cells are cut to one line with ``…``
   (the row page shows them whole) and ``listings`` opens on :data:`LISTING_COLUMNS`, with
@@ -39,6 +42,7 @@ from urllib.parse import urlencode
 from datasette import hookimpl
 from markupsafe import Markup
 
+from agentdex.db.listing_query import FTS_FUNCTION, fts_query_or_nothing
 from agentdex.db.seeds import CENSUS_STATES
 from agentdex.eventtext import stored_event_text
 
@@ -101,6 +105,7 @@ def register_routes():
 @hookimpl
 def prepare_connection(conn) -> None:
     conn.create_function("agentdex_event_text", 4, stored_event_text, deterministic=True)
+    conn.create_function(FTS_FUNCTION, 1, fts_query_or_nothing, deterministic=True)
 
 
 @hookimpl

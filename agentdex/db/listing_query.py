@@ -11,6 +11,12 @@ datasette_metadata.json are generated: ``python scripts/gen_cli_doc.py``,
 A :class:`ListingQuery` is one query's filter values, sort key and direction: the value the
 CLI builds from its options, the TUI's catalogue screen holds, and the queries read.
 
+Datasette's canned query ``find_listings`` (:func:`canned_query`, written into
+datasette_metadata.json by the same script) takes every filter as a named parameter of its
+name (an empty one filters nothing), sorts as :class:`ListingQuery` does by default and
+returns the columns of ``list --json``: an analyst in a browser filters as ``agentdex list``
+does, and a filter added here is a field of its form.
+
 This module declares; it runs no SQL itself. The CLI and the TUI read it; it imports neither.
 """
 
@@ -36,6 +42,11 @@ _TOKEN = re.compile(r"\S+")
 
 Kind = Literal["text", "choice", "bool", "flag"]
 SEARCH = "search"  # the full-text filter: the one a relevance sort needs
+# The SQL function (registered on Datasette's connections by agentdex's plugin) that makes a
+# canned query's search text the quoted query the CLI's search runs.
+FTS_FUNCTION = "agentdex_fts_query"
+NOTHING = '""'  # an FTS5 query that matches no row (a NULL query is a syntax error)
+CANNED_QUERY = "find_listings"
 
 
 def fts_query(text: str) -> str | None:
@@ -45,6 +56,12 @@ def fts_query(text: str) -> str | None:
     if not tokens:
         return None
     return " ".join('"' + t.replace('"', '""') + '"*' for t in tokens)
+
+
+def fts_query_or_nothing(text: str | None) -> str:
+    """:func:`fts_query` of ``text``, or a query that matches nothing: the canned query's
+    search as SQL calls it (``agentdex_fts_query``)."""
+    return fts_query(text or "") or NOTHING
 
 
 def _search_clause(value: str) -> tuple[str, list[Any]] | None:
@@ -83,6 +100,9 @@ class ListingFilter:
     widget_id: str = ""  # the widget's id after ``filter-`` (default: the name)
     prompt: str = ""  # the TUI widget's prompt (default: the name)
     facet: str = ""  # the listings column Datasette offers as a facet for it (none: not faceted)
+    # The condition in Datasette's canned query, ``:name`` its parameter (default: ``sql`` with
+    # its ``?`` the parameter; a bool's or a flag's parameter is 1 or 0).
+    canned: str = ""
 
     def condition(self, value: Any) -> tuple[str, list[Any]] | None:
         """(SQL condition, parameters) for ``value``; ``None``: the value filters nothing."""
@@ -102,6 +122,21 @@ class ListingFilter:
         if self.kind in ("bool", "flag"):
             return self.labels[0] if value else (self.labels[1] if len(self.labels) > 1 else None)
         return f"{self.name}={value}"
+
+    def canned_condition(self) -> str:
+        """This filter's condition in the canned query: true for an empty parameter, else
+        what :meth:`condition` selects for it (one value; a bool or a flag takes 1 or 0, and
+        other text matches nothing)."""
+        param = f":{self.name}"
+        if self.canned:
+            found = self.canned
+        elif self.kind == "flag":
+            found = f"CASE trim({param}) WHEN '1' THEN {self.sql} WHEN '0' THEN {self.sql_off} END"
+        elif self.kind == "bool":
+            found = self.sql.replace("?", f"(CASE trim({param}) WHEN '1' THEN 1 WHEN '0' THEN 0 END)")
+        else:
+            found = self.sql.replace("?", param)
+        return f"(trim({param}) = '' OR {found})"
 
     def options(self) -> list[tuple[str, Any]]:
         """A select widget's (label, value) options."""
@@ -129,6 +164,7 @@ FILTERS: dict[str, ListingFilter] = {
             "text",
             "Full-text search over names, one-liners, descriptions, tags.",
             clause=_search_clause,
+            canned=FTS_IN.replace("?", f"{FTS_FUNCTION}(:{SEARCH})"),
             option=("--search", "-s"),
             metavar="WORDS",
         ),
@@ -235,6 +271,14 @@ SORTS = {
     "error_count": "listings.error_count {dir}",
     "relevance": "listings_fts.rank {dir}",
 }
+
+
+def order_by(sort: str, descending: bool = False) -> str:
+    """`` ORDER BY`` for a key of :data:`SORTS` (the caller checks it), ties by origin."""
+    direction = "DESC" if descending else "ASC"
+    return f" ORDER BY {SORTS[sort].format(dir=direction)}, listings.origin {direction}"
+
+
 # The index that serves a sort key exactly (same columns, same order, ties by origin).
 SORT_INDEXES = {"name": "listings_name"}
 
@@ -352,3 +396,29 @@ class ListingQuery:
                 params.extend(found[1])
         where = (" WHERE " + " AND ".join(conditions)) if conditions else ""
         return FTS_IN in conditions, where, params
+
+
+def _canned_hint(listing_filter: ListingFilter) -> str:
+    if listing_filter.kind in ("bool", "flag"):
+        return "1 or 0"
+    if listing_filter.choices:
+        return f"e.g. {listing_filter.choices[0]}"
+    return "words, each found as a prefix" if listing_filter.name == SEARCH else "text"
+
+
+def canned_query() -> dict[str, str]:
+    """Datasette's canned query :data:`CANNED_QUERY` (title, description, SQL), written into
+    datasette_metadata.json by scripts/gen_formats_doc.py: a named parameter per filter of
+    :data:`FILTERS` (empty: no filter; a value is bound, never spliced), the default sort of
+    :class:`ListingQuery` and the columns of ``list --json`` (:data:`BRIEF_FIELDS`)."""
+    default = ListingQuery()
+    declared = sorted(FILTERS.items(), key=_sql_rank)
+    where = "\n  AND ".join(f.canned_condition() for _, f in declared)
+    hints = "; ".join(f"{name} ({_canned_hint(f)})" for name, f in FILTERS.items())
+    return {
+        "title": "Find listings",
+        "description": f"Listings as agentdex list finds them, sorted by {default.sort}, with the same filters: "
+        f"{hints}. Leave a field empty for no filter; a value no listing has finds nothing.",
+        "sql": f"SELECT {', '.join(BRIEF_FIELDS)}\nFROM listings\nWHERE {where}\n"
+        + order_by(default.sort, default.descending).strip(),
+    }

@@ -17,7 +17,7 @@ from agentdex import schedule
 from agentdex.db import empty
 from agentdex.db.common import epoch, iso, loads
 from agentdex.db.health import recent_samples
-from agentdex.db.listing_query import COLUMNS, FTS_IN, FTS_MATCH, SORT_INDEXES, SORTS, ListingQuery
+from agentdex.db.listing_query import COLUMNS, FTS_IN, FTS_MATCH, SORT_INDEXES, SORTS, ListingQuery, order_by
 from agentdex.db.migrations import RECENT_PROBES, UP_BY_ROLE
 from agentdex.db.tool_quality import lint_summary, quality_share
 from agentdex.errors import InputError
@@ -49,8 +49,7 @@ def _order_by(sort: str, descending: bool, searching: bool) -> str:
     if sort not in SORTS or (sort == "relevance" and not searching):
         choices = ", ".join(s for s in SORTS if searching or s != "relevance")
         raise InputError(f"cannot sort by {sort!r}; choose one of: {choices}")
-    direction = "DESC" if descending else "ASC"
-    return f" ORDER BY {SORTS[sort].format(dir=direction)}, listings.origin {direction}"
+    return order_by(sort, descending)
 
 
 def _decode(row: dict[str, Any]) -> dict[str, Any]:
