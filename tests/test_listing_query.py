@@ -33,7 +33,7 @@ from agentdex.models import Listing
 from agentdex.tui import reader
 from agentdex.tui.widgets import catalogue_table
 from agentdex.tui.widgets.filter_bar import FilterBar
-from db_records import listing_crawl, new_catalogue, no_manifest_crawl, pantry_crawl
+from db_records import listing_crawl, new_catalogue, pantry_crawl, unreachable_crawl
 from tests.conftest import load_script
 from waiting import eventually
 
@@ -70,7 +70,8 @@ def db(tmp_path):
     save_origin(
         database, listing_crawl(Listing(format="findagent", name="chat"), origin="chat.example.com"), crawl, at=AT
     )
-    save_origin(database, no_manifest_crawl("gone.example.com"), crawl, at=AT)
+    # Unreachable: a listing row with no HTTP base (an origin that found nothing is an empty_origins row).
+    save_origin(database, unreachable_crawl("gone.example.com"), crawl, at=AT)
     yield database
     database.close()
 
