@@ -69,6 +69,8 @@ def network_settings(
         signature = inspect.signature(command, eval_str=True)
         [holder] = [p for p in signature.parameters.values() if p.annotation is GivenSettings]
         fields = [f for f in setting_fields(model) if f.name not in exclude]
+        if unknown := set(exclude) - {f.name for f in setting_fields(model)}:
+            raise TypeError(f"{command.__name__} excludes {sorted(unknown)}, which are no settings of {model.__name__}")
         params = [new for p in signature.parameters.values() for new in (map(_option, fields) if p is holder else [p])]
 
         @functools.wraps(command)

@@ -42,11 +42,10 @@ def connect_to_rules(value: Any) -> Any:
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list):
         return value  # not a list: the type's own refusal says so
-    return [rule for item in items for rule in (_rules(item, parse_connect_to) if isinstance(item, str) else [item])]
-
-
-def _rules(text: str, parse: Any) -> list[tuple[str, str, int]]:
-    return [parse(spec) for spec in split_list(text)]
+    rules: list[Any] = []
+    for item in items:
+        rules.extend(map(parse_connect_to, split_list(item)) if isinstance(item, str) else [item])
+    return rules
 
 
 def existing_file(path: Path) -> Path:
