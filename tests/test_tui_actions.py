@@ -8,6 +8,7 @@ import re
 from dataclasses import replace
 
 import pytest
+from textual.command import CommandInput, CommandList, CommandPalette
 from textual.coordinate import Coordinate
 from textual.widgets import Input, Log, TabbedContent
 
@@ -153,10 +154,20 @@ async def test_the_command_palette_jumps_to_an_origin(app, db_path, typed, origi
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+p", *typed)
-        await pilot.pause(0.5)  # the palette searches in the background
+        await wait_for(pilot, lambda: palette_found(app, typed))  # it searches in the background
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, ListingScreen) and app.screen.origin == origin
+
+
+def palette_found(app, typed: str) -> bool:
+    """Whether the command palette has searched for all of ``typed`` and lists what it found
+    (its search runs in workers of its own, one per key typed)."""
+    palette = app.screen
+    if not isinstance(palette, CommandPalette) or palette.query_one(CommandInput).value != typed:
+        return False
+    searching = [w for w in app.workers if w.node is palette and not w.is_finished]
+    return not searching and palette.query_one(CommandList).option_count > 0
 
 
 async def test_the_footer_shows_the_keys_of_each_screen_and_help_explains_them(app):
