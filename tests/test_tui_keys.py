@@ -8,7 +8,6 @@ driver does. (tests/test_tui_terminal.py does the same in a real terminal.)
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from agentdex.tui.screens.events import EventsScreen
 from agentdex.tui.screens.listing import ListingScreen
 from agentdex.tui.widgets.catalogue_table import CatalogueTable
 from test_tui_support import SIZE, app, db_path, net, no_cursor_blink, screen_text, settle, wait_for, web  # noqa: F401
+from waiting import eventually
 
 CHARACTERS = {
     "slash": "/",
@@ -95,10 +95,7 @@ async def test_escape_then_q_at_once_quits_from_the_search_box(app):
         await type_at_once(pilot, "slash", *"pan")
         app.post_message(key("escape"))
         app.post_message(key("q"))
-        for _ in range(100):  # the app quits (at most 5 s on a busy machine)
-            if not app.is_running:
-                break
-            await asyncio.sleep(0.05)
+        await eventually(lambda: not app.is_running)  # the app quits (however busy the machine)
         assert search_box(app) == "pan", "the q did not reach the search box"
         assert not app.is_running
 
@@ -183,7 +180,7 @@ async def test_the_command_palette_lists_keys_once(app):
         assert titles.count("Keys") == 1
         await pilot.press("ctrl+p", *"keys")
         assert isinstance(app.screen, CommandPalette)
-        await wait_for(pilot, lambda: "What every key does" in screen_text(app), timeout=10)
+        await wait_for(pilot, lambda: "What every key does" in screen_text(app))
         assert screen_text(app).count("Keys") == 1
         await pilot.press("enter")
         await settle(pilot)

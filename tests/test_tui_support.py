@@ -141,7 +141,7 @@ async def open_listing(app: AgentdexApp, pilot: Pilot, origin: str, *keys: str):
     return screen
 
 
-async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float = 20.0) -> None:
+async def wait_for(pilot: Pilot, condition: Callable[[], object], timeout: float = 60.0) -> None:
     """Pump the app until ``condition()`` holds (a crawl takes real time on the sample web)."""
     deadline = time.monotonic() + timeout
     while not condition():

@@ -60,7 +60,7 @@ def test_escape_then_q_in_one_write_quits_from_the_search_box(terminal):
     terminal.send("/pan", literal=True)
     terminal.wait_for(lambda t: "search: pan" in t)
     terminal.send("Escape", "q")  # tmux writes ESC q: what Alt+q also sends
-    terminal.wait_for(lambda t: terminal.exited(), timeout=10)
+    terminal.wait_for(lambda t: terminal.exited())
 
 
 def test_escape_then_enter_in_one_write_closes_the_dialog_and_opens_the_row(terminal, catalogue):
