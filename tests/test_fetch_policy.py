@@ -145,11 +145,13 @@ async def test_a_closed_port_is_refused(tls_server: TLSServer) -> None:
 
 
 async def test_a_dripping_server_cannot_hold_a_fetch_past_the_deadline(tls_server: TLSServer) -> None:
-    async with make_fetcher(tls_server, deadline=1.0) as f:
-        slow = await get(f, "/drip")  # 100 bytes at one per 0.5 s
+    async with make_fetcher(tls_server, deadline=30.0) as f:  # connects get the default 5 s
+        f.deadline = 1.0
+        slow = await get(f, "/drip")  # 100 bytes at one per 0.5 s: 50 s, far past the deadline
+        f.deadline = 30.0  # one that never binds, however busy the machine
         after = await get(f, "/json")  # the fetcher is still usable
-    async with make_fetcher(tls_server, deadline=3.0) as f:
-        quick = await get(f, "/drip/1")
+    async with make_fetcher(tls_server, deadline=30.0) as f:
+        quick = await get(f, "/drip/1")  # one byte after 0.5 s: inside the deadline
     assert slow.error_code == "timeout" and slow.body is None and "deadline" in slow.error
     assert after.ok
     assert quick.ok and quick.body == b"x"

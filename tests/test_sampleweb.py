@@ -141,10 +141,10 @@ async def test_status_and_content_type_rules(web):
 
 
 async def test_a_delayed_path_sends_nothing_until_its_delay_is_over(web):
-    quick = await get(web, "pantry.test", MANIFEST, timeout=1.0)
+    quick = await get(web, "pantry.test", MANIFEST, timeout=30.0)  # a deadline that never binds
     assert quick.status_code == 200
-    with pytest.raises(httpx.ReadTimeout):
-        await get(web, "sleepy.test", MANIFEST, timeout=1.0)
+    with pytest.raises(httpx.ReadTimeout):  # sleepy.test answers after 30 s: any short read timeout fires
+        await get(web, "sleepy.test", MANIFEST, timeout=httpx.Timeout(30.0, read=1.0))
 
 
 async def test_a_drip_path_sends_its_body_a_few_bytes_at_a_time(web):
