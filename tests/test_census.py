@@ -122,7 +122,7 @@ def test_the_text_table_and_the_canned_query_agree(catalogue):
 @pytest.mark.slow
 async def test_initialize_accepted_but_initialized_rejected():
     with SampleWeb(HOSTILE_ROOT) as web:
-        net = web.network_options(deadline=3.0)
+        net = web.network_options(deadline=30.0)  # never binds: the server answers at once
         async with net.fetcher() as fetcher:
             found = await Verifier(fetcher, net).probe("https://mcp.hostile.test/rejects-initialized")
     assert found.state == "ok" and "notifications/initialized rejected (HTTP 400)" in found.detail

@@ -15,7 +15,10 @@ from agentdex.models import Listing
 from agentdex.sampleweb.server import HOSTILE_ROOT, SampleWeb
 
 HOST = "mcp.hostile.test"
-DEADLINE = 3.0  # short, set by the test
+# Each request's deadline. Long: what stops the endless answers here is the byte cap, which a
+# busy machine reaches later (2 MiB of a stream took 0.9 s idle and more than 3 s loaded, when
+# a 3 s deadline cut the stream instead, and the probe's two requests added up past it).
+DEADLINE = 20.0
 
 
 @pytest.fixture(scope="module")
