@@ -23,8 +23,9 @@ slots from other origins):
    connection, timeout, 5xx, 429, robots, a 2xx that is no registry answer), or when no
    registry is asked at all, the answer an earlier crawl stored stands, as a 304 would; a
    4xx means it lists nothing.
-3. Only when the origin publishes no manifest at all: the bootstrap files ``/agent.md``,
-   ``/llms.txt``, ``/SKILL.md`` and ``/mcp.json`` for an inferred listing. (An app with a
+3. Only when the origin publishes no manifest at all: the bootstrap files for an inferred
+   listing, ``/SKILL.md`` and ``/llms.txt``, then, only when ``/SKILL.md`` answered with a file
+   (an inferred listing needs it), ``/agent.md`` and ``/mcp.json``. (An app with a
    manifest does not need them, so they are not fetched: this keeps a crawl at a handful of
    requests an origin. A manifest that could not be fetched because of a timeout, a network
    failure or a server error does not count as absent: no inferred listing stands in for it.)
@@ -113,6 +114,10 @@ CAPS.update({kind: registry_format.MAX_BYTES for kind in REGISTRY_KINDS})
 DISCOVERY_KINDS = tuple(k for k in formats.DISCOVERY_NAMES if k != REGISTRY_KIND)
 BOOTSTRAP = {f.kind: f.path for f in formats.ORIGIN_FILES}
 BOOTSTRAP_FILES = {f.kind: f.name for f in formats.ORIGIN_FILES}
+# An inferred listing needs /SKILL.md (agent-app spec, "Bootstrap listings"): /agent.md and /mcp.json,
+# read for it alone, wait for one; /llms.txt, a document of its own (llmstxt.org), is asked always.
+BOOTSTRAP_ALWAYS = ("skill", "llms_txt")
+BOOTSTRAP_WITH_SKILL = tuple(kind for kind in BOOTSTRAP if kind not in BOOTSTRAP_ALWAYS)
 PRIMARY_ORDER = formats.FORMAT_NAMES
 NETWORK_ERRORS = {"dns", "refused", "tls", "timeout", "blocked_address", "connect"}
 # Failures that say nothing about whether a manifest exists: the answer never came whole,
@@ -582,11 +587,9 @@ class OriginDiscovery:
                         record.error = f"{record.url} answers with a web page, not a manifest."
 
     async def _bootstrap(self) -> ParseResult | None:
-        for kind, path in BOOTSTRAP.items():
-            await self.get(kind, origin_url(self.origin, path), same_origin=True)
-        self._load_stored()
-        # A site that answers every path with its HTML shell publishes none of these files.
-        self._drop_html(BOOTSTRAP)
+        await self._ask_bootstrap(BOOTSTRAP_ALWAYS)
+        if self._has("skill"):
+            await self._ask_bootstrap(BOOTSTRAP_WITH_SKILL)
         files = {BOOTSTRAP_FILES[k]: self.bodies.get(k) for k in BOOTSTRAP}
         if files["SKILL.md"] is None or (files["agent.md"] is None and files["llms.txt"] is None):
             return None
@@ -597,6 +600,13 @@ class OriginDiscovery:
             inferred_format.infer, origin=self.origin, base_url=origin_url(self.origin, "").rstrip("/")
         )
         return await offload.run(size, infer, files)
+
+    async def _ask_bootstrap(self, kinds: tuple[str, ...]) -> None:
+        for kind in kinds:
+            await self.get(kind, origin_url(self.origin, BOOTSTRAP[kind]), same_origin=True)
+        self._load_stored()
+        # A site that answers every path with its HTML shell publishes none of these files.
+        self._drop_html(kinds)
 
     async def _fetch_declared(self, declared: dict[str, str]) -> None:
         for kind, url in declared.items():
