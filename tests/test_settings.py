@@ -152,6 +152,7 @@ def test_a_shard_comes_from_the_environment_too(tmp_path, monkeypatch):
 def test_the_settings_import_neither_pydantic_nor_the_network_stack():
     """The options built from the settings cost ``agentdex tui``'s first paint no pydantic:
     it is imported when a value is validated."""
-    code = "import sys, agentdex.cli_network; print({m.split('.')[0] for m in sys.modules} & {'pydantic', 'httpx'})"
-    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert found.strip() == "set()"
+    for module in ("agentdex.cli_network", "agentdex.cli"):  # the settings, then every command's imports
+        code = f"import sys, {module}; print({{m.split('.')[0] for m in sys.modules}} & {{'pydantic', 'httpx'}})"
+        found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        assert found.strip() == "set()", module

@@ -34,13 +34,13 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
 from agentdex.errors import pydantic_words
+
+if TYPE_CHECKING:
+    from agentdex.formats._registry_models import Entry, Metadata, Official, Page, Remote, Server  # noqa: F401
 
 API_VERSION = "2025-12-01"  # the OpenAPI document's info.version followed (see the docstring)
 SERVERS_PATH = "/v0.1/servers"
@@ -87,75 +87,11 @@ def versions_url(base: str, name: str, version: str | None = "latest") -> str:
     return url if version is None else f"{url}/{quote(version, safe='')}"
 
 
-# -- pages, in the registry's spelling -------------------------------------------------------------
-class _Lenient(BaseModel):
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
-
-
-class Remote(_Lenient):
-    """One ``remotes[]`` transport of a server.json."""
-
-    type: str = ""
-    url: str = ""
-
-
-class Server(_Lenient):
-    """The parts of a server.json the API's readers use (the rest is server.json's own,
-    validated by :mod:`agentdex.formats.server_json` where a document is stored)."""
-
-    name: str = Field(max_length=NAME_MAX)
-    websiteUrl: str | None = None  # noqa: N815 - the registry's spelling
-    remotes: list[Remote] = Field(default_factory=list)
-
-
-class Official(_Lenient):
-    """``_meta["io.modelcontextprotocol.registry/official"]``: what the registry says of a
-    server (``RegistryExtensions``)."""
-
-    status: str = Field(default="active", max_length=40)  # active | deprecated | deleted
-    statusMessage: str | None = Field(default=None, max_length=STATUS_MESSAGE_MAX)  # noqa: N815
-    statusChangedAt: str | None = None  # noqa: N815
-    publishedAt: str | None = None  # noqa: N815
-    updatedAt: str | None = None  # noqa: N815
-    isLatest: bool = True  # noqa: N815
-
-    @property
-    def skipped(self) -> bool:
-        """Deleted, or not the latest version (a registry that ignores ``version=latest``
-        lists them all)."""
-        return self.status == "deleted" or not self.isLatest
-
-
-class Entry(_Lenient):
-    """One ``ServerResponse``: the server and the registry's metadata."""
-
-    server: Server
-    meta: dict[str, Any] = Field(default_factory=dict, alias="_meta")
-
-    @cached_property
-    def official(self) -> Official:
-        """The registry's metadata (defaults when it gives none); a ``ValidationError``
-        titled ``Official`` when it is there but unreadable."""
-        found = self.meta.get(OFFICIAL)
-        return Official.model_validate(found) if isinstance(found, dict) else Official()
-
-
-class Metadata(_Lenient):
-    """A page's ``metadata``."""
-
-    nextCursor: str | None = None  # noqa: N815
-    count: int | None = None
-
-
-class Page(_Lenient):
-    """One ``ServerList`` page; its entries are read one by one (:func:`read_entry`)."""
-
-    servers: list[Any]
-    metadata: Metadata = Field(default_factory=Metadata)
-
-
+# -- pages, in the registry's spelling (models: agentdex.formats._registry_models) ----------------
 def server_list(servers: list[Any], next_cursor: str | None = None) -> dict[str, Any]:
     """A ``ServerList`` as a server of the API answers it (``metadata.count``: the page's size)."""
+    from agentdex.formats._registry_models import Metadata, Page
+
     metadata = Metadata(nextCursor=next_cursor, count=len(servers))
     return Page(servers=servers, metadata=metadata).model_dump(exclude_none=True)
 
@@ -169,6 +105,10 @@ def read_page(data: bytes) -> Page:
 
     :raises NotRead: it is no page (the first thing wrong, in words)
     """
+    from pydantic import ValidationError
+
+    from agentdex.formats._registry_models import Page
+
     try:
         return Page.model_validate_json(data)
     except ValidationError as exc:
@@ -177,6 +117,10 @@ def read_page(data: bytes) -> Page:
 
 def page_of(doc: Any) -> Page | None:
     """An already decoded document as a page, or ``None`` when it is none."""
+    from pydantic import ValidationError
+
+    from agentdex.formats._registry_models import Page
+
     try:
         return Page.model_validate(doc)
     except ValidationError:
@@ -189,21 +133,29 @@ def read_entry(item: Any) -> Entry:
 
     :raises NotRead: it cannot be read (where and what, ``server.name: String should have …``)
     """
+    from pydantic import ValidationError
+
+    from agentdex.formats._registry_models import Entry, where_and_what
+
     try:
         entry = Entry.model_validate_json(item) if isinstance(item, bytes) else Entry.model_validate(item)
         entry.official  # noqa: B018 - read now, so a bad one refuses the entry here
     except ValidationError as exc:
-        raise NotRead(_where_and_what(exc)) from exc
+        raise NotRead(where_and_what(exc)) from exc
     return entry
 
 
-def _where_and_what(exc: ValidationError) -> str:
-    """Where and what pydantic's first complaint is."""
-    error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"])
-    if exc.title == "Official":
-        where = f"_meta[{OFFICIAL}].{where}"
-    return f"{where}: {pydantic_words(error['msg'])}" if where else pydantic_words(error["msg"])
+_MODELS = frozenset({"Remote", "Server", "Official", "Entry", "Metadata", "Page"})
+
+
+def __getattr__(name: str) -> Any:
+    """The page models (``registry_api.Page`` …), imported on first use: see
+    :mod:`agentdex.formats._registry_models` for why they live apart."""
+    if name in _MODELS:
+        from agentdex.formats import _registry_models
+
+        return getattr(_registry_models, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def server_name_of(item: Any) -> str:
