@@ -134,7 +134,10 @@ def census(
     ] = None,
     endpoints: Annotated[
         bool,
-        typer.Option("--endpoints", help="List every endpoint: URL, origin, census state and era, one a line."),
+        typer.Option(
+            "--endpoints",
+            help="List every endpoint, one a line: URL, origin, census state, era, auth kind, uptime over 24 h, 7 and 30 days, p95 latency, last verified.",
+        ),
     ] = False,
     confirm: Annotated[
         bool,
