@@ -136,7 +136,8 @@ def census(
         bool,
         typer.Option(
             "--endpoints",
-            help="List every endpoint, one a line: URL, origin, census state, era, auth kind, uptime over 24 h, 7 and 30 days, p95 latency, last verified.",
+            help="List every endpoint, one a line: URL, origin, census state, era, auth kind, "
+            "uptime over 24 h, 7 and 30 days, p95 latency, last verified.",
         ),
     ] = False,
     confirm: Annotated[
