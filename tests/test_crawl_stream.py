@@ -86,6 +86,21 @@ async def test_a_feed_keeps_a_shards_origins_and_hands_on_bad_lines_and_endpoint
     feed.close()
 
 
+async def test_a_feed_whose_recording_fails_ends_the_run_with_that_error():
+    def full_disk(rows):
+        raise OSError("database or disk is full")
+
+    seeds = iter([Seed("a.example"), Seed("b.example", ({"url": "https://b.example/mcp"},)), Seed("c.example")])
+    feed = Feed(seeds, Hooks(declare=full_disk))
+    feed.start()
+    taken = []
+    with pytest.raises(OSError, match="disk is full"):
+        while (origin := await feed.take()) is not None:
+            taken.append(origin)
+    assert taken in ([], ["a.example"])  # never an origin past the failure
+    feed.close()
+
+
 def test_seed_lines_tell_each_bad_line_by_number_and_go_on(tmp_path):
     seeds = tmp_path / "seeds.txt"
     long_line = b"a" * (LINE_BYTES + 10) + b".example\n"

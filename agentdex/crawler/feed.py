@@ -197,8 +197,15 @@ class Feed:
         return self.owns is None or self.owns(item if isinstance(item, str) else item.origin)
 
     def _arrive(self, item: Item, slot: bool = True) -> None:
-        if self._closed:
+        if self._closed or (self._ended and slot):
             return
+        try:
+            self._take_in(item, slot)
+        except Exception as exc:  # noqa: BLE001 - a full disk while recording: the run ends with it
+            self._ready.clear()
+            self._end(exc)
+
+    def _take_in(self, item: Item, slot: bool) -> None:
         seed = Seed(item) if isinstance(item, str) else item
         if isinstance(seed, BadLine):
             self._drop(slot)
@@ -224,6 +231,8 @@ class Feed:
         self._wake()
 
     def _end(self, error: BaseException | None) -> None:
+        if self._ended:
+            return  # ended by a failure already: the thread's own end changes nothing
         self._ended, self.error = True, error
         if self.hooks.known:
             self.hooks.known(self.count, False)

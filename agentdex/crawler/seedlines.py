@@ -92,6 +92,12 @@ class SeedLines:
         self._fh = _open(path)
 
     def __iter__(self) -> Iterator[Seed | BadLine]:
+        try:
+            yield from self._seeds()
+        except OSError as exc:  # a disk or pipe that fails midway
+            raise InputError(f"cannot read seeds file {self.path} on: {exc.strerror or exc}") from exc
+
+    def _seeds(self) -> Iterator[Seed | BadLine]:
         origin, endpoints = "", []
         with self._fh as fh:
             for number, raw in read_lines(fh, LINE_BYTES):
