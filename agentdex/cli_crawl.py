@@ -146,7 +146,8 @@ def crawl(
             metavar="FILE",
             help=(
                 "A file with one origin per line (# comments; - reads standard input); a line may go on with "
-                "the MCP endpoint a registry declares there, as agentdex seeds prints it."
+                "the MCP endpoint a registry declares there, as agentdex seeds prints it. Read while the crawl "
+                "runs (a file of any length in flat memory); a bad line is told with its number and skipped."
             ),
         ),
     ] = None,

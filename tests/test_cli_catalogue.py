@@ -168,6 +168,7 @@ def test_crawl_on_a_terminal_shows_a_progress_bar_and_ends_with_a_summary(catalo
     stdout, _ = process.communicate(timeout=60)
     assert process.returncode == 0
     assert "crawling" in text and re.search(r"\d+ requests, \d+ failed; finished \S+\.test", text) and "2/2" in text
+    assert re.search(r"\d+\.\d origins/s", text)  # the rate beside the count
     assert "[1/2]" not in text  # not the plain lines
     assert stdout.decode().startswith("crawl 1 done: 2 origin(s)")
 
