@@ -4,6 +4,7 @@ path) and one with a manifest cost, and what ``crawl --shard I/N`` buys on this 
 Run from the repository root:
 
     .venv/bin/python benchmarks/bench_sweep.py [--origins 2000] [--manifests 20] [--concurrency 64] [--shards 4]
+        [--profile N]
 
 The web is the sample web over TLS on loopback, in this process: ``--manifests`` synthetic
 origins each serve a valid agent-app manifest and its documents; the others
@@ -15,7 +16,9 @@ RSS (each child's ``VmHWM``) are apart from the server's.
 Printed, side by side with issue 39's targets: for an empty origin and for one with a
 manifest, the requests the web received, the crawler's CPU and the catalogue's bytes (its
 page count times page size after a checkpoint), each per origin; which paths an empty origin
-was asked and what the web answered each (from the catalogue's answer sets); then the whole list crawled
+was asked and what the web answered each (from the catalogue's answer sets), and the bytes of
+an empty origin's own row and index; with ``--profile N``, where the crawler's CPU went while
+it crawled N empty origins (cProfile counting CPU time, by module); then the whole list crawled
 by one process and by ``--shards`` shard processes at once (``--concurrency`` split between
 them) and merged (``agentdex merge``): wall time, origins a second, CPU, and the peak RSS of
 the largest process. The benchmark fails when an empty origin is stored otherwise than
@@ -29,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pstats
 import re
 import sqlite3
 import subprocess
@@ -139,7 +143,57 @@ def per_origin(web: SampleWeb, folder: Path, name: str, hosts: list[str], args) 
         "bytes": catalogue_bytes(db) / n,
         "stored": Counter(statuses(db).values()),
         "answered": answered(db),
+        "row_bytes": empty_row_bytes(db) / n,
     }
+
+
+def empty_row_bytes(path: Path) -> int:
+    """The pages of the empty origins' rows and their index (SQLite's dbstat), 0 without it."""
+    with sqlite3.connect(path) as conn:
+        try:
+            tables = "'empty_origins', 'empty_origins_next_due_at'"
+            return conn.execute(f"SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name IN ({tables})").fetchone()[0]
+        except sqlite3.OperationalError:  # an SQLite built without dbstat
+            return 0
+
+
+# Runs agentdex under cProfile counting CPU time (python -m cProfile counts wall time).
+PROFILED = """import cProfile, runpy, sys, time
+out, sys.argv = sys.argv[1], ["agentdex", *sys.argv[2:]]
+profile = cProfile.Profile(time.process_time)
+profile.enable()
+try:
+    runpy.run_module("agentdex", run_name="__main__")
+except SystemExit:
+    pass
+profile.disable()
+profile.dump_stats(out)
+"""
+
+
+def profile_empty(web: SampleWeb, folder: Path, hosts: list[str]) -> list[tuple[str, float]]:
+    """Crawl ``hosts`` under cProfile: the share of the crawler's CPU each area took (an
+    agentdex module, an installed package, Python's own modules, C functions), largest first."""
+    seeds, out = folder / "profiled.txt", folder / "crawl.prof"
+    seeds.write_text("\n".join(hosts) + "\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("AGENTDEX_DB", None)
+    crawl = ["crawl", "--db", str(folder / "profiled.db"), *web.cli_args(), "--seeds", str(seeds)]
+    command = [sys.executable, "-c", PROFILED, str(out), *crawl, "--no-verify", "-q", "--concurrency", "64"]
+    subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
+    areas: Counter = Counter()
+    for (file, _line, _name), (_cc, _nc, own, _cum, _callers) in pstats.Stats(str(out)).stats.items():  # type: ignore[attr-defined]
+        areas[_area(file)] += own
+    total = sum(areas.values()) or 1.0
+    return [(area, own / total) for area, own in areas.most_common(12)]
+
+
+def _area(file: str) -> str:
+    if "site-packages/" in file:
+        return file.split("site-packages/")[1].split("/")[0]
+    if f"{ROOT.name}/agentdex/" in file or "/agentdex/" in file:
+        return "agentdex/" + file.split("/agentdex/")[-1]
+    return "C functions" if file == "~" else "Python's own modules"
 
 
 def sweep(web: SampleWeb, folder: Path, seeds: Path, args) -> dict:
@@ -183,6 +237,9 @@ def main() -> None:
     parser.add_argument("--manifests", type=int, default=20, help="of them, origins serving a manifest")
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--shards", type=int, default=4)
+    parser.add_argument(
+        "--profile", type=int, default=0, metavar="N", help="also crawl N empty origins under cProfile (CPU time)"
+    )
     args = parser.parse_args()
     with (
         SampleWeb(synthetic=args.manifests, empty=args.origins - args.manifests) as web,
@@ -194,10 +251,15 @@ def main() -> None:
             EMPTY: per_origin(web, folder, "empty", empty, args),
             "with a manifest": per_origin(web, folder, "full", full, args),
         }
+        profiled = profile_empty(web, folder, empty[: args.profile]) if args.profile else []
         seeds = folder / "all.txt"
         seeds.write_text("\n".join(empty + full) + "\n")
         times = sweep(web, folder, seeds, args)
         report(kinds, times, folder, args, len(empty), len(full))
+        if profiled:
+            print(f"where the crawler's CPU went, {args.profile} empty origins under cProfile (CPU time):")
+            for area, share in profiled:
+                print(f"  {share:6.1%}  {area}")
 
 
 def report(kinds: dict, times: dict, folder: Path, args, empty: int, full: int) -> None:
@@ -214,7 +276,7 @@ def report(kinds: dict, times: dict, folder: Path, args, empty: int, full: int) 
         f"| <= {TARGETS['bytes']} ({met['bytes']}) |"
     )
     stored = ", ".join(f"{name}: {dict(k['stored'])}" for name, k in kinds.items())
-    print(f"  stored: {stored}")
+    print(f"  stored: {stored}; an empty origin's row and its index: {target['row_bytes']:.0f} bytes")
     print("  an empty origin was asked, and the web answered (origins):")
     for (path, status), n in sorted(target["answered"].items()):
         print(f"    {path:<36} {status}  x{n}")
