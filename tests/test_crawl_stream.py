@@ -205,3 +205,15 @@ def test_a_seeds_file_that_cannot_be_opened_is_refused_before_the_crawl(tmp_path
     result = CliRunner().invoke(app, ["crawl", "--seeds", str(tmp_path / "none.txt"), "--db", str(tmp_path / "c.db")])
     assert result.exit_code == 2 and "cannot read seeds file" in result.output
     assert not Path(tmp_path / "c.db").exists()
+
+
+def test_standard_input_is_streamed_too_and_its_bad_lines_are_told_by_number(tmp_path):
+    from typer.testing import CliRunner
+
+    from agentdex.cli import app
+
+    db = tmp_path / "c.db"
+    result = CliRunner().invoke(app, ["crawl", "--seeds", "-", "--db", str(db), "--json"], input="# none\nhost!!\n")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith("standard input, line 2: not an origin: 'host!!'")
+    assert json.loads(result.stdout)["refused_lines"] == 1

@@ -89,6 +89,7 @@ class SeedLines:
 
     def __init__(self, path: str | Path, chosen: Callable[[str], bool] | None = None) -> None:
         self.path, self.chosen, self.source = path, chosen, _source(path)
+        self.shown = "standard input" if str(path) == "-" else str(path)  # what a bad line's number follows
         self._fh = _open(path)
 
     def __iter__(self) -> Iterator[Seed | BadLine]:
@@ -115,7 +116,7 @@ class SeedLines:
 
     def _parse(self, number: int, raw: bytes | None) -> BadLine | tuple[str, list[dict[str, Any]]] | None:
         """``(origin, endpoints)`` of a line, None for a blank or comment line, or why it is bad."""
-        where = f"{self.path}, line {number}"
+        where = f"{self.shown}, line {number}"
         if raw is None:
             return BadLine(where, f"a line over {LINE_BYTES:,} bytes")
         try:
