@@ -1,6 +1,7 @@
 """Headless Chromium driven over the DevTools protocol on a pipe (``--remote-debugging-pipe``):
 one browser for many pages, each opened, read and photographed in well under a second, with
-no client library (used by tests/test_datasette_pages.py; no tests here).
+no client library (used by tests/test_datasette_pages.py and tests/test_endpoint_status.py,
+which take its ``browser`` and ``shots`` fixtures; no tests here).
 
 The protocol is JSON messages ended by a NUL byte: the browser reads them on its fd 3 and
 writes on its fd 4.
@@ -16,6 +17,8 @@ import subprocess
 import time
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 WIDTH, HEIGHT = 1280, 1000
 
@@ -154,3 +157,21 @@ class Browser:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """One headless Chromium for a test module's pages."""
+    from test_datasette_live import CHROMIUM, CHROMIUM_FLAGS  # where the tests find Chromium
+
+    with Browser(CHROMIUM, CHROMIUM_FLAGS, tmp_path_factory.mktemp("profile")) as chromium:
+        yield chromium
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    """Where screenshots go: ``AGENTDEX_SCREENSHOTS=DIR`` keeps them for a person to look at."""
+    kept = os.environ.get("AGENTDEX_SCREENSHOTS")
+    folder = Path(kept) if kept else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

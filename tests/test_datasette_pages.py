@@ -11,8 +11,6 @@ answers with Datasette's "SQL query took too long" error instead of its rows. Se
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 
 import httpx
@@ -21,8 +19,8 @@ from datasette.utils import tilde_encode
 
 from agentdex.db import list_listings, open_db
 from agentdex.db.synthetic import fill_synthetic
-from browser import HEIGHT, WIDTH, Browser
-from test_datasette_live import CHROMIUM, CHROMIUM_FLAGS, QUERIES, TABLES, server
+from browser import HEIGHT, WIDTH, browser, shots
+from test_datasette_live import CHROMIUM, QUERIES, TABLES, served
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install chromium; .ci/run does it)"
@@ -41,27 +39,6 @@ def catalogue(tmp_path_factory) -> Path:
     fill_synthetic(db, LISTINGS)
     db.conn.close()
     return path
-
-
-@pytest.fixture(scope="module")
-def served(catalogue):
-    args = [sys.executable, "-m", "agentdex", "serve", "--db", str(catalogue)]
-    with server(args, catalogue.parent, catalogue.parent / "serve.log") as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    with Browser(CHROMIUM, CHROMIUM_FLAGS, tmp_path_factory.mktemp("profile")) as chromium:
-        yield chromium
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    kept = os.environ.get("AGENTDEX_SCREENSHOTS")
-    folder = Path(kept) if kept else tmp_path_factory.mktemp("screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def pages(catalogue: Path) -> list[tuple[str, str]]:

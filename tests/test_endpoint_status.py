@@ -15,8 +15,6 @@ probes (green, yellow, red and grey badges, and an origin named to break out of 
 from __future__ import annotations
 
 import json
-import os
-import sys
 from datetime import UTC, datetime, timedelta
 from importlib.resources import files
 from pathlib import Path
@@ -31,8 +29,8 @@ from agentdex.datasette_plugin.status import COLOURS
 from agentdex.db import open_db
 from agentdex.db.health import save_probes
 from agentdex.models import EndpointProbe
-from browser import Browser
-from test_datasette_live import CHROMIUM, CHROMIUM_FLAGS, server
+from browser import browser, shots
+from test_datasette_live import CHROMIUM, served
 
 SCHEMA = json.loads(files("agentdex.datasette_plugin").joinpath("status.schema.json").read_text("utf-8"))
 HOSTILE = "a\"><svg onload=alert(1)>&amp;<title>x'.test"
@@ -93,27 +91,6 @@ def catalogue(tmp_path_factory) -> Path:
     db.conn.commit()
     db.conn.close()
     return path
-
-
-@pytest.fixture(scope="module")
-def served(catalogue):
-    args = [sys.executable, "-m", "agentdex", "serve", "--db", str(catalogue)]
-    with server(args, catalogue.parent, catalogue.parent / "serve.log") as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    with Browser(CHROMIUM, CHROMIUM_FLAGS, tmp_path_factory.mktemp("profile")) as chromium:
-        yield chromium
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    kept = os.environ.get("AGENTDEX_SCREENSHOTS")
-    folder = Path(kept) if kept else tmp_path_factory.mktemp("screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def validator() -> jsonschema.protocols.Validator:

@@ -20,7 +20,7 @@ from agentdex.cli import app
 from agentdex.db import open_db
 from agentdex.sampleweb.server import HOSTILE_ROOT, SampleWeb
 from agentdex.serve import SQLITE_LIMITS, make_datasette
-from test_datasette_live import server
+from test_datasette_live import served, server
 
 # Each builds (or would build) a value of gigabytes in one or a few SQLite steps.
 HOSTILE_QUERIES = {
@@ -45,13 +45,6 @@ def catalogue(tmp_path_factory):
     path = tmp_path_factory.mktemp("served") / "agentdex.db"
     open_db(path).conn.close()
     return path
-
-
-@pytest.fixture(scope="module")
-def served(catalogue):
-    args = [sys.executable, "-m", "agentdex", "serve", "--db", str(catalogue)]
-    with server(args, catalogue.parent, catalogue.parent / "serve.log") as base:
-        yield base
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE_QUERIES))
