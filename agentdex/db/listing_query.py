@@ -153,6 +153,22 @@ def _json_member(column: str) -> str:
     return f"EXISTS (SELECT 1 FROM json_each(listings.{column}) WHERE value = ?)"
 
 
+def _column_filter(column: str, help: str, choices: tuple[str, ...]) -> ListingFilter:
+    """A filter on a listing column of one value: any of the values given (an indexed IN
+    list), offered as the CLI's ``--<column>``, a select in the TUI and Datasette's facet."""
+    return ListingFilter(
+        column,
+        "choice",
+        help,
+        sql=f"listings.{column} IN (?)",
+        many=True,
+        facet=column,
+        choices=choices,
+        option=(f"--{column}",),
+        widget="select",
+    )
+
+
 # Every listing filter, in the order the CLI and the TUI offer them. Add one here and the
 # queries, `agentdex list`, the TUI's filter bar (and, with a facet, Datasette) all take it
 # (tests/test_listing_query.py adds a made-up one to prove it).
@@ -168,28 +184,12 @@ FILTERS: dict[str, ListingFilter] = {
             option=("--search", "-s"),
             metavar="WORDS",
         ),
-        ListingFilter(
+        _column_filter(
             "format",
-            "choice",
             "Only listings of this format (a manifest's, or the discovery document's it was read from).",
-            sql="listings.format IN (?)",
-            many=True,
-            facet="format",
-            choices=LISTING_FORMATS,
-            option=("--format",),
-            widget="select",
+            LISTING_FORMATS,
         ),
-        ListingFilter(
-            "status",
-            "choice",
-            "Only listings with this status.",
-            sql="listings.status IN (?)",
-            many=True,
-            facet="status",
-            choices=STATUSES,
-            option=("--status",),
-            widget="select",
-        ),
+        _column_filter("status", "Only listings with this status.", STATUSES),
         ListingFilter(
             "category",
             "choice",
@@ -201,17 +201,7 @@ FILTERS: dict[str, ListingFilter] = {
             known=_known_categories,
             widget="select",
         ),
-        ListingFilter(
-            "pricing",
-            "choice",
-            "Only listings with this pricing.",
-            sql="listings.pricing IN (?)",
-            many=True,
-            facet="pricing",
-            choices=PRICING,
-            option=("--pricing",),
-            widget="select",
-        ),
+        _column_filter("pricing", "Only listings with this pricing.", PRICING),
         ListingFilter(
             "auth",
             "choice",
