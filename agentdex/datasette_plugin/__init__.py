@@ -42,21 +42,14 @@ from urllib.parse import urlencode
 from datasette import hookimpl
 from markupsafe import Markup
 
-from agentdex.db.listing_query import FTS_FUNCTION, fts_query_or_nothing
+from agentdex.db.listing_query import FTS_FUNCTION, GLANCE_FIELDS, fts_query_or_nothing
 from agentdex.db.seeds import CENSUS_STATES
 from agentdex.eventtext import stored_event_text
 
 LISTINGS = "listings"
-# What tells one listing from another at a glance; the rest is one click away.
+# What tells one listing from another at a glance, and how its checks stand; the rest is one click away.
 LISTING_COLUMNS = (
-    "origin",
-    "name",
-    "format",
-    "status",
-    "one_liner",
-    "categories",
-    "pricing",
-    "mcp_url",
+    *GLANCE_FIELDS,
     "checks_passed",
     "checks_failed",
     "last_changed_at",

@@ -300,16 +300,12 @@ COLUMNS = {
     "unchanged_crawls": False,
 }
 LIST_FIELDS = tuple(name for name, printed in COLUMNS.items() if printed)
+# What tells one listing from another at a glance: the first fields of ``list --json`` and of
+# Datasette's listings page (agentdex.datasette_plugin.LISTING_COLUMNS).
+GLANCE_FIELDS = ("origin", "name", "format", "status", "one_liner", "categories", "pricing", "mcp_url")
 # The fields of ``list --json`` without --fields (its contract), and of a table or TSV.
 BRIEF_FIELDS = (
-    "origin",
-    "name",
-    "format",
-    "status",
-    "one_liner",
-    "categories",
-    "pricing",
-    "mcp_url",
+    *GLANCE_FIELDS,
     "http_base",
     "checks_passed",
     "checks_failed",
