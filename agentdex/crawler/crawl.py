@@ -75,7 +75,7 @@ async def crawl(
     shard's origins of ``origins``, and follows an origin an AI Catalog names only when it is
     this shard's (another shard's is recorded as named, for its own shard or a later crawl)."""
     started = time.perf_counter()
-    listed = isinstance(origins, list | tuple)
+    # The row's count of origins: a list's now, a stream's once it has been read (finish_crawl)
     crawl_id = catalogue.start_crawl(db, kind, len(origins) if isinstance(origins, list | tuple) else 0)
     summary = CrawlSummary(crawl_id, 0)
     state = Progress(total=0, reading=True)
@@ -85,7 +85,7 @@ async def crawl(
     saver = Saver(db, summary, state, progress, owns=owns)
     try:
         feed.start()
-        if processes > 1 and not (listed and feed.count <= 1):
+        if processes > 1 and (feed.reading or feed.count > 1):
             from agentdex.crawler.processes import run_processes
 
             await run_processes(db, feed, net, plan, processes, saver)

@@ -105,7 +105,6 @@ class Feed:
         self.hooks = hooks or Hooks()
         self.owns = owns  # which origins are this run's (crawl --shard: the shard's own; None: all)
         self.count = 0  # distinct origins taken into the run so far (followed ones too)
-        self.read = 0  # origins the seeds named, this run's or not, repeats too (the reading thread counts)
         self.error: BaseException | None = None  # what ended the reading early
         self._items = items
         self._seen = Seen()
@@ -193,7 +192,6 @@ class Feed:
         """Whether ``item`` goes on to the run: a bad line does, an origin when it is the run's."""
         if isinstance(item, BadLine):
             return True
-        self.read += 1
         return self.owns is None or self.owns(item if isinstance(item, str) else item.origin)
 
     def _arrive(self, item: Item, slot: bool = True) -> None:
