@@ -12,7 +12,16 @@ from sqlite_utils import Database
 
 from agentdex.crawler import freshness
 from agentdex.crawler.crawl import crawl
-from agentdex.db import due_origins, get_listing, known_origins, list_events, open_db, previous_fetches, stats
+from agentdex.db import (
+    due_origins,
+    forget_origins,
+    get_listing,
+    known_origins,
+    list_events,
+    open_db,
+    previous_fetches,
+    stats,
+)
 from agentdex.db import empty as empty_rows
 from agentdex.db.merge import merge_catalogues
 from agentdex.db.migrations import migrations
@@ -123,6 +132,7 @@ def test_a_recrawl_keeps_it_compact_and_asks_known_absences_on_their_schedule(we
     assert again.crawled_at > first.crawled_at and again.next_due_at > first.next_due_at
     asked = {r.path for r in web.requests_log if r.host == EMPTY}
     assert "/.well-known/agent-app.json" in asked and "/.well-known/agent-card.json" not in asked
+    assert "/robots.txt" not in asked  # its 404, kept on the row, stands for a day (RFC 9309)
     facts = {f["kind"]: f["obtained"] for f in get_listing(db, EMPTY)["facts"]}
     assert (facts["a2a_card"], facts["agent_app"]) == ("known_absent", "fetched")
     assert db.execute("SELECT DISTINCT last_obtained FROM known_absences").fetchall() == [("known_absent",)]
@@ -212,3 +222,16 @@ def dump(db) -> list[tuple]:
         ).fetchall()
         + db.execute("SELECT origin, status FROM listings ORDER BY origin").fetchall()
     )
+
+
+def test_a_plain_recrawl_asks_every_path_again_and_forget_removes_the_row(web, db):
+    run(db, web, [EMPTY])
+    first = empty_rows.load(db, EMPTY)
+    web.requests_log.clear()
+    run(db, web, [EMPTY])
+    again = empty_rows.load(db, EMPTY)
+    asked = [r.path for r in web.requests_log if r.host == EMPTY]
+    assert sorted(asked) == sorted(path for _kind, path, _status in first.answered)  # robots.txt reused
+    assert (again.since, again.unchanged_crawls) == (first.since, 2) and again.asked_at == again.crawled_at
+    assert forget_origins(db, [EMPTY]) == {"empty_origins": 1}
+    assert get_listing(db, EMPTY) is None and known_origins(db) == []

@@ -41,7 +41,18 @@ from agentdex.models import FetchRecord, OriginCrawl
 NO_MANIFEST = "no_manifest"
 ROBOTS_PATH = "/robots.txt"
 # The tables a never-listed no_manifest origin has nothing in, when it can become compact.
-HISTORY_TABLES = ("events", "documents", "checks", "findings", "tools", "endpoint_probes", "endpoint_samples")
+HISTORY_TABLES = (
+    "events",
+    "documents",
+    "checks",
+    "findings",
+    "tools",
+    "tool_lints",
+    "tool_set_lints",
+    "endpoint_probes",
+    "endpoint_samples",
+    "feedback_receipts",
+)
 _COLUMNS = (
     "origin",
     "answers",
