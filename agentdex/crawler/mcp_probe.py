@@ -654,27 +654,11 @@ def classify_failure(record: FetchRecord) -> Probe | None:
     if record.status is None:
         return Probe("unreachable", record.error or "no answer", None)
     if record.status in (401, 403):
-        challenge = record.headers.get("www-authenticate", "")
-        scheme, metadata = www_authenticate(challenge)
-        header = auth_posture.api_key_header(challenge)
-        return Probe(
-            "auth_required",
-            f"HTTP {record.status}: the endpoint wants {scheme} credentials"
-            + (f" in the {header} header" if header else ""),
-            record.status,
-            auth_scheme=scheme,
-            resource_metadata=metadata,
-            metadata={"api_key_header": header} if header else {},
-        )
+        return _challenged(record)
     if record.status == 402:
         return Probe("payment_required", "HTTP 402: the endpoint asks for payment", 402)
     if token_required(record):
-        return Probe(
-            "auth_required",
-            "HTTP 400 saying credentials are required: the endpoint is gated, not broken",
-            400,
-            auth_scheme="bearer" if _BEARER_WORDS.search(_text_of(record)) else None,
-        )
+        return _gated(record)
     if record.status in (405, 406) or (SSE in record.headers.get("content-type", "") and record.status != 200):
         return Probe(
             "wrong_transport",
@@ -698,6 +682,34 @@ _TOKEN_REQUIRED = re.compile(
 )
 _BEARER_WORDS = re.compile(r"\b(?:bearer|access[ _-]?token|token)\b", re.IGNORECASE)
 TOKEN_TEXT_BYTES = 1024  # how much of a 400's body is read for those words
+
+
+def _challenged(record: FetchRecord) -> Probe:
+    """A 401 or 403: credentials of the scheme its challenge names (and the header an API key
+    goes in, when the challenge names one)."""
+    challenge = record.headers.get("www-authenticate", "")
+    scheme, metadata = www_authenticate(challenge)
+    header = auth_posture.api_key_header(challenge)
+    where = f" in the {header} header" if header else ""
+    return Probe(
+        "auth_required",
+        f"HTTP {record.status}: the endpoint wants {scheme} credentials{where}",
+        record.status,
+        auth_scheme=scheme,
+        resource_metadata=metadata,
+        metadata={"api_key_header": header} if header else {},
+    )
+
+
+def _gated(record: FetchRecord) -> Probe:
+    """A 400 saying credentials are required (:func:`token_required`): bearer when its text
+    names a bearer token."""
+    return Probe(
+        "auth_required",
+        "HTTP 400 saying credentials are required: the endpoint is gated, not broken",
+        400,
+        auth_scheme="bearer" if _BEARER_WORDS.search(_text_of(record)) else None,
+    )
 
 
 def _text_of(record: FetchRecord) -> str:
