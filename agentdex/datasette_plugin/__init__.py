@@ -64,6 +64,8 @@ _SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]])\.(?:\s|$)")
 
 @hookimpl
 def asgi_wrapper(datasette):
+    """Every response through :func:`agentdex.datasette_plugin.csv_cells.wrap` (CSV cells a
+    spreadsheet would evaluate are neutralised)."""
     from agentdex.datasette_plugin import csv_cells
 
     return lambda app: csv_cells.wrap(app, datasette)
@@ -97,6 +99,8 @@ def register_routes():
 
 @hookimpl
 def prepare_connection(conn) -> None:
+    """The SQL functions the metadata's views and canned queries call: an event in words, a
+    search text as the quoted FTS5 query the CLI's search runs."""
     conn.create_function("agentdex_event_text", 4, stored_event_text, deterministic=True)
     conn.create_function(FTS_FUNCTION, 1, fts_query_or_nothing, deterministic=True)
 
@@ -111,6 +115,8 @@ def extra_template_vars(
     request,
     datasette,
 ) -> Any:
+    """What agentdex's templates read on each page (``agentdex_*``): the index's catalogues,
+    the database page's one line a table, a row shown vertically, a table's cells cut."""
     if view_name == "index":
         return _index_vars(datasette)
     if view_name == "database":
@@ -123,16 +129,22 @@ def extra_template_vars(
     if table == "events":
         values["agentdex_change"] = _change_of
     if table == LISTINGS and not any(arg in request.args for arg in CHOSEN):
-        from agentdex.datasette_plugin.status import COLOURS, uptime_cells
-
-        values.update(
-            agentdex_columns=list(LISTING_COLUMNS),
-            agentdex_all_columns_url=_all_columns_url(request, columns or []),
-            agentdex_uptime=uptime_cells(datasette, database),
-            agentdex_tones=COLOURS,
-            agentdex_uptime_column=UPTIME_COLUMN,
-        )
+        values.update(_listings_vars(request, datasette, database, columns or []))
     return values
+
+
+def _listings_vars(request, datasette, database: str | None, columns: list[str]) -> dict[str, Any]:
+    """The listings page when the user chose no columns: its default columns, a link to all
+    of them, and the uptime column's cells in their badge's tones."""
+    from agentdex.datasette_plugin.status import COLOURS, uptime_cells
+
+    return {
+        "agentdex_columns": list(LISTING_COLUMNS),
+        "agentdex_all_columns_url": _all_columns_url(request, columns),
+        "agentdex_uptime": uptime_cells(datasette, database),
+        "agentdex_tones": COLOURS,
+        "agentdex_uptime_column": UPTIME_COLUMN,
+    }
 
 
 def _all_columns_url(request, columns: list[str]) -> str:
