@@ -129,20 +129,11 @@ def get_listing(db: Database, origin: str) -> dict[str, Any] | None:
     row["manifest"] = _manifest(db, origin, row["format"])
     row["findings"] = _findings(db, origin)
     row["checks"] = list_checks(db, origin)
-    row["events"] = [
-        _event(e, with_origin=False)
-        for e in db.query("SELECT kind, at, old, new, subject FROM events WHERE origin = ? ORDER BY at, id", [origin])
-    ]
+    row["events"] = _events(db, origin)
     row["tools"] = list_tools(db, origin)
     row["tool_lint"] = lint_summary(db, origin)
     row["endpoints"] = endpoint_health(db, origin)
-    row["documents"] = list(
-        db.query(
-            "SELECT d.kind, d.url, d.sha256, d.fetched_at, b.size_bytes FROM documents d "
-            "JOIN blobs b ON b.sha256 = d.sha256 WHERE d.origin = ? ORDER BY d.kind",
-            [origin],
-        )
-    )
+    row["documents"] = _documents(db, origin)
     row["facts"] = list_facts(db, origin)
     return row
 
@@ -231,6 +222,23 @@ def _inferred_manifest(db: Database, origin: str) -> dict[str, Any] | None:
 def _findings(db: Database, origin: str) -> list[dict[str, Any]]:
     return list(
         db.query("SELECT format, severity, path, code, message FROM findings WHERE origin = ? ORDER BY id", [origin])
+    )
+
+
+def _events(db: Database, origin: str) -> list[dict[str, Any]]:
+    return [
+        _event(e, with_origin=False)
+        for e in db.query("SELECT kind, at, old, new, subject FROM events WHERE origin = ? ORDER BY at, id", [origin])
+    ]
+
+
+def _documents(db: Database, origin: str) -> list[dict[str, Any]]:
+    return list(
+        db.query(
+            "SELECT d.kind, d.url, d.sha256, d.fetched_at, b.size_bytes FROM documents d "
+            "JOIN blobs b ON b.sha256 = d.sha256 WHERE d.origin = ? ORDER BY d.kind",
+            [origin],
+        )
     )
 
 
