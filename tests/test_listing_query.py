@@ -110,12 +110,12 @@ def test_without_the_declaration_there_is_no_such_option():
 
 
 def test_a_declared_filter_is_a_query_of_the_tui(db, has_http):
-    query = reader.CatalogueQuery(has_http=True, sort="origin")
+    query = ListingQuery(has_http=True, sort="origin")
     assert origins(reader.window(db, query, 0, 50)) == WITH_HTTP
     assert reader.counts(db, query) == (2, 4)
     assert query.filters()["has_http"] is True
     assert query.describe() == "has HTTP"
-    assert query.with_(has_http=None) == reader.CatalogueQuery(sort="origin")
+    assert query.with_(has_http=None) == ListingQuery(sort="origin")
 
 
 class Bar(App):

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from agentdex.db import open_db
+from agentdex.db.listing_query import ListingQuery
 from agentdex.errors import DatabaseError, InputError
 from agentdex.tui.display import cell, compact_json, flatten, when
-from agentdex.tui.reader import CatalogueQuery, Reader, find_origins
+from agentdex.tui.reader import Reader, find_origins
 from agentdex.tui.screens.crawl import parse_origins
 from agentdex.tui.screens.problem import problem_kind
 from agentdex.tui.widgets.catalogue_table import SORTABLE, row_cells
@@ -40,7 +41,7 @@ def test_flatten_spells_paths_as_findings_do():
 
 
 def test_a_query_passes_only_the_filters_set():
-    query = CatalogueQuery(search="  kitchen ", format="anchor", has_mcp=False)
+    query = ListingQuery(search="  kitchen ", format="anchor", has_mcp=False)
     assert query.filters() == {
         "search": "kitchen",
         "format": "anchor",
@@ -52,7 +53,7 @@ def test_a_query_passes_only_the_filters_set():
         "failing_checks": None,
     }
     assert query.describe() == "format=anchor, no MCP"
-    assert CatalogueQuery(search="   ").filters()["search"] is None
+    assert ListingQuery(search="   ").filters()["search"] is None
 
 
 def test_a_row_shows_every_column_as_plain_text():

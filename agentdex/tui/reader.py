@@ -1,5 +1,7 @@
-"""Reading the catalogue for the TUI: read-only connections for worker threads, the
-catalogue's query as one value, and the reads each screen needs.
+"""Reading the catalogue for the TUI: read-only connections for worker threads, and the
+reads each screen needs. What the catalogue screen shows is a listing query
+(:class:`agentdex.db.listing_query.ListingQuery`: search text, filters, sort order), as the
+CLI's ``list`` builds one.
 
 Every read goes through :mod:`agentdex.db` (the named queries); nothing here writes SQL.
 A connection is used by one thread at a time: a worker takes one from the pool (or opens
@@ -26,11 +28,6 @@ from agentdex.plans import plans_for
 
 EVENTS_LIMIT = 500
 RAW_KINDS_FIRST = (*formats.FORMAT_NAMES, "guide", "llms_txt", "skill")
-
-
-# What the catalogue screen shows is a listing query (search text, filters, sort order), as
-# the CLI's list builds one: the filters are declared once, in agentdex.db.listing_query.
-CatalogueQuery = ListingQuery
 
 
 class Reader:
