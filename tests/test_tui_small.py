@@ -8,7 +8,7 @@ from textual.widgets import Checkbox, OptionList, Select
 
 from agentdex.tui.app import make_app
 from agentdex.tui.widgets.catalogue_table import NARROW, CatalogueTable
-from agentdex.tui.widgets.filter_bar import SELECTS, FilterBar
+from agentdex.tui.widgets.filter_bar import FilterBar, selects
 from test_tui_support import db_path, net, no_cursor_blink, open_listing, rendered, screen_text, settle, web  # noqa: F401
 
 SMALL = (80, 24)
@@ -24,7 +24,7 @@ async def test_every_filter_and_the_narrow_columns_fit_80_columns(db_path, net):
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
         screen = app.screen
-        for name, _, _ in SELECTS:
+        for name, _, _ in selects():
             select = screen.query_one(f"#filter-{name}", Select)
             assert on_screen(select), name
         assert on_screen(screen.query_one("#filter-failing", Checkbox))

@@ -30,9 +30,6 @@ def _id(spec: ListingFilter) -> str:
     return f"filter-{spec.widget_id or spec.name}"
 
 
-SELECTS = selects()  # as declared when this module was imported
-
-
 class FilterBar(Vertical):
     """The search box above a row of filters."""
 
