@@ -150,7 +150,7 @@ class TLSServer:
         ready = threading.Event()
         self._ready = ready
         self._thread.start()
-        if not ready.wait(10):
+        if not ready.wait(60):  # a generous cap: a loaded machine may start the thread late
             raise RuntimeError("the TLS test server did not start")
         return self
 

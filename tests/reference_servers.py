@@ -75,7 +75,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_for_port(port: int, process: subprocess.Popen, seconds: float = 30.0) -> None:
+def wait_for_port(port: int, process: subprocess.Popen, seconds: float = 120.0) -> None:
     """Return once something accepts on ``port``; fail if ``process`` ends first or time runs out."""
     end = time.monotonic() + seconds
     while time.monotonic() < end:
@@ -159,7 +159,7 @@ class TLSProxy:
 
     def __enter__(self) -> TLSProxy:
         self._thread.start()
-        if not self._ready.wait(10):
+        if not self._ready.wait(60):
             raise RuntimeError("the TLS proxy did not start")
         return self
 
