@@ -1,9 +1,10 @@
 """A crawl killed with SIGKILL resumes to the same catalogue as an uninterrupted one.
 
 ``python -m agentdex crawl`` runs as a real subprocess against a sample web started here.
-It is killed once the crawls table shows some origins done (t-delay.test, whose manifest
-takes 1 s, is in flight then), run again to completion, and compared with a crawl of the
-same origins that was never interrupted (run at the same time into another file).
+It is killed once the crawls table shows some origins done (t-delay.test is in flight then,
+held by its variant "held" until the kill, so no load on the machine lets the crawl past it),
+run again to completion, and compared with a crawl of the same origins that was never
+interrupted (run at the same time as the second run, into another file).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from agentdex.sampleweb.server import SampleWeb
 from tests.conftest import cli_env
 
 # With --concurrency 1 the origins are crawled in this order: four are done when
-# t-delay.test starts its 1-second wait, and that is when the crawl is killed.
+# t-delay.test starts its wait (an hour, under its variant "held"), and that is when the
+# crawl is killed.
 ORIGINS = [
     "pantry.test",
     "quillnotes.test",
@@ -37,6 +39,7 @@ ORIGINS = [
     "loop.test",
 ]
 DONE_BEFORE_KILL = 4
+HELD = ORIGINS[DONE_BEFORE_KILL]
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +74,7 @@ def origins_done(db: Path) -> int:
     return row[0] or 0
 
 
-def kill_when_done(process: subprocess.Popen, db: Path, count: int, timeout: float = 60) -> None:
+def kill_when_done(process: subprocess.Popen, db: Path, count: int, timeout: float = 300) -> None:
     deadline = time.monotonic() + timeout
     while origins_done(db) < count:
         assert process.poll() is None, process.stderr.read().decode()
@@ -124,10 +127,14 @@ def test_a_crawl_killed_with_sigkill_resumes_to_the_same_result(web, tmp_path):
         + "\n".join(f"https://{o}/  # {i}" for i, o in enumerate(ORIGINS))
         + "\n"
     )
-    whole = agentdex(web, whole_db, "--seeds", str(seeds))
-    victim = agentdex(web, killed_db, "--concurrency", "1", *ORIGINS)
-    kill_when_done(victim, killed_db, DONE_BEFORE_KILL)
+    web.set_variant(HELD, "held")
+    try:  # a deadline and a budget longer than any wait for the kill
+        victim = agentdex(web, killed_db, "--concurrency", "1", "--timeout", "600", "--origin-budget", "600", *ORIGINS)
+        kill_when_done(victim, killed_db, DONE_BEFORE_KILL)
+    finally:
+        web.set_variant(HELD, None)  # its manifest answers after 1 s again
     assert victim.returncode == -signal.SIGKILL
+    whole = agentdex(web, whole_db, "--seeds", str(seeds))
 
     with sqlite3.connect(killed_db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
@@ -137,8 +144,8 @@ def test_a_crawl_killed_with_sigkill_resumes_to_the_same_result(web, tmp_path):
     assert saved == set(ORIGINS[:DONE_BEFORE_KILL])  # whole origins only: none half-written
 
     resumed = agentdex(web, killed_db, *ORIGINS)
-    assert resumed.wait(timeout=90) == 0, resumed.stderr.read().decode()
-    assert whole.wait(timeout=90) == 0, whole.stderr.read().decode()
+    assert resumed.wait(timeout=300) == 0, resumed.stderr.read().decode()
+    assert whole.wait(timeout=300) == 0, whole.stderr.read().decode()
     assert catalogue(killed_db) == catalogue(whole_db)
     with sqlite3.connect(killed_db) as conn:
         done = conn.execute("SELECT status, origins_done FROM crawls ORDER BY id").fetchall()
