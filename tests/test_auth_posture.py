@@ -41,7 +41,7 @@ def postures(tmp_path_factory):
             path = folder / f"{variant or 'base'}.db"
             web.set_variant("mcp.gated.test", variant)
             args = ["--db", str(path)]
-            done = CliRunner().invoke(app, ["crawl", "gated.test", *args, *web.cli_args(), "--timeout", "5"])
+            done = CliRunner().invoke(app, ["crawl", "gated.test", *args, *web.cli_args(), "--timeout", "60"])
             assert done.exit_code == 0, done.output
             with sqlite3.connect(path) as db:
                 kind = db.execute("SELECT auth_kind FROM endpoint_probes WHERE role = 'mcp'").fetchone()[0]

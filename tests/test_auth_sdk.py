@@ -82,7 +82,7 @@ def crawled(tmp_path_factory):
     write_web(root)
     db = open_db(tmp_path_factory.mktemp("auth") / "agentdex.db")
     with SampleWeb(root, dns=False) as web:
-        asyncio.run(crawl(db, list(ORIGINS), web.network_options(deadline=10)))
+        asyncio.run(crawl(db, list(ORIGINS), web.network_options(deadline=60)))
         log = list(web.requests_log)
     rows = db.execute("SELECT origin, auth_kind, state, http_status FROM endpoint_probes WHERE role = 'mcp'")
     data = db.execute("SELECT origin, data FROM checks WHERE name = 'mcp.initialize'").fetchall()

@@ -43,7 +43,7 @@ def catalogue(tmp_path_factory):
     path = tmp_path_factory.mktemp("census") / "catalogue.db"
     runner = CliRunner()
     with SampleWeb() as web:
-        args = [*web.cli_args(), "--db", str(path), "--timeout", "5"]
+        args = [*web.cli_args(), "--db", str(path), "--timeout", "60"]
         assert runner.invoke(app, ["crawl", *ORIGINS, *args]).exit_code == 0
         assert runner.invoke(app, ["seeds", "registry:https://registry.test", *args]).exit_code == 0
     return path

@@ -32,11 +32,11 @@ def confirmed(tmp_path_factory):
     path = tmp_path_factory.mktemp("confirm") / "catalogue.db"
     runner = CliRunner()
     with SampleWeb() as web:
-        args = [*web.cli_args(), "--db", str(path), "--timeout", "5"]
+        args = [*web.cli_args(), "--db", str(path), "--timeout", "60"]
         assert runner.invoke(app, ["crawl", *DEMO_ORIGINS, *EXTRA, *args]).exit_code == 0
         assert runner.invoke(app, ["seeds", "registry:https://registry.test", *args]).exit_code == 0
         before = len(list(web.requests_log))
-        confirm = [*census_args(web), "--db", str(path), "--timeout", "5"]
+        confirm = [*census_args(web), "--db", str(path), "--timeout", "60"]
         as_json = runner.invoke(app, ["census", "--confirm", "--json", *confirm])
         text = runner.invoke(app, ["census", "--confirm", *confirm])
         log = list(web.requests_log)[before:]
@@ -85,7 +85,7 @@ def test_an_endpoint_that_recovered_is_listed_with_both_answers(tmp_path):
     runner = CliRunner()
     with SampleWeb(CROSSCHECK_ROOT) as web:
         web.set_variant("mcp.flapping.test", "v2")  # 503 when crawled
-        args = [*web.cli_args(), "--db", str(path), "--timeout", "5"]
+        args = [*web.cli_args(), "--db", str(path), "--timeout", "60"]
         assert runner.invoke(app, ["crawl", "flapping.test", *args]).exit_code == 0
         web.set_variant("mcp.flapping.test", "")  # up again when confirmed
         done = runner.invoke(app, ["census", "--confirm", "--json", *census_args(web), "--db", str(path)])

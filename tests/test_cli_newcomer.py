@@ -73,7 +73,7 @@ def catalogue(tmp_path_factory):
     folder = tmp_path_factory.mktemp("newcomer")
     with SampleWeb() as web:
         cat = Catalogue(web, folder / "catalogue.db", f"closed.test:127.0.0.1:{free_port()}")
-        result = cli("crawl", *ORIGINS, "--db", cat.path, *cat.net_args(), "--timeout", "5")
+        result = cli("crawl", *ORIGINS, "--db", cat.path, *cat.net_args(), "--timeout", "60")
         assert result.exit_code == 0, result.output
         yield cat
 
@@ -350,7 +350,7 @@ def test_a_quiet_crawl_of_listed_origins_reports_no_errors_and_a_failure_still_c
             "--connect-to",
             closed,
             "--timeout",
-            "5",
+            "60",
             "--json",
         )
         assert run.exit_code == 1 and "no origin could be reached" in run.stderr  # issue 40: not a success

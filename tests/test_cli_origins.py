@@ -117,7 +117,7 @@ def test_a_seeds_file_with_a_non_host_names_its_line_and_skips_it(tmp_path):
 def test_an_idn_is_crawled_and_shown_under_its_idna_2008_name(tmp_path):
     path = tmp_path / "c.db"
     with SampleWeb() as web:  # faß.de is not on it: its name must still be the one stored
-        result = cli("crawl", "FAß.de", "--db", path, "--no-verify", *web.cli_args(), "--timeout", "5")
+        result = cli("crawl", "FAß.de", "--db", path, "--no-verify", *web.cli_args(), "--timeout", "60")
     assert result.exit_code == 1 and "no origin could be reached" in result.stderr, result.output  # and stored
     listed = json.loads(cli("list", "--db", path, "--json").stdout)["listings"]
     assert [r["origin"] for r in listed] == ["xn--fa-hia.de"]

@@ -160,7 +160,7 @@ def test_between_due_crawls_endpoint_health_records_only_changed_states(tmp_path
         return out
 
     with SampleWeb(CROSSCHECK_ROOT) as web:
-        base = ["--db", path, *web.cli_args(), "--timeout", "5"]
+        base = ["--db", path, *web.cli_args(), "--timeout", "60"]
         assert cli("crawl", "flapping.test", *base).exit_code == 0  # the first crawl: due
         first = probes()
         assert first["mcp"] == ["ok"] and all(len(states) == 1 for states in first.values())

@@ -25,11 +25,12 @@ def crawled(tmp_path_factory):
     path = tmp_path_factory.mktemp("crosscheck") / "catalogue.db"
     runner = CliRunner()
     with SampleWeb(CROSSCHECK_ROOT) as web:
-        first = runner.invoke(app, ["crawl", *ORIGINS, "--db", str(path), *web.cli_args(), "--timeout", "5", "--json"])
+        args = ["--db", str(path), *web.cli_args(), "--timeout", "60", "--json"]  # a deadline that never binds
+        first = runner.invoke(app, ["crawl", *ORIGINS, *args])
         assert first.exit_code == 0, first.output
         log = list(web.requests_log)
         web.set_variant("mcp.rugpull.test", "v2")
-        second = runner.invoke(app, ["crawl", *ORIGINS, "--db", str(path), *web.cli_args(), "--timeout", "5", "--json"])
+        second = runner.invoke(app, ["crawl", *ORIGINS, *args])
         assert second.exit_code == 0, second.output
         yield path, log, json.loads(first.stdout), json.loads(second.stdout), web
 

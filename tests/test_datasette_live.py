@@ -103,7 +103,7 @@ def _web_root(tmp: Path) -> Path:
 
 def network(web: SampleWeb) -> NetworkOptions:
     """Network options that reach the sample web (and only it)."""
-    return web.network_options(deadline=10.0)
+    return web.network_options(deadline=60.0)
 
 
 async def _crawl(path: Path, web: SampleWeb, origins) -> None:

@@ -198,7 +198,7 @@ def crawled(web, tmp_path_factory):
     """``seeds`` into one catalogue, its text piped to ``crawl --seeds -`` into another (so
     only the text carries the endpoints), the two catalogue-only origins named beside it."""
     folder = tmp_path_factory.mktemp("crawled")
-    args = [*web.cli_args(), "--connect-to", ":".join(map(str, web.dead)), "--timeout", "5"]
+    args = [*web.cli_args(), "--connect-to", ":".join(map(str, web.dead)), "--timeout", "60"]
     runner = CliRunner()
     seeded = runner.invoke(app, ["seeds", REGISTRY, "--db", str(folder / "seeds.db"), *args])
     assert seeded.exit_code == 0, seeded.output

@@ -32,7 +32,7 @@ def flapped(tmp_path_factory):
         for variant in PATTERN:
             web.set_variant("mcp.flapping.test", variant)
             result = runner.invoke(
-                app, ["crawl", "flapping.test", "--db", str(path), *web.cli_args(), "--timeout", "5"]
+                app, ["crawl", "flapping.test", "--db", str(path), *web.cli_args(), "--timeout", "60"]
             )
             assert result.exit_code == 0, result.output
             due_now(path)

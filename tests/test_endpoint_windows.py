@@ -52,7 +52,7 @@ def crawled(tmp_path_factory):
             web.set_variant("mcp.flapping.test", variant)
             with time_machine.travel(END - before, tick=False):
                 result = runner.invoke(
-                    app, ["crawl", "flapping.test", "--db", str(path), *web.cli_args(), "--timeout", "5"]
+                    app, ["crawl", "flapping.test", "--db", str(path), *web.cli_args(), "--timeout", "60"]
                 )
             assert result.exit_code == 0, result.output
             with sqlite3.connect(path) as db:  # the schedule's interval has passed: every endpoint is asked

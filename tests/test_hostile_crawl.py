@@ -23,7 +23,7 @@ ORIGINS = ["poisoned.test", "privatelinks.test"]
 def crawled(tmp_path_factory):
     path = tmp_path_factory.mktemp("hostile") / "catalogue.db"
     with SampleWeb(HOSTILE_ROOT) as web:
-        result = CliRunner().invoke(app, ["crawl", *ORIGINS, "--db", str(path), *web.cli_args(), "--timeout", "5"])
+        result = CliRunner().invoke(app, ["crawl", *ORIGINS, "--db", str(path), *web.cli_args(), "--timeout", "60"])
         assert result.exit_code == 0, result.output
         yield web, path, result
 
@@ -61,7 +61,7 @@ def test_every_declared_url_at_a_private_address_is_refused_with_the_reason(craw
 
 async def test_oauth_metadata_at_a_private_address_is_never_fetched(crawled):
     web, _, _ = crawled
-    net = web.network_options(deadline=5)
+    net = web.network_options(deadline=60)
     asked = []
     async with net.fetcher() as fetcher:
 

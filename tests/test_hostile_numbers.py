@@ -198,7 +198,7 @@ def test_any_402_offer_is_read_without_a_crash(accepts):
 def test_an_origin_of_hostile_numbers_is_crawled_and_its_offers_are_findings(tmp_path):
     db = open_db(tmp_path / "catalogue.db")
     with SampleWeb(HOSTILE_ROOT) as web:
-        net = web.network_options(deadline=10)
+        net = web.network_options(deadline=60)
         summary = asyncio.run(crawl(db, ["numbers.test", "poisoned.test"], net, verify=False))
 
         async def status():

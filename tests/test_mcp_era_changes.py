@@ -37,7 +37,7 @@ def crawled(tmp_path_factory):
     with SampleWeb(CROSSCHECK_ROOT) as web:
         for variant in VARIANTS:
             web.set_variant(MCP_HOST, variant)
-            args = ["crawl", ORIGIN, "--db", str(path), *web.cli_args(), "--timeout", "5"]
+            args = ["crawl", ORIGIN, "--db", str(path), *web.cli_args(), "--timeout", "60"]
             result = runner.invoke(app, args)
             assert result.exit_code == 0, result.output
             shown.append(json.loads(runner.invoke(app, ["show", ORIGIN, "--db", str(path), "--json"]).stdout))

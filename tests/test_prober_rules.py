@@ -83,7 +83,7 @@ def web(tmp_path_factory):
 def census(web, tmp_path_factory):
     """Every origin crawled once; the census rows by origin."""
     db = open_db(tmp_path_factory.mktemp("prober") / "agentdex.db")
-    asyncio.run(crawl(db, list(ENDPOINTS), web.network_options(deadline=10)))
+    asyncio.run(crawl(db, list(ENDPOINTS), web.network_options(deadline=60)))
     rows = {row["origin"]: row for row in census_endpoints(db)}
     kinds = dict(db.execute("SELECT origin, auth_kind FROM endpoint_probes WHERE role = 'mcp'").fetchall())
     return rows, kinds
@@ -124,7 +124,7 @@ def test_a_405_to_a_get_on_a_streamable_http_endpoint_is_correct(census, web):
     assert (row["state"], row["census"], row["era"], row["healthy"]) == ("ok", "open", "modern", True)
 
     async def answers() -> tuple[int | None, int | None]:
-        net = web.network_options(deadline=10)
+        net = web.network_options(deadline=60)
         async with net.fetcher() as fetcher:
             got = await fetcher.fetch("https://mcp.get405.test/mcp", kind="mcp", method="GET", max_bytes=1000)
             seen = await Verifier(fetcher, net).responds("https://mcp.get405.test/mcp", "anchor_endpoint")

@@ -36,7 +36,7 @@ def looked_up(tmp_path_factory):
     path, fresh = folder / "catalogue.db", folder / "fresh.db"
     runner = CliRunner()
     with SampleWeb(CROSSCHECK_ROOT) as web:
-        net = [*web.cli_args(), "--registry", REGISTRY, "--no-verify", "--timeout", "5", "--json"]
+        net = [*web.cli_args(), "--registry", REGISTRY, "--no-verify", "--timeout", "60", "--json"]
 
         def run(db=path, lookup: bool = True) -> tuple[dict, list, list, list]:
             """The crawl's summary, the requests it sent, and the verdicts, registry
@@ -267,7 +267,7 @@ def test_the_library_bounds_the_pages_it_follows(looked_up, tmp_path, monkeypatc
     monkeypatch.setattr(discovery, "REGISTRY_KINDS", discovery.REGISTRY_KINDS[:1])
     db = open_db(tmp_path / "one-page.db")
     start = len(web.requests_log)
-    net = web.network_options(registry=REGISTRY, registry_lookup=True, deadline=5.0)
+    net = web.network_options(registry=REGISTRY, registry_lookup=True, deadline=60.0)
     try:
         asyncio.run(crawl(db, ["regdrift.test"], net, verify=False))
     finally:

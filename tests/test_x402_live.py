@@ -41,7 +41,7 @@ def crawled(tmp_path_factory):
     path, after_first = folder / "catalogue.db", folder / "first.db"
     runner = CliRunner()
     with SampleWeb(CROSSCHECK_ROOT) as web:
-        args = ["--db", str(path), *web.cli_args(), "--timeout", "5", "--json"]
+        args = ["--db", str(path), *web.cli_args(), "--timeout", "60", "--json"]
         first = runner.invoke(app, ["crawl", *ORIGINS, *args])
         assert first.exit_code == 0, first.output
         with sqlite3.connect(path) as source, sqlite3.connect(after_first) as copy:
