@@ -54,15 +54,15 @@ def run_scenario(scenario: str, out: Path, revision: str | None = None) -> tuple
             command,
             "--scenario",
             scenario,
-            "--timeout",
-            "60000",
+            "--timeout",  # how long the kit waits for the client (Python, agentdex and a CA to start)
+            "300000",
             "-o",
             str(out),
             *(["--spec-version", revision] if revision else []),
         ],
         cwd=NPM_DIR,
         capture_output=True,
-        timeout=120,
+        timeout=600,
     )
     (folder,) = out.iterdir()
     checks = json.loads((folder / "checks.json").read_text())
