@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 WIDTH, HEIGHT = 1280, 1000
+PNG = b"\x89PNG\r\n\x1a\n"  # the signature a screenshot file opens with
 
 
 class Browser:

@@ -19,14 +19,13 @@ from datasette.utils import tilde_encode
 
 from agentdex.db import list_listings, open_db
 from agentdex.db.synthetic import fill_synthetic
-from browser import HEIGHT, WIDTH, browser, shots
+from browser import HEIGHT, PNG, WIDTH, browser, shots
 from test_datasette_live import CHROMIUM, QUERIES, TABLES, served
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install chromium; .ci/run does it)"
 )
 LISTINGS = 100_000
-PNG = b"\x89PNG\r\n\x1a\n"
 # Canned queries opened with parameters (find_listings with a category: one json_each a listing walked).
 QUERY_ARGS = {"failing_check": {"check": "mcp.initialize"}, "find_listings": {"category": "productivity"}}
 

@@ -29,12 +29,11 @@ from agentdex.datasette_plugin.status import COLOURS
 from agentdex.db import open_db
 from agentdex.db.health import save_probes
 from agentdex.models import EndpointProbe
-from browser import browser, shots
+from browser import PNG, browser, shots
 from test_datasette_live import CHROMIUM, served
 
 SCHEMA = json.loads(files("agentdex.datasette_plugin").joinpath("status.schema.json").read_text("utf-8"))
 HOSTILE = "a\"><svg onload=alert(1)>&amp;<title>x'.test"
-PNG = b"\x89PNG\r\n\x1a\n"
 # origin: the outcomes of its MCP endpoint's probes, oldest first (True up, False down)
 HISTORIES = {
     "good.test": [True] * 10,
