@@ -154,30 +154,18 @@ def census(
     """The probe state, era and auth kind of every MCP endpoint the catalogue knows, with
     counts and shares; with --state, the endpoints in one state; with --endpoints, every
     endpoint (with its uptime windows); with --confirm, a second opinion on those not open."""
+    from agentdex import cli_census
     from agentdex.db.seeds import CENSUS_STATES
-    from agentdex.db.seeds import census as count
 
     if confirm:
-        from agentdex.cli_census import confirm_census
-
-        net = settings.options()
-        confirm_census(db, net, as_json)
+        cli_census.confirm_census(db, settings.options(), as_json)
         return
-
     if state is not None and state not in CENSUS_STATES:
         fail(f"--state {state!r}: choose one of {', '.join(CENSUS_STATES)}", 2)
     if state is not None or endpoints:
-        from agentdex.cli_census import list_endpoints
-
-        list_endpoints(db, state, as_json)
+        cli_census.list_endpoints(db, state, as_json)
         return
-    data = count(open_catalogue(db, readonly=True))
-    if as_json:
-        echo_json(data)
-    else:
-        from agentdex.render import census_lines
-
-        typer.echo("\n".join(census_lines(data)))
+    cli_census.print_census(db, as_json)
 
 
 # -- apps on top of the catalogue ---------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""``agentdex census``'s listings: the endpoints behind it (``--state``, ``--endpoints``), and
-``--confirm``, a second opinion on every endpoint that is not open
+"""``agentdex census``'s output: its counts, the endpoints behind them (``--state``,
+``--endpoints``), and ``--confirm``, a second opinion on every endpoint that is not open
 (:mod:`agentdex.crawler.second_opinion`), printed per state with the disagreements."""
 
 from __future__ import annotations
@@ -11,6 +11,19 @@ import typer
 
 from agentdex.cli_support import echo_json, open_catalogue
 from agentdex.text import plain
+
+
+def print_census(db: Any, as_json: bool) -> None:
+    """The probe state, era and auth kind of every MCP endpoint, counted with shares: JSON, or
+    the lines of :func:`agentdex.render.census_lines`."""
+    from agentdex.db.seeds import census
+    from agentdex.render import census_lines
+
+    data = census(open_catalogue(db, readonly=True))
+    if as_json:
+        echo_json(data)
+        return
+    typer.echo("\n".join(census_lines(data)))
 
 
 def list_endpoints(db: Any, state: str | None, as_json: bool) -> None:
