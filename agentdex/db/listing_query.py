@@ -149,8 +149,11 @@ def _known_categories(db: Database) -> list[str]:
     return sorted(set(known_categories(db)) | set(CATEGORIES))
 
 
-def _json_member(column: str) -> str:
-    return f"EXISTS (SELECT 1 FROM json_each(listings.{column}) WHERE value = ?)"
+def _member_filter(name: str, column: str, help: str, choices: tuple[str, ...], **more: Any) -> ListingFilter:
+    """A filter on a listing column holding a JSON list: the listings whose list has the value
+    (one value), offered as a select in the TUI; ``more``: the CLI's option, if it has one."""
+    sql = f"EXISTS (SELECT 1 FROM json_each(listings.{column}) WHERE value = ?)"
+    return ListingFilter(name, "choice", help, sql=sql, choices=choices, widget="select", **more)
 
 
 def _column_filter(column: str, help: str, choices: tuple[str, ...]) -> ListingFilter:
@@ -190,26 +193,17 @@ FILTERS: dict[str, ListingFilter] = {
             LISTING_FORMATS,
         ),
         _column_filter("status", "Only listings with this status.", STATUSES),
-        ListingFilter(
+        _member_filter(
             "category",
-            "choice",
+            "categories",
             "Only listings in this category (e.g. productivity); one no listing names is refused.",
-            sql=_json_member("categories"),
-            choices=CATEGORIES,
+            CATEGORIES,
             option=("--category",),
             metavar="NAME",
             known=_known_categories,
-            widget="select",
         ),
         _column_filter("pricing", "Only listings with this pricing.", PRICING),
-        ListingFilter(
-            "auth",
-            "choice",
-            "Only listings that accept this auth method.",
-            sql=_json_member("auth_methods"),
-            choices=AUTH_METHODS,
-            widget="select",
-        ),
+        _member_filter("auth", "auth_methods", "Only listings that accept this auth method.", AUTH_METHODS),
         ListingFilter(
             "has_mcp",
             "bool",
