@@ -191,6 +191,8 @@ def _show(value: Any) -> str:
 
 
 def skipped_note(skipped: list[dict[str, str]]) -> str:
+    """The end of a check's detail that counts the resources not asked, by reason (``""``
+    when every one was asked)."""
     if not skipped:
         return ""
     reasons: dict[str, int] = {}
