@@ -199,24 +199,12 @@ def _card(c: Checker, card: dict, where: str, base: str | None) -> tuple[CardFac
     version = _schema(c, card, where)
     info = card["serverInfo"] if isinstance(card.get("serverInfo"), dict) else {}
     name = _text(card, "name") or _draft_name(c, info, where)
-    draft = [k for k in DRAFT_KEYS if k in card]
-    if draft:
-        c.warn(
-            join(where, draft[0]),
-            "draft_shape",
-            f"{', '.join(draft)}: keys of an earlier server-card draft; SEP-2127 names endpoints in remotes[]",
-        )
+    _warn_draft_keys(c, card, where)
     urls, auth, versions, templated = _remotes(card)
     urls += _draft_endpoints(c, card, where, base)
     auth += _auth(card.get("authentication"))
     if not urls:
-        c.warn(
-            join(where, "remotes"),
-            "no_endpoint",
-            "the card names only URL templates ({variables} a user fills in), no one endpoint to probe"
-            if templated
-            else "the card names no MCP endpoint to connect to",
-        )
+        _warn_no_endpoint(c, where, templated)
     tools = _tools(c, card, where)
     facts = CardFacts(
         name=_text(card, "title") or name,
@@ -230,6 +218,26 @@ def _card(c: Checker, card: dict, where: str, base: str | None) -> tuple[CardFac
         declares_tools="tools" in card,
     )
     return facts, tools
+
+
+def _warn_draft_keys(c: Checker, card: dict, where: str) -> None:
+    draft = [k for k in DRAFT_KEYS if k in card]
+    if draft:
+        c.warn(
+            join(where, draft[0]),
+            "draft_shape",
+            f"{', '.join(draft)}: keys of an earlier server-card draft; SEP-2127 names endpoints in remotes[]",
+        )
+
+
+def _warn_no_endpoint(c: Checker, where: str, templated: bool) -> None:
+    c.warn(
+        join(where, "remotes"),
+        "no_endpoint",
+        "the card names only URL templates ({variables} a user fills in), no one endpoint to probe"
+        if templated
+        else "the card names no MCP endpoint to connect to",
+    )
 
 
 def _schema(c: Checker, card: dict, where: str) -> str | None:
