@@ -92,30 +92,38 @@ def validate_document(doc: Any, *, origin: str | None = None) -> ParseResult:
     if "items" not in doc and "resources" not in doc:
         c.error("resources", "required", "the document lists no paid resources (resources or items)")
     _placeholders(c, doc)
+    stated = StatedFacts(
+        resources=resources,
+        prices=prices,
+        offers=offers,
+        mcp_urls=unique(mcp["urls"]),
+        mcp_tools=unique(mcp["tools"]) or None,
+    )
+    return ParseResult(NAME, _listing(c, doc, origin, stated), c.findings, doc)
+
+
+def _listing(c: Checker, doc: dict, origin: str | None, stated: StatedFacts) -> Listing:
+    """The listing a discovery document stands for (x402 its auth, its first MCP endpoint),
+    the facts it states kept in ``extra`` with its instructions and ownership proofs."""
     instructions = doc.get("instructions") if isinstance(doc.get("instructions"), str) else None
+    urls = stated["mcp_urls"]
     listing = Listing(
         format=NAME,
         origin=origin,
         name=c.string(doc, "name", ""),
         description=c.string(doc, "description", ""),
         auth_methods=["x402"],
-        mcp_url=mcp["urls"][0] if mcp["urls"] else None,
+        mcp_url=urls[0] if urls else None,
     )
     listing.extra = {
-        **StatedFacts(
-            resources=resources,
-            prices=prices,
-            offers=offers,
-            mcp_urls=unique(mcp["urls"]),
-            mcp_tools=unique(mcp["tools"]) or None,
-        ),
+        **stated,
         "auth": ["x402"],
         "instructions": instructions,
         "ownership_proofs": [p for p in doc.get("ownershipProofs") or [] if isinstance(p, str)]
         if isinstance(doc.get("ownershipProofs"), list)
         else [],
     }
-    return ParseResult(NAME, listing, c.findings, doc)
+    return listing
 
 
 def _version(c: Checker, doc: dict) -> None:
