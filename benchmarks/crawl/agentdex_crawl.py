@@ -22,7 +22,6 @@ schedule that many seconds from now, as a crawl run that much later would.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import resource
 import sys
@@ -33,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 from agentdex.crawler.crawl import NetworkOptions, crawl  # noqa: E402
+from agentdex.crawler.eventloop import run as run_loop  # noqa: E402
 from agentdex.crawler.freshness import Policy, iso  # noqa: E402
 from agentdex.crawler.origins import read_seeds  # noqa: E402
 from agentdex.db import due_origins, open_db  # noqa: E402
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> dict:
     cpu0, wall0, own0 = _cpu(), time.perf_counter(), time.process_time()
     if args.due:
         origins = due_origins(db, iso(now))
-    summary = asyncio.run(
+    summary = run_loop(  # the loop `agentdex crawl` runs on (uvloop where the fast extra is installed)
         crawl(
             db,
             origins,

@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 from fetch_args import fetcher_parser, write_result  # noqa: E402  (beside this script)
 
+from agentdex.crawler.eventloop import run as run_loop  # noqa: E402
 from agentdex.crawler.fetch import Fetcher  # noqa: E402
 
 MAX_BYTES = 4 * 1024 * 1024  # the largest cap a crawl puts on a document
@@ -88,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     def answered(_index: int, status: int | None) -> None:
         statuses[status if status is not None else "error"] += 1
 
-    requests, errors = asyncio.run(fetch_all(urls, args.port, args.ca, args.concurrency, args.per_host, answered))
+    requests, errors = run_loop(fetch_all(urls, args.port, args.ca, args.concurrency, args.per_host, answered))
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     # requests: robots.txt included, as the fetch policy asked it
     write_result(
