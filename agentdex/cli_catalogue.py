@@ -124,9 +124,28 @@ def _list(
     except InputError as exc:
         fail(str(exc), 2)
     _print_listings(output, rows, chosen, total)
+    _empties_note(catalogue, query)
 
 
 commands.command("list")(_ListingCommand(_list))
+
+
+def _empties_note(catalogue, query: ListingQuery) -> None:
+    """An origin where discovery found nothing is one compact row, not a listing (issue 39:
+    a sweep stores "nothing here" cheaply), so ``list`` leaves it out; say how many were
+    left out when the query would have listed them (no filter but a status admitting
+    ``no_manifest``), so a crawl of an empty site followed by ``list`` is no puzzle."""
+    from agentdex.db import empty
+
+    status = query.status
+    if any(name != "status" for name, _ in query.values) or (status is not None and "no_manifest" not in status):
+        return
+    if count := empty.count(catalogue):
+        typer.echo(
+            f"and {count:,} origin(s) where discovery found nothing (no_manifest, every path a plain 4xx), "
+            "kept apart as one row each: `agentdex show ORIGIN` tells one, `agentdex stats` counts them",
+            err=True,
+        )
 
 
 def _known_values(catalogue, query: ListingQuery) -> None:

@@ -235,3 +235,24 @@ def test_a_plain_recrawl_asks_every_path_again_and_forget_removes_the_row(web, d
     assert (again.since, again.unchanged_crawls) == (first.since, 2) and again.asked_at == again.crawled_at
     assert forget_origins(db, [EMPTY]) == {"empty_origins": 1}
     assert get_listing(db, EMPTY) is None and known_origins(db) == []
+
+
+def test_list_leaves_empty_origins_out_and_says_how_many(web, tmp_path):
+    from typer.testing import CliRunner
+
+    from agentdex.cli import app
+
+    path = tmp_path / "listed.db"
+    run(open_db(path), web, [EMPTY])
+
+    def listed(*more: str):
+        result = CliRunner().invoke(app, ["list", "--db", str(path), "--json", *more])
+        assert result.exit_code == 0, result.output
+        return [r["origin"] for r in json.loads(result.stdout)["listings"]], result.stderr
+
+    note = "1 origin(s) where discovery found nothing"
+    for asked in ((), ("--status", "no_manifest")):
+        origins, said = listed(*asked)
+        assert f"https://{EMPTY}" not in origins and note in said and "agentdex show ORIGIN" in said
+    for asked in (("--status", "listed"), ("--category", "utilities")):  # they could not have been listed
+        assert note not in listed(*asked)[1]
