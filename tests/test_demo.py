@@ -418,7 +418,7 @@ def test_datasette_publishes_the_demo_catalogue_and_stops_with_the_demo(sub_run)
 
     port = serve.free_port(0)
     with serve.in_child(sub_run[1], port) as server:
-        page = httpx.get(f"http://127.0.0.1:{port}/", timeout=10)
+        page = httpx.get(f"http://127.0.0.1:{port}/", timeout=60)  # a first page on a loaded machine
         assert page.status_code == 200 and server.poll() is None
     assert server.poll() is not None  # the child exited: the kernel closed its port
 
