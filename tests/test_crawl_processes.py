@@ -30,6 +30,7 @@ pytestmark = pytest.mark.slow
 SYNTHETIC = 8
 SITES = ["pantry.test", "beacon.test", "badmanifest.test", "meridian.test", "api.meridian.test", "gone.test"]
 SLOW = "sleepy.test"  # 30 s before its first byte: in flight for the crawl's 15 s deadline
+HELD = "t-delay.test"  # under its variant "held", its manifest answers after an hour
 
 
 def agentdex(*args: str, **kw) -> subprocess.Popen:
@@ -133,7 +134,12 @@ def test_ctrl_c_stops_the_crawling_processes_and_keeps_what_was_saved(tmp_path):
     path = tmp_path / "c.db"
     with SampleWeb(synthetic=SYNTHETIC) as web:
         hosts = list(web.synthetic.hosts)
-        crawl = agentdex("crawl", "--db", str(path), *web.cli_args(), "--processes", "2", SLOW, *hosts)
+        # HELD's manifest answers after an hour, and the deadline and budget outlast any wait for
+        # the others: the crawl is still in flight when Ctrl-C comes, however busy the machine
+        # (sleepy.test's 30 s, past a 15 s deadline, let a slow run end before the signal).
+        web.set_variant(HELD, "held")
+        longer = ("--timeout", "600", "--origin-budget", "600")
+        crawl = agentdex("crawl", "--db", str(path), *web.cli_args(), *longer, "--processes", "2", HELD, *hosts)
         try:
             wait_for(lambda: listed(path) == len(hosts))
             children = crawling_children(crawl.pid)
