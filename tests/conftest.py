@@ -122,7 +122,18 @@ class _QuickLaneGuard:
 _GUARD = _QuickLaneGuard()
 
 
+def _hear_ctrl_c() -> None:
+    """A suite started in the background by a shell without job control (``cmd &`` in a
+    script, as CI wrappers do) starts with SIGINT ignored, and an ignored signal stays ignored
+    across exec: every process a test starts would then ignore the Ctrl-C the test sends it
+    (the Ctrl-C tests of ``crawl --processes`` and ``sampleweb`` hung so). Python's own
+    handler again, so the processes the tests start hear it."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    _hear_ctrl_c()
     if (config.getoption("markexpr", "") or "").strip() != QUICK_LANE:
         return
     popen_init, listen = subprocess.Popen.__init__, socket.socket.listen
