@@ -33,7 +33,6 @@ import argparse
 import json
 import os
 import pstats
-import re
 import sqlite3
 import subprocess
 import sys
@@ -46,6 +45,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))  # run from a checkout without installing (PYTHONPATH wins)
+
+from bench_shards import high_water  # noqa: E402 - one reader of a process's peak RSS
 
 from agentdex.sampleweb.server import SampleWeb  # noqa: E402
 
@@ -72,7 +73,7 @@ def finish(*procs: subprocess.Popen) -> Used:
     used, running = Used(), {proc.pid: proc for proc in procs}
     while running:
         for pid, proc in list(running.items()):
-            used.rss = max(used.rss, _high_water(pid))
+            used.rss = max(used.rss, high_water(pid))
             done, status, usage = os.wait4(pid, os.WNOHANG)
             if done:
                 del running[pid]
@@ -82,16 +83,6 @@ def finish(*procs: subprocess.Popen) -> Used:
                 used.cpu += usage.ru_utime + usage.ru_stime
         time.sleep(0.05)
     return used
-
-
-def _high_water(pid: int) -> float:
-    """MiB: the peak resident memory of process ``pid`` so far (0 once it has ended)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return 0.0
-    found = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
-    return int(found[1]) / 1024 if found else 0.0
 
 
 def agentdex(*args: str) -> subprocess.Popen:
