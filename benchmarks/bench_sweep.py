@@ -4,26 +4,29 @@ path) and one with a manifest cost, and what ``crawl --shard I/N`` buys on this 
 Run from the repository root:
 
     .venv/bin/python benchmarks/bench_sweep.py [--origins 2000] [--manifests 20] [--concurrency 64] [--shards 4]
-        [--profile N]
+        [--soft 500] [--profile N] [--profile-out FILE]
 
 The web is the sample web over TLS on loopback, in this process: ``--manifests`` synthetic
 origins each serve a valid agent-app manifest and its documents; the others
 (``site-1000001.synthetic.test`` …, the synthetic web's empty origins) answer 404 to every
-path. Every crawl is the real CLI in a child process (``--no-verify``, a fresh
+path; ``--soft`` more origins (``s-00001.soft404.test`` …, site rules of the sample web) answer
+every path with the same small home page, 200 ``text/html`` (a "soft 404"), and are crawled
+apart, as a third kind. Every crawl is the real CLI in a child process (``--no-verify``, a fresh
 catalogue), so the crawler's CPU (user + system time of each child, from ``wait4``) and peak
 RSS (each child's ``VmHWM``) are apart from the server's.
 
 Printed, side by side with issue 39's targets: for an empty origin and for one with a
-manifest, the requests the web received, the crawler's CPU and the catalogue's bytes (its
-page count times page size after a checkpoint), each per origin; which paths an empty origin
-was asked and what the web answered each (from the catalogue's answer sets), and the bytes of
-an empty origin's own row and index; with ``--profile N``, where the crawler's CPU went while
-it crawled N empty origins (cProfile counting CPU time, by module); then the whole list crawled
+manifest (and for a soft 404), the requests the web received, the crawler's CPU and the
+catalogue's bytes (its page count times page size after a checkpoint), each per origin; which
+paths an empty origin and a soft 404 were asked and what the web answered each (from the
+catalogue's answer sets), and the bytes of an empty origin's own row and index; with
+``--profile N``, where the crawler's CPU went while it crawled N empty origins (cProfile
+counting CPU time, by module; ``--profile-out`` keeps the profile for ``pstats``); then the whole list crawled
 by one process and by ``--shards`` shard processes at once (``--concurrency`` split between
 them) and merged (``agentdex merge``): wall time, origins a second, CPU, and the peak RSS of
-the largest process. The benchmark fails when an empty origin is stored otherwise than
-as one compact row (``no_manifest``, :mod:`agentdex.db.empty`) or a manifest origin otherwise
-than ``listed``, or when the merged catalogue
+the largest process. The benchmark fails when an empty origin or a soft 404 is stored
+otherwise than as one compact row (``no_manifest``, :mod:`agentdex.db.empty`), a soft 404's
+paths answer otherwise than 200, or a manifest origin is stored otherwise than ``listed``, or when the merged catalogue
 does not hold what the one-process crawl holds: it would then not be measuring what it says.
 """
 
@@ -52,6 +55,12 @@ from agentdex.sampleweb.server import SampleWeb  # noqa: E402
 
 TARGETS = {"bytes": 500, "cpu_ms": 3.0}  # issue 39: an empty origin's catalogue bytes and crawler CPU
 EMPTY = "empty (404 everywhere)"
+SOFT = "soft 404 (a page everywhere)"
+SOFT_DOMAIN = "soft404.test"
+# A small home page: the manifests' 32 KiB cap is far above it (a page over a manifest's cap is
+# refused as too large before anyone sees it is a page).
+HOME_PAGE = "<!doctype html>\n<html><head><title>Welcome</title></head><body>" + "<p>Our shop.</p>" * 200
+HOME_PAGE += "</body></html>\n"  # 3.3 KB
 REQUESTS_BEFORE = 16  # what an empty origin was asked before the compact row (docs/benchmarks.md)
 
 
@@ -115,7 +124,7 @@ def answered(path: Path) -> Counter:
     with sqlite3.connect(path) as conn:
         sql = "SELECT a.answers, e.robots_status FROM empty_origins e JOIN answer_sets a ON a.id = e.answers"
         for answers, robots in conn.execute(sql):
-            out.update((p, status) for _kind, p, status in json.loads(answers))
+            out.update((entry[1], entry[2]) for entry in json.loads(answers))  # [kind, path, status(, target)]
             out[("/robots.txt", robots)] += 1
     return out
 
@@ -162,10 +171,21 @@ profile.dump_stats(out)
 """
 
 
-def profile_empty(web: SampleWeb, folder: Path, hosts: list[str]) -> list[tuple[str, float]]:
+def soft_sites(root: Path, n: int) -> list[str]:
+    """``n`` hosts under ``root`` (the sample web's layout) answering every path with
+    :data:`HOME_PAGE`, 200 ``text/html``."""
+    hosts = [f"s-{i:05d}.{SOFT_DOMAIN}" for i in range(1, n + 1)]
+    rules = json.dumps({"paths": {"/*": {"status": 200, "content_type": "text/html", "body": HOME_PAGE}}})
+    for host in hosts:
+        (root / host).mkdir(parents=True)
+        (root / host / "_site.json").write_text(rules)
+    return hosts
+
+
+def profile_empty(web: SampleWeb, folder: Path, hosts: list[str], out: Path) -> list[tuple[str, float]]:
     """Crawl ``hosts`` under cProfile: the share of the crawler's CPU each area took (an
     agentdex module, an installed package, Python's own modules, C functions), largest first."""
-    seeds, out = folder / "profiled.txt", folder / "crawl.prof"
+    seeds = folder / "profiled.txt"
     seeds.write_text("\n".join(hosts) + "\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("AGENTDEX_DB", None)
@@ -228,29 +248,40 @@ def main() -> None:
     parser.add_argument("--manifests", type=int, default=20, help="of them, origins serving a manifest")
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--shards", type=int, default=4)
+    parser.add_argument("--soft", type=int, default=500, help="soft-404 origins crawled apart (a page everywhere)")
     parser.add_argument(
         "--profile", type=int, default=0, metavar="N", help="also crawl N empty origins under cProfile (CPU time)"
     )
+    parser.add_argument("--profile-out", type=Path, help="keep that profile in this file (for pstats)")
     args = parser.parse_args()
-    with (
-        SampleWeb(synthetic=args.manifests, empty=args.origins - args.manifests) as web,
-        tempfile.TemporaryDirectory() as tmp,
-    ):
+    with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        full, empty = list(web.synthetic.hosts), web.synthetic.empty_hosts
-        kinds = {
-            EMPTY: per_origin(web, folder, "empty", empty, args),
-            "with a manifest": per_origin(web, folder, "full", full, args),
-        }
-        profiled = profile_empty(web, folder, empty[: args.profile]) if args.profile else []
-        seeds = folder / "all.txt"
-        seeds.write_text("\n".join(empty + full) + "\n")
-        times = sweep(web, folder, seeds, args)
-        report(kinds, times, folder, args, len(empty), len(full))
-        if profiled:
-            print(f"where the crawler's CPU went, {args.profile} empty origins under cProfile (CPU time):")
-            for area, share in profiled:
-                print(f"  {share:6.1%}  {area}")
+        soft = soft_sites(folder / "web", args.soft)
+        with SampleWeb(folder / "web", synthetic=args.manifests, empty=args.origins - args.manifests) as web:
+            measure(web, folder, soft, args)
+
+
+def measure(web: SampleWeb, folder: Path, soft: list[str], args) -> None:
+    """Crawl each kind apart, profile, sweep, and report."""
+    full, empty = list(web.synthetic.hosts), web.synthetic.empty_hosts
+    kinds = {
+        EMPTY: per_origin(web, folder, "empty", empty, args),
+        "with a manifest": per_origin(web, folder, "full", full, args),
+    }
+    if soft:
+        kinds[SOFT] = per_origin(web, folder, "soft", soft, args)
+    out = args.profile_out or folder / "crawl.prof"
+    profiled = profile_empty(web, folder, empty[: args.profile], out) if args.profile else []
+    seeds = folder / "all.txt"
+    seeds.write_text("\n".join(empty + full) + "\n")
+    times = sweep(web, folder, seeds, args)
+    report(kinds, times, folder, args, len(empty), len(full))
+    if profiled:
+        print(f"where the crawler's CPU went, {args.profile} empty origins under cProfile (CPU time):")
+        for area, share in profiled:
+            print(f"  {share:6.1%}  {area}")
+        if args.profile_out:
+            print(f"  the profile: {args.profile_out} (pstats)")
 
 
 def report(kinds: dict, times: dict, folder: Path, args, empty: int, full: int) -> None:
@@ -268,9 +299,10 @@ def report(kinds: dict, times: dict, folder: Path, args, empty: int, full: int) 
     )
     stored = ", ".join(f"{name}: {dict(k['stored'])}" for name, k in kinds.items())
     print(f"  stored: {stored}; an empty origin's row and its index: {target['row_bytes']:.0f} bytes")
-    print("  an empty origin was asked, and the web answered (origins):")
-    for (path, status), n in sorted(target["answered"].items()):
-        print(f"    {path:<36} {status}  x{n}")
+    for name in (EMPTY, SOFT) if SOFT in kinds else (EMPTY,):
+        print(f"  {name}: asked, and the web answered (origins):")
+        for (path, status), n in sorted(kinds[name]["answered"].items()):
+            print(f"    {path:<36} {status}  x{n}")
     n = empty + full
     (one_wall, one), (crawled, shards), (merging, merge) = times["one"], times["shards"], times["merge"]
     print(
@@ -283,6 +315,11 @@ def report(kinds: dict, times: dict, folder: Path, args, empty: int, full: int) 
         f"peak RSS {merge.rss:.0f} MiB; together {n / (crawled + merging):.0f} origins/s (cores: {os.cpu_count()})"
     )
     wrong = dict(target["stored"]) != {"compact": empty} or dict(kinds["with a manifest"]["stored"]) != {"listed": full}
+    if SOFT in kinds:
+        soft = kinds[SOFT]
+        wrong = wrong or dict(soft["stored"]) != {"compact": args.soft}
+        if {status for (path, status) in soft["answered"] if path != "/robots.txt"} != {200}:
+            sys.exit("not what this benchmark measures: a soft 404's paths answered otherwise than 200 (see above)")
     if wrong:
         sys.exit("not what this benchmark measures: an origin was stored otherwise than meant (see stored:)")
     if statuses(folder / "one.db") != statuses(folder / "all.db"):

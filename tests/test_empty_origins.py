@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+from urllib.parse import urlsplit
 
 import pytest
 from sqlite_utils import Database
 
 from agentdex.crawler import freshness
 from agentdex.crawler.crawl import crawl
+from agentdex.crawler.stage import crawl_origin
 from agentdex.db import (
     due_origins,
     forget_origins,
@@ -20,6 +22,7 @@ from agentdex.db import (
     list_events,
     open_db,
     previous_fetches,
+    save_origin,
     stats,
 )
 from agentdex.db import empty as empty_rows
@@ -30,6 +33,19 @@ from agentdex.showing import load_show
 
 HOST = "t-comesgoes.test"  # answers 404 everywhere; variant v2 serves a manifest
 EMPTY = "site-1000001.synthetic.test"  # the synthetic web's empty origins
+PAGE = "<!doctype html>\n<html><head><title>Welcome</title></head><body>Our home page.</body></html>\n"
+# Origins with nothing agent-facing that answer otherwise than 404 (site rules of the sample web):
+# a "soft 404" (its home page at every path), every path sent to its home page, and every path
+# sent to the www. name of the origin (another origin: a manifest path must not leave it).
+ELSEWHERE = {
+    "t-soft404.test": {"/*": {"status": 200, "content_type": "text/html", "body": PAGE}},
+    "t-tohome.test": {
+        "/": {"status": 200, "content_type": "text/html", "body": PAGE},
+        "/*": {"redirect": "/", "redirect_status": 301},
+    },
+    "t-bare.test": {"/*": {"redirect": "https://www.t-bare.test/", "redirect_status": 301}},
+    "www.t-bare.test": {"/*": {"status": 200, "content_type": "text/html", "body": PAGE}},
+}
 MANIFEST = {
     "agent_app": "1",
     "name": "Comes And Goes",
@@ -52,6 +68,9 @@ def web(tmp_path_factory):
     (site / "_site.json").write_text("{}")
     (site / "_v2" / ".well-known" / "agent-app.json").write_text(json.dumps(MANIFEST))
     (site / "_v2" / "agent.md").write_text("# Comes And Goes\n\nA test origin.\n")
+    for host, paths in ELSEWHERE.items():
+        (root / host).mkdir()
+        (root / host / "_site.json").write_text(json.dumps({"paths": paths}))
     with SampleWeb(root, empty=3, dns=False) as running:
         yield running
 
@@ -79,8 +98,8 @@ def test_an_empty_origin_is_one_compact_row(web, db):
     row = empty_rows.load(db, EMPTY)
     assert row is not None and row.robots_status == 404
     # every path asked but robots.txt, in the order asked, each with what it answered
-    assert [path for _kind, path, _status in row.answered] == [p for p in asked if p != "/robots.txt"]
-    assert {status for _kind, _path, status in row.answered} == {404}
+    assert [a.path for a in row.answered] == [p for p in asked if p != "/robots.txt"]
+    assert {a.status for a in row.answered} == {404}
 
 
 def test_show_stats_and_schedule_read_it_as_the_listing_it_stands_for(web, db):
@@ -231,7 +250,7 @@ def test_a_plain_recrawl_asks_every_path_again_and_forget_removes_the_row(web, d
     run(db, web, [EMPTY])
     again = empty_rows.load(db, EMPTY)
     asked = [r.path for r in web.requests_log if r.host == EMPTY]
-    assert sorted(asked) == sorted(path for _kind, path, _status in first.answered)  # robots.txt reused
+    assert sorted(asked) == sorted(a.path for a in first.answered)  # robots.txt reused
     assert (again.since, again.unchanged_crawls) == (first.since, 2) and again.asked_at == again.crawled_at
     assert forget_origins(db, [EMPTY]) == {"empty_origins": 1}
     assert get_listing(db, EMPTY) is None and known_origins(db) == []
@@ -256,3 +275,42 @@ def test_list_leaves_empty_origins_out_and_says_how_many(web, tmp_path):
         assert f"https://{EMPTY}" not in origins and note in said and "agentdex show ORIGIN" in said
     for asked in (("--status", "listed"), ("--category", "utilities")):  # they could not have been listed
         assert note not in listed(*asked)[1]
+
+
+async def crawled_and_saved(db, web: SampleWeb, origin: str):
+    """What the crawl of ``origin`` fetched (its records), saved as any crawl saves it."""
+    async with web.network_options().fetcher() as fetcher:
+        result = await crawl_origin(db, origin, fetcher)
+    save_origin(db, result, None)
+    return result
+
+
+@pytest.mark.parametrize("origin", ["t-soft404.test", "t-tohome.test", "t-bare.test"])
+def test_a_soft_404_or_a_redirect_everywhere_is_one_compact_row_that_says_what_the_fetches_said(web, db, origin):
+    web.requests_log.clear()
+    result = asyncio.run(crawled_and_saved(db, web, origin))
+    assert result.status == "no_manifest" and not result.documents and not result.results
+    row = empty_rows.load(db, origin)
+    assert row is not None and [a.path for a in row.answered] == [urlsplit(f.url).path for f in result.fetches]
+    assert rows(db, "listings", origin) == rows(db, "snapshots", origin) == 0
+    # A site answering every path with its page answers the A2A card's other path so too: not asked.
+    assert "/.well-known/agent.json" not in {r.path for r in web.requests_log if r.host == origin}
+    shown = load_show(db, origin)
+    assert (shown["status"], shown["status_detail"]) == ("no_manifest", result.status_detail)
+    failed = [f for f in result.fetches if f.error_code is not None and f.status not in (404, 410)]
+    assert (shown["last_error"]["url"], shown["last_error"]["error"]) == (failed[-1].url, failed[-1].error)
+    with db.conn:  # the snapshots it stands for are the ones the fetches would have made
+        db.execute("SAVEPOINT look")
+        assert empty_rows.expand(db, origin)
+        stood_for = db.execute(
+            "SELECT url, kind, status_code, final_url, error_code, error, redirects FROM snapshots "
+            "WHERE origin = ? ORDER BY id",
+            [origin],
+        ).fetchall()
+        db.execute("ROLLBACK TO look")
+    made = [
+        (f.url, f.kind, f.status, f.final_url, f.error_code, f.error, json.dumps(f.redirects)) for f in result.fetches
+    ]
+    assert stood_for == made
+    again = asyncio.run(crawled_and_saved(db, web, origin))
+    assert again.status == "no_manifest" and empty_rows.load(db, origin).since == row.since  # the same answers

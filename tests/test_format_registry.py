@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from agentdex import formats
 from agentdex.cli import app
-from agentdex.crawler import discovery
+from agentdex.crawler import discovery, discovery_answers
 from agentdex.crawler.verify import size_check
 from agentdex.formats._spec import FormatSpec, OriginFile
 from agentdex.models import FetchRecord
@@ -62,7 +62,7 @@ def test_discovery_reads_caps_paths_and_primary_order_from_the_registry():
         "skill": "/SKILL.md",
         "mcp_json": "/mcp.json",
     }
-    order = [n for n in discovery.PRIMARY_ORDER if n in ("agent_app", "anchor", "inferred")]
+    order = [n for n in discovery_answers.PRIMARY_ORDER if n in ("agent_app", "anchor", "inferred")]
     assert order == ["agent_app", "anchor", "inferred"]
 
 

@@ -85,11 +85,23 @@ import functools
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from agentdex import formats, schedule
+from agentdex import formats
 from agentdex.crawler import discovered, freshness, offload
+from agentdex.crawler.discovery_answers import (  # the names verify, crosscheck and stage read here too
+    NOTHING,
+    Previous,
+    absent,
+    choose_primary,
+    detail_of,
+    is_html_page,
+    note_freshness,
+    served_absence,
+    served_fresh,
+    status_of,
+    transient,
+)
 from agentdex.crawler.origins import origin_url
 from agentdex.formats import inferred as inferred_format
 from agentdex.formats import registry_api
@@ -118,61 +130,9 @@ BOOTSTRAP_FILES = {f.kind: f.name for f in formats.ORIGIN_FILES}
 # read for it alone, wait for one; /llms.txt, a document of its own (llmstxt.org), is asked always.
 BOOTSTRAP_ALWAYS = ("skill", "llms_txt")
 BOOTSTRAP_WITH_SKILL = tuple(kind for kind in BOOTSTRAP if kind not in BOOTSTRAP_ALWAYS)
-PRIMARY_ORDER = formats.FORMAT_NAMES
-NETWORK_ERRORS = {"dns", "refused", "tls", "timeout", "blocked_address", "connect"}
-# Failures that say nothing about whether a manifest exists: the answer never came whole,
-# or the server failed. An origin whose manifest fetch ends like this is "unreachable"
-# (a listed origin survives a few of those), never "no_manifest" (which delists at once).
-# A body agentdex cannot decode (an encoding it did not ask for: br, zstd, gzip twice; or a
-# corrupt one) and a bug of agentdex's own say nothing about the manifest either.
-TRANSIENT_ERRORS = NETWORK_ERRORS | {"incomplete", "protocol", "decoding", "internal"}
 JSON_TYPES = ("application/json", "application/manifest+json")
 CARD = server_card_format.NAME
 _LINK_RE = re.compile(r'<([^>]+)>\s*;[^,]*rel="?anchor-manifest"?', re.I)
-
-
-@dataclass(frozen=True, slots=True)
-class Previous:
-    """What the last crawl saw at a URL: the validators for a conditional request, the
-    stored answer's status and body hash, and its freshness (epoch seconds)."""
-
-    etag: str | None = None
-    last_modified: str | None = None
-    sha256: str | None = None
-    status: int | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    response_text: str | None = None  # as stored (ISO 8601), and as epoch seconds below
-    fresh_until_text: str | None = None
-    response_at: float | None = None
-    fresh_until: float | None = None
-    first_seen: float | None = None  # when this same answer was first had (a known absence's age)
-
-    @classmethod
-    def from_row(cls, row: dict[str, Any]) -> Previous:
-        """From :func:`agentdex.db.previous_fetches`' dict (times as ISO 8601 text)."""
-        received, until = row.get("response_at"), row.get("fresh_until")
-        return cls(
-            row["etag"],
-            row["last_modified"],
-            row["sha256"],
-            row["status"],
-            row.get("headers") or {},
-            received,
-            until,
-            freshness.epoch(received),
-            freshness.epoch(until),
-            freshness.epoch(row.get("first_seen")),
-        )
-
-    def absence_recheck_at(self) -> float | None:
-        """When a revalidating crawl asks this known absence (a 404 or 410) again (None: it
-        is no known absence); see :func:`agentdex.schedule.absence_recheck_at`."""
-        if self.status not in ABSENT_STATUSES or self.response_at is None:
-            return None
-        return schedule.absence_recheck_at(self.first_seen or self.response_at, self.response_at)
-
-
-NOTHING = Previous()
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,6 +256,10 @@ class OriginDiscovery:
 
     def _has(self, kind: str) -> bool:
         return kind in self.bodies or kind in self._stored
+
+    def _page(self, kind: str) -> bool:
+        """What was read for ``kind`` is a web page (no document of any format)."""
+        return is_html_page(self.bodies.get(kind))
 
     def _load_stored(self) -> None:
         """Read the stored bodies the 304 answers stand for (only when they must be parsed)."""
@@ -440,9 +404,10 @@ class OriginDiscovery:
                 record = await self.get(kind, origin_url(self.origin, path), same_origin=True, absent_ok=True)
                 if self._has(kind) or not absent(record):
                     break
-            if kind == discovered.A2A_FORMAT and self._has(kind) and path != paths[-1]:
+            if kind == discovered.A2A_FORMAT and self._has(kind) and path != paths[-1] and not self._page(kind):
                 # Many agents serve a 0.3 and a 1.0 card side by side: the other path too, to
-                # cross-check them (discovered.a2a_pair).
+                # cross-check them (discovered.a2a_pair). Not after a web page: a site that
+                # answers every path with its HTML shell would answer the other path so too.
                 await self.get(
                     discovered.A2A_SECOND, origin_url(self.origin, paths[-1]), same_origin=True, absent_ok=True
                 )
@@ -521,7 +486,7 @@ class OriginDiscovery:
 
     def _parse_discovery(self, kinds: tuple[str, ...] = DISCOVERY_KINDS) -> dict[str, ParseResult]:
         """The discovery documents of ``kinds`` found (a web page at their path is none)."""
-        self._drop_html(kinds)
+        self._drop_html((*kinds, discovered.A2A_SECOND))
         found = {k: formats.get(k).parse(self.bodies[k], origin=self.origin) for k in kinds if k in self.bodies}
         if discovered.A2A_FORMAT in found:
             found[discovered.A2A_FORMAT].findings.extend(self._a2a_pair(found[discovered.A2A_FORMAT]))
@@ -652,66 +617,6 @@ def registry_result(pages: list[bytes], origin: str, listing: Listing | None) ->
     return result if listed else None
 
 
-def served_fresh(url: str, kind: str, prev: Previous, at: str) -> FetchRecord:
-    """The record of a URL not asked at ``at`` because its stored answer is still fresh: the
-    stored answer's status, validators, headers and freshness, and no body (the stored one
-    stands)."""
-    record = FetchRecord(
-        url=url,
-        kind=kind,
-        status=prev.status,
-        final_url=url,
-        headers=dict(prev.headers),
-        etag=prev.etag,
-        last_modified=prev.last_modified,
-        fetched_at=at,
-        response_at=prev.response_text,
-        fresh_until=prev.fresh_until_text,
-        from_freshness=True,
-    )
-    if prev.status is not None and prev.status >= 400:
-        record.error_code = "http_status"
-        record.error = (
-            f"{url} answered {prev.status} when last asked; that answer is still fresh, so it was not asked again."
-        )
-    return record
-
-
-def served_absence(url: str, kind: str, prev: Previous, at: str, recheck: float) -> FetchRecord:
-    """The record of a known absence not asked at ``at`` because its schedule has not come
-    (``crawl --revalidate``): the stored 404 (or 410) stands, and says when it is asked next."""
-    record = served_fresh(url, kind, prev, at)
-    record.known_absence = True
-    record.error = (
-        f"{url} answered {prev.status} when last asked, on {prev.response_text}; a known absence "
-        f"is asked again on its schedule, next from {freshness.iso(recheck)}."
-    )
-    return record
-
-
-def note_freshness(
-    record: FetchRecord, prev: Previous, sent: float, arrived: float
-) -> tuple[float | None, float | None]:
-    """Stamp an answer with when it arrived and until when it is fresh (RFC 9111); return
-    both (epoch seconds). A 304 stands for the stored answer, updated by the 304's headers
-    (4.3.4). An answer reached through a redirect is never fresh: the redirect's own
-    lifetime is not kept."""
-    if record.status is None:
-        return None, None
-    record.response_at = freshness.iso(arrived)
-    if record.redirects:
-        return None, arrived
-    status = record.status
-    if record.not_modified:
-        for name in ("cache-control", "expires"):
-            if name not in record.headers and name in prev.headers:
-                record.headers[name] = prev.headers[name]
-        status = prev.status or 200
-    until = freshness.fresh_until(record.headers, status, sent, arrived)
-    record.fresh_until = freshness.iso(until)
-    return until, arrived
-
-
 def declared_of(listing: Listing) -> dict[str, str]:
     """``{kind: url}`` of the documents a listing declares: its guide, llms.txt and skill."""
     wanted = {
@@ -740,23 +645,6 @@ def registry_url(base: str, space: str, cursor: str | None = None) -> str:
     return registry_api.list_url(base, search=space, version="latest", cursor=cursor)
 
 
-ABSENT_STATUSES = frozenset({404, 410})
-
-
-def absent(record: FetchRecord) -> bool:
-    """A definite answer that the document is not at this path (a 4xx but 429)."""
-    return record.status is not None and 400 <= record.status < 500 and record.status != 429
-
-
-def is_html_page(body: bytes | None) -> bool:
-    """The body is an HTML document (a markdown file may hold HTML, but never starts with
-    a doctype or an ``<html>`` tag)."""
-    if body is None:
-        return False
-    head = body[:64].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    return head.startswith((b"<!doctype html", b"<html"))
-
-
 def too_large(record: FetchRecord) -> ParseResult:
     """A manifest refused for its size: it exists, and breaks its format's size limit, so
     the origin is ``invalid`` with a ``too_large`` finding (the body was never read whole)."""
@@ -765,45 +653,3 @@ def too_large(record: FetchRecord) -> ParseResult:
     if record.error:
         message += f" ({record.error})"
     return ParseResult(record.kind, None, [Finding("error", "", "too_large", message)])
-
-
-def transient(record: FetchRecord) -> bool:
-    """The fetch failed in a way that says nothing about the document: network, timeout,
-    a cut answer, a server error or a rate limit."""
-    if record.error_code in TRANSIENT_ERRORS:
-        return True
-    status = record.status
-    return record.error_code == "http_status" and status is not None and (status >= 500 or status == 429)
-
-
-def choose_primary(results: dict[str, ParseResult]) -> ParseResult | None:
-    """The listing's primary format: valid beats invalid, then agent_app > anchor > inferred
-    (a discovery document is never primary)."""
-    usable = [r for r in results.values() if r.format in PRIMARY_ORDER and (r.listing is not None or r.findings)]
-    if not usable:
-        return None
-    return min(usable, key=lambda r: (not (r.valid and r.listing is not None), PRIMARY_ORDER.index(r.format)))
-
-
-def status_of(primary: ParseResult | None, records: list[FetchRecord]) -> str:
-    """listed | invalid | unreachable | no_manifest (delisted is decided against history)."""
-    if primary is not None:
-        return "listed" if primary.valid and primary.listing is not None else "invalid"
-    if any(transient(r) for r in records if r.kind in MANIFEST_PATHS):
-        return "unreachable"
-    return "no_manifest"
-
-
-def detail_of(primary: ParseResult | None, records: list[FetchRecord]) -> str:
-    """One readable sentence on why the origin has its status."""
-    if primary is not None:
-        errors = sum(f.severity == "error" for f in primary.findings)
-        what = "manifest" if primary.format in PRIMARY_ORDER else "document (no manifest)"
-        return f"{primary.format} {what}" + (f" with {errors} error(s)" if errors else "")
-    # The failure that decided the status first, then in a fixed order (answers arrive in
-    # any order; the sentence must not depend on it).
-    failed = sorted(
-        (r for r in records if r.kind in MANIFEST_PATHS and r.error),
-        key=lambda r: (not transient(r), list(MANIFEST_PATHS).index(r.kind), r.url),
-    )
-    return "; ".join(f"{r.kind}: {r.error}" for r in failed) or "no manifest found"

@@ -10,9 +10,14 @@ snapshot, no robots.txt row.
 
 An origin is stored so (:func:`take`) when the crawl found nothing: status ``no_manifest``
 (or, for an origin stored so, every answer repeating the stored ones), no document, no
-finding, no check, nothing it names, and every answer a plain non-2xx status of the origin
-itself (no redirect followed, no network failure). Anything else is stored as before, with
-a listing row and its snapshots: an empty origin that gains a manifest (or fails, or answers
+finding, no check, nothing it names, and every answer one the row holds whole
+(:class:`Answer`): a non-2xx status of the origin's own path; a web page there (a site
+answering every path with its HTML shell: the "soft 404"); either of those reached through
+one redirect on the origin (every path sent to the home page); or one redirect to another
+origin, refused (a bare name sent to its ``www.`` name). A page's body and validators are
+not kept: it is no document, and the next crawl asks for it whole, as it asks a 404. A
+network failure, a 304 or a longer redirect chain is no such answer. Anything else is
+stored as before, with a listing row and its snapshots: an empty origin that gains a manifest (or fails, or answers
 a page) is first turned back into the rows it stands for (:func:`expand`), so its listing,
 events and history tell the same story as if it had always been stored so. A never-listed
 ``no_manifest`` origin stored before m020, with no other history, becomes compact the next
@@ -28,7 +33,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlite_utils import Database
 
@@ -69,9 +74,105 @@ _COLUMNS = (
 )
 
 
+# Where a redirect went to another origin, its target names the origin so, to be the same for
+# every origin sent to its own www. name (no URL holds a brace: httpx escapes them).
+ORIGIN_MARK = "{origin}"
+
+
+class Answer(NamedTuple):
+    """What one path of an empty origin answered, as its answer set holds it (``[kind, path,
+    status]``, with ``target`` when it redirected): ``status`` is the last answer's; a 2xx is
+    a web page; ``target`` is the path a redirect on the origin led to (``/…``), or the URL of
+    another origin a refused redirect named (the origin's own name in it as
+    :data:`ORIGIN_MARK`). The fetch record's fields follow from these, as the fetcher and
+    discovery spell them (:mod:`agentdex.crawler.fetch`, :mod:`agentdex.crawler.discovery`)."""
+
+    kind: str
+    path: str
+    status: int
+    target: str | None = None
+
+    def url(self, origin: str) -> str:
+        return f"https://{origin}{self.path}"
+
+    def final_url(self, origin: str) -> str:
+        """The URL the answer came from (a followed redirect's target)."""
+        return f"https://{origin}{self.target}" if self.followed else self.url(origin)
+
+    @property
+    def followed(self) -> bool:
+        return self.target is not None and self.target.startswith("/")
+
+    @property
+    def refused(self) -> bool:
+        """A redirect to another origin, refused (a manifest or discovery path must stay on it)."""
+        return self.target is not None and not self.followed
+
+    def redirects(self, origin: str) -> list[str]:
+        """The redirects the fetcher recorded (one, or none)."""
+        if self.target is None:
+            return []
+        return [self.final_url(origin)] if self.followed else [self.target.replace(ORIGIN_MARK, origin)]
+
+    @property
+    def error_code(self) -> str | None:
+        if self.refused:
+            return "cross_origin"
+        if 200 <= self.status < 300:  # a web page: no manifest, and no document of any format
+            return "content_type" if self.kind in MANIFEST_PATHS else None
+        return "http_status" if self.status >= 400 else None
+
+    def error(self, origin: str) -> str | None:
+        """The fetch record's sentence (``None``: a web page at a path that is no manifest's)."""
+        url = self.url(origin)
+        if self.refused:
+            return f"{url} redirects to another origin, {self.redirects(origin)[0]}; refused."
+        if 200 <= self.status < 300:
+            return f"{url} answers with a web page, not a manifest." if self.kind in MANIFEST_PATHS else None
+        return answer_sentence(self.final_url(origin), self.status)
+
+    @property
+    def absence(self) -> bool:
+        """A definite absence (404, 410) of a discovery document: asked on its schedule."""
+        return self.status in (404, 410) and self.kind in DISCOVERY_PATHS
+
+
+def answer_of(fetch: FetchRecord, origin: str) -> Answer | None:
+    """The :class:`Answer` a fetch record is, when the row can hold it whole (None: it cannot)."""
+    base, status = f"https://{origin}", fetch.status
+    if not fetch.url.startswith(base + "/") or status is None or fetch.not_modified:
+        return None
+    path, target = fetch.url[len(base) :], None
+    if fetch.from_freshness:  # not asked: the stored answer stands (its own sentence says so)
+        return Answer(fetch.kind, path, status)
+    if fetch.redirects:
+        if len(fetch.redirects) != 1:
+            return None
+        hop = fetch.redirects[0]
+        if fetch.error_code == "cross_origin":
+            target = hop.replace(origin, ORIGIN_MARK) if ORIGIN_MARK not in hop else None
+        elif hop == fetch.final_url and hop.startswith(base + "/"):
+            target = hop[len(base) :]
+        if target is None:
+            return None
+    answer = Answer(fetch.kind, path, status, target)
+    if answer.error_code != fetch.error_code or answer.error(origin) != fetch.error:
+        return None  # not what the row would say of it (a network failure, a page that is a document ...)
+    if 200 <= status < 300 and not _page(fetch):  # only a web page: anything else may be a document
+        return None
+    if answer.final_url(origin) != (fetch.final_url or fetch.url):
+        return None
+    return answer
+
+
+def _page(fetch: FetchRecord) -> bool:
+    """The body is a web page (what discovery drops: no JSON document starts with ``<``)."""
+    return (fetch.body or b"").lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"<"
+
+
 @dataclass(frozen=True)
 class Empty:
-    """One ``empty_origins`` row, its answer set read (``answered``: ``[[kind, path, status], …]``)."""
+    """One ``empty_origins`` row, its answer set read (``answered``: each :class:`Answer`)."""
 
     origin: str
     answers: int | None
@@ -85,7 +186,7 @@ class Empty:
     fresh_until: str | None
     robots_status: int | None
     robots_at: str | None
-    answered: tuple[tuple[str, str, int], ...] = ()
+    answered: tuple[Answer, ...] = ()
 
     def url(self, path: str) -> str:
         return f"https://{self.origin}{path}"
@@ -105,7 +206,7 @@ def load(db: Database, origin: str) -> Empty | None:
     ).fetchone()
     if row is None:
         return None
-    answered = tuple(tuple(entry) for entry in json.loads(row[-1]))
+    answered = tuple(Answer(*entry) for entry in json.loads(row[-1]))
     found = dict(zip(_COLUMNS, row[:-1], strict=True))
     # A time stored as NULL is the same as another column's (empty_sql: a few bytes a row).
     found["since"] = found["since"] or found["first_seen_at"]
@@ -127,21 +228,11 @@ def fits(crawl: OriginCrawl, stored: bool) -> bool:
         return False
     if crawl.status != NO_MANIFEST and not (crawl.unchanged and stored):
         return False
-    base = f"https://{crawl.origin}/"
-    return all(_plain(f, base) for f in crawl.fetches)
-
-
-def _plain(fetch: FetchRecord, base: str) -> bool:
-    """An answer the compact row holds whole: a non-2xx status of the origin's own path."""
-    return (
-        fetch.url.startswith(base)
-        and fetch.status is not None
-        and fetch.status >= 300
-        and fetch.error_code in (None, "http_status")
-        and not fetch.redirects
-        and not fetch.not_modified
-        and fetch.final_url in (None, fetch.url)
-    )
+    # A revalidating crawl skips known absences: the row keeps one time for its discovery
+    # paths, so they were either all asked or none.
+    if len({f.from_freshness for f in crawl.fetches if f.kind in DISCOVERY_PATHS}) > 1:
+        return False
+    return all(answer_of(f, crawl.origin) is not None for f in crawl.fetches)
 
 
 def take(db: Database, crawl: OriginCrawl, crawl_id: int | None, light: dict[str, Any] | None, at: str) -> bool:
@@ -178,7 +269,13 @@ def _retire_listing(db: Database, origin: str, light: dict[str, Any]) -> Empty |
 
 
 def _write(db: Database, crawl: OriginCrawl, crawl_id: int | None, stored: Empty | None, at: str) -> None:
-    answered = [[f.kind, f.url[len(f"https://{crawl.origin}") :], f.status] for f in crawl.fetches]
+    held = {(a.kind, a.path): a for a in stored.answered} if stored else {}
+    answered = []
+    for fetch in crawl.fetches:
+        answer = answer_of(fetch, crawl.origin)
+        assert answer is not None  # fits() saw every answer held whole
+        # An answer not asked again (fresh, or a known absence) is the stored one, redirect and all.
+        answered.append(_entry(held.get(answer[:2], answer) if fetch.from_freshness else answer))
     answers = _answer_set(db, answered)
     same = stored is not None and stored.answers == answers
     asked = any(f.kind in DISCOVERY_PATHS and not f.from_freshness for f in crawl.fetches)
@@ -210,6 +307,11 @@ def _write(db: Database, crawl: OriginCrawl, crawl_id: int | None, stored: Empty
         f"ON CONFLICT (origin) DO UPDATE SET {updates}",
         row,
     )
+
+
+def _entry(answer: Answer) -> list[Any]:
+    """An answer as its answer set holds it (``target`` only when there is one)."""
+    return list(answer) if answer.target is not None else list(answer[:3])
 
 
 def _answer_set(db: Database, answered: list[list[Any]]) -> int:
@@ -254,15 +356,15 @@ def expand(db: Database, origin: str) -> bool:
     )  # fmt: skip
     db.conn.executemany(
         "INSERT INTO snapshots (crawl_id, origin, url, kind, status_code, final_url, error_code, error, fetched_at, "
-        "obtained, response_at, fresh_until, last_crawl_id, last_seen_at, last_obtained, seen) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'fetched', ?, ?, ?, ?, 'fetched', ?)",
+        "redirects, obtained, response_at, fresh_until, last_crawl_id, last_seen_at, last_obtained, seen) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'fetched', ?, ?, ?, ?, 'fetched', ?)",
         [
             (
-                row.last_crawl_id, origin, row.url(path), kind, status, row.url(path), _error_code(status),
-                answer_sentence(row.url(path), status), row.since, row.response_at(kind), row.fresh_until,
-                row.last_crawl_id, row.crawled_at, max(1, row.unchanged_crawls),
+                row.last_crawl_id, origin, a.url(origin), a.kind, a.status, a.final_url(origin), a.error_code,
+                a.error(origin), row.since, json.dumps(a.redirects(origin)), row.response_at(a.kind),
+                row.fresh_until, row.last_crawl_id, row.crawled_at, max(1, row.unchanged_crawls),
             )
-            for kind, path, status in row.answered
+            for a in row.answered
         ],
     )  # fmt: skip
     if row.robots_status is not None:
@@ -273,10 +375,6 @@ def expand(db: Database, origin: str) -> bool:
         )
     db.execute("DELETE FROM empty_origins WHERE origin = ?", [origin])
     return True
-
-
-def _error_code(status: int) -> str | None:
-    return "http_status" if status >= 400 else None
 
 
 def answer_sentence(url: str, status: int) -> str:
@@ -291,10 +389,10 @@ def answer_sentence(url: str, status: int) -> str:
 def detail(row: Empty) -> str:
     """The status sentence a ``no_manifest`` origin has: what each manifest path answered."""
     manifests = sorted(
-        ((kind, path, status) for kind, path, status in row.answered if kind in MANIFEST_PATHS),
-        key=lambda entry: (list(MANIFEST_PATHS).index(entry[0]), entry[1]),
+        (a for a in row.answered if a.kind in MANIFEST_PATHS and a.error(row.origin)),
+        key=lambda a: (list(MANIFEST_PATHS).index(a.kind), a.path),
     )
-    text = "; ".join(f"{kind}: {answer_sentence(row.url(path), status)}" for kind, path, status in manifests)
+    text = "; ".join(f"{a.kind}: {a.error(row.origin)}" for a in manifests)
     return text or "no manifest found"
 
 
@@ -308,17 +406,17 @@ def previous(db: Database, origin: str) -> dict[str, dict[str, Any]]:
     if row is None:
         return {}
     return {
-        row.url(path): {
+        row.url(a.path): {
             "etag": None,
             "last_modified": None,
             "sha256": None,
-            "status": status,
+            "status": a.status,
             "headers": {},
-            "response_at": row.response_at(kind),
+            "response_at": row.response_at(a.kind),
             "fresh_until": row.fresh_until,
             "first_seen": row.since,
         }
-        for kind, path, status in row.answered
+        for a in row.answered
     }
 
 
@@ -337,17 +435,17 @@ def facts(row: Empty, now: float) -> list[dict[str, Any]]:
     """How old each answer of an empty origin is, as :func:`agentdex.db.queries.list_facts`
     gives them (ordered by kind and URL)."""
     out = []
-    for kind, path, status in sorted(row.answered, key=lambda entry: (entry[0], row.url(entry[1]))):
-        response = row.response_at(kind)
+    for a in sorted(row.answered, key=lambda a: (a.kind, row.url(a.path))):
+        response = row.response_at(a.kind)
         arrived, until = epoch(response), epoch(row.fresh_until)
-        absence = status in (404, 410) and kind in DISCOVERY_PATHS and arrived is not None
-        skipped = kind in DISCOVERY_PATHS and row.asked_at != row.crawled_at
+        absence = a.absence and arrived is not None
+        skipped = a.kind in DISCOVERY_PATHS and row.asked_at != row.crawled_at
         out.append(
             {
-                "kind": kind,
-                "url": row.url(path),
-                "status_code": status,
-                "error_code": _error_code(status),
+                "kind": a.kind,
+                "url": row.url(a.path),
+                "status_code": a.status,
+                "error_code": a.error_code,
                 "obtained": "known_absent" if skipped else "fetched",
                 "checked_at": row.crawled_at,
                 "response_at": response,
@@ -416,17 +514,16 @@ def last_error(db: Database, origin: str) -> dict[str, Any] | None:
     row = load(db, origin)
     if row is None:
         return None
-    failed = [(kind, path, status) for kind, path, status in row.answered if status not in (404, 410)]
+    failed = [a for a in row.answered if a.error_code is not None and a.status not in (404, 410)]
     if not failed:
         return None
-    kind, path, status = failed[-1]
-    url = row.url(path)
+    last = failed[-1]
     return {
-        "url": url,
-        "kind": kind,
-        "error_code": _error_code(status),
-        "error": answer_sentence(url, status),
-        "status_code": status,
+        "url": row.url(last.path),
+        "kind": last.kind,
+        "error_code": last.error_code,
+        "error": last.error(origin),
+        "status_code": last.status,
         "fetched_at": row.crawled_at,
     }
 
