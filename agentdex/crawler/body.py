@@ -2,7 +2,7 @@
 
 Public API::
 
-    await read_capped(response: httpx.Response, max_bytes: int, *, prefix: bool = False) -> bytes
+    await read_capped(response: httpx.Response | h1.Reply, max_bytes: int, *, prefix: bool = False) -> bytes
         the decoded body; FetchError("too_large") as soon as it would pass ``max_bytes``
         (or when Content-Length announces more), FetchError("decoding") for a bad or
         unexpected Content-Encoding. ``prefix=True``: a longer body is cut to its first
@@ -16,15 +16,23 @@ Encodings: identity, gzip (several members allowed), deflate (zlib-wrapped or ra
 from __future__ import annotations
 
 import zlib
-from typing import Any
-
-import httpx
+from collections.abc import AsyncIterator
+from typing import Any, Protocol
 
 from agentdex.errors import FetchError
 from agentdex.headers import http_digits
 
 
-async def read_capped(response: httpx.Response, max_bytes: int, *, prefix: bool = False) -> bytes:
+class Answer(Protocol):
+    """What is read of an answer: httpx.Response, or the crawler's own transport's Reply."""
+
+    @property
+    def headers(self) -> Any: ...
+
+    def aiter_raw(self) -> AsyncIterator[bytes]: ...
+
+
+async def read_capped(response: Answer, max_bytes: int, *, prefix: bool = False) -> bytes:
     """The decoded body, refusing (``too_large``) as soon as it would exceed ``max_bytes``;
     with ``prefix``, its first ``max_bytes`` bytes instead."""
     # ASCII digits only (RFC 9110, 8.6); the cap bounds the conversion of a huge number.

@@ -86,10 +86,18 @@ import httpx
 from agentdex import __version__
 from agentdex.crawler.body import read_capped
 from agentdex.crawler.fetch_errors import describe_error, tls_error
-from agentdex.crawler.h1 import HostTransport
+from agentdex.crawler.h1 import HostTransport, Reply, ReplyHeaders
 from agentdex.crawler.netpolicy import GuardedBackend, Resolver, build_ssl_context, system_resolver
+from agentdex.crawler.origins import HttpsURL, plain_https_url, plain_join
 from agentdex.crawler.pools import HostPools, TransportFactory, close_transport, guarded_transport, origin_key, release
-from agentdex.crawler.robots import PRODUCT_TOKEN, ROBOTS_MAX_BYTES, RobotsCache, product_token, robots_exempt
+from agentdex.crawler.robots import (
+    EXEMPT_PATHS,
+    PRODUCT_TOKEN,
+    ROBOTS_MAX_BYTES,
+    RobotsCache,
+    product_token,
+    robots_exempt,
+)
 from agentdex.errors import ConnectError, ConnectTimeout, FetchError
 from agentdex.headers import SAFE_METHODS, field_value, retry_after_seconds
 from agentdex.models import FetchRecord
@@ -124,6 +132,11 @@ KEPT_HEADERS = (
     "date", "expires", "age",  # with cache-control: HTTP freshness (agentdex.crawler.freshness)
 )  # fmt: skip
 _KEPT = frozenset(KEPT_HEADERS)
+# A URL the fetch path requests: read by agentdex when plain (agentdex.crawler.origins.HttpsURL),
+# else by httpx; and an answer: the crawler's own transport's Reply, or a stand-in transport's
+# httpx.Response (tests).
+URL = HttpsURL | httpx.URL
+Answer = Reply | httpx.Response
 
 
 # A request whose answer took this share of its deadline or more is slow. An origin gets
@@ -321,7 +334,7 @@ class Fetcher:
         try:
             try:
                 target = checked_url(url)
-                response = await self._send(transport, "GET", target, headers, None)
+                response = await self._send_streamed(transport, target, headers)
                 _note_response(record, response, target)
             except Exception as exc:  # noqa: BLE001 - the contract: failures become data
                 record.error_code, record.error = describe_error(exc, record, self.deadline)
@@ -355,7 +368,7 @@ class Fetcher:
 
     async def _fetch_into(self, record: FetchRecord, options: _Options, honour_robots: bool) -> None:
         url = checked_url(record.url)
-        if honour_robots and not robots_exempt(str(url)):
+        if honour_robots and not _exempt(url):
             verdict = await self.robots.check(str(url))
             if not verdict.allowed:
                 raise FetchError(
@@ -373,7 +386,7 @@ class Fetcher:
                     took = self.deadline - (options.deadline_at - loop.time()) - options.queued
                     meter.note(took, self.deadline)
 
-    async def _attempts(self, record: FetchRecord, url: httpx.URL, options: _Options) -> None:
+    async def _attempts(self, record: FetchRecord, url: URL, options: _Options) -> None:
         attempt = 0
         while True:
             try:
@@ -395,7 +408,7 @@ class Fetcher:
         delay = jittered(delay)
         return delay if asyncio.get_running_loop().time() + delay < options.deadline_at else None
 
-    async def _follow(self, record: FetchRecord, url: httpx.URL, options: _Options, attempt: int) -> float | None:
+    async def _follow(self, record: FetchRecord, url: URL, options: _Options, attempt: int) -> float | None:
         """Request ``url`` and its redirects; the retry pause for a transient answer, else None."""
         _forget_answer(record)
         current, method, content, seen = url, options.method, options.content, {str(url)}
@@ -423,7 +436,7 @@ class Fetcher:
             method, current = new_method, target
 
     @asynccontextmanager
-    async def _host_turn(self, url: httpx.URL, options: _Options) -> AsyncIterator[httpx.AsyncBaseTransport]:
+    async def _host_turn(self, url: URL, options: _Options) -> AsyncIterator[httpx.AsyncBaseTransport]:
         """The host's turn (its slot: one request at a time, Crawl-delay apart) and a connection;
         the wait for the turn is agentdex's own politeness, counted apart in ``options.queued``."""
         asked = time.perf_counter()
@@ -436,20 +449,42 @@ class Fetcher:
         self,
         transport: httpx.AsyncBaseTransport,
         method: str,
-        url: httpx.URL,
+        url: URL,
+        headers: list[tuple[str, str]],
+        content: bytes | None,
+    ) -> Answer:
+        self.stats.requests += 1
+        if isinstance(transport, HostTransport):  # the crawler's own: no httpx.Request, no httpx.Response
+            return await transport.exchange(method, url, headers, content, self._timeouts)
+        return await self._through_httpx(transport, method, url, headers, content)
+
+    async def _send_streamed(
+        self, transport: httpx.AsyncBaseTransport, url: URL, headers: list[tuple[str, str]]
+    ) -> httpx.Response:
+        """A GET whose answer the caller reads as an httpx.Response (:meth:`stream`)."""
+        self.stats.requests += 1
+        if isinstance(transport, HostTransport):
+            return await transport.request("GET", url, headers, None, self._timeouts)
+        return await self._through_httpx(transport, "GET", url, headers, None)
+
+    async def _through_httpx(
+        self,
+        transport: httpx.AsyncBaseTransport,
+        method: str,
+        url: URL,
         headers: list[tuple[str, str]],
         content: bytes | None,
     ) -> httpx.Response:
-        self.stats.requests += 1
-        if isinstance(transport, HostTransport):  # the crawler's own: no httpx.Request to build
-            return await transport.request(method, url, headers, content, self._timeouts)
-        request = httpx.Request(method, url, headers=headers, content=content, extensions={"timeout": self._timeouts})
+        target = url if isinstance(url, httpx.URL) else httpx.URL(str(url))
+        request = httpx.Request(
+            method, target, headers=headers, content=content, extensions={"timeout": self._timeouts}
+        )
         # The transport, not an httpx.Client: no cookie jar, no auth, no environment.
         response = await transport.handle_async_request(request)
         response.request = request
         return response
 
-    async def _finish(self, record: FetchRecord, response: httpx.Response, options: _Options) -> None:
+    async def _finish(self, record: FetchRecord, response: Answer, options: _Options) -> None:
         status = response.status_code
         if status == 304:
             record.not_modified = True
@@ -469,7 +504,7 @@ class Fetcher:
             raise FetchError("http_status", _status_sentence(response, record.final_url or record.url))
 
     async def _read_body(
-        self, record: FetchRecord, response: httpx.Response, options: _Options, keep_errors: bool, keep: bool = True
+        self, record: FetchRecord, response: Answer, options: _Options, keep_errors: bool, keep: bool = True
     ) -> None:
         try:
             body = await read_capped(
@@ -573,11 +608,17 @@ def _utc_now() -> str:
 # -- URLs and redirects ---------------------------------------------------------------
 
 
-def checked_url(url: str, via: str = "") -> httpx.URL:
-    """``url`` as an httpx.URL when it is an https URL with a host and no credentials.
+def checked_url(url: str, via: str = "") -> URL:
+    """``url`` as a URL to request when it is an https URL with a host and no credentials:
+    an :class:`~agentdex.crawler.origins.HttpsURL` when it is plain (the usual case; read
+    once, see that module), else an httpx.URL (httpx reads and normalises it, and refuses
+    what it cannot read).
 
     ``via`` names the URL that redirected here, for the error sentence.
     """
+    plain = plain_https_url(url) if isinstance(url, str) else None
+    if plain is not None:
+        return plain
     what = f"{via} redirects to {url!r}, which" if via else f"The URL {url!r}"
     try:
         parsed = httpx.URL(url)
@@ -593,23 +634,28 @@ def checked_url(url: str, via: str = "") -> httpx.URL:
     return parsed.copy_with(fragment=None) if parsed.fragment else parsed
 
 
-def redirect_target(response: httpx.Response, current: httpx.URL) -> httpx.URL | None:
+def redirect_target(response: Answer, current: URL) -> URL | None:
     """The absolute URL a redirect answer points to, or None when it is not a redirect."""
-    location = response.headers.get("location")
-    if response.status_code not in REDIRECT_STATUSES or not location:
+    if response.status_code not in REDIRECT_STATUSES:
         return None
+    location = response.headers.get("location")
+    if not location:
+        return None
+    if isinstance(current, HttpsURL):
+        joined = plain_join(current, location)
+        if joined is not None:
+            return joined
     try:
-        return current.join(location)
+        return httpx.URL(str(current)).join(location)
     except (httpx.InvalidURL, ValueError) as exc:
         raise FetchError("invalid_url", f"{current} redirects to an invalid URL {location!r} ({exc}).") from exc
 
 
-def check_redirect(
-    record: FetchRecord, current: httpx.URL, target: httpx.URL, seen: set[str], same_origin: bool
-) -> None:
+def check_redirect(record: FetchRecord, current: URL, target: URL, seen: set[str], same_origin: bool) -> None:
     """Record the redirect and raise the policy's refusal if it may not be followed."""
     record.redirects.append(str(target))
-    checked_url(str(target), via=str(current))
+    if not isinstance(target, HttpsURL):  # a plain one is an https URL with a host and no credentials
+        checked_url(str(target), via=str(current))
     if str(target) in seen:
         raise FetchError("redirect_loop", f"{current} redirects back to {target}, a URL already visited.")
     if same_origin and origin_key(target) != origin_key(current):
@@ -638,7 +684,14 @@ def _forget_answer(record: FetchRecord) -> None:
     record.headers, record.redirects = {}, []
 
 
-def _note_response(record: FetchRecord, response: httpx.Response, url: httpx.URL) -> None:
+def _exempt(url: URL) -> bool:
+    """Whether robots.txt does not govern ``url`` (:func:`~agentdex.crawler.robots.robots_exempt`)."""
+    if isinstance(url, HttpsURL):  # its path as urlsplit reads it, without splitting it again
+        return url.raw_path_only in EXEMPT_PATHS
+    return robots_exempt(str(url))
+
+
+def _note_response(record: FetchRecord, response: Answer, url: URL) -> None:
     record.status = response.status_code
     record.final_url = str(url)
     record.headers = kept_headers(response.headers)
@@ -646,7 +699,7 @@ def _note_response(record: FetchRecord, response: httpx.Response, url: httpx.URL
     record.last_modified = record.headers.get("last-modified")
 
 
-def kept_headers(headers: httpx.Headers) -> dict[str, str]:
+def kept_headers(headers: httpx.Headers | ReplyHeaders) -> dict[str, str]:
     """The headers that matter to agentdex, lower-case names, values cut at 8 KB (a
     repeated header's values joined by ", ", as httpx joins them)."""
     values: dict[str, list[str]] = {}
@@ -656,7 +709,7 @@ def kept_headers(headers: httpx.Headers) -> dict[str, str]:
     return {name: ", ".join(parts)[:HEADER_VALUE_MAX] for name, parts in values.items()}
 
 
-def _status_sentence(response: httpx.Response, url: str) -> str:
+def _status_sentence(response: Answer, url: str) -> str:
     reason = response.reason_phrase or "error"
     if response.status_code in REDIRECT_STATUSES:
         return f"{url} answered {response.status_code} {reason} without a Location to follow."
@@ -679,7 +732,7 @@ def jittered(delay: float) -> float:
     return delay * (1 + random.random() * JITTER)
 
 
-def retry_delay(response: httpx.Response, attempt: int, method: str = "GET") -> float | None:
+def retry_delay(response: Answer, attempt: int, method: str = "GET") -> float | None:
     """The pause before retrying a transient answer, or None when it is not worth retrying.
 
     500/502/503/504 and 429 are transient (a 500 is often a cold start or a deploy in

@@ -49,6 +49,7 @@ import re
 import ssl
 import time
 from collections.abc import AsyncIterator, Iterable
+from typing import Protocol
 
 import httptools
 import httpx
@@ -79,18 +80,22 @@ class HostTransport(httpx.AsyncBaseTransport):
         return await self._answer(request.method, request.url, head + request.content, timeouts)
 
     async def request(
-        self, method: str, url: httpx.URL, headers: list[tuple[str, str]], content: bytes | None, timeouts: dict
+        self, method: str, url: URLParts, headers: list[tuple[str, str]], content: bytes | None, timeouts: dict
     ) -> httpx.Response:
         """As :meth:`handle_async_request` for the request these parts make, without building
-        an ``httpx.Request`` (the fetch policy's own requests): the same head goes out, the
-        URL's Host first and a Content-Length for a body, as httpx would send them."""
-        fields = [(b"Host", url.netloc), *((name.encode("ascii"), value.encode("ascii")) for name, value in headers)]
-        if content or method in _BODY_METHODS:
-            fields.append((b"Content-Length", b"%d" % len(content or b"")))
-        head = build_head(method, url.raw_path, fields)
-        return await self._answer(method, url, head + content if content else head, timeouts)
+        an ``httpx.Request``: the same head goes out, the URL's Host first and a
+        Content-Length for a body, as httpx would send them."""
+        return await self._answer(method, url, _request_bytes(method, url, headers, content), timeouts)
 
-    async def _answer(self, method: str, url: httpx.URL, request: bytes, timeouts: dict) -> httpx.Response:
+    async def exchange(
+        self, method: str, url: URLParts, headers: list[tuple[str, str]], content: bytes | None, timeouts: dict
+    ) -> Reply:
+        """As :meth:`request`, the answer as a :class:`Reply` rather than an httpx.Response
+        (the fetch policy's own requests: see :class:`Reply`)."""
+        connection, answer = await self._send(method, url, _request_bytes(method, url, headers, content), timeouts)
+        return Reply(answer, _Body(connection, self, timeouts.get("read")))
+
+    async def _answer(self, method: str, url: URLParts, request: bytes, timeouts: dict) -> httpx.Response:
         connection, answer = await self._send(method, url, request, timeouts)
         return httpx.Response(
             answer.status,
@@ -99,7 +104,7 @@ class HostTransport(httpx.AsyncBaseTransport):
             extensions={"http_version": b"HTTP/1.1", "reason_phrase": answer.reason},
         )
 
-    async def _send(self, method: str, url: httpx.URL, request: bytes, timeouts: dict) -> tuple[_Connection, _Answer]:
+    async def _send(self, method: str, url: URLParts, request: bytes, timeouts: dict) -> tuple[_Connection, _Answer]:
         """The connection ``request`` (its bytes) was answered on, and the answer (its head read).
 
         A server may close an idle connection just as a request goes out on it (its
@@ -127,7 +132,7 @@ class HostTransport(httpx.AsyncBaseTransport):
             connection.close()
         return None
 
-    async def _connect(self, url: httpx.URL, timeout: float | None) -> _Connection:
+    async def _connect(self, url: URLParts, timeout: float | None) -> _Connection:
         if self._latest is not None:  # still open and busy (per_host > 1): its session serves this one
             self._latest.keep_session()
         host, port = url.host, url.port or 443
@@ -160,6 +165,28 @@ _TOKEN = re.compile(rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+")
 _FIELD_VALUE = re.compile(rb"(?:[^\x00\s]+(?:[ \t]+[^\x00\s]+)*)?")
 _TARGET = re.compile(rb"[\x21-\x7e]+")
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})  # httpx sends Content-Length: 0 when they have none
+
+
+class URLParts(Protocol):
+    """What the transport reads of a URL: httpx.URL, or :class:`agentdex.crawler.origins.HttpsURL`."""
+
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int | None: ...
+    @property
+    def netloc(self) -> bytes: ...
+    @property
+    def raw_path(self) -> bytes: ...
+
+
+def _request_bytes(method: str, url: URLParts, headers: list[tuple[str, str]], content: bytes | None) -> bytes:
+    """The request these parts make, head and body, as httpx would send it."""
+    fields = [(b"Host", url.netloc), *((name.encode("ascii"), value.encode("ascii")) for name, value in headers)]
+    if content or method in _BODY_METHODS:
+        fields.append((b"Content-Length", b"%d" % len(content or b"")))
+    head = build_head(method, url.raw_path, fields)
+    return head + content if content else head
 
 
 def request_head(request: httpx.Request) -> bytes:
@@ -444,3 +471,72 @@ class _Body(httpx.AsyncByteStream):
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+
+
+class ReplyHeaders:
+    """An answer's header fields as the fetch policy reads them: names in lower case, values
+    decoded as httpx decodes them (ASCII, else UTF-8, else Latin-1, the one that reads them
+    all), the values of a repeated name joined by ", " for :meth:`get`."""
+
+    __slots__ = ("_items", "_joined")
+
+    def __init__(self, raw: list[tuple[bytes, bytes]]) -> None:
+        self._items = _decoded(raw)
+        self._joined: dict[str, str] | None = None
+
+    def multi_items(self) -> list[tuple[str, str]]:
+        """Every field as ``(lower-case name, value)``, in the order they came."""
+        return self._items
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        """The value of ``name`` (any case), its repeats joined by ", "; else ``default``."""
+        joined = self._joined
+        if joined is None:
+            joined = self._joined = {}
+            for key, value in self._items:
+                joined[key] = f"{joined[key]}, {value}" if key in joined else value
+        return joined.get(name.lower(), default)
+
+
+def _decoded(raw: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
+    for encoding in ("ascii", "utf-8"):
+        try:
+            return [(name.lower().decode(encoding), value.decode(encoding)) for name, value in raw]
+        except UnicodeDecodeError:
+            continue
+    return [(name.lower().decode("latin-1"), value.decode("latin-1")) for name, value in raw]
+
+
+class Reply:
+    """An answer as the fetch policy reads it (:meth:`HostTransport.exchange`): the status,
+    the reason phrase, :class:`ReplyHeaders` and the body as it arrives, with the names
+    httpx.Response gives them (``status_code``, ``reason_phrase``, ``headers``,
+    ``aiter_raw()``, ``is_stream_consumed``, ``aclose()``).
+
+    Why not an httpx.Response: building one normalises every header into an httpx.Headers
+    and wraps the body in two more async generators; for the crawl's small answers that
+    was about a tenth of the fetch path's CPU (benchmarks/bench_fetch.py; docs/benchmarks.md,
+    issue 35). Streams read by the MCP probes and the second opinion still get an
+    httpx.Response (:meth:`HostTransport.request`)."""
+
+    __slots__ = ("status_code", "reason_phrase", "headers", "is_stream_consumed", "_body")
+
+    def __init__(self, answer: _Answer, body: _Body) -> None:
+        self.status_code = answer.status
+        self.reason_phrase = answer.reason.decode("ascii", errors="ignore")
+        self.headers = ReplyHeaders(answer.headers)
+        self.is_stream_consumed = False
+        self._body: _Body | None = body
+
+    def aiter_raw(self) -> AsyncIterator[bytes]:
+        """The body's bytes as they arrive (once: a second reading is an error, as httpx's)."""
+        if self.is_stream_consumed or self._body is None:
+            raise RuntimeError("the answer's body was read already")
+        self.is_stream_consumed = True
+        return self._body.__aiter__()
+
+    async def aclose(self) -> None:
+        """Drop the body unread (its connection is closed) or, once read, nothing."""
+        body, self._body = self._body, None
+        if body is not None:
+            await body.aclose()

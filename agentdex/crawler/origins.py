@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 import idna
 
@@ -207,3 +207,93 @@ def _numbered(entry: str, chosen: Callable[[str], bool] | None, where: str) -> s
 def unique(origins: list[str]) -> list[str]:
     """Origins in first-seen order without repeats."""
     return list(dict.fromkeys(origins))
+
+
+# -- request URLs ---------------------------------------------------------------------------
+#
+# Why agentdex reads the URLs it requests itself: httpx.URL parses and normalises every URL
+# character by character in Python (a generator over the whole text for control characters,
+# a regex pass and a quote for each part): about 12 µs of a request's ~260 µs of CPU, the
+# largest single item of the fetch path's profile (benchmarks/bench_fetch.py under cProfile;
+# docs/benchmarks.md, issue 35). Almost every URL a crawl asks is already in the form httpx
+# would give it (an origin's own https URL and a well-known path); one regex tells those apart
+# and they are read once, here. Every other URL (a capital letter, a port spelled 443, a
+# non-ASCII or IDNA host, a dot segment, a character httpx would percent-encode, a fragment)
+# is left to httpx.URL as before (agentdex.crawler.fetch.checked_url), so what a URL means,
+# and every refusal, stays httpx's.
+
+# An https URL httpx leaves unchanged: a lower-case ASCII host whose last label is no number
+# (httpx checks IPv4-looking hosts), a port other than 443 without a leading zero, and a path
+# and query of characters that need no percent-encoding (or are already encoded).
+_PLAIN_URL = re.compile(
+    r"https://(?P<host>[a-z0-9-]+(?:\.[a-z0-9-]+)*(?<![0-9.]))(?::(?P<port>[1-9][0-9]{0,4}))?"
+    r"(?P<path>/(?:[-A-Za-z0-9._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*)"
+    r"(?P<query>\?(?:[-A-Za-z0-9._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?"
+)
+# A redirect's Location that resolves against its URL as RFC 3986 says and needs no encoding:
+# a path (not a network-path "//host"), a query, or an absolute https URL.
+_PLAIN_REFERENCE = re.compile(
+    r"(?:https://[-A-Za-z0-9.:]+)?(?:/(?!/)|\?|(?![a-zA-Z][-+.a-zA-Z0-9]*:))"
+    r"(?:[-A-Za-z0-9._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*"
+)
+_DOT_SEGMENTS = frozenset({".", ".."})
+PLAIN_URL_MAX = 8192  # longer ones go to httpx, which also refuses those above 64 KiB
+
+
+class HttpsURL:
+    """An https URL in the form httpx would normalise it to, read once (see above): what
+    the fetch path asks of a URL (the attributes httpx.URL has of the same names)."""
+
+    __slots__ = ("host", "netloc", "path_query", "port", "_text")
+    scheme = "https"
+    fragment = ""  # never one: a URL with a fragment goes to httpx
+
+    def __init__(self, text: str, host: str, port: int | None, path_query: str) -> None:
+        self._text, self.host, self.port, self.path_query = text, host, port, path_query
+        self.netloc = (host if port is None else f"{host}:{port}").encode("ascii")
+
+    @property
+    def raw_path(self) -> bytes:
+        """The request target: the path and query as they go on the request line."""
+        return self.path_query.encode("ascii")
+
+    @property
+    def raw_path_only(self) -> str:
+        """The path without the query, still percent-encoded (as ``urlsplit`` gives it)."""
+        return self.path_query.partition("?")[0]
+
+    @property
+    def path(self) -> str:
+        """The path, percent-decoded (as httpx.URL.path)."""
+        return unquote(self.raw_path_only)
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"HttpsURL({self._text!r})"
+
+
+def plain_https_url(text: str) -> HttpsURL | None:
+    """``text`` read as an :class:`HttpsURL` when httpx would leave it as it is (see above);
+    None for any other text, which httpx.URL is to read."""
+    if len(text) > PLAIN_URL_MAX:
+        return None
+    match = _PLAIN_URL.fullmatch(text)
+    if match is None:
+        return None
+    host, port, path, query = match.group("host", "port", "path", "query")
+    if "/." in path and not _DOT_SEGMENTS.isdisjoint(path.split("/")):
+        return None  # httpx removes dot segments
+    number = int(port) if port else None
+    if number == 443 or (number is not None and number > 65535) or host.startswith("xn--"):
+        return None  # httpx drops the default port; decodes an IDNA host for .host; refuses no range
+    return HttpsURL(text, host, number, path + (query or ""))
+
+
+def plain_join(base: HttpsURL, location: str) -> HttpsURL | None:
+    """``location`` (a redirect's) resolved against ``base`` as httpx.URL.join would resolve
+    it, when both are plain; None when httpx is to do it."""
+    if len(location) > PLAIN_URL_MAX or not _PLAIN_REFERENCE.fullmatch(location):
+        return None
+    return plain_https_url(urljoin(str(base), location))

@@ -23,10 +23,11 @@ import ssl
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Protocol
 
 import httpx
 
-from agentdex.crawler.h1 import HostTransport
+from agentdex.crawler.h1 import HostTransport, Reply, URLParts
 from agentdex.crawler.netpolicy import GuardedBackend
 from agentdex.crawler.origins import Origin
 from agentdex.crawler.origins import origin_key as _key
@@ -35,7 +36,12 @@ from agentdex.errors import TransportError
 TransportFactory = Callable[[], httpx.AsyncBaseTransport]
 
 
-def origin_key(url: httpx.URL) -> Origin:
+class _OriginParts(URLParts, Protocol):
+    @property
+    def scheme(self) -> str: ...
+
+
+def origin_key(url: _OriginParts) -> Origin:
     """``(scheme, host, port)`` of ``url``, the port spelled out when the URL leaves it
     implied: ``https://h/`` and ``https://h:443/`` are one origin, ``https://h:8443/``
     another (a connection to one must never carry a request for the other).
@@ -62,7 +68,7 @@ class HostPools:
         self._active: dict[Origin, int] = {}
 
     @asynccontextmanager
-    async def use(self, url: httpx.URL) -> AsyncIterator[httpx.AsyncBaseTransport]:
+    async def use(self, url: _OriginParts) -> AsyncIterator[httpx.AsyncBaseTransport]:
         """The transport of the pool of ``url``'s origin, marked busy (never closed) until
         the block ends."""
         key = origin_key(url)
@@ -106,7 +112,7 @@ def guarded_transport(context: ssl.SSLContext, backend: GuardedBackend, connecti
     return HostTransport(context, backend, connections)  # ALPN http/1.1 is set where the context is built
 
 
-async def release(response: httpx.Response, method: str) -> None:
+async def release(response: httpx.Response | Reply, method: str) -> None:
     """Close ``response``, keeping its connection for the next request when the answer has
     no body to read (a 304, a 204, an answer to HEAD, ``Content-Length: 0``).
 
@@ -123,11 +129,11 @@ async def release(response: httpx.Response, method: str) -> None:
     await response.aclose()
 
 
-def _bodiless(response: httpx.Response, method: str) -> bool:
+def _bodiless(response: httpx.Response | Reply, method: str) -> bool:
     status = response.status_code
     return (
         status in (204, 304)
         or status < 200
         or method == "HEAD"
-        or response.headers.get("content-length", "").strip() == "0"
+        or (response.headers.get("content-length") or "").strip() == "0"
     )
