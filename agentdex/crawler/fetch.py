@@ -456,7 +456,7 @@ class Fetcher:
         self.stats.requests += 1
         if isinstance(transport, HostTransport):  # the crawler's own: no httpx.Request, no httpx.Response
             return await transport.exchange(method, url, headers, content, self._timeouts)
-        return await self._through_httpx(transport, method, url, headers, content)
+        return await _handled(transport, self._request(method, url, headers, content))
 
     async def _send_streamed(
         self, transport: httpx.AsyncBaseTransport, url: URL, headers: list[tuple[str, str]]
@@ -465,24 +465,11 @@ class Fetcher:
         self.stats.requests += 1
         if isinstance(transport, HostTransport):
             return await transport.request("GET", url, headers, None, self._timeouts)
-        return await self._through_httpx(transport, "GET", url, headers, None)
+        return await _handled(transport, self._request("GET", url, headers, None))
 
-    async def _through_httpx(
-        self,
-        transport: httpx.AsyncBaseTransport,
-        method: str,
-        url: URL,
-        headers: list[tuple[str, str]],
-        content: bytes | None,
-    ) -> httpx.Response:
+    def _request(self, method: str, url: URL, headers: list[tuple[str, str]], content: bytes | None) -> httpx.Request:
         target = url if isinstance(url, httpx.URL) else httpx.URL(str(url))
-        request = httpx.Request(
-            method, target, headers=headers, content=content, extensions={"timeout": self._timeouts}
-        )
-        # The transport, not an httpx.Client: no cookie jar, no auth, no environment.
-        response = await transport.handle_async_request(request)
-        response.request = request
-        return response
+        return httpx.Request(method, target, headers=headers, content=content, extensions={"timeout": self._timeouts})
 
     async def _finish(self, record: FetchRecord, response: Answer, options: _Options) -> None:
         status = response.status_code
@@ -584,6 +571,14 @@ class _Slots:
         self._slot.users -= 1
         if not self._slot.users and self._hosts.get(self._key) is self._slot:
             del self._hosts[self._key]
+
+
+async def _handled(transport: httpx.AsyncBaseTransport, request: httpx.Request) -> httpx.Response:
+    """``request`` sent through a stand-in transport (a test's): the transport, not an
+    httpx.Client, so no cookie jar, no auth, no environment."""
+    response = await transport.handle_async_request(request)
+    response.request = request
+    return response
 
 
 async def resolve(host: str, port: int) -> list[str]:
