@@ -75,6 +75,9 @@ _locations = st.one_of(
 @example(base="https://a.test/x/y", location="?only")
 @example(base="https://a.test/x/y", location="http://a.test/")
 @example(base="https://a.test/x/y", location="mailto:a@b")
+@example(base="https://a.test/x/y?q=1", location=":")
+@example(base="https://a.test/x/y?q=1", location="1:x")
+@example(base="https://a.test/x/y?q=1", location="////")
 def test_a_redirect_lands_where_httpx_would_land_it(base: str, location: str) -> None:
     plain = plain_https_url(base)
     assert plain is not None

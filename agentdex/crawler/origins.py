@@ -231,9 +231,11 @@ _PLAIN_URL = re.compile(
     r"(?P<query>\?(?:[-A-Za-z0-9._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?"
 )
 # A redirect's Location that resolves against its URL as RFC 3986 says and needs no encoding:
-# a path (not a network-path "//host"), a query, or an absolute https URL.
+# an absolute path (not a network-path "//host"), a query, a relative path whose first segment
+# has no colon (RFC 3986, 4.2: a scheme, or what httpx reads as an empty one), or an absolute
+# https URL.
 _PLAIN_REFERENCE = re.compile(
-    r"(?:https://[-A-Za-z0-9.:]+)?(?:/(?!/)|\?|(?![a-zA-Z][-+.a-zA-Z0-9]*:))"
+    r"(?:https://[-A-Za-z0-9.:]+)?(?:/(?!/)|\?|(?=[^/?])(?![^/?]*:))"
     r"(?:[-A-Za-z0-9._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*"
 )
 _DOT_SEGMENTS = frozenset({".", ".."})
