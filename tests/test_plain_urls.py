@@ -4,6 +4,8 @@ must land where httpx.URL.join would land it."""
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import httpx
 import pytest
 from hypothesis import example, given, settings
@@ -31,6 +33,7 @@ def _same_as_httpx(text: str) -> None:
     assert str(plain) == str(parsed)
     assert (plain.scheme, plain.host, plain.port) == (parsed.scheme, parsed.host, parsed.port)
     assert (plain.netloc, plain.raw_path, plain.path) == (parsed.netloc, parsed.raw_path, parsed.path)
+    assert plain.origin == origins.origin_of(text) and plain.raw_path_only == urlsplit(text).path
 
 
 @settings(max_examples=400)

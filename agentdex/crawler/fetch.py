@@ -88,7 +88,7 @@ from agentdex.crawler.body import read_capped
 from agentdex.crawler.fetch_errors import describe_error, tls_error
 from agentdex.crawler.h1 import HostTransport, Reply, ReplyHeaders
 from agentdex.crawler.netpolicy import GuardedBackend, Resolver, build_ssl_context, system_resolver
-from agentdex.crawler.origins import HttpsURL, plain_https_url, plain_join
+from agentdex.crawler.origins import HttpsURL, Origin, plain_https_url, plain_join
 from agentdex.crawler.pools import HostPools, TransportFactory, close_transport, guarded_transport, origin_key, release
 from agentdex.crawler.robots import (
     EXEMPT_PATHS,
@@ -111,6 +111,7 @@ BACKOFF_CAP = 2.0
 RETRY_AFTER_MAX = 3.0
 JITTER = 0.5  # a retry's pause is its schedule's, lengthened by up to this share
 HEADER_VALUE_MAX = 8192
+PLAIN_HEADER_SETS = 32  # the Accept values whose plain GET headers are kept made
 # Request headers that carry a credential or a payment: never sent past a redirect to another origin.
 CREDENTIAL_HEADERS = frozenset(
     {
@@ -233,6 +234,7 @@ class Fetcher:
         self._make_transport = transport_factory  # also for a stream's own connection
         self._pools = HostPools(transport_factory, keep=2 * self.concurrency)
         self.robots = RobotsCache(self._fetch_robots, agent_token=product_token(user_agent))
+        self._plain_headers: dict[str | None, list[tuple[str, str]]] = {}  # by Accept
         self._host_slots: dict[str, _HostSlot] = {}  # only hosts with a request waiting or in flight
         self._all_slots: asyncio.Semaphore | None = None
 
@@ -349,6 +351,20 @@ class Fetcher:
     def _headers(
         self, accept: str | None, etag: str | None, last_modified: str | None, extra: dict[str, str]
     ) -> list[tuple[str, str]]:
+        """The request's headers; those of a plain GET (no validators, nothing extra) made
+        once for each Accept (never changed in place: a redirect makes a new list)."""
+        if etag or last_modified or extra:
+            return self._built_headers(accept, etag, last_modified, extra)
+        plain = self._plain_headers.get(accept)
+        if plain is None:
+            plain = self._built_headers(accept, None, None, {})
+            if len(self._plain_headers) < PLAIN_HEADER_SETS:
+                self._plain_headers[accept] = plain
+        return plain
+
+    def _built_headers(
+        self, accept: str | None, etag: str | None, last_modified: str | None, extra: dict[str, str]
+    ) -> list[tuple[str, str]]:
         fixed = {"user-agent", "accept-encoding", "host", "content-length", "transfer-encoding"}
         chosen = {name.lower(): (name, value) for name, value in extra.items() if name.lower() not in fixed}
         chosen.setdefault("accept", ("Accept", accept or "*/*"))
@@ -369,7 +385,10 @@ class Fetcher:
     async def _fetch_into(self, record: FetchRecord, options: _Options, honour_robots: bool) -> None:
         url = checked_url(record.url)
         if honour_robots and not _exempt(url):
-            verdict = await self.robots.check(str(url))
+            robots = self.robots
+            verdict = await (
+                robots.check_governed(str(url), url.origin) if isinstance(url, HttpsURL) else robots.check(str(url))
+            )
             if not verdict.allowed:
                 raise FetchError(
                     "robots", verdict.note or f"robots.txt of {verdict.origin} disallows {url.path} for agentdex."
@@ -435,15 +454,10 @@ class Fetcher:
                 headers = without_credentials(headers)
             method, current = new_method, target
 
-    @asynccontextmanager
-    async def _host_turn(self, url: URL, options: _Options) -> AsyncIterator[httpx.AsyncBaseTransport]:
+    def _host_turn(self, url: URL, options: _Options) -> _Turn:
         """The host's turn (its slot: one request at a time, Crawl-delay apart) and a connection;
         the wait for the turn is agentdex's own politeness, counted apart in ``options.queued``."""
-        asked = time.perf_counter()
-        async with self._slot(url.host):
-            options.queued += time.perf_counter() - asked
-            async with self._pools.use(url) as transport:
-                yield transport
+        return _Turn(self._slot(url.host), self._pools, url, options)
 
     async def _send(
         self,
@@ -522,6 +536,36 @@ class Fetcher:
         return await self._run(url, options, honour_robots=False)
 
 
+class _Turn:
+    """A request's turn at its host (:meth:`Fetcher._host_turn`): its slots, then its pool's
+    transport. A class rather than nested generator-based context managers: one object and
+    two calls a request instead of two generators and their wrappers."""
+
+    __slots__ = ("_slots", "_pools", "_url", "_options", "_key")
+
+    def __init__(self, slots: _Slots, pools: HostPools, url: URL, options: _Options) -> None:
+        self._slots, self._pools, self._url, self._options = slots, pools, url, options
+        self._key: Origin | None = None
+
+    async def __aenter__(self) -> httpx.AsyncBaseTransport:
+        asked = time.perf_counter()
+        await self._slots.__aenter__()
+        self._options.queued += time.perf_counter() - asked
+        try:
+            self._key, transport = self._pools.take(self._url)
+        except BaseException:
+            await self._slots.__aexit__()
+            raise
+        return transport
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        try:
+            if self._key is not None:
+                await self._pools.give_back(self._key)
+        finally:
+            await self._slots.__aexit__()
+
+
 @dataclass(slots=True)
 class _HostSlot:
     """A host's semaphore and how many requests hold it or wait for it."""
@@ -596,8 +640,15 @@ async def resolve(host: str, port: int) -> list[str]:
     return [host]
 
 
+_CLOCK: list[Any] = [None, ""]  # the second _utc_now last spelled, and how
+
+
 def _utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    """Now, UTC ISO 8601 to the second; spelled once a second (a crawl asks hundreds a second)."""
+    now = int(time.time())
+    if _CLOCK[0] != now:
+        _CLOCK[0], _CLOCK[1] = now, datetime.fromtimestamp(now, UTC).isoformat().replace("+00:00", "Z")
+    return _CLOCK[1]
 
 
 # -- URLs and redirects ---------------------------------------------------------------
@@ -697,6 +748,8 @@ def _note_response(record: FetchRecord, response: Answer, url: URL) -> None:
 def kept_headers(headers: httpx.Headers | ReplyHeaders) -> dict[str, str]:
     """The headers that matter to agentdex, lower-case names, values cut at 8 KB (a
     repeated header's values joined by ", ", as httpx joins them)."""
+    if isinstance(headers, ReplyHeaders):  # already joined and lower-cased
+        return {name: value[:HEADER_VALUE_MAX] for name, value in headers.joined().items() if name in _KEPT}
     values: dict[str, list[str]] = {}
     for name, value in headers.multi_items():  # one pass: each name lookup would scan them all
         if name in _KEPT:

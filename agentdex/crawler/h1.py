@@ -181,12 +181,46 @@ class URLParts(Protocol):
 
 
 def _request_bytes(method: str, url: URLParts, headers: list[tuple[str, str]], content: bytes | None) -> bytes:
-    """The request these parts make, head and body, as httpx would send it."""
-    fields = [(b"Host", url.netloc), *((name.encode("ascii"), value.encode("ascii")) for name, value in headers)]
+    """The request these parts make, head and body, as httpx would send it: checked as
+    :func:`build_head` checks it, the fields after Host checked once for each set of them
+    (a crawl sends the same few sets again and again)."""
+    lines = [_request_line(method.encode("ascii"), url.raw_path), _field_line(b"Host", url.netloc)]
+    lines.append(_checked_fields(tuple(headers)))
     if content or method in _BODY_METHODS:
-        fields.append((b"Content-Length", b"%d" % len(content or b"")))
-    head = build_head(method, url.raw_path, fields)
-    return head + content if content else head
+        lines.append(b"Content-Length: %d\r\n" % len(content or b""))
+    lines.append(b"\r\n")
+    if content:
+        lines.append(content)
+    return b"".join(lines)
+
+
+_CHECKED_FIELDS: dict[tuple[tuple[str, str], ...], bytes] = {}
+CHECKED_FIELD_SETS = 64  # the field sets kept checked (a crawl's are a handful)
+
+
+def _checked_fields(fields: tuple[tuple[str, str], ...]) -> bytes:
+    """``fields`` as they go on the wire, after the Host line (none may be another Host)."""
+    checked = _CHECKED_FIELDS.get(fields)
+    if checked is None:
+        encoded = [(name.encode("ascii"), value.encode("ascii")) for name, value in fields]
+        if any(name.lower() == b"host" for name, _ in encoded):
+            raise ValueError("a request needs exactly one Host header, not 2")
+        checked = b"".join(_field_line(name, value) for name, value in encoded)
+        if len(_CHECKED_FIELDS) < CHECKED_FIELD_SETS:
+            _CHECKED_FIELDS[fields] = checked
+    return checked
+
+
+def _request_line(method: bytes, target: bytes) -> bytes:
+    if not _TOKEN.fullmatch(method) or not _TARGET.fullmatch(target):
+        raise ValueError(f"illegal request method or target ({method!r} {target!r})")
+    return b"%s %s HTTP/1.1\r\n" % (method, target)
+
+
+def _field_line(name: bytes, value: bytes) -> bytes:
+    if not _TOKEN.fullmatch(name) or not _FIELD_VALUE.fullmatch(value):
+        raise ValueError(f"illegal request header ({name!r}: {value!r})")
+    return b"%s: %s\r\n" % (name, value)
 
 
 def request_head(request: httpx.Request) -> bytes:
@@ -199,16 +233,11 @@ def build_head(method_name: str, target: bytes, fields: Iterable[tuple[bytes, by
     (RFC 9110: the method and header names are tokens, no CR, LF or NUL in a value or the
     target, exactly one Host); a ValueError naming the offending part when one is illegal (a
     bug of the caller's: recorded as ``internal``)."""
-    method = method_name.encode("ascii")
-    if not _TOKEN.fullmatch(method) or not _TARGET.fullmatch(target):
-        raise ValueError(f"illegal request method or target ({method!r} {target!r})")
-    lines = [b"%s %s HTTP/1.1\r\n" % (method, target)]
+    lines = [_request_line(method_name.encode("ascii"), target)]
     hosts = 0
     for name, value in fields:
-        if not _TOKEN.fullmatch(name) or not _FIELD_VALUE.fullmatch(value):
-            raise ValueError(f"illegal request header ({name!r}: {value!r})")
+        lines.append(_field_line(name, value))
         hosts += name.lower() == b"host"
-        lines.append(b"%s: %s\r\n" % (name, value))
     if hosts != 1:
         raise ValueError(f"a request needs exactly one Host header, not {hosts}")
     lines.append(b"\r\n")
@@ -490,12 +519,16 @@ class ReplyHeaders:
 
     def get(self, name: str, default: str | None = None) -> str | None:
         """The value of ``name`` (any case), its repeats joined by ", "; else ``default``."""
+        return self.joined().get(name.lower(), default)
+
+    def joined(self) -> dict[str, str]:
+        """Every name (lower case) and its value, a repeated name's values joined by ", "."""
         joined = self._joined
         if joined is None:
             joined = self._joined = {}
             for key, value in self._items:
                 joined[key] = f"{joined[key]}, {value}" if key in joined else value
-        return joined.get(name.lower(), default)
+        return joined
 
 
 def _decoded(raw: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:

@@ -265,6 +265,11 @@ class HttpsURL:
         return self.path_query.partition("?")[0]
 
     @property
+    def origin(self) -> str:
+        """``https://host[:port]``, as :func:`origin_of` spells it."""
+        return f"https://{self.netloc.decode('ascii')}"
+
+    @property
     def path(self) -> str:
         """The path, percent-decoded (as httpx.URL.path)."""
         return unquote(self.raw_path_only)

@@ -71,6 +71,15 @@ class HostPools:
     async def use(self, url: _OriginParts) -> AsyncIterator[httpx.AsyncBaseTransport]:
         """The transport of the pool of ``url``'s origin, marked busy (never closed) until
         the block ends."""
+        key, transport = self.take(url)
+        try:
+            yield transport
+        finally:
+            await self.give_back(key)
+
+    def take(self, url: _OriginParts) -> tuple[Origin, httpx.AsyncBaseTransport]:
+        """As :meth:`use` without a context manager (the fetch policy's turn at a host holds
+        it): the pool's key and transport, busy until :meth:`give_back` of that key."""
         key = origin_key(url)
         transport = self._pools.get(key)
         if transport is None:
@@ -78,12 +87,16 @@ class HostPools:
         else:
             self._pools.move_to_end(key)
         self._active[key] = self._active.get(key, 0) + 1
-        try:
-            yield transport
-        finally:
-            self._active[key] -= 1
-            if not self._active[key]:
-                del self._active[key]
+        return key, transport
+
+    async def give_back(self, key: Origin) -> None:
+        """The end of a :meth:`take`: the pool is no longer busy for it."""
+        left = self._active[key] - 1
+        if left:
+            self._active[key] = left
+        else:
+            del self._active[key]
+        if len(self._pools) > self._keep:
             await self._trim()
 
     async def _trim(self) -> None:

@@ -7,6 +7,8 @@ Public API::
         the crawler's fetch policy (the Fetcher passes its own, with a byte cap just above
         :data:`ROBOTS_MAX_BYTES` that keeps the prefix of a longer file).
     await cache.check(url) -> RobotsVerdict(allowed: bool, origin: str, note: str | None)
+    await cache.check_governed(url, origin) -> RobotsVerdict   the same, for a caller that
+        found the URL not exempt and has its origin already (the fetch policy)
     cache.entry(origin) -> RobotsEntry | None   (the robots fetch record and its note)
     cache.offer(origin, stored)   ``stored() -> FetchRecord | None``: a robots.txt an earlier
         crawl kept, used (entry.reused is True) instead of fetching when the origin's
@@ -219,6 +221,12 @@ class RobotsCache:
         origin = origin_of(url)
         if robots_exempt(url):
             return RobotsVerdict(True, origin)
+        return await self.check_governed(url, origin)
+
+    async def check_governed(self, url: str, origin: str) -> RobotsVerdict:
+        """:meth:`check` of a URL the caller found robots.txt governs (not
+        :func:`robots_exempt`), whose :func:`~agentdex.crawler.origins.origin_of` it has:
+        the fetch policy, which split the URL already."""
         entry = await self._entry_for(origin)
         if entry.hold_off:
             return RobotsVerdict(False, origin, entry.note)
