@@ -17,12 +17,15 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
 from agentdex.crawler.feed import BadLine, Feed, Hooks, Seed
 from agentdex.crawler.options import Shard, shard_of
 from agentdex.crawler.seedlines import LINE_BYTES, SeedLines
+from agentdex.db import open_db
+from agentdex.db.seeds import census_endpoints
 from agentdex.sampleweb.server import SampleWeb
 from tests.conftest import cli_env
 from tests.waiting import eventually, wait_for
@@ -79,10 +82,30 @@ async def test_a_feed_keeps_a_shards_origins_and_hands_on_bad_lines_and_endpoint
     feed = Feed(iter(items), hooks, owns=shard.owns)
     feed.start()
     taken = await _all(feed)
-    assert taken == [f"o{i}.example" for i in range(60) if shard_of(f"o{i}.example", 3) == 1]
+    mine = [f"o{i}.example" for i in range(60) if shard_of(f"o{i}.example", 3) == 1]
+    assert list(dict.fromkeys(taken)) == mine
+    assert Counter(taken) - Counter(mine) == Counter(list(feed.late))  # o1.example again if its crawl began first
     assert refused == [items[0]]
     assert declared == ([{"url": "https://o1.example/mcp"}] if shard.owns("o1.example") else [])
     assert known[-1] == (len(taken), False)  # the total is known once the reading is over
+    feed.close()
+
+
+async def test_an_origin_whose_endpoint_line_comes_after_its_crawl_began_is_taken_once_more_at_the_end():
+    endpoint = ({"url": "https://a.example/mcp"},)
+    items = ["a.example", "b.example", *(f"o{i}.example" for i in range(40)), Seed("b.example", endpoint)]
+    items += [Seed("a.example", endpoint), Seed("a.example", ({"url": "https://a.example/v2/mcp"},))]
+    declared = []
+    feed = Feed(iter(items), Hooks(declare=declared.extend), ahead=4)
+    feed.start()
+    first = await feed.take()  # a.example's crawl begins before its endpoint lines are read
+    rest = await _all(feed)
+    # Four read ahead at most: both were taken long before their endpoint lines were read.
+    assert list(feed.late) == ["b.example", "a.example"]  # a.example once, whatever its lines
+    once = ["a.example", "b.example", *(f"o{i}.example" for i in range(40))]
+    assert [first, *rest][: len(once) - 4] == once[:-4]
+    assert Counter([first, *rest]) == Counter([*once, "b.example", "a.example"])
+    assert feed.count == 44 and len(declared) == 3  # every line's endpoint recorded
     feed.close()
 
 
@@ -174,6 +197,40 @@ def test_crawl_starts_on_a_fifos_first_lines_and_streams_the_rest_of_a_big_seeds
     assert re.fullmatch(rf"\[1/\d+\+\] {re.escape(first)} listed \(\d+\.\d/s\)", progress[0])  # more to come
     assert [int(line[1:].split("/")[0]) for line in progress] == list(range(1, len(wanted) + 1))
     assert re.fullmatch(rf"\[{len(wanted)}/{len(wanted)}\+?\] \S+ \w+ \(\d+\.\d/s\)", progress[-1])
+
+
+def mcp_site(*paths: str) -> dict:
+    """A sample-web site serving an MCP server (the SDK's) at each of ``paths``, and no manifest."""
+    tool = {"name": "look_up", "description": "Look a word up for the user.", "kind": "read"}
+    return {"paths": {path: {"app": "mcp", "options": {"name": "Late", "tools": [tool]}} for path in paths}}
+
+
+def test_an_endpoint_line_far_from_its_origins_first_is_probed_in_the_same_run(tmp_path):
+    fifo, db, told, root = tmp_path / "seeds.fifo", tmp_path / "c.db", tmp_path / "stderr.txt", tmp_path / "web"
+    (root / "late.test").mkdir(parents=True)
+    (root / "late.test" / "_site.json").write_text(json.dumps(mcp_site("/alpha/mcp", "/beta/mcp")))
+    alpha, beta = "https://late.test/alpha/mcp", "https://late.test/beta/mcp"
+    os.mkfifo(fifo)
+    with SampleWeb(root, empty=3, dns=False) as web:
+        args = [*web.cli_args(), "--seeds", str(fifo), "--db", str(db), "--json"]
+        with told.open("wb") as stderr:
+            crawl = subprocess.Popen(
+                [sys.executable, "-m", "agentdex", "crawl", *args], env=cli_env(), stdout=subprocess.PIPE, stderr=stderr
+            )
+            empty = web.synthetic.empty_hosts
+            with fifo.open("w") as seeds:
+                # An origin's adjacent lines are read together: the next line ends late.test's.
+                seeds.write(f"late.test mcp={alpha} name=test.late/alpha\n{empty[0]}\n")
+                seeds.flush()
+                wait_for(lambda: "[1/" in told.read_text())  # late.test crawled before the rest is written
+                seeds.write("".join(f"{host}\n" for host in empty[1:]) + f"late.test mcp={beta} name=test.late/beta\n")
+            out, _ = crawl.communicate(timeout=300)
+        probed = Counter(r.path for r in web.requests_log if r.host == "late.test" and r.method == "POST")
+    assert crawl.returncode == 0, told.read_text()
+    assert json.loads(out)["origins"] == 1 + len(empty) + 1  # late.test once more, at the end
+    assert probed[urlsplit(beta).path] > 0  # probed in this run, not only by the next crawl
+    states = {r["url"]: r["census"] for r in census_endpoints(open_db(db, readonly=True))}
+    assert states[alpha] == states[beta] == "open"
 
 
 @pytest.mark.slow

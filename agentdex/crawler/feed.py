@@ -11,6 +11,10 @@ crawled as its lines arrive.
 
 Each origin is crawled once a run, however often the seeds repeat it: the run remembers the
 origins it took in a private temporary SQLite database (:class:`Seen`), not in a Python set.
+One exception: a line declaring an endpoint on an origin whose crawl had already begun (a
+shuffled seeds file puts an origin's endpoint lines anywhere) is recorded as it is read, and
+the origin is taken once more when every line has been read, so this run probes it; once,
+whatever the number of such lines (:attr:`Feed.late`).
 A set holds about 100 bytes of objects an origin (100 MB for a million); SQLite keeps its
 B-tree in a page cache of at most :data:`SEEN_CACHE_KIB` KiB and the rest in a temporary file
 on disk (the origin's length and about 10 bytes: 35 MB for a million 26-character origins),
@@ -111,6 +115,8 @@ class Feed:
         self._ready: collections.deque[str] = collections.deque()  # read in the thread, each holding a slot
         self._free: collections.deque[str] = collections.deque()  # a list's, or an AI Catalog named them
         self._slots = threading.Semaphore(ahead)
+        # Origins taken before a line declaring an endpoint on them was read: again at the end.
+        self.late: dict[str, None] = {}
         self._ended = False
         self._closed = False
         self._changed = asyncio.Event()
@@ -213,10 +219,16 @@ class Feed:
         if seed.endpoints and self.hooks.declare:
             self.hooks.declare(list(seed.endpoints))  # a repeat's too: a later crawl probes them
         if not self._seen.add(seed.origin):
+            if seed.endpoints and not self._waiting(seed.origin):
+                self.late[seed.origin] = None  # its crawl began without them
             self._drop(slot)
             return
         (self._ready if slot else self._free).append(seed.origin)
         self._counted(1)
+
+    def _waiting(self, origin: str) -> bool:
+        """Whether ``origin`` is read and not taken yet (its crawl will read what was recorded)."""
+        return origin in self._ready or origin in self._free  # at most AHEAD, and what catalogs named
 
     def _drop(self, slot: bool) -> None:
         if slot:
@@ -231,6 +243,10 @@ class Feed:
     def _end(self, error: BaseException | None) -> None:
         if self._ended:
             return  # ended by a failure already: the thread's own end changes nothing
+        if error is None:  # every line read: each origin that had endpoint lines too late, once more
+            again = [origin for origin in self.late if not self._waiting(origin)]
+            self._free.extend(again)
+            self.count += len(again)
         self._ended, self.error = True, error
         if self.hooks.known:
             self.hooks.known(self.count, False)

@@ -20,7 +20,8 @@ A crawl reads the file a line at a time while it crawls (:class:`SeedLines` into
 :class:`~agentdex.crawler.feed.Feed`), so a file of any length is crawled in flat memory. An
 origin's adjacent lines are taken together, so the crawl probes every endpoint they declare;
 an endpoint on a line far from its origin's first (an unsorted file) is recorded as it is
-read, and probed by the crawl after. A bad line is reported with its number and skipped.
+read, and the origin is crawled once more at the end of the run when its crawl had begun by
+then (:class:`~agentdex.crawler.feed.Feed`), so the run probes it. A bad line is reported with its number and skipped.
 """
 
 from __future__ import annotations
