@@ -131,6 +131,8 @@ def fresh_until(
     ``response_time`` are when the request left and the answer arrived."""
     if status not in FRESH_STATUSES:
         return None
+    if "cache-control" not in headers and "expires" not in headers:
+        return None  # no explicit lifetime (most 404s): never fresh, and no Date to read for it
     date = http_date(headers.get("date"))
     span = lifetime(headers, response_time if date is None else date)
     if span is None:

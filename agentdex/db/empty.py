@@ -30,6 +30,7 @@ the ``known_absences`` view, and a crawl's previous answers (:func:`previous`).
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -139,12 +140,15 @@ class Answer(NamedTuple):
 
 def answer_of(fetch: FetchRecord, origin: str) -> Answer | None:
     """The :class:`Answer` a fetch record is, when the row can hold it whole (None: it cannot)."""
-    base, status = f"https://{origin}", fetch.status
-    if not fetch.url.startswith(base + "/") or status is None or fetch.not_modified:
+    base, status, url = "https://" + origin, fetch.status, fetch.url
+    if status is None or fetch.not_modified or not url.startswith(base) or url[len(base) : len(base) + 1] != "/":
         return None
-    path, target = fetch.url[len(base) :], None
+    path, target = url[len(base) :], None
     if fetch.from_freshness:  # not asked: the stored answer stands (its own sentence says so)
         return Answer(fetch.kind, path, status)
+    if not fetch.redirects and status >= 400 and fetch.final_url in (None, url):  # nearly every one
+        plain = fetch.error_code == "http_status" and fetch.error == url + _answered(status)
+        return Answer(fetch.kind, path, status) if plain else None
     if fetch.redirects:
         if len(fetch.redirects) != 1:
             return None
@@ -219,20 +223,33 @@ def load(db: Database, origin: str) -> Empty | None:
 # --- what is empty, and saving it -----------------------------------------------------------
 
 
-def fits(crawl: OriginCrawl, stored: bool) -> bool:
-    """Whether ``crawl`` found nothing (see the module docstring); ``stored``: the origin is
-    stored as empty, so a crawl whose every answer repeats the stored ones is empty too."""
+def answers(crawl: OriginCrawl, stored: bool) -> list[Answer] | None:
+    """What the row of ``crawl`` holds, each answer in the order asked, when it found nothing
+    (see the module docstring); None when it found something, or an answer the row cannot
+    hold. ``stored``: the origin is stored as empty, so a crawl whose every answer repeats the
+    stored ones is empty too."""
     if crawl.results or crawl.documents or crawl.catalog_links or crawl.checks or crawl.endpoints:
-        return False
+        return None
     if crawl.mcp_tools or crawl.primary is not None or not crawl.fetches:
-        return False
+        return None
     if crawl.status != NO_MANIFEST and not (crawl.unchanged and stored):
-        return False
+        return None
     # A revalidating crawl skips known absences: the row keeps one time for its discovery
     # paths, so they were either all asked or none.
     if len({f.from_freshness for f in crawl.fetches if f.kind in DISCOVERY_PATHS}) > 1:
-        return False
-    return all(answer_of(f, crawl.origin) is not None for f in crawl.fetches)
+        return None
+    held = []
+    for fetch in crawl.fetches:
+        answer = answer_of(fetch, crawl.origin)
+        if answer is None:
+            return None
+        held.append(answer)
+    return held
+
+
+def fits(crawl: OriginCrawl, stored: bool) -> bool:
+    """Whether ``crawl`` found nothing, every answer one the row holds (:func:`answers`)."""
+    return answers(crawl, stored) is not None
 
 
 def take(db: Database, crawl: OriginCrawl, crawl_id: int | None, light: dict[str, Any] | None, at: str) -> bool:
@@ -241,15 +258,17 @@ def take(db: Database, crawl: OriginCrawl, crawl_id: int | None, light: dict[str
     columns (:func:`agentdex.db.reads.light_state`), None when there is no listing row."""
     if light is None:
         stored = load(db, crawl.origin)
-        if not fits(crawl, stored is not None):
+        held = answers(crawl, stored is not None)
+        if held is None:
             return False
     else:
-        if light["status"] != NO_MANIFEST or light["first_listed_at"] is not None or not fits(crawl, True):
+        if light["status"] != NO_MANIFEST or light["first_listed_at"] is not None:
             return False
-        stored = _retire_listing(db, crawl.origin, light)
-        if stored is None:
+        held = answers(crawl, True)
+        stored = _retire_listing(db, crawl.origin, light) if held is not None else None
+        if held is None or stored is None:
             return False
-    _write(db, crawl, crawl_id, stored, at)
+    _write(db, crawl, held, crawl_id, stored, at)
     crawl.status = NO_MANIFEST  # an unchanged crawl's status is the stored one: the run counts it so
     return True
 
@@ -268,16 +287,16 @@ def _retire_listing(db: Database, origin: str, light: dict[str, Any]) -> Empty |
     )  # fmt: skip
 
 
-def _write(db: Database, crawl: OriginCrawl, crawl_id: int | None, stored: Empty | None, at: str) -> None:
-    held = {(a.kind, a.path): a for a in stored.answered} if stored else {}
-    answered = []
-    for fetch in crawl.fetches:
-        answer = answer_of(fetch, crawl.origin)
-        assert answer is not None  # fits() saw every answer held whole
-        # An answer not asked again (fresh, or a known absence) is the stored one, redirect and all.
-        answered.append(_entry(held.get(answer[:2], answer) if fetch.from_freshness else answer))
-    answers = _answer_set(db, answered)
-    same = stored is not None and stored.answers == answers
+def _write(
+    db: Database, crawl: OriginCrawl, held: list[Answer], crawl_id: int | None, stored: Empty | None, at: str
+) -> None:
+    before = {(a.kind, a.path): a for a in stored.answered} if stored else {}
+    # An answer not asked again (fresh, or a known absence) is the stored one, redirect and all.
+    answered = [
+        _entry(before.get(a[:2], a) if f.from_freshness else a) for f, a in zip(crawl.fetches, held, strict=True)
+    ]
+    answer_set = _answer_set(db, answered)
+    same = stored is not None and stored.answers == answer_set
     asked = any(f.kind in DISCOVERY_PATHS and not f.from_freshness for f in crawl.fetches)
     light = {"unchanged_crawls": stored.unchanged_crawls, "next_due_at": stored.next_due_at} if stored else {}
     planned = schedule_columns(crawl, light, changed=False, failures=0, at=at)
@@ -289,7 +308,7 @@ def _write(db: Database, crawl: OriginCrawl, crawl_id: int | None, stored: Empty
     asked_at = at if asked or stored is None else stored.asked_at
     row = {
         "origin": crawl.origin,
-        "answers": answers,
+        "answers": answer_set,
         "first_seen_at": first_seen,
         "since": None if since == first_seen else since,  # NULL: the same time (empty_sql)
         "asked_at": None if asked_at == at else asked_at,
@@ -379,11 +398,17 @@ def expand(db: Database, origin: str) -> bool:
 
 def answer_sentence(url: str, status: int) -> str:
     """What the fetcher says of a non-2xx answer (:mod:`agentdex.crawler.fetch`)."""
+    return url + _answered(status)
+
+
+@functools.cache
+def _answered(status: int) -> str:
+    """`` answered 404 Not Found.``: what follows the URL in :func:`answer_sentence`."""
     try:
         reason = HTTPStatus(status).phrase
     except ValueError:
         reason = "error"
-    return f"{url} answered {status} {reason}."
+    return f" answered {status} {reason}."
 
 
 def detail(row: Empty) -> str:
