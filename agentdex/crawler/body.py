@@ -19,6 +19,7 @@ import zlib
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
+from agentdex.crawler.h1 import Reply
 from agentdex.errors import FetchError
 from agentdex.headers import http_digits
 
@@ -41,21 +42,49 @@ async def read_capped(response: Answer, max_bytes: int, *, prefix: bool = False)
     if announced is not None and announced > max_bytes and not prefix:
         shown = header.strip()[:40]  # a length of a million digits is not repeated whole
         raise FetchError("too_large", f"The answer announces {shown} bytes, above the {max_bytes}-byte cap.")
-    inflater = _Inflater(response.headers.get("content-encoding", ""))
-    # The parts as they came, joined once at the end: a body that came in one part (most
-    # do) is that part itself, never copied.
-    parts: list[bytes] = []
-    size = 0
-    async for raw in response.aiter_raw():
-        part = inflater.feed(raw, room=max_bytes - size + 1)
-        parts.append(part)
-        size += len(part)
-        if size > max_bytes:
-            if prefix:
-                return b"".join(parts)[:max_bytes]  # the rest stays unread (the connection is not reused)
-            raise FetchError("too_large", f"The body is larger than the {max_bytes}-byte cap{inflater.after}.")
-    inflater.finish()
-    return b"".join(parts)
+    body = _Capped(_Inflater(response.headers.get("content-encoding") or ""), max_bytes, prefix)
+    # An answer of the crawler's own transport that arrived whole is taken at once.
+    whole = response.arrived() if isinstance(response, Reply) else None
+    if whole is not None:
+        body.add(whole)
+    else:
+        async for raw in response.aiter_raw():
+            if body.add(raw):
+                break  # the rest stays unread (the connection is not reused)
+    return body.result()
+
+
+class _Capped:
+    """The decoded parts of a body under its cap, as they came, joined once at the end: a
+    body that came in one part (most do) is that part itself, never copied."""
+
+    __slots__ = ("_inflater", "_max", "_prefix", "_parts", "_size", "_cut")
+
+    def __init__(self, inflater: _Inflater, max_bytes: int, prefix: bool) -> None:
+        self._inflater, self._max, self._prefix = inflater, max_bytes, prefix
+        self._parts: list[bytes] = []
+        self._size, self._cut = 0, False
+
+    def add(self, raw: bytes) -> bool:
+        """Take ``raw``; True once a ``prefix`` is full (read no more), FetchError
+        ``too_large`` when the body passes the cap otherwise."""
+        part = self._inflater.feed(raw, room=self._max - self._size + 1)
+        self._parts.append(part)
+        self._size += len(part)
+        if self._size <= self._max:
+            return False
+        if not self._prefix:
+            raise FetchError("too_large", f"The body is larger than the {self._max}-byte cap{self._inflater.after}.")
+        self._cut = True
+        return True
+
+    def result(self) -> bytes:
+        """The body (its first ``max_bytes`` when cut); a compressed one that stopped before its end is refused."""
+        if self._cut:
+            return b"".join(self._parts)[: self._max]
+        self._inflater.finish()
+        parts = self._parts
+        return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 class _Inflater:

@@ -485,6 +485,17 @@ class _Body(httpx.AsyncByteStream):
                 await self.aclose()
                 raise
 
+    def arrived(self) -> bytes | None:
+        """The whole body when all of it has arrived already (the connection then goes back
+        to its pool), else None (nothing taken: iterate)."""
+        connection = self._connection
+        answer = connection.answer if connection is not None else None
+        if connection is None or answer is None or not answer.done:
+            return None
+        chunks, answer.body = answer.body, []
+        self._finish(connection)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
     def _finish(self, connection: _Connection) -> None:
         self._connection = None
         if connection.answer is not None:
@@ -560,6 +571,16 @@ class Reply:
         self.headers = ReplyHeaders(answer.headers)
         self.is_stream_consumed = False
         self._body: _Body | None = body
+
+    def arrived(self) -> bytes | None:
+        """The whole body, when all of it has arrived with the head (a small answer: most of
+        a crawl's), read at once without iterating; else None, and :meth:`aiter_raw` reads it."""
+        if self.is_stream_consumed or self._body is None:
+            return None
+        whole = self._body.arrived()
+        if whole is not None:
+            self.is_stream_consumed = True
+        return whole
 
     def aiter_raw(self) -> AsyncIterator[bytes]:
         """The body's bytes as they arrive (once: a second reading is an error, as httpx's)."""
