@@ -132,96 +132,109 @@ class _RichProgress:
         self.bar.stop()
 
 
+# crawl's own options, declared apart so that the command reads as what it does (help and
+# order are what typer shows and docs/cli.md lists)
+OriginsArg = Annotated[
+    list[str] | None,
+    typer.Argument(metavar="ORIGIN", help="Hosts or https URLs. None: recrawl every known origin."),
+]
+SeedsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--seeds",
+        metavar="FILE",
+        help=(
+            "A file with one origin per line (# comments; - reads standard input); a line may go on with "
+            "the MCP endpoint a registry declares there, as agentdex seeds prints it. Read while the crawl "
+            "runs (a file of any length in flat memory); a bad line is told with its number and skipped."
+        ),
+    ),
+]
+NoVerifyOpt = Annotated[bool, typer.Option("--no-verify", help="Skip verification checks.")]
+DueOpt = Annotated[
+    bool,
+    typer.Option("--due", help="Crawl only the known origins whose next-due time has passed, most overdue first."),
+]
+RevalidateOpt = Annotated[
+    bool,
+    typer.Option(
+        "--revalidate", help="Ask about every document, even one whose stored answer is still fresh (HTTP caching)."
+    ),
+]
+MaxFreshOpt = Annotated[
+    float,
+    typer.Option(
+        "--max-fresh",
+        min=0,
+        metavar="SECONDS",
+        help="Seconds after its arrival a stored answer may still be used fresh, at most (0: ask every time).",
+    ),
+]
+MinFreshOpt = Annotated[
+    float,
+    typer.Option(
+        "--min-fresh",
+        min=0,
+        metavar="SECONDS",
+        help="Seconds of freshness a stored answer must have left to be used instead of asking.",
+    ),
+]
+RegistryLookupOpt = Annotated[
+    bool,
+    typer.Option(
+        "--registry-lookup",
+        help=(
+            "Also ask the MCP registry (--registry, default the official one) what it lists in each "
+            "origin's namespace (pantry.test: test.pantry/…), and cross-check it."
+        ),
+    ),
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display (bar or lines); the summary only.")]
+OriginBudgetOpt = Annotated[
+    float,
+    typer.Option(
+        "--origin-budget",
+        min=1,
+        max=86400,
+        metavar="SECONDS",
+        help=(
+            "Seconds one origin may take, all its requests together (2 more for each MCP endpoint past the "
+            "first that a registry declares on it); past it the origin is recorded as cut short."
+        ),
+    ),
+]
+ProcessesOpt = Annotated[
+    int,
+    typer.Option(
+        "--processes",
+        min=1,
+        max=64,
+        metavar="N",
+        help=(
+            "Processes that fetch, parse and verify, this one among them, each with its share of "
+            "--concurrency; this one also saves (1: all in one process). About one per core: a large crawl "
+            "on a machine with cores to spare."
+        ),
+    ),
+]
+
+
 @commands.command(epilog=CONFIG_HELP)
 @network_settings()
 def crawl(
-    origins: Annotated[
-        list[str] | None,
-        typer.Argument(metavar="ORIGIN", help="Hosts or https URLs. None: recrawl every known origin."),
-    ] = None,
-    seeds: Annotated[
-        Path | None,
-        typer.Option(
-            "--seeds",
-            metavar="FILE",
-            help=(
-                "A file with one origin per line (# comments; - reads standard input); a line may go on with "
-                "the MCP endpoint a registry declares there, as agentdex seeds prints it. Read while the crawl "
-                "runs (a file of any length in flat memory); a bad line is told with its number and skipped."
-            ),
-        ),
-    ] = None,
+    origins: OriginsArg = None,
+    seeds: SeedsOpt = None,
     db: DbOpt = None,
     settings: GivenSettings = NOT_GIVEN,
-    no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip verification checks.")] = False,
-    due: Annotated[
-        bool,
-        typer.Option("--due", help="Crawl only the known origins whose next-due time has passed, most overdue first."),
-    ] = False,
-    revalidate: Annotated[
-        bool,
-        typer.Option(
-            "--revalidate", help="Ask about every document, even one whose stored answer is still fresh (HTTP caching)."
-        ),
-    ] = False,
-    max_fresh: Annotated[
-        float,
-        typer.Option(
-            "--max-fresh",
-            min=0,
-            metavar="SECONDS",
-            help="Seconds after its arrival a stored answer may still be used fresh, at most (0: ask every time).",
-        ),
-    ] = 86400.0,
-    min_fresh: Annotated[
-        float,
-        typer.Option(
-            "--min-fresh",
-            min=0,
-            metavar="SECONDS",
-            help="Seconds of freshness a stored answer must have left to be used instead of asking.",
-        ),
-    ] = 60.0,
-    registry_lookup: Annotated[
-        bool,
-        typer.Option(
-            "--registry-lookup",
-            help=(
-                "Also ask the MCP registry (--registry, default the official one) what it lists in each "
-                "origin's namespace (pantry.test: test.pantry/…), and cross-check it."
-            ),
-        ),
-    ] = False,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress display (bar or lines); the summary only.")
-    ] = False,
-    origin_budget: Annotated[
-        float,
-        typer.Option(
-            "--origin-budget",
-            min=1,
-            max=86400,
-            metavar="SECONDS",
-            help=(
-                "Seconds one origin may take, all its requests together (2 more for each MCP endpoint past the "
-                "first that a registry declares on it); past it the origin is recorded as cut short."
-            ),
-        ),
-    ] = 120.0,
-    processes: Annotated[
-        int,
-        typer.Option(
-            "--processes",
-            min=1,
-            max=64,
-            metavar="N",
-            help=(
-                "Processes that fetch, parse and verify, this one among them, each with its share of "
-                "--concurrency; this one also saves (1: all in one process). About one per core: a large crawl "
-                "on a machine with cores to spare."
-            ),
-        ),
-    ] = 1,
+    no_verify: NoVerifyOpt = False,
+    due: DueOpt = False,
+    revalidate: RevalidateOpt = False,
+    max_fresh: MaxFreshOpt = 86400.0,
+    min_fresh: MinFreshOpt = 60.0,
+    registry_lookup: RegistryLookupOpt = False,
+    quiet: QuietOpt = False,
+    origin_budget: OriginBudgetOpt = 120.0,
+    processes: ProcessesOpt = 1,
     as_json: JsonOpt = False,
 ) -> None:
     """Crawl origins into the catalogue: discover, validate, store, diff and verify.
@@ -231,21 +244,23 @@ def crawl(
     origin unless --registry-lookup says so."""
     from agentdex.crawler.freshness import Policy
 
-    net = settings.options(registry_lookup=registry_lookup)
-    shard = net.shard
+    net = settings.options(registry_lookup=registry_lookup, origin_budget=origin_budget)
     if due and (origins or seeds):
         fail("--due takes the origins the schedule says are due; name no origin and no --seeds file", 2)
-    wanted = _wanted_and_seeds(origins or [], seeds, net)
+    wanted = _wanted_and_seeds(origins or [], seeds, net) or _recrawl_origins(db, due)
     if not wanted:
-        wanted = _recrawl_origins(db, due)
-        if not wanted:
-            _nothing_due(db, as_json)
-            return
-    net.origin_budget = origin_budget
+        _nothing_due(db, as_json)
+        return
     policy = Policy(ceiling=max_fresh, floor=min_fresh, revalidate=revalidate)
     summary = run_crawl(
-        db, wanted, net, verify=not no_verify, policy=policy, quiet=quiet, processes=processes, shard=shard
+        db, wanted, net, verify=not no_verify, policy=policy, quiet=quiet, processes=processes, shard=net.shard
     )
+    _report_crawl(summary, net.shard, quiet=quiet, as_json=as_json)
+
+
+def _report_crawl(summary: dict, shard, *, quiet: bool, as_json: bool) -> None:
+    """Print a finished crawl's summary (JSON or lines); exit 1 when an origin hit a bug of
+    agentdex (the others are saved, the run says so) or when not one origin answered."""
     if shard is not None and not summary["origins"] and not quiet:
         typer.echo(f"shard {shard}: none of the origins is this shard's; its catalogue stays empty", err=True)
     if as_json:
@@ -254,7 +269,7 @@ def crawl(
         from agentdex.render import summary_lines
 
         typer.echo("\n".join(summary_lines(summary)))
-    if summary["internal"]:  # an origin hit a bug of agentdex: the others are saved, the run says so
+    if summary["internal"]:
         raise typer.Exit(1)
     _fail_when_none_reached(summary)
 
