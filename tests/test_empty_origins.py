@@ -292,7 +292,8 @@ def test_a_soft_404_or_a_redirect_everywhere_is_one_compact_row_that_says_what_t
     assert result.status == "no_manifest" and not result.documents and not result.results
     row = empty_rows.load(db, origin)
     assert row is not None and [a.path for a in row.answered] == [urlsplit(f.url).path for f in result.fetches]
-    assert rows(db, "listings", origin) == rows(db, "snapshots", origin) == 0
+    assert rows(db, "listings", origin) == rows(db, "snapshots", origin) == rows(db, "robots_txt", origin) == 0
+    assert row.robots_status == 200  # its robots.txt is the page too (through the redirect): no rules
     # A site answering every path with its page answers the A2A card's other path so too: not asked.
     assert "/.well-known/agent.json" not in {r.path for r in web.requests_log if r.host == origin}
     shown = load_show(db, origin)
@@ -312,5 +313,7 @@ def test_a_soft_404_or_a_redirect_everywhere_is_one_compact_row_that_says_what_t
         (f.url, f.kind, f.status, f.final_url, f.error_code, f.error, json.dumps(f.redirects)) for f in result.fetches
     ]
     assert stood_for == made
+    web.requests_log.clear()
     again = asyncio.run(crawled_and_saved(db, web, origin))
     assert again.status == "no_manifest" and empty_rows.load(db, origin).since == row.since  # the same answers
+    assert "/robots.txt" not in {r.path for r in web.requests_log if r.host == origin}  # reused from the row

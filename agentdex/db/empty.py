@@ -5,8 +5,8 @@ one ``empty_origins`` row (migration m020): when it was first seen and last craw
 paths were asked and what each answered (an ``answer_sets`` row, ``[[kind, path, status],
 …]`` in the order asked, stored once for every origin that answered the same), when its
 discovery paths were last asked and since when they answer so (the known-absence
-schedule), its crawl schedule, and a robots.txt that answered 4xx. No listing row, no
-snapshot, no robots.txt row.
+schedule), its crawl schedule, and a robots.txt that answered 4xx or with a web page that
+holds no rule (:func:`robots_page`). No listing row, no snapshot, no robots.txt row.
 
 An origin is stored so (:func:`take`) when the crawl found nothing: status ``no_manifest``
 (or, for an origin stored so, every answer repeating the stored ones), no document, no
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any, NamedTuple
@@ -341,13 +342,28 @@ def _answer_set(db: Database, answered: list[list[Any]]) -> int:
 
 
 def _robots(record: FetchRecord | None, stored: Empty | None, at: str) -> tuple[int | None, str | None]:
-    """(status, time) of robots.txt's 4xx, which the row holds; its rules (a 2xx) are a
-    robots.txt row as for any origin; not fetched this crawl (reused, or it failed): as stored."""
+    """(status, time) of robots.txt's 4xx or of a web page there (:func:`robots_page`), which
+    the row holds; its rules (a 2xx) are a robots.txt row as for any origin; not fetched this
+    crawl (reused, or it failed): as stored."""
     if record is None:
         return (stored.robots_status, stored.robots_at) if stored else (None, None)
-    if record.ok and record.body is not None:
+    if record.ok and record.body is not None and not robots_page(record):
         return None, None
     return record.status, at  # fetched this crawl: its time is the crawl's
+
+
+# A line a robots.txt rule may be on: a key and a colon at its start (RFC 9309's user-agent,
+# allow and disallow, and whatever spellings a parser forgives).
+_RULE_LINE = re.compile(rb"^[ \t]*[A-Za-z][A-Za-z \t_-]*:", re.M)
+
+
+def robots_page(record: FetchRecord | None) -> bool:
+    """This crawl's robots.txt is a web page with no line a rule could be on (a soft 404's
+    home page): no rules, as an empty file. An empty origin's row holds it as its status (a
+    2xx), its body not kept; any other 2xx is a robots.txt row as for any origin."""
+    if record is None or not record.ok or record.body is None:
+        return False
+    return _page(record) and _RULE_LINE.search(record.body) is None
 
 
 def _fresh_until(fetches: list[FetchRecord], stored: Empty | None) -> str | None:
@@ -386,12 +402,15 @@ def expand(db: Database, origin: str) -> bool:
             for a in row.answered
         ],
     )  # fmt: skip
-    if row.robots_status is not None:
+    if row.robots_status is not None:  # a web page there: no rules, the empty file that says so
         db.execute(
-            "INSERT INTO robots_txt (origin, url, status_code, fetched_at) VALUES (?, ?, ?, ?) "
+            "INSERT INTO robots_txt (origin, url, status_code, body, fetched_at) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (origin) DO NOTHING",
-            [origin, row.url(ROBOTS_PATH), row.robots_status, row.robots_at or row.crawled_at],
-        )
+            [
+                origin, row.url(ROBOTS_PATH), row.robots_status, "" if row.robots_status < 300 else None,
+                row.robots_at or row.crawled_at,
+            ],
+        )  # fmt: skip
     db.execute("DELETE FROM empty_origins WHERE origin = ?", [origin])
     return True
 
@@ -446,14 +465,17 @@ def previous(db: Database, origin: str) -> dict[str, dict[str, Any]]:
 
 
 def robots(db: Database, origin: str) -> FetchRecord | None:
-    """The robots.txt 4xx an empty origin's row holds, as a fetch record (None: none)."""
+    """The robots.txt an empty origin's row holds (a 4xx, or a web page: no rules), as a fetch
+    record (None: none)."""
     row = db.execute(
         "SELECT robots_status, coalesce(robots_at, crawled_at) FROM empty_origins WHERE origin = ?", [origin]
     ).fetchone()
     if row is None or row[0] is None:
         return None
-    url = f"https://{origin}{ROBOTS_PATH}"
-    return FetchRecord(url=url, kind="robots", status=row[0], fetched_at=row[1], error_code="http_status")
+    url, status = f"https://{origin}{ROBOTS_PATH}", row[0]
+    if 200 <= status < 300:  # a page without a rule: an empty file says the same
+        return FetchRecord(url=url, kind="robots", status=status, fetched_at=row[1], body=b"")
+    return FetchRecord(url=url, kind="robots", status=status, fetched_at=row[1], error_code="http_status")
 
 
 def facts(row: Empty, now: float) -> list[dict[str, Any]]:

@@ -88,8 +88,8 @@ def save_origin(db: Database, crawl: OriginCrawl, crawl_id: int | None, *, at: s
     with transaction(db):
         light = light_state(db, crawl.origin)
         if empty.take(db, crawl, crawl_id, light, at):  # found nothing: one compact row
-            if crawl.robots is not None and crawl.robots.ok:
-                _save_robots(db, crawl.origin, crawl.robots, at)
+            if crawl.robots is not None and crawl.robots.ok and not empty.robots_page(crawl.robots):
+                _save_robots(db, crawl.origin, crawl.robots, at)  # its rules (a page without one: the row's)
             count_crawl(db, crawl_id, crawl.fetches)
             return []
         if light is None and empty.expand(db, crawl.origin):  # found something: the rows it stood for
