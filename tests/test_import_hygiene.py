@@ -43,6 +43,19 @@ def test_library_modules_do_not_import_ui_toolkits():
 
 
 @pytest.mark.slow
+def test_a_crawling_process_imports_no_pydantic():
+    # pydantic and the models built at import cost each crawling process about 7 MB of its peak
+    # (docs/benchmarks.md, issue 35: the rise measured at 1b67c5c, where formats.server_json built
+    # the registry API's models at import); the crawler loads it when a registry page is read.
+    code = (
+        "import sys, agentdex.crawler.crawl, agentdex.crawler.worker\n"
+        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'pydantic_core'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+@pytest.mark.slow
 def test_import_linter_contracts_hold():
     lint = Path(sys.executable).with_name("lint-imports")
     result = subprocess.run([str(lint)], cwd=ROOT, capture_output=True, text=True)
