@@ -9,12 +9,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal, TypedDict, cast
+from typing import Any, Literal, TypedDict, TypeVar, cast
 
 Severity = Literal["error", "warning"]
 STATUSES = ("listed", "invalid", "unreachable", "no_manifest", "delisted")
+_D = TypeVar("_D")
 
 
+def _pickled_by_fields(cls: type[_D]) -> type[_D]:
+    """Pickle instances of the dataclass ``cls`` as a call with its fields in order (each
+    of them an ``__init__`` argument), not as a slot dict set attribute by attribute: every
+    origin a crawling process sends the saving one is a few dozen of them
+    (``crawl --processes``), and this made unpickling one origin's result a third cheaper."""
+    names = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
+
+    def __reduce__(self: Any) -> tuple[type, tuple[Any, ...]]:
+        return cls, tuple([getattr(self, name) for name in names])
+
+    cls.__reduce__ = __reduce__  # type: ignore[method-assign]
+    return cls
+
+
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One problem found in a document.
@@ -34,6 +50,7 @@ class Finding:
         return {"severity": self.severity, "path": self.path, "code": self.code, "message": self.message}
 
 
+@_pickled_by_fields
 @dataclass(slots=True)
 class Tool:
     """A tool a listing exposes: declared in a manifest or listed by its MCP server.
@@ -192,6 +209,7 @@ class CrossFacts:
         return cls(**{f.name: f.metadata["read"](extra[f.name]) for f in fields(cls) if f.name in extra})
 
 
+@_pickled_by_fields
 @dataclass(slots=True)
 class Listing:
     """The normalised form of any manifest: one origin, one listing.
@@ -242,8 +260,8 @@ class Listing:
         return CrossFacts.of(self.extra)
 
     def to_dict(self) -> dict[str, Any]:
-        """The listing as plain JSON-ready data."""
-        return asdict(self)
+        """The listing as plain JSON-ready data (what :func:`dataclasses.asdict` gives)."""
+        return {name: _plain(getattr(self, name)) for name in _LISTING_FIELDS}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Listing:
@@ -254,6 +272,7 @@ class Listing:
         return cls(**values)
 
 
+@_pickled_by_fields
 @dataclass(slots=True)
 class ParseResult:
     """What a format module returns: the listing (when the document was usable at all),
@@ -278,6 +297,37 @@ class ParseResult:
         }
 
 
+_LISTING_FIELDS = tuple(f.name for f in fields(Listing))
+_ATOMS = (str, int, float, bool, type(None))
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as :func:`dataclasses.asdict` copies a field: lists and dicts copied all the
+    way down, dataclasses as dicts. Its own walk of the JSON shapes a listing holds, with
+    ``asdict`` for anything else: ``asdict`` deep-copies every string too, and this was a
+    tenth of saving an origin."""
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is list:
+        return [_plain(item) for item in value]
+    if kind is dict:
+        return {_plain(key): _plain(item) for key, item in value.items()}
+    if kind is Tool:
+        return {name: _plain(getattr(value, name)) for name in _TOOL_FIELDS}
+    return asdict(_Wrap(value))["value"]
+
+
+@dataclass(slots=True)
+class _Wrap:
+    """What lets :func:`_plain` hand a value of another kind to ``asdict`` as it is."""
+
+    value: Any
+
+
+_TOOL_FIELDS = tuple(f.name for f in fields(Tool))
+
+
 def sorted_findings(findings: list[Finding]) -> list[Finding]:
     """Findings in path order (errors before warnings at the same path)."""
     return sorted(findings, key=lambda f: (f.path, f.severity != "error", f.code))
@@ -286,6 +336,7 @@ def sorted_findings(findings: list[Finding]) -> list[Finding]:
 CheckStatus = Literal["pass", "fail", "warn", "skip"]
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Check:
     """The result of one verification check, stored as ``{name, status, detail}``."""
@@ -300,6 +351,7 @@ class Check:
         return {"name": self.name, "status": self.status, "detail": self.detail}
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Event:
     """A change between two crawls of one origin: ``{kind, at, old, new}``."""
@@ -310,6 +362,7 @@ class Event:
     subject: str = ""  # e.g. an Anchor tool id or MCP tool name the change is about
 
 
+@_pickled_by_fields
 @dataclass(slots=True)
 class FetchRecord:
     """One fetch made during a crawl (stored as a snapshot row; the body as a blob)."""
@@ -348,6 +401,7 @@ class FetchRecord:
         return self.error_code is None and (self.not_modified or (self.status is not None and 200 <= self.status < 300))
 
 
+@_pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class EndpointProbe:
     """One URL a listing depends on, as one crawl found it (``agentdex.crawler.health``)."""
@@ -388,6 +442,7 @@ def probe_key(state: str, era: str | None, cause: str | None) -> str:
     return "|".join((state, era or "", cause or ""))
 
 
+@_pickled_by_fields
 @dataclass(slots=True)
 class OriginCrawl:
     """Everything one crawl learned about one origin; the database saves it in one

@@ -31,8 +31,8 @@ from agentdex.crawler.stage import StagePlan
 from agentdex.models import OriginCrawl
 
 # Of these messages: raise it when one changes shape (2: OriginCrawl.tool_quality; 3:
-# OriginCrawl.extra_endpoints and catalog_links).
-VERSION = 3
+# OriginCrawl.extra_endpoints and catalog_links; 4: the models pickled as their fields in order).
+VERSION = 4
 HEADER = struct.Struct("!HQ")  # each frame: the version and the length of its pickle
 # Results in flight from a crawling process, at most: a pipe of 1 MiB (Linux's default
 # /proc/sys/fs/pipe-max-size; the 64 KiB default holds only a few results) lets a child run

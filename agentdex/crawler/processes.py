@@ -64,6 +64,7 @@ from agentdex.crawler.messages import (
 from agentdex.crawler.options import NetworkOptions
 from agentdex.crawler.stage import OriginFailed, Saver, StagePlan, crawl_one, describe_error, open_stage, work_through
 from agentdex.errors import InputError
+from agentdex.models import OriginCrawl
 
 WORKER = "agentdex.crawler.worker"  # the crawling process's module (python -m)
 # Whether the Linux-only calls are made (F_SETPIPE_SZ): the one switch for them, which a test
@@ -419,11 +420,21 @@ async def _one(db, origin: str, stage, stats: FetchStats) -> bytes:
     """One origin's frame: its result, or why it could not be finished (a result that cannot
     be sent is that origin's error). The counts are read once the origin is done."""
     try:
-        return encode(Crawled(origin, await crawl_one(db, origin, stage), stats.requests, stats.errors))
+        return encode(Crawled(origin, _for_saving(await crawl_one(db, origin, stage)), stats.requests, stats.errors))
     except OriginFailed as failed:
         return encode(Failed(origin, failed.code, failed.message, stats.requests, stats.errors))
     except Exception as exc:  # noqa: BLE001 - a result that cannot be sent: that origin's error
         return encode(Failed(origin, "internal", describe_error(exc), stats.requests, stats.errors))
+
+
+def _for_saving(result: OriginCrawl) -> OriginCrawl:
+    """``result`` without what saving never reads: each parsed document's decoded JSON (its
+    body travels in its fetch record, and the listing and findings read from it do too), a
+    second copy of every manifest in the frame."""
+    for parsed in (result.primary, *result.results.values()):
+        if parsed is not None:
+            parsed.document = None
+    return result
 
 
 __all__ = ["child_main", "run_processes"]

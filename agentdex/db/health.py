@@ -78,24 +78,55 @@ def save_samples(
     """One ``endpoint_samples`` row a probe; the events of endpoints whose confirmed health
     moved: unhealthy after :data:`CONFIRM_FAILURES` measurable failures in a row, healthy
     again after one success (a single failure, an unmeasurable answer: no event)."""
-    events = []
-    for p in probes:
+    # Each endpoint's latest measurable samples are read once (none for an origin with no
+    # sample yet, as in a first crawl) and the new ones merged in here: the rows are then
+    # inserted together, not read back one by one (three statements a probe before).
+    stored = _has_samples(db, origin)
+    recent: dict[tuple[str, str], list[_Sample]] = {}
+    rows, events = [], []
+    for number, p in enumerate(probes):
         url = safe_text(p.url) or ""
-        before = _recent(db, origin, p.role, url)
-        db.execute(
-            "INSERT INTO endpoint_samples (origin, role, url, at, state, outcome, ms, verified_by, crawl_id) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [origin, p.role, url, at, p.state, outcome(p), p.ms, safe_text(p.verified_by) or "", crawl_id],
-        )
-        event = _health_event(before, _recent(db, origin, p.role, url), f"{p.role} {url}")
+        key = (p.role, url)
+        if key not in recent:
+            recent[key] = _recent_samples(db, origin, p.role, url) if stored else []
+        before, result = recent[key], outcome(p)
+        # The new row sorts after every stored one at the same time (its id is larger).
+        after = before if result == "unmeasurable" else _newest([*before, (result, p.state, at, _NEW + number)])
+        recent[key] = after
+        rows.append((origin, p.role, url, at, p.state, result, p.ms, safe_text(p.verified_by) or "", crawl_id))
+        event = _health_event(_pairs(before), _pairs(after), f"{p.role} {url}")
         events += [event] if event is not None else []
+    db.conn.executemany(
+        "INSERT INTO endpoint_samples (origin, role, url, at, state, outcome, ms, verified_by, crawl_id) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
     return events
 
 
-def _recent(db: Database, origin: str, role: str, url: str) -> list[tuple[str, str]]:
-    """``(outcome, state)`` of the endpoint's latest measurable samples, newest first."""
+# One measurable sample as read back: (outcome, state, at, id); a sample of this save has an
+# id from _NEW up, above any stored one.
+_Sample = tuple[str, str, str, int]
+_NEW = 1 << 62
+
+
+def _has_samples(db: Database, origin: str) -> bool:
+    return db.execute("SELECT 1 FROM endpoint_samples WHERE origin = ? LIMIT 1", [origin]).fetchone() is not None
+
+
+def _newest(samples: list[_Sample]) -> list[_Sample]:
+    """The :data:`CONFIRM_FAILURES` + 1 newest of ``samples``, newest first (by time, then id)."""
+    return sorted(samples, key=lambda s: (s[2], s[3]), reverse=True)[: CONFIRM_FAILURES + 1]
+
+
+def _pairs(samples: list[_Sample]) -> list[tuple[str, str]]:
+    return [(result, state) for result, state, *_ in samples]
+
+
+def _recent_samples(db: Database, origin: str, role: str, url: str) -> list[_Sample]:
+    """The endpoint's latest measurable samples, newest first."""
     return db.execute(
-        "SELECT outcome, state FROM endpoint_samples WHERE origin = ? AND role = ? AND url = ? "
+        "SELECT outcome, state, at, id FROM endpoint_samples WHERE origin = ? AND role = ? AND url = ? "
         "AND outcome != 'unmeasurable' ORDER BY at DESC, id DESC LIMIT ?",
         [origin, role, url, CONFIRM_FAILURES + 1],
     ).fetchall()

@@ -32,6 +32,7 @@ _INSERT = (
     "fetched_at, redirects, obtained, response_at, fresh_until, last_crawl_id, last_seen_at, last_obtained) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+_INSERT_BLOB = "INSERT OR IGNORE INTO blobs (sha256, size_bytes, content, first_seen_at) VALUES (?, ?, ?, ?)"
 _EXTEND = (
     "UPDATE snapshots SET last_crawl_id = ?, last_seen_at = ?, last_obtained = ?, seen = seen + 1, "
     "response_at = ?, fresh_until = ?, headers = ?, etag = coalesce(?, etag), "
@@ -70,16 +71,6 @@ def sha256(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()
 
 
-def insert_blob(db: Database, body: bytes, at: str) -> str:
-    """Store ``body`` unless a blob with its hash is stored; return the hash."""
-    sha = sha256(body)
-    db.execute(
-        "INSERT OR IGNORE INTO blobs (sha256, size_bytes, content, first_seen_at) VALUES (?, ?, ?, ?)",
-        [sha, len(body), body, at],
-    )
-    return sha
-
-
 def latest_rows(db: Database, origin: str) -> dict[str, dict[str, Any]]:
     """``{url: row}``: the latest snapshot of each URL of ``origin`` (one indexed query)."""
     return {row[0]: dict(zip(_LATEST_NAMES, row[1:], strict=True)) for row in db.execute(_LATEST_ROWS, [origin])}
@@ -112,17 +103,22 @@ def save_snapshots(
     if not fetches:
         return
     latest = latest_rows(db, origin)
-    extend, insert = [], []
+    extend, insert, blobs = [], [], []
     for fetch in fetches:
         row = latest.get(safe_text(fetch.url) or "")
         keep = keep_bodies or fetch.kind in CHECKED_BODY_KINDS
         body = fetch.body if keep and fetch.kind not in BODYLESS_KINDS else None
         if row is not None and same_answer(row, fetch):
             extend.append(_extension(row, fetch, crawl_id, at))
-        else:
-            insert.append(_snapshot_row(db, origin, fetch, body, crawl_id, at))
+            continue
+        sha = None
+        if body is not None:
+            sha = sha256(body)
+            blobs.append((sha, len(body), body, at))
+        insert.append(_snapshot_row(origin, fetch, body, sha, crawl_id, at))
     # executemany: a recrawl touches each of an origin's ~15 URLs, and the per-statement
-    # overhead was most of what such a crawl cost.
+    # overhead was most of what such a crawl cost. The blobs go first (snapshots refer to them).
+    db.conn.executemany(_INSERT_BLOB, blobs)
     db.conn.executemany(_EXTEND, extend)
     db.conn.executemany(_INSERT, insert)
 
@@ -177,9 +173,9 @@ def _extension(row: dict[str, Any], fetch: FetchRecord, crawl_id: int | None, at
 
 
 def _snapshot_row(
-    db: Database, origin: str, fetch: FetchRecord, body: bytes | None, crawl_id: int | None, at: str
+    origin: str, fetch: FetchRecord, body: bytes | None, sha: str | None, crawl_id: int | None, at: str
 ) -> list[Any]:
-    sha = insert_blob(db, body, at) if body is not None else None
+    """A new snapshot row; ``body``: what is kept of its body (stored under ``sha``), if anything."""
     headers = _headers(fetch)
     seen_at = fetch.fetched_at or at
     return [

@@ -310,17 +310,19 @@ def _save_documents(db: Database, crawl: OriginCrawl, at: str) -> None:
     for fetch in crawl.fetches:
         if fetch.body is not None:
             fetched.setdefault(sha256(fetch.body), fetch)
+    rows = []
     for kind, sha in crawl.documents.items():
         found = fetched.get(sha)  # a body of this crawl: stored by save_snapshots just before
         if found is None and db.execute("SELECT 1 FROM blobs WHERE sha256 = ?", [sha]).fetchone() is None:
             continue  # a hash with no stored body cannot be a document; keep what we had
         url = found.url if found else _stored_document_url(db, crawl.origin, kind)
-        db.execute(
-            "INSERT INTO documents (origin, kind, url, sha256, fetched_at) VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT(origin, kind) DO UPDATE SET url = excluded.url, sha256 = excluded.sha256, "
-            "fetched_at = excluded.fetched_at",
-            [crawl.origin, kind, safe_text(url), sha, (found.fetched_at if found else "") or at],
-        )
+        rows.append((crawl.origin, kind, safe_text(url), sha, (found.fetched_at if found else "") or at))
+    db.conn.executemany(
+        "INSERT INTO documents (origin, kind, url, sha256, fetched_at) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT(origin, kind) DO UPDATE SET url = excluded.url, sha256 = excluded.sha256, "
+        "fetched_at = excluded.fetched_at",
+        rows,
+    )
     keep = set(crawl.documents) | {f.kind for f in crawl.fetches if f.not_modified}
     stored = [row[0] for row in db.execute("SELECT kind FROM documents WHERE origin = ?", [crawl.origin])]
     for kind in stored:
