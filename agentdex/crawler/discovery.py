@@ -36,7 +36,8 @@ slots from other origins):
    AI Catalog: ``<streamable-http-url>/server-card`` of the origin's own Streamable HTTP
    endpoint (SEP-2127; :func:`agentdex.crawler.discovered.card_endpoint`), a 404 a known
    absence, its URL kept with the declared documents (a repeating crawl asks it again).
-   An A2A card at the current path: the legacy path too, to cross-check a 0.3 and a 1.0 card.
+   An A2A card at the current path: the legacy path too, to cross-check a 0.3 and a 1.0 card
+   (not beside a web page there: a site answering every path with its page answers that one so too).
 
 Discovery documents are parsed into :attr:`OriginCrawl.results` beside the manifests (so
 they are stored as snapshots, documents and findings). Where the origin publishes no
