@@ -205,6 +205,7 @@ def mcp_site(*paths: str) -> dict:
     return {"paths": {path: {"app": "mcp", "options": {"name": "Late", "tools": [tool]}} for path in paths}}
 
 
+@pytest.mark.slow
 def test_an_endpoint_line_far_from_its_origins_first_is_probed_in_the_same_run(tmp_path):
     fifo, db, told, root = tmp_path / "seeds.fifo", tmp_path / "c.db", tmp_path / "stderr.txt", tmp_path / "web"
     (root / "late.test").mkdir(parents=True)
