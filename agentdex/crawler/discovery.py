@@ -435,14 +435,16 @@ class OriginDiscovery:
     async def _ask_registry(self) -> None:
         """The registry's answer for the origin's namespace, page by page (see step 2 of
         the module docstring); a page that cannot answer ends it and the stored answer stands."""
-        space = registry_format.namespace(self.origin)
-        if self.registry is None or space is None:
+        # No registry asked (nearly every crawl): no namespace to work out of the origin's name.
+        registry = self.registry
+        space = registry_format.namespace(self.origin) if registry is not None else None
+        if registry is None or space is None:
             return self._keep_registry()
         paging = registry_api.Paging(REGISTRY_PAGES)
         for kind in REGISTRY_KINDS:
             # The registry's failure is not the origin's: not counted in the crawl's errors.
             record = await self.get(
-                kind, registry_url(self.registry, space, paging.cursor), absent_ok=True, count_errors=False
+                kind, registry_url(registry, space, paging.cursor), absent_ok=True, count_errors=False
             )
             page = registry_format.answer_of(self._body_of(kind)) if self._has(kind) else None
             if page is None:
