@@ -45,6 +45,8 @@ ELSEWHERE = {
     },
     "t-bare.test": {"/*": {"redirect": "https://www.t-bare.test/", "redirect_status": 301}},
     "www.t-bare.test": {"/*": {"status": 200, "content_type": "text/html", "body": PAGE}},
+    # A home page over agent-app's 32 KiB cap: refused unread there, yet no manifest over its limit.
+    "t-bigpage.test": {"/*": {"status": 200, "content_type": "text/html; charset=utf-8", "body": PAGE * 400}},
 }
 MANIFEST = {
     "agent_app": "1",
@@ -285,7 +287,7 @@ async def crawled_and_saved(db, web: SampleWeb, origin: str):
     return result
 
 
-@pytest.mark.parametrize("origin", ["t-soft404.test", "t-tohome.test", "t-bare.test"])
+@pytest.mark.parametrize("origin", ["t-soft404.test", "t-tohome.test", "t-bare.test", "t-bigpage.test"])
 def test_a_soft_404_or_a_redirect_everywhere_is_one_compact_row_that_says_what_the_fetches_said(web, db, origin):
     web.requests_log.clear()
     result = asyncio.run(crawled_and_saved(db, web, origin))

@@ -543,7 +543,9 @@ class OriginDiscovery:
 
     def _drop_pages(self) -> None:
         """A web page at a manifest path (a site that answers every path with its HTML
-        shell) is no manifest at all: no JSON document starts with ``<``."""
+        shell) is no manifest at all: no JSON document starts with ``<``. So is an answer
+        refused unread for its size that says it is HTML (a home page over agent-app's
+        32 KiB): no manifest over its limit, which would make the origin ``invalid``."""
         for kind in MANIFEST_PATHS:
             body = self.bodies.get(kind)
             if body is not None and body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"<":
@@ -551,8 +553,10 @@ class OriginDiscovery:
                 self.documents.pop(kind, None)
                 for record in self.records:
                     if record.kind == kind and record.body is not None:
-                        record.error_code = "content_type"
-                        record.error = f"{record.url} answers with a web page, not a manifest."
+                        _page_record(record)
+        for record in self.records:
+            if record.kind in MANIFEST_PATHS and record.error_code == "too_large" and html_typed(record):
+                _page_record(record)
 
     async def _bootstrap(self) -> ParseResult | None:
         await self._ask_bootstrap(BOOTSTRAP_ALWAYS)
@@ -640,6 +644,18 @@ def linked_server_json(listing: Listing) -> str | None:
         if isinstance(link, str) and link.startswith("https://"):
             return link
     return None
+
+
+def html_typed(record: FetchRecord) -> bool:
+    """The answer says it is a web page (``text/html`` or XHTML)."""
+    ctype = record.headers.get("content-type", "").split(";")[0].strip().lower()
+    return ctype in ("text/html", "application/xhtml+xml")
+
+
+def _page_record(record: FetchRecord) -> None:
+    """Say on a manifest path's record that its answer is a web page."""
+    record.error_code = "content_type"
+    record.error = f"{record.url} answers with a web page, not a manifest."
 
 
 def registry_url(base: str, space: str, cursor: str | None = None) -> str:

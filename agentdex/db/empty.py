@@ -171,8 +171,13 @@ def answer_of(fetch: FetchRecord, origin: str) -> Answer | None:
 
 
 def _page(fetch: FetchRecord) -> bool:
-    """The body is a web page (what discovery drops: no JSON document starts with ``<``)."""
-    return (fetch.body or b"").lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"<"
+    """The body is a web page (what discovery drops: no JSON document starts with ``<``), or
+    a manifest path's answer refused unread for its size that said it was HTML (discovery
+    says so: :func:`agentdex.crawler.discovery.html_typed`)."""
+    if fetch.body is None:
+        ctype = fetch.headers.get("content-type", "").split(";")[0].strip().lower()
+        return fetch.error_code == "content_type" and ctype in ("text/html", "application/xhtml+xml")
+    return fetch.body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"<"
 
 
 @dataclass(frozen=True)
