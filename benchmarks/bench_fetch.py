@@ -18,7 +18,8 @@ and the fetch policy's own cost.
 The transports (``--transport``), each a pool per origin under the same fetch policy, the
 same address guard and the same socket backend (:mod:`agentdex.crawler.netstream`):
 
-    own        agentdex.crawler.h1.HostTransport: h11 on the socket, no pool bookkeeping
+    own        agentdex.crawler.h1.HostTransport: httptools (llhttp) on the socket, no pool bookkeeping,
+               answers handed to the fetch policy as its own Reply (no httpx.Response)
     httpcore   httpcore.AsyncConnectionPool over that backend (what httpx's own transport
                runs), behind the few lines of adapter httpx's AsyncHTTPTransport has
 
