@@ -6,7 +6,10 @@ Public API::
         await transport.handle_async_request(request) -> httpx.Response (body streamed)
         await transport.aclose()
     await transport.request(method, url, headers, content, timeouts) -> httpx.Response
-                                              the same from a request's parts (the Fetcher's)
+                                              the same from a request's parts (a stream's)
+    await transport.exchange(method, url, headers, content, timeouts) -> Reply
+                                              the same, the answer as the fetch policy reads it
+                                              (no httpx.Response: see Reply)
     request_head(request) -> bytes            the request line and headers, checked
 
 Why not httpcore's pool: the fetch policy already limits each host to ``per_host``

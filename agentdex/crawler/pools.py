@@ -4,7 +4,9 @@ Public API::
 
     HostPools(make_transport, keep)
         ``make_transport()`` builds one origin's transport; ``keep`` is how many origins may
-        hold a pool. ``async with pools.use(url) as transport``; ``await pools.aclose()``.
+        hold a pool. ``async with pools.use(url) as transport``; ``await pools.aclose()``;
+        ``key, transport = pools.take(url)`` … ``await pools.give_back(key)``, the same
+        without a context manager (the fetch policy's turn at a host).
     origin_key(url) -> (scheme, host, port)    the pool a URL's request goes to.
     guarded_transport(context, backend, connections) -> HostTransport
         one origin's transport (:mod:`agentdex.crawler.h1`) through the address guard.
