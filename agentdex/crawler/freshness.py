@@ -32,6 +32,7 @@ everything.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -91,7 +92,32 @@ def directives(cache_control: str | None) -> list[tuple[str, str | None]]:
 def lifetime(headers: Mapping[str, str], date: float) -> float | None:
     """The freshness lifetime in seconds (RFC 9111, 4.2.1); None when the answer has no
     explicit lifetime or must never be used fresh; 0 when it is stale at once."""
-    found = directives(headers.get("cache-control"))
+    said = _said(headers.get("cache-control"))
+    if said != _NO_MAX_AGE:
+        return said
+    if "expires" not in headers:
+        return None
+    expires = http_date(headers["expires"])
+    if expires is None:
+        return 0.0  # an invalid date (often "0") means already expired
+    return max(0.0, expires - date)
+
+
+_NO_MAX_AGE = -1.0  # what _said gives when Cache-Control leaves the lifetime to Expires
+_SAID_CACHED = 128  # the longest Cache-Control whose reading is kept (a server's usual few)
+
+
+def _said(cache_control: str | None) -> float | None:
+    """What ``Cache-Control`` alone says of the lifetime: None (never fresh), the seconds of
+    its ``max-age`` (0 when invalid or given twice apart), or :data:`_NO_MAX_AGE`. A crawl
+    reads the same few values tens of thousands of times: short ones are read once each."""
+    if cache_control is not None and len(cache_control) <= _SAID_CACHED:
+        return _said_cached(cache_control)
+    return _read_said(cache_control)
+
+
+def _read_said(cache_control: str | None) -> float | None:
+    found = directives(cache_control)
     names = {name for name, _ in found}
     if names & NEVER_FRESH:
         return None
@@ -100,12 +126,10 @@ def lifetime(headers: Mapping[str, str], date: float) -> float | None:
         if len(ages) > 1 or None in ages:  # differing or not ASCII digits (RFC 9111, 5.2.2.1)
             return 0.0
         return float(next(iter(ages)))  # type: ignore[arg-type]
-    if "expires" not in headers:
-        return None
-    expires = http_date(headers["expires"])
-    if expires is None:
-        return 0.0  # an invalid date (often "0") means already expired
-    return max(0.0, expires - date)
+    return _NO_MAX_AGE
+
+
+_said_cached = functools.lru_cache(maxsize=256)(_read_said)
 
 
 def corrected_initial_age(headers: Mapping[str, str], request_time: float, response_time: float) -> float:
@@ -119,7 +143,9 @@ def corrected_initial_age(headers: Mapping[str, str], request_time: float, respo
 
 def age_value(text: str | None) -> float:
     """The ``Age`` header in seconds: its first member; 0 when absent or invalid (5.1)."""
-    seconds = http_digits((text or "").split(",")[0])
+    if not text:
+        return 0.0
+    seconds = http_digits(text.split(",")[0])
     return 0.0 if seconds is None else float(seconds)
 
 
