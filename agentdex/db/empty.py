@@ -13,8 +13,9 @@ An origin is stored so (:func:`take`) when the crawl found nothing: status ``no_
 finding, no check, nothing it names, and every answer one the row holds whole
 (:class:`Answer`): a non-2xx status of the origin's own path; a web page there (a site
 answering every path with its HTML shell: the "soft 404"); either of those reached through
-one redirect on the origin (every path sent to the home page); or one redirect to another
-origin, refused (a bare name sent to its ``www.`` name). A page's body and validators are
+one redirect on the origin (every path sent to the home page); or, at every path, one
+redirect to another origin, refused (a bare name sent to its ``www.`` name; a manifest path
+alone sent elsewhere keeps its listing row, which says why). A page's body and validators are
 not kept: it is no document, and the next crawl asks for it whole, as it asks a 404. A
 network failure, a 304 or a longer redirect chain is no such answer. Anything else is
 stored as before, with a listing row and its snapshots: an empty origin that gains a manifest (or fails, or answers
@@ -250,7 +251,11 @@ def answers(crawl: OriginCrawl, stored: bool) -> list[Answer] | None:
         if answer is None:
             return None
         held.append(answer)
-    return held
+    # A redirect to another origin is held when every path answered so (the origin moved);
+    # one path sent elsewhere among 404s is a manifest kept on another origin, refused: a
+    # listing row says why, and `list` shows it.
+    refused = sum(a.refused for a in held)
+    return held if refused in (0, len(held)) else None
 
 
 def fits(crawl: OriginCrawl, stored: bool) -> bool:
