@@ -29,7 +29,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -93,8 +93,7 @@ def wait_for_port(port: int, process: subprocess.Popen, seconds: float = 120.0) 
 def everything(mode: str) -> Iterator[int]:
     """The reference server ``server-everything`` in ``mode`` (``sse``: GET /sse and POST
     /message; ``streamableHttp``: /mcp) on a free loopback port, stopped on exit."""
-    port = free_port()
-    with serving(["node", str(EVERYTHING), mode], port, {"PORT": str(port)}):
+    with serving_on_a_free_port(lambda port: (["node", str(EVERYTHING), mode], {"PORT": str(port)})) as port:
         yield port
 
 
@@ -102,8 +101,7 @@ def everything(mode: str) -> Iterator[int]:
 def ts_v2(mode: str) -> Iterator[int]:
     """A TypeScript SDK v2 server (tests/npm/ts_v2_server.mjs) at /mcp: ``reject`` serves
     only 2026-07-28 (``createMcpHandler(…, {legacy: 'reject'})``), ``default`` both eras."""
-    port = free_port()
-    with serving(["node", str(TS_V2_SERVER), str(port), mode], port):
+    with serving_on_a_free_port(lambda port: (["node", str(TS_V2_SERVER), str(port), mode], {})) as port:
         yield port
 
 
@@ -121,28 +119,111 @@ def ts_v2_client(url: str, mode: str) -> dict:
 def py_mcp(host: str) -> Iterator[int]:
     """A server of the Python SDK ``mcp`` 2.3.0 (tests/py_mcp_server.py) at /mcp for clients
     that call it ``host``: both eras."""
-    port = free_port()
-    with serving([sys.executable, str(PY_MCP_SERVER), str(port), host], port):
+    with serving_on_a_free_port(lambda port: ([sys.executable, str(PY_MCP_SERVER), str(port), host], {})) as port:
         yield port
+
+
+@contextmanager
+def serving_on_a_free_port(command_for: Callable[[int], tuple[list[str], dict[str, str]]]) -> Iterator[int]:
+    """The command ``command_for(port)`` gives, running until exit, once it listens on a free
+    loopback port; yields that port.
+
+    A port free when asked can be taken by another test's server before this one binds it
+    (the suite runs on two workers): the server then exits with EADDRINUSE while the other
+    one answers on the port, and every test of the module would talk to the wrong server.
+    So the wait is for *this* process's own listening socket, and a lost race starts over on
+    another port."""
+    for _ in range(5):
+        port = free_port()
+        command, env = command_for(port)
+        process = _start(command, env)
+        try:
+            if _listens_itself(port, process):
+                yield port
+                return
+        finally:
+            _stop(process)
+    raise RuntimeError("five free ports in a row were taken before the server could bind them")
 
 
 @contextmanager
 def serving(command: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[None]:
     """``command`` running until exit, once something accepts on ``port``."""
-    process = subprocess.Popen(
-        command, env={**os.environ, **(env or {})}, cwd=NPM_DIR, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+    process = _start(command, env or {})
     try:
         wait_for_port(port, process)
         yield
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        _stop(process)
+
+
+def _start(command: list[str], env: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen(
+        command, env={**os.environ, **env}, cwd=NPM_DIR, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    if process.stderr is not None:
         process.stderr.close()
+
+
+def _listens_itself(port: int, process: subprocess.Popen, seconds: float = 120.0) -> bool:
+    """True once ``process`` holds a socket listening on ``port``; False when it ended while
+    another process listens there (a lost race for the port). Where /proc does not say who
+    listens, a connection accepted on the port is taken as the server's."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if process.poll() is not None:
+            if _listening_inodes(port):
+                return False
+            raise RuntimeError(f"the server exited with {process.returncode}: {process.stderr.read()!r}")
+        owns = _owns_listener(process.pid, port)
+        if owns or (owns is None and _accepts(port)):
+            return True
+        time.sleep(0.1)
+    raise RuntimeError(f"the server did not listen on port {port} within {seconds:g} s")
+
+
+def _listening_inodes(port: int) -> set[str] | None:
+    """The inodes of the TCP sockets listening on ``port`` (None where /proc/net is absent)."""
+    inodes, seen = set(), False
+    for table in (Path("/proc/net/tcp"), Path("/proc/net/tcp6")):
+        try:
+            rows = table.read_text().splitlines()[1:]
+        except OSError:
+            continue
+        seen = True
+        for fields in (row.split() for row in rows):
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(fields[9])
+    return inodes if seen else None
+
+
+def _owns_listener(pid: int, port: int) -> bool | None:
+    """Whether process ``pid`` holds a socket listening on ``port`` (None: /proc cannot say)."""
+    inodes = _listening_inodes(port)
+    if inodes is None:
+        return None
+    try:
+        links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+    except OSError:
+        return False
+    return any(link.startswith("socket:[") and link[8:-1] in inodes for link in links)
+
+
+def _accepts(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+    except OSError:
+        return False
+    return True
 
 
 class TLSProxy:
