@@ -28,12 +28,13 @@ import ssl
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import trustme
+
+from waiting import wait_for
 
 NPM_DIR = Path(__file__).parent / "npm"
 MODULES = NPM_DIR / "node_modules"
@@ -77,16 +78,9 @@ def free_port() -> int:
 
 def wait_for_port(port: int, process: subprocess.Popen, seconds: float = 120.0) -> None:
     """Return once something accepts on ``port``; fail if ``process`` ends first or time runs out."""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited with {process.returncode}: {process.stderr.read()!r}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"nothing listened on port {port} within {seconds:g} s")
+    wait_for(lambda: process.poll() is not None or _accepts(port), seconds)
+    if process.poll() is not None:
+        raise RuntimeError(f"the server exited with {process.returncode}: {process.stderr.read()!r}")
 
 
 @contextmanager
@@ -178,17 +172,17 @@ def _listens_itself(port: int, process: subprocess.Popen, seconds: float = 120.0
     """True once ``process`` holds a socket listening on ``port``; False when it ended while
     another process listens there (a lost race for the port). Where /proc does not say who
     listens, a connection accepted on the port is taken as the server's."""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if process.poll() is not None:
-            if _listening_inodes(port):
-                return False
-            raise RuntimeError(f"the server exited with {process.returncode}: {process.stderr.read()!r}")
+
+    def settled() -> bool:
         owns = _owns_listener(process.pid, port)
-        if owns or (owns is None and _accepts(port)):
-            return True
-        time.sleep(0.1)
-    raise RuntimeError(f"the server did not listen on port {port} within {seconds:g} s")
+        return process.poll() is not None or bool(owns) or (owns is None and _accepts(port))
+
+    wait_for(settled, seconds)
+    if process.poll() is None:
+        return True
+    if _listening_inodes(port):
+        return False
+    raise RuntimeError(f"the server exited with {process.returncode}: {process.stderr.read()!r}")
 
 
 def _listening_inodes(port: int) -> set[str] | None:
