@@ -19,7 +19,11 @@ BINDS = (
     "s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(); signal.pause()"
 )
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads who listens from /proc")
+# slow: each test starts a server process (the quick lane's guard, tests/conftest.py)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads who listens from /proc"),
+]
 
 
 def test_a_port_taken_before_the_server_binds_it_is_given_up_for_another(monkeypatch):
