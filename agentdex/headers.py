@@ -18,6 +18,7 @@ import email.utils
 import functools
 import re
 import time
+from collections.abc import Mapping
 from datetime import UTC
 
 # The methods agentdex ever sends to a crawled origin, and the only ones it repeats: safe
@@ -29,6 +30,14 @@ DELTA_SECONDS_MAX = 2**31  # RFC 9111, 1.2.2: the value a too-large delta-second
 _DIGITS = re.compile(r"[0-9]+", re.ASCII)
 _DECIMAL = re.compile(r"([0-9]+)(?:\.([0-9]*))?", re.ASCII)
 _FIELD_VALUE = re.compile(r"([\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?)?", re.ASCII)
+# The media types of a web page: what a site's HTML shell (a "soft 404") is served as.
+HTML_MEDIA_TYPES = ("text/html", "application/xhtml+xml")
+
+
+def media_type(headers: Mapping[str, str]) -> str:
+    """The media type a ``Content-Type`` field names: lower case, without its parameters
+    (RFC 9110, 8.3.1); "" when there is none."""
+    return headers.get("content-type", "").split(";")[0].strip().lower()
 
 
 def http_digits(text: str | None, cap: int = DELTA_SECONDS_MAX) -> int | None:

@@ -109,6 +109,7 @@ from agentdex.formats import registry_api
 from agentdex.formats import registry_server_json as registry_format
 from agentdex.formats import server_card as server_card_format
 from agentdex.formats.consistency import facts_of
+from agentdex.headers import HTML_MEDIA_TYPES, media_type
 from agentdex.models import FetchRecord, Finding, Listing, OriginCrawl, ParseResult
 
 # Manifests and bootstrap files: what the format registry declares (agentdex.formats).
@@ -528,7 +529,7 @@ class OriginDiscovery:
         """A manifest served as something other than JSON is still read, but the
         snapshot records why a strict client would refuse it."""
         for record in self.records:
-            ctype = record.headers.get("content-type", "").split(";")[0].strip().lower()
+            ctype = media_type(record.headers)
             if (
                 record.kind in MANIFEST_PATHS
                 and record.body is not None
@@ -648,8 +649,7 @@ def linked_server_json(listing: Listing) -> str | None:
 
 def html_typed(record: FetchRecord) -> bool:
     """The answer says it is a web page (``text/html`` or XHTML)."""
-    ctype = record.headers.get("content-type", "").split(";")[0].strip().lower()
-    return ctype in ("text/html", "application/xhtml+xml")
+    return media_type(record.headers) in HTML_MEDIA_TYPES
 
 
 def _page_record(record: FetchRecord) -> None:

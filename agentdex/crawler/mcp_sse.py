@@ -32,6 +32,7 @@ import httpx
 from agentdex.crawler.origins import origin_of
 from agentdex.errors import TransportError
 from agentdex.formats._load import loads as safe_loads
+from agentdex.headers import media_type
 from agentdex.models import FetchRecord
 
 MAX_BYTES = 2 * 1024 * 1024  # the whole stream, over the session
@@ -120,7 +121,7 @@ def stream_problem(record: FetchRecord) -> str | None:
     """Why an answer to the stream's GET is no event stream (None: it is one)."""
     if record.status != 200:
         return record.error or f"HTTP {record.status} to the event-stream GET"
-    ctype = record.headers.get("content-type", "").split(";")[0].strip().lower()
+    ctype = media_type(record.headers)
     if ctype != "text/event-stream":
         return f"the GET answered {ctype or 'no content type'}, not an event stream"
     if record.headers.get("content-encoding", "identity").strip().lower() != "identity":

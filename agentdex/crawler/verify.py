@@ -41,6 +41,7 @@ from agentdex.db.snapshots import obtained
 from agentdex.formats import agent_app
 from agentdex.formats._load import loads as safe_loads
 from agentdex.formats._yaml import YamlLimits, load_yaml
+from agentdex.headers import media_type
 from agentdex.models import Check, CheckStatus, EndpointProbe, FetchRecord, Listing, OriginCrawl
 
 
@@ -496,7 +497,7 @@ def manifest_checks(crawl: OriginCrawl, fmt: str) -> list[Check]:
     if record.not_modified or record.from_freshness:
         return []  # a 304 or a fresh stored answer carries no new facts: the stored checks stand
     expected = origin_url(crawl.origin, formats.MANIFEST_PATHS[fmt])
-    ctype = record.headers.get("content-type", "").split(";")[0].strip().lower()
+    ctype = media_type(record.headers)
     cors = record.headers.get("access-control-allow-origin", "")
     where = record.final_url or record.url
     return [
@@ -558,7 +559,7 @@ def document_checks(crawl: OriginCrawl, listing: Listing) -> list[Check]:
 def _document_check(name: str, kind: str, record: FetchRecord, url: str, fmt: str) -> Check:
     if not record.ok or record.body is None:
         return Check(name, "fail", _failure(record, url))
-    ctype = record.headers.get("content-type", "").split(";")[0].strip().lower()
+    ctype = media_type(record.headers)
     text = record.body.decode("utf-8", "replace")
     is_html = ctype == "text/html" or text.lstrip()[:15].lower().startswith(("<!doctype", "<html"))
     if is_html and kind == "guide" and fmt == "anchor":

@@ -44,6 +44,7 @@ from agentdex import schedule
 from agentdex.db.common import epoch, iso
 from agentdex.db.decisions import schedule_columns
 from agentdex.formats import DISCOVERY_PATHS, MANIFEST_PATHS
+from agentdex.headers import HTML_MEDIA_TYPES, media_type
 from agentdex.models import FetchRecord, OriginCrawl
 
 NO_MANIFEST = "no_manifest"
@@ -176,8 +177,7 @@ def _page(fetch: FetchRecord) -> bool:
     a manifest path's answer refused unread for its size that said it was HTML (discovery
     says so: :func:`agentdex.crawler.discovery.html_typed`)."""
     if fetch.body is None:
-        ctype = fetch.headers.get("content-type", "").split(";")[0].strip().lower()
-        return fetch.error_code == "content_type" and ctype in ("text/html", "application/xhtml+xml")
+        return fetch.error_code == "content_type" and media_type(fetch.headers) in HTML_MEDIA_TYPES
     return fetch.body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"<"
 
 
