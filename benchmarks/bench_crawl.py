@@ -84,6 +84,7 @@ import importlib.util
 import json
 import os
 import platform
+import resource
 import shutil
 import signal
 import socket
@@ -306,6 +307,7 @@ def run_child(name: str, cmd: list[str], result: Path, nginx: Nginx, log: Path) 
     """Run ``cmd`` in its own process; its measured figures (exits on failure)."""
     result.unlink(missing_ok=True)
     before, nginx_before = nginx.counters(), nginx.cpu_seconds()
+    own_before = resource.getrusage(resource.RUSAGE_SELF)
     started = time.perf_counter()
     with log.open("w") as out:
         process = subprocess.Popen([*cmd, "--result", str(result)], stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
@@ -324,6 +326,8 @@ def run_child(name: str, cmd: list[str], result: Path, nginx: Nginx, log: Path) 
     after, nginx_cpu = nginx.counters(), nginx.cpu_seconds() - nginx_before
     data = json.loads(result.read_text("utf-8"))
     data["nginx_cpu"] = nginx_cpu
+    own = resource.getrusage(resource.RUSAGE_SELF)  # this benchmark's own CPU (its memory sampler)
+    data["bench_cpu"] = own.ru_utime + own.ru_stime - own_before.ru_utime - own_before.ru_stime
     data["load_average"] = os.getloadavg()[0]
     data.update(memory.figures())
     # The first counters() call is itself one request on one connection: not the crawler's.
@@ -919,7 +923,8 @@ def _floor_line(report: dict) -> str:
     return (
         f"  first crawl CPU: agentdex {first.cpu:,.1f} s + nginx {nginx:,.1f} s over {cores} cores = "
         f"{(first.cpu + nginx) / cores:,.1f} s at the least (its wall: {first.wall:,.1f} s, "
-        f"{first.wall / max((first.cpu + nginx) / cores, 1e-9):.3f} times the floor)"
+        f"{first.wall / max((first.cpu + nginx) / cores, 1e-9):.3f} times the floor; this benchmark's own "
+        f"memory sampling took {first.result.get('bench_cpu', 0.0):,.1f} CPU s of the same cores meanwhile)"
     )
 
 

@@ -30,6 +30,7 @@ from agentdex.crawler import freshness
 from agentdex.crawler.feed import BadLine, Feed, Hooks, Item
 from agentdex.crawler.options import DEFAULT_REGISTRY, ORIGIN_BUDGET, NetworkOptions, Shard, registry_base
 from agentdex.crawler.stage import CrawlSummary, Progress, ProgressFn, Saver, StagePlan, open_stage, work_through
+from agentdex.db.checkpoints import background_checkpoints
 from agentdex.db.seeds import save_run
 
 # Where the callers of a crawl have always found its settings and results.
@@ -84,13 +85,15 @@ async def crawl(
     plan = StagePlan(verify, policy or freshness.Policy(), now, kind == "verify")
     saver = Saver(db, summary, state, progress, owns=owns)
     try:
-        feed.start()
-        if processes > 1 and (feed.reading or feed.count > 1):
-            from agentdex.crawler.processes import run_processes
+        with background_checkpoints(db) as checkpoints:  # the disk's waits off the event loop
+            saver.committed = checkpoints.committed
+            feed.start()
+            if processes > 1 and (feed.reading or feed.count > 1):
+                from agentdex.crawler.processes import run_processes
 
-            await run_processes(db, feed, net, plan, processes, saver)
-        else:
-            await _run_here(db, feed, net, plan, saver)
+                await run_processes(db, feed, net, plan, processes, saver)
+            else:
+                await _run_here(db, feed, net, plan, saver)
     except (asyncio.CancelledError, KeyboardInterrupt):
         summary.interrupted = True
         raise

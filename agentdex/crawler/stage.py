@@ -128,10 +128,14 @@ class Saver:
     follow: Callable[[list[str]], int] | None = None
     # Whether an origin is this run's to follow (``crawl --shard``: only the shard's own; None: any).
     owns: Callable[[str], bool] | None = None
+    # Told of each origin saved (its transaction committed): the run's background checkpoints.
+    committed: Callable[[], None] | None = None
 
     def save(self, result: OriginCrawl, requests: int, errors: int) -> None:
         """Save one origin (a bug while storing becomes its recorded error) and report it."""
         events = _save(self.db, result, self.summary)
+        if self.committed is not None:
+            self.committed()
         if result.catalog_links:
             self._record_links(result)
         _count(self.summary, self.state, result, events, requests, errors)

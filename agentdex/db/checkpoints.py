@@ -1,0 +1,139 @@
+"""WAL checkpoints in a thread of their own while a crawl writes, so the crawl seldom waits
+on the disk.
+
+Why: every origin is committed in its own transaction (DESIGN.md), and each transaction
+writes every B-tree page it touches to the WAL again: about 130 pages (500 KB) for an origin
+of the benchmark's static web, so SQLite's own checkpoint (every 1,000 pages, in the writer's
+thread, right after a commit) ran every eight origins and waited twice each time for
+``fsync``. ``strace`` of a 10,000-origin crawl with ``--processes 2`` counted 4,009 ``fsync``
+calls taking 11.7 s of the writer's wall, during which its event loop, which crawls too,
+stood still (docs/benchmarks.md, issue 35).
+
+So during a crawl a second connection copies the WAL into the database in a thread, after
+every few commits: a PASSIVE checkpoint, which never waits for the writer or a reader, and
+``sqlite3_step`` releases the GIL, so the event loop runs on while that thread waits for the
+disk. A WAL starts over from its beginning only when a write transaction begins with every
+frame already copied, which a checkpoint in another thread cannot arrange (the writer
+commits again while it copies). So once the thread finds the WAL at :data:`WAL_BOUND_PAGES`
+it stops, and the writer, after its next commit, copies the few pages committed since
+itself (a short checkpoint), and the WAL starts over. SQLite's own checkpoint stays as the
+bound should the thread stop (a disk error). Durability is unchanged: WAL with
+``synchronous = NORMAL``, each commit whole.
+
+Public API::
+
+    with background_checkpoints(db) as checkpoints:   # counting only for a catalogue in memory
+        ...; checkpoints.committed()                    # after each write transaction
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+# The WAL's size, in pages, at which the writer takes the last pages over and the WAL starts
+# over (64 MiB of 4 KiB pages).
+WAL_BOUND_PAGES = 16_384
+# SQLite's own checkpoint while the thread runs, in WAL_BOUND_PAGES: the bound if it stops.
+WRITER_BOUND = 2
+# Commits between two wake-ups of the thread (while it copies, further wake-ups wait for it).
+COMMITS_PER_CHECKPOINT = 8
+
+
+class Checkpoints:
+    """The writer's side of the checkpoint thread: it counts commits, wakes the thread, and
+    makes the short checkpoint that lets the WAL start over."""
+
+    def __init__(self, writer: sqlite3.Connection | None, every: int, bound: int) -> None:
+        self.writer = writer
+        self.every, self.bound = max(1, every), bound
+        self.commits = 0
+        self.checkpoints = 0  # the thread's checkpoints so far
+        self.restarts = 0  # the writer's short ones, each letting the WAL start over
+        self.error: str | None = None  # why the thread stopped early (a disk error)
+        self._wake = threading.Event()
+        self._copying = threading.Lock()  # one checkpoint at a time: the thread's or the writer's
+        self._full = False  # the thread found the WAL at its bound: the writer's turn
+        self._stopping = False
+
+    def committed(self) -> None:
+        """Count one write transaction: every ``every``-th wakes the thread; once the WAL is
+        full, the writer copies what is left itself (when the thread is not copying)."""
+        self.commits += 1
+        if self._full and self.writer is not None and self._copying.acquire(blocking=False):
+            try:
+                self.writer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                self.restarts += 1
+            finally:
+                self._full = False
+                self._copying.release()
+        elif self.commits % self.every == 0:
+            self._wake.set()
+
+    def run(self, conn: sqlite3.Connection) -> None:
+        """The thread: a PASSIVE checkpoint on each wake-up, until :meth:`stop` (or a disk
+        error, which SQLite's own checkpoint in the writer then meets and reports)."""
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            if self._stopping:
+                return
+            if self._full:
+                continue
+            try:
+                with self._copying:
+                    # fetchall: a statement left unfinished would hold the WAL from starting over
+                    _, frames, _ = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()[0]
+            except sqlite3.Error as exc:
+                self.error = str(exc)
+                return
+            self.checkpoints += 1
+            self._full = frames >= self.bound
+
+    def stop(self) -> None:
+        """Tell the thread to end after the checkpoint it may be making."""
+        self._stopping = True
+        self._wake.set()
+
+
+@contextlib.contextmanager
+def background_checkpoints(
+    db, *, bound_pages: int = WAL_BOUND_PAGES, every: int = COMMITS_PER_CHECKPOINT
+) -> Iterator[Checkpoints]:
+    """Checkpoint the catalogue ``db`` (its writer) in a thread while the block runs, woken
+    every ``every`` commits, the WAL starting over at about ``bound_pages`` pages; SQLite's own
+    checkpoint in the writer waits for twice that, and is restored after. A catalogue in
+    memory, or not in WAL mode, gets counting only."""
+    path = _wal_file(db)
+    checkpoints = Checkpoints(db.conn if path else None, every, bound_pages)
+    if path is None:
+        yield checkpoints
+        return
+    conn = sqlite3.connect(str(path), check_same_thread=False)
+    before = db.conn.execute("PRAGMA wal_autocheckpoint").fetchall()[0][0]
+    thread = threading.Thread(target=checkpoints.run, args=(conn,), name="agentdex-checkpoints", daemon=True)
+    try:
+        db.conn.execute(f"PRAGMA wal_autocheckpoint = {int(bound_pages) * WRITER_BOUND}")
+        thread.start()
+        yield checkpoints
+    finally:
+        checkpoints.stop()
+        if thread.is_alive():
+            thread.join()
+        conn.close()
+        db.conn.execute(f"PRAGMA wal_autocheckpoint = {int(before)}")
+
+
+def _wal_file(db) -> Path | None:
+    """The catalogue's file when it is one in WAL mode (else None)."""
+    rows = db.conn.execute("PRAGMA database_list").fetchall()
+    name = next((row[2] for row in rows if row[1] == "main"), "")
+    if not name or db.conn.execute("PRAGMA journal_mode").fetchall()[0][0] != "wal":
+        return None
+    return Path(name)
+
+
+__all__ = ["COMMITS_PER_CHECKPOINT", "WAL_BOUND_PAGES", "Checkpoints", "background_checkpoints"]
