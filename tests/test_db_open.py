@@ -10,7 +10,7 @@ import pytest
 from sqlite_utils import Database
 
 from agentdex.db import list_listings, open_db, save_origin, schema_version, start_crawl
-from agentdex.db.migrations import known_names, migrations
+from agentdex.db.migrations import known_names, migrations, run_script
 from agentdex.errors import DatabaseError
 from db_records import ORIGIN, pantry_crawl
 
@@ -186,3 +186,29 @@ def test_paths_with_uri_characters_open_read_only(tmp_path):
     save_origin(writer := open_db(path), pantry_crawl(), start_crawl(writer))
     assert [r["origin"] for r in list_listings(open_db(path, readonly=True))] == [ORIGIN]
     assert sorted(p.name for p in folder.iterdir() if not p.name.endswith(("-wal", "-shm"))) == ["a b.db"]
+
+
+def test_run_script_splits_where_sqlite_says_a_statement_ends_as_executescript_does(tmp_path):
+    script = """
+    CREATE TABLE t (a TEXT DEFAULT 'x;y', b TEXT);  -- a ';' inside a string
+    CREATE TABLE log (msg TEXT);
+    CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN
+      INSERT INTO log VALUES ('one;'); INSERT INTO log VALUES (new.b);
+    END;
+    INSERT INTO t (b) VALUES ('z')
+    """
+    ours = Database(sqlite3.connect(tmp_path / "ours.db"))
+    ours.conn.execute("BEGIN")
+    run_script(ours, script)  # inside a transaction, as migrations run
+    ours.conn.execute("COMMIT")
+    theirs = sqlite3.connect(tmp_path / "theirs.db")
+    theirs.executescript(script)
+    for query in ("SELECT type, name, sql FROM sqlite_master ORDER BY name", "SELECT * FROM t", "SELECT * FROM log"):
+        assert ours.conn.execute(query).fetchall() == theirs.execute(query).fetchall()
+    assert ours.conn.execute("SELECT * FROM log").fetchall() == [("one;",), ("z",)]
+
+
+def test_run_script_refuses_a_statement_left_unfinished(tmp_path):
+    db = Database(sqlite3.connect(tmp_path / "c.db"))
+    with pytest.raises(sqlite3.OperationalError, match="incomplete"):
+        run_script(db, "CREATE TABLE t (a); CREATE TRIGGER x AFTER INSERT ON t BEGIN SELECT 1;")
