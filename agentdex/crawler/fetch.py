@@ -68,6 +68,7 @@ robots.txt of a redirect's target is not consulted: the URL asked for was allowe
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import ipaddress
 import random
@@ -640,15 +641,14 @@ async def resolve(host: str, port: int) -> list[str]:
     return [host]
 
 
-_CLOCK: list[Any] = [None, ""]  # the second _utc_now last spelled, and how
-
-
 def _utc_now() -> str:
     """Now, UTC ISO 8601 to the second; spelled once a second (a crawl asks hundreds a second)."""
-    now = int(time.time())
-    if _CLOCK[0] != now:
-        _CLOCK[0], _CLOCK[1] = now, datetime.fromtimestamp(now, UTC).isoformat().replace("+00:00", "Z")
-    return _CLOCK[1]
+    return _second_text(int(time.time()))
+
+
+@functools.lru_cache(maxsize=1)
+def _second_text(second: int) -> str:
+    return datetime.fromtimestamp(second, UTC).isoformat().replace("+00:00", "Z")
 
 
 # -- URLs and redirects ---------------------------------------------------------------

@@ -32,6 +32,7 @@ everything.
 
 from __future__ import annotations
 
+import enum
 import functools
 import re
 from collections.abc import Mapping
@@ -93,7 +94,7 @@ def lifetime(headers: Mapping[str, str], date: float) -> float | None:
     """The freshness lifetime in seconds (RFC 9111, 4.2.1); None when the answer has no
     explicit lifetime or must never be used fresh; 0 when it is stale at once."""
     said = _said(headers.get("cache-control"))
-    if said != _NO_MAX_AGE:
+    if said is not _Said.TO_EXPIRES:
         return said
     if "expires" not in headers:
         return None
@@ -103,20 +104,25 @@ def lifetime(headers: Mapping[str, str], date: float) -> float | None:
     return max(0.0, expires - date)
 
 
-_NO_MAX_AGE = -1.0  # what _said gives when Cache-Control leaves the lifetime to Expires
+class _Said(enum.Enum):
+    """What ``_said`` gives when Cache-Control leaves the lifetime to Expires."""
+
+    TO_EXPIRES = "expires"
+
+
 _SAID_CACHED = 128  # the longest Cache-Control whose reading is kept (a server's usual few)
 
 
-def _said(cache_control: str | None) -> float | None:
+def _said(cache_control: str | None) -> float | None | _Said:
     """What ``Cache-Control`` alone says of the lifetime: None (never fresh), the seconds of
-    its ``max-age`` (0 when invalid or given twice apart), or :data:`_NO_MAX_AGE`. A crawl
+    its ``max-age`` (0 when invalid or given twice apart), or ``_Said.TO_EXPIRES``. A crawl
     reads the same few values tens of thousands of times: short ones are read once each."""
     if cache_control is not None and len(cache_control) <= _SAID_CACHED:
         return _said_cached(cache_control)
     return _read_said(cache_control)
 
 
-def _read_said(cache_control: str | None) -> float | None:
+def _read_said(cache_control: str | None) -> float | None | _Said:
     found = directives(cache_control)
     names = {name for name, _ in found}
     if names & NEVER_FRESH:
@@ -126,7 +132,7 @@ def _read_said(cache_control: str | None) -> float | None:
         if len(ages) > 1 or None in ages:  # differing or not ASCII digits (RFC 9111, 5.2.2.1)
             return 0.0
         return float(next(iter(ages)))  # type: ignore[arg-type]
-    return _NO_MAX_AGE
+    return _Said.TO_EXPIRES
 
 
 _said_cached = functools.lru_cache(maxsize=256)(_read_said)
