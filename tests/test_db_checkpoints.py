@@ -79,7 +79,7 @@ def test_the_wal_starts_over_again_and_again_while_the_thread_copies_it(tmp_path
     # hold gigabytes. With the thread copying, SQLite's own checkpoint (at twice the bound)
     # seldom runs, so the WAL starts over through the writer's short checkpoint.
     db = _catalogue(tmp_path)
-    with background_checkpoints(db, bound_pages=64, every=1) as checkpoints:
+    with background_checkpoints(db, bound_pages=64, every=1, checkpoint_pages=16) as checkpoints:
         first = None
         for i in range(20_000):
             _commit(db, i, rows=3)
@@ -92,6 +92,27 @@ def test_the_wal_starts_over_again_and_again_while_the_thread_copies_it(tmp_path
     assert _restarts_of_the_wal(tmp_path / "c.db-wal") >= first + 3
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert db.execute("SELECT count(*) FROM t").fetchone()[0] == 3 * (i + 1)
+    db.conn.close()
+
+
+def test_small_commits_wake_the_thread_less_often_and_large_ones_as_often_as_at_first(tmp_path):
+    # A sweep's empty origin writes a few pages, a listed origin a hundred and more: each
+    # checkpoint costs two fsyncs, so the thread is woken about once for CHECKPOINT_PAGES.
+    db = _catalogue(tmp_path)
+    with background_checkpoints(db, every=1) as small:
+        for i in range(20_000):
+            _commit(db, i, rows=1)  # about 3 pages
+            small.committed()
+            if small.every >= 64:
+                break
+        assert small.every >= 64
+    with background_checkpoints(db, every=1, checkpoint_pages=8) as large:
+        for i in range(20_000):
+            _commit(db, i, rows=40)  # about 50 pages, more than twice 8 each
+            large.committed()
+            if large.checkpoints >= 5:
+                break
+        assert large.checkpoints >= 5 and large.every == 1
     db.conn.close()
 
 

@@ -39,18 +39,28 @@ from pathlib import Path
 WAL_BOUND_PAGES = 16_384
 # SQLite's own checkpoint while the thread runs, in WAL_BOUND_PAGES: the bound if it stops.
 WRITER_BOUND = 2
-# Commits between two wake-ups of the thread (while it copies, further wake-ups wait for it).
+# Commits between two wake-ups of the thread at first (while it copies, further wake-ups wait
+# for it); then adapted so that a checkpoint copies about CHECKPOINT_PAGES, SQLite's own
+# default: an origin of the static web writes ~130 pages (8 commits), an empty one of a
+# sweep ~5 (each checkpoint costs two fsyncs, so a sweep's would otherwise cost more than
+# SQLite's own).
 COMMITS_PER_CHECKPOINT = 8
+CHECKPOINT_PAGES = 1_000
+MOST_COMMITS_PER_CHECKPOINT = 512
 
 
 class Checkpoints:
     """The writer's side of the checkpoint thread: it counts commits, wakes the thread, and
     makes the short checkpoint that lets the WAL start over."""
 
-    def __init__(self, writer: sqlite3.Connection | None, every: int, bound: int) -> None:
+    def __init__(
+        self, writer: sqlite3.Connection | None, every: int, bound: int, pages: int = CHECKPOINT_PAGES
+    ) -> None:
         self.writer = writer
-        self.every, self.bound = max(1, every), bound
+        self.every, self.bound, self.pages = max(1, every), bound, pages
         self.commits = 0
+        self._since = 0  # commits since the last wake-up
+        self._frames = 0  # the WAL's frames at the thread's last checkpoint
         self.checkpoints = 0  # the thread's checkpoints so far
         self.restarts = 0  # the writer's short ones, each letting the WAL start over
         self.error: str | None = None  # why the thread stopped early (a disk error)
@@ -70,7 +80,10 @@ class Checkpoints:
             finally:
                 self._full = False
                 self._copying.release()
-        elif self.commits % self.every == 0:
+            return
+        self._since += 1
+        if self._since >= self.every:
+            self._since = 0
             self._wake.set()
 
     def run(self, conn: sqlite3.Connection) -> None:
@@ -92,6 +105,15 @@ class Checkpoints:
                 return
             self.checkpoints += 1
             self._full = frames >= self.bound
+            self._adapt(frames - self._frames if frames >= self._frames else frames)
+            self._frames = frames
+
+    def _adapt(self, pages: int) -> None:
+        """Wake the thread less often when its checkpoint found few pages, more often when many."""
+        if pages < self.pages // 2:
+            self.every = min(self.every * 2, MOST_COMMITS_PER_CHECKPOINT)
+        elif pages > self.pages * 2:
+            self.every = max(self.every // 2, 1)
 
     def stop(self) -> None:
         """Tell the thread to end after the checkpoint it may be making."""
@@ -101,14 +123,19 @@ class Checkpoints:
 
 @contextlib.contextmanager
 def background_checkpoints(
-    db, *, bound_pages: int = WAL_BOUND_PAGES, every: int = COMMITS_PER_CHECKPOINT
+    db,
+    *,
+    bound_pages: int = WAL_BOUND_PAGES,
+    every: int = COMMITS_PER_CHECKPOINT,
+    checkpoint_pages: int = CHECKPOINT_PAGES,
 ) -> Iterator[Checkpoints]:
     """Checkpoint the catalogue ``db`` (its writer) in a thread while the block runs, woken
-    every ``every`` commits, the WAL starting over at about ``bound_pages`` pages; SQLite's own
-    checkpoint in the writer waits for twice that, and is restored after. A catalogue in
-    memory, or not in WAL mode, gets counting only."""
+    every ``every`` commits at first, then as often as copies about ``checkpoint_pages`` a
+    time; the WAL starts over at about ``bound_pages`` pages; SQLite's own checkpoint in the
+    writer waits for twice that, and is restored after. A catalogue in memory, or not in WAL
+    mode, gets counting only."""
     path = _wal_file(db)
-    checkpoints = Checkpoints(db.conn if path else None, every, bound_pages)
+    checkpoints = Checkpoints(db.conn if path else None, every, bound_pages, checkpoint_pages)
     if path is None:
         yield checkpoints
         return
