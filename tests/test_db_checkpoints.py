@@ -10,6 +10,8 @@ import asyncio
 import os
 import sqlite3
 import struct
+import time
+from collections.abc import Iterator
 
 import pytest
 from sqlite_utils import Database
@@ -34,6 +36,16 @@ def _commit(db, i: int, rows: int = 8) -> None:
         db.conn.executemany(
             "INSERT INTO t VALUES (?, ?)", [(os.urandom(8).hex(), os.urandom(900)) for _ in range(rows)]
         )
+
+
+def _commits(seconds: float = 120.0) -> Iterator[int]:
+    """0, 1, 2, … until the loop's condition holds (it breaks) or ``seconds`` have passed: a
+    deadline for a test that fails, not a guess at how soon the thread gets its turns (on a
+    busy machine it may take thousands of commits)."""
+    deadline, i = time.monotonic() + seconds, 0
+    while time.monotonic() < deadline:
+        yield i
+        i += 1
 
 
 def _size(path) -> int:
@@ -81,7 +93,7 @@ def test_the_wal_starts_over_again_and_again_while_the_thread_copies_it(tmp_path
     db = _catalogue(tmp_path)
     with background_checkpoints(db, bound_pages=64, every=1, checkpoint_pages=16) as checkpoints:
         first = None
-        for i in range(20_000):
+        for i in _commits():
             _commit(db, i, rows=3)
             checkpoints.committed()
             first = _restarts_of_the_wal(tmp_path / "c.db-wal") if first is None else first
@@ -100,19 +112,35 @@ def test_small_commits_wake_the_thread_less_often_and_large_ones_as_often_as_at_
     # checkpoint costs two fsyncs, so the thread is woken about once for CHECKPOINT_PAGES.
     db = _catalogue(tmp_path)
     with background_checkpoints(db, every=1) as small:
-        for i in range(20_000):
+        for i in _commits():
             _commit(db, i, rows=1)  # about 3 pages
             small.committed()
             if small.every >= 64:
                 break
         assert small.every >= 64
     with background_checkpoints(db, every=1, checkpoint_pages=8) as large:
-        for i in range(20_000):
+        for i in _commits():
             _commit(db, i, rows=40)  # about 50 pages, more than twice 8 each
             large.committed()
             if large.checkpoints >= 5:
                 break
         assert large.checkpoints >= 5 and large.every == 1
+    db.conn.close()
+
+
+def test_a_checkpoint_that_fails_is_recorded_and_every_commit_stands(tmp_path):
+    db = _catalogue(tmp_path)
+    with background_checkpoints(db, bound_pages=1, every=1) as checkpoints:
+        broken = sqlite3.connect(":memory:")
+        broken.close()
+        checkpoints.writer = broken  # the writer's short checkpoint fails from now on
+        for i in _commits():
+            _commit(db, i, rows=1)
+            checkpoints.committed()
+            if checkpoints.error:
+                break
+    assert checkpoints.error is not None and "closed" in checkpoints.error
+    assert db.execute("SELECT count(*) FROM t").fetchone()[0] == i + 1
     db.conn.close()
 
 

@@ -78,6 +78,8 @@ class Checkpoints:
             try:
                 self.writer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
                 self.restarts += 1
+            except sqlite3.Error as exc:  # the commits stand (in the WAL); the next one that
+                self.error = str(exc)  # meets the cause (a full disk) says so in a sentence
             finally:
                 self._full = False
                 self._copying.release()
@@ -155,7 +157,8 @@ def background_checkpoints(
         if thread.is_alive():
             thread.join()
         conn.close()
-        db.conn.execute(f"PRAGMA wal_autocheckpoint = {int(before)}")
+        with contextlib.suppress(sqlite3.Error):  # never in place of the block's own error
+            db.conn.execute(f"PRAGMA wal_autocheckpoint = {int(before)}")
 
 
 def _wal_file(db) -> Path | None:
