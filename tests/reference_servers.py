@@ -136,7 +136,7 @@ def serving_on_a_free_port(command_for: Callable[[int], tuple[list[str], dict[st
                 yield port
                 return
         finally:
-            _stop(process)
+            stop(process)
     raise RuntimeError("five free ports in a row were taken before the server could bind them")
 
 
@@ -148,7 +148,7 @@ def serving(command: list[str], port: int, env: dict[str, str] | None = None) ->
         wait_for_port(port, process)
         yield
     finally:
-        _stop(process)
+        stop(process)
 
 
 def _start(command: list[str], env: dict[str, str]) -> subprocess.Popen:
@@ -157,7 +157,8 @@ def _start(command: list[str], env: dict[str, str]) -> subprocess.Popen:
     )
 
 
-def _stop(process: subprocess.Popen) -> None:
+def stop(process: subprocess.Popen) -> None:
+    """Terminate ``process`` (killed if it outlives 10 s), reap it, close its stderr pipe."""
     process.terminate()
     try:
         process.wait(10)

@@ -35,6 +35,7 @@ from agentdex.eventtext import stored_event_text
 from agentdex.sampleweb import SampleWeb
 from agentdex.sampleweb.server import WEB_ROOT
 from agentdex.serve import SETTINGS
+from reference_servers import stop
 
 ROOT = Path(__file__).resolve().parent.parent
 METADATA_FILE = ROOT / "datasette_metadata.json"
@@ -165,12 +166,7 @@ def server(args: list[str], cwd: Path, log: Path) -> Iterator[str]:
         _wait_until_up(proc, base, log)
         yield base
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 def _wait_until_up(proc: subprocess.Popen, base: str, log: Path) -> None:

@@ -63,6 +63,7 @@ from agentdex.crawler.messages import (
 )
 from agentdex.crawler.options import NetworkOptions
 from agentdex.crawler.stage import OriginFailed, Saver, StagePlan, crawl_one, describe_error, open_stage, work_through
+from agentdex.db.connection import catalogue_path
 from agentdex.errors import InputError
 from agentdex.models import OriginCrawl
 
@@ -91,11 +92,10 @@ def catalogue_file(db) -> Path:
 
     :raises InputError: the catalogue is not a file (in memory)
     """
-    rows = db.conn.execute("PRAGMA database_list").fetchall()
-    name = next((row[2] for row in rows if row[1] == "main"), "")
-    if not name:
+    path = catalogue_path(db)
+    if path is None:
         raise InputError("--processes needs a catalogue in a file (this one is in memory)")
-    return Path(name)
+    return path
 
 
 # --- this process: deals, crawls its own part and saves everything ---------------------------

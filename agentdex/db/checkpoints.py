@@ -34,6 +34,8 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from agentdex.db.connection import catalogue_path
+
 # The WAL's size, in pages, at which the writer takes the last pages over and the WAL starts
 # over (64 MiB of 4 KiB pages).
 WAL_BOUND_PAGES = 16_384
@@ -163,11 +165,10 @@ def background_checkpoints(
 
 def _wal_file(db) -> Path | None:
     """The catalogue's file when it is one in WAL mode (else None)."""
-    rows = db.conn.execute("PRAGMA database_list").fetchall()
-    name = next((row[2] for row in rows if row[1] == "main"), "")
-    if not name or db.conn.execute("PRAGMA journal_mode").fetchall()[0][0] != "wal":
+    path = catalogue_path(db)
+    if path is None or db.conn.execute("PRAGMA journal_mode").fetchall()[0][0] != "wal":
         return None
-    return Path(name)
+    return path
 
 
 __all__ = ["COMMITS_PER_CHECKPOINT", "WAL_BOUND_PAGES", "Checkpoints", "background_checkpoints"]

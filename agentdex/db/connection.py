@@ -79,6 +79,13 @@ def _connect_writer(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def catalogue_path(db: Database) -> Path | None:
+    """The file the open catalogue ``db`` is (None for one in memory)."""
+    rows = db.conn.execute("PRAGMA database_list").fetchall()
+    name = next((row[2] for row in rows if row[1] == "main"), "")
+    return Path(name) if name else None
+
+
 def _probe(conn: sqlite3.Connection) -> None:
     # sqlite3.connect() is lazy: the first read is what finds a file that is not SQLite.
     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
@@ -142,4 +149,4 @@ def _disk_full(exc: sqlite3.OperationalError) -> bool:
     return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "full" in str(exc)
 
 
-__all__ = ["BUSY_TIMEOUT_SECONDS", "MIGRATION_SET", "open_db", "schema_version", "transaction"]
+__all__ = ["BUSY_TIMEOUT_SECONDS", "MIGRATION_SET", "catalogue_path", "open_db", "schema_version", "transaction"]
