@@ -99,8 +99,10 @@ def test_an_empty_origin_is_one_compact_row(web, db):
     assert {rows(db, t, EMPTY) for t in ("listings", "snapshots", "robots_txt")} == {0}
     row = empty_rows.load(db, EMPTY)
     assert row is not None and row.robots_status == 404
-    # every path asked but robots.txt, in the order asked, each with what it answered
-    assert [a.path for a in row.answered] == [p for p in asked if p != "/robots.txt"]
+    # every path asked but robots.txt, once each, with what it answered (in discovery's order:
+    # on the wire, its requests go out pipelined a step at a time, agentdex.crawler.fetch)
+    assert sorted(a.path for a in row.answered) == sorted(p for p in asked if p != "/robots.txt")
+    assert len(row.answered) == len(asked) - 1
     assert {a.status for a in row.answered} == {404}
 
 

@@ -85,12 +85,14 @@ from __future__ import annotations
 import functools
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from agentdex import formats
 from agentdex.crawler import discovered, freshness, offload
 from agentdex.crawler.discovery_answers import (  # the names verify, crosscheck and stage read here too
+    ABSENT_STATUSES,
     NOTHING,
     Previous,
     absent,
@@ -103,6 +105,7 @@ from agentdex.crawler.discovery_answers import (  # the names verify, crosscheck
     status_of,
     transient,
 )
+from agentdex.crawler.fetch import Ask
 from agentdex.crawler.origins import origin_url
 from agentdex.formats import inferred as inferred_format
 from agentdex.formats import registry_api
@@ -150,6 +153,14 @@ Fetch = Callable[..., Awaitable[FetchRecord]]
 LoadBlob = Callable[[str], "bytes | None"]
 
 
+class Ahead(Protocol):
+    """What sends an origin's next requests ahead, pipelined (:class:`~agentdex.crawler.fetch.Fetcher`)."""
+
+    async def prefetch(self, asks: Sequence[Ask]) -> int: ...
+
+    def parked_status(self, url: str) -> int | None: ...
+
+
 class OriginDiscovery:
     """Discovers one origin with a fetch function; see the module docstring for the order."""
 
@@ -167,8 +178,10 @@ class OriginDiscovery:
         registry_stored: dict[str, str] | None = None,
         declared: list[discovered.Declared] | None = None,
         linked: list[discovered.Linked] | None = None,
+        ahead: Ahead | None = None,
     ) -> None:
         self.origin = origin
+        self.ahead = ahead  # sends the requests a step will make ahead, pipelined (None: one by one)
         self.declared = declared or []  # the MCP endpoints seed sources declare on the origin
         self.linked = linked or []  # the documents AI Catalogs name on the origin
         self.catalog_links: list[discovered.Linked] = []  # what this origin's AI Catalog names by URL
@@ -386,7 +399,45 @@ class OriginDiscovery:
     def _manifest_shas(self) -> dict[str, str]:
         return {k: self.documents[k] for k in MANIFEST_PATHS if k in self.documents}
 
+    async def _send_ahead(self, asks: list[tuple[str, str, bool, bool]]) -> None:
+        """Send ahead, pipelined, the requests :meth:`get` will make for these ``(kind, path,
+        robots, absent_ok)`` (the ones it will not answer from a stored answer), in order;
+        each ``get`` then reads its answer."""
+        if self.ahead is None:
+            return
+        going = []
+        for kind, path, robots, absent_ok in asks:
+            url = origin_url(self.origin, path)
+            prev = self.previous.get(url) or NOTHING
+            if (absent_ok and self._known_absence(prev) is not None) or self._usable(prev):
+                continue
+            going.append(Ask(url, kind, CAPS.get(kind, 512 * 1024), prev.etag, prev.last_modified, robots))
+        await self.ahead.prefetch(going)
+
+    async def _discovery_ahead(self) -> None:
+        """Send ahead the discovery requests :meth:`_fetch_discovery` will make, a path of
+        each document at a time (the next path of one only after a 404 or 410 at the path
+        before, which makes the loop ask it), with the bootstrap files when every manifest
+        path answered 404 or 410 (then :meth:`_bootstrap` asks for them): an empty origin's
+        requests in three writes rather than one by one."""
+        manifests = [r for r in self.records if r.kind in MANIFEST_PATHS]
+        bootstrap = bool(manifests) and all(r.status in ABSENT_STATUSES for r in manifests)
+        level = [(kind, paths[0], True, True) for kind, paths in DISCOVERY_PATHS.items()]
+        await self._send_ahead(level + [(k, BOOTSTRAP[k], True, False) for k in BOOTSTRAP_ALWAYS if bootstrap])
+        for depth in range(1, max(len(paths) for paths in DISCOVERY_PATHS.values())):
+            gone = [
+                (kind, paths[depth], True, True)
+                for kind, paths in DISCOVERY_PATHS.items()
+                if len(paths) > depth and self._parked(paths[depth - 1]) in ABSENT_STATUSES
+            ]
+            await self._send_ahead(gone)
+
+    def _parked(self, path: str) -> int | None:
+        """The status of the answer sent ahead for ``path`` and not read yet, if any."""
+        return self.ahead.parked_status(origin_url(self.origin, path)) if self.ahead is not None else None
+
     async def _fetch_manifests(self) -> None:
+        await self._send_ahead([(kind, path, False, False) for kind, path in MANIFEST_PATHS.items()])
         for kind, path in MANIFEST_PATHS.items():
             await self.get(kind, origin_url(self.origin, path), same_origin=True, robots=False)
         if not self._has("anchor"):
@@ -394,6 +445,7 @@ class OriginDiscovery:
             if link:
                 await self.get("anchor", link, same_origin=True, robots=False)
         if not any(transient(r) for r in self.records):
+            await self._discovery_ahead()
             await self._fetch_discovery()
             await self._fetch_linked(self.linked)
             await self._ask_registry()

@@ -5,13 +5,17 @@ Public API::
     async with Fetcher(*, connect_to=(), ca_bundle=None, allow_private=False,
                        concurrency=16, per_host=1, user_agent=USER_AGENT,
                        deadline=15.0, connect_timeout=5.0, retries=2,
-                       transport_factory=None, resolver=None) as fetcher:
+                       transport_factory=None, resolver=None, pipelining=True) as fetcher:
         record = await fetcher.fetch(url, *, kind, max_bytes, same_origin=False,
                                      etag=None, last_modified=None, accept=None,
                                      method="GET", honour_robots=True)
                                      # also: content=bytes, headers={...} for a POST
         async with fetcher.stream(url, kind=kind, accept=accept) as (record, response):
             ...                              # a GET read as it arrives (an event stream)
+    await fetcher.prefetch([Ask(url, kind, max_bytes, etag, last_modified, honour_robots), ...])
+                       GETs of one origin sent ahead, pipelined; each ``fetch`` of the same
+                       arguments then reads its answer (see "Pipelining" below)
+    fetcher.unpark(origin)   drop answers sent ahead that no fetch asked for
     fetcher.stats      FetchStats(requests, errors, bytes) for a progress display
     fetcher.robots     the RobotsCache (robots.txt records and notes per origin)
     await fetcher.aclose()   (``async with`` calls it)
@@ -45,7 +49,7 @@ loops, origin when ``same_origin`` or when the request carries a body; none at a
 TLS, headers, every redirect, every retry and the body); the byte cap is enforced while
 streaming and counted after decompression (inflation is bounded, so a gzip bomb costs at
 most ``max_bytes`` of memory); a Content-Length above the cap is refused before reading;
-at most ``per_host`` requests per host name (one by default: one kept-alive connection an
+at most ``per_host`` requests (or pipelines, below) per host name (one by default: one kept-alive connection an
 origin, so one TLS handshake; with two, a recrawl of 2,000 origins paid 4,000 handshakes and
 took a fifth longer: ``benchmarks/bench_crawl.py --per-host 2``) and ``concurrency`` in all;
 retries with short exponential backoff (jittered: up to half longer) only for connection
@@ -63,6 +67,18 @@ and the error sentences in :mod:`agentdex.crawler.fetch_errors`. ``resolver`` (a
 whatever it answers, on every new connection.
 The deadline starts once robots.txt has been consulted; waiting for a free slot counts.
 robots.txt of a redirect's target is not consulted: the URL asked for was allowed.
+
+Pipelining: :meth:`Fetcher.prefetch` sends an origin's next GETs in one write on its
+connection (RFC 9112, 9.3.2), under the host's turn and one deadline, and parks each answer,
+read whole, for the ``fetch`` call with the same URL and request headers; that call then
+applies the whole policy to it (status, redirects, retries, the body's cap and decoding) and
+sends nothing for it (a redirect's target or a retry is requested as usual). Only URLs that
+robots.txt allows without a Crawl-delay go ahead. An answer that did not come (a server that
+stops answering, closes, or breaks HTTP) is asked by its own ``fetch``; when none came at
+all, the first ``fetch`` meets the failure the pipeline met (no connection, TLS, a timeout)
+as it would have met it itself. Discovery asks an empty origin 14 URLs: sent one by one,
+each cost a write, a wait for the answer and several reads; pipelined, three writes
+(``benchmarks/bench_sweep.py``, docs/benchmarks.md, issue 39).
 """
 
 from __future__ import annotations
@@ -80,7 +96,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 import httpx
 
@@ -89,8 +104,17 @@ from agentdex.crawler.body import read_capped
 from agentdex.crawler.fetch_errors import describe_error, tls_error
 from agentdex.crawler.h1 import HostTransport, Reply, ReplyHeaders
 from agentdex.crawler.netpolicy import GuardedBackend, Resolver, build_ssl_context, system_resolver
-from agentdex.crawler.origins import HttpsURL, Origin, plain_https_url, plain_join
+from agentdex.crawler.origins import HttpsURL, plain_https_url
+from agentdex.crawler.parked import Parked
 from agentdex.crawler.pools import HostPools, TransportFactory, close_transport, guarded_transport, origin_key, release
+from agentdex.crawler.redirects import (
+    REDIRECT_STATUSES,
+    check_redirect,
+    checked_url,
+    method_after,
+    redirect_target,
+    without_credentials,
+)
 from agentdex.crawler.robots import (
     EXEMPT_PATHS,
     PRODUCT_TOKEN,
@@ -99,13 +123,12 @@ from agentdex.crawler.robots import (
     product_token,
     robots_exempt,
 )
-from agentdex.errors import ConnectError, ConnectTimeout, FetchError
+from agentdex.crawler.turns import NO_TURN, HostSlot, Slots, Turn
+from agentdex.errors import ConnectError, ConnectTimeout, FetchError, ReadTimeout
 from agentdex.headers import SAFE_METHODS, field_value, retry_after_seconds
 from agentdex.models import FetchRecord
 
 USER_AGENT = f"{PRODUCT_TOKEN}/{__version__} (+https://github.com/agentdex/agentdex)"
-MAX_REDIRECTS = 5
-REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
 BACKOFF_BASE = 0.2
 BACKOFF_CAP = 2.0
@@ -113,19 +136,6 @@ RETRY_AFTER_MAX = 3.0
 JITTER = 0.5  # a retry's pause is its schedule's, lengthened by up to this share
 HEADER_VALUE_MAX = 8192
 PLAIN_HEADER_SETS = 32  # the Accept values whose plain GET headers are kept made
-# Request headers that carry a credential or a payment: never sent past a redirect to another origin.
-CREDENTIAL_HEADERS = frozenset(
-    {
-        "authorization",
-        "proxy-authorization",
-        "cookie",
-        "x-api-key",
-        "api-key",
-        "x-auth-token",
-        "x-payment",
-        "payment-signature",
-    }
-)
 KEPT_HEADERS = (
     "content-type", "content-length", "content-encoding", "etag", "last-modified",
     "cache-control", "access-control-allow-origin", "link", "www-authenticate",
@@ -182,6 +192,19 @@ class FetchStats:
     bytes: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """A GET :meth:`Fetcher.prefetch` may send ahead: the arguments its ``fetch`` call will
+    have (the others at their defaults)."""
+
+    url: str
+    kind: str
+    max_bytes: int
+    etag: str | None = None
+    last_modified: str | None = None
+    honour_robots: bool = True
+
+
 @dataclass(slots=True)
 class _Options:
     """One fetch's settings, carried through redirects and retries."""
@@ -199,6 +222,7 @@ class _Options:
     prefix: bool = False  # a body above max_bytes is cut there rather than refused (robots.txt)
     follow: bool = True  # False: a redirect is the answer, never requested
     queued: float = 0.0  # seconds waited for the host's turn (not the server's time)
+    parked: Reply | Exception | None = None  # the first request's answer, sent ahead (prefetch)
 
 
 class Fetcher:
@@ -218,8 +242,10 @@ class Fetcher:
         retries: int = 2,
         transport_factory: TransportFactory | None = None,
         resolver: Resolver | None = None,
+        pipelining: bool = True,
     ) -> None:
         self.user_agent = user_agent
+        self.pipelining = pipelining
         self.deadline = deadline
         self.retries = max(0, retries)
         self.per_host = max(1, per_host)
@@ -236,8 +262,12 @@ class Fetcher:
         self._pools = HostPools(transport_factory, keep=2 * self.concurrency)
         self.robots = RobotsCache(self._fetch_robots, agent_token=product_token(user_agent))
         self._plain_headers: dict[str | None, list[tuple[str, str]]] = {}  # by Accept
-        self._host_slots: dict[str, _HostSlot] = {}  # only hosts with a request waiting or in flight
+        self._host_slots: dict[str, HostSlot] = {}  # only hosts with a request waiting or in flight
         self._all_slots: asyncio.Semaphore | None = None
+        # Answers sent ahead (prefetch), by URL: the request headers they answer, and the
+        # answer or, when none came, the failure the first fetch is to meet.
+        self._parked = Parked()
+        self._one_by_one: set[str] = set()  # origins whose pipeline broke: asked one request at a time
 
     async def __aenter__(self) -> Fetcher:
         return self
@@ -310,6 +340,78 @@ class Fetcher:
         if count_errors and record.error_code and not absent and record.status not in expected:
             self.stats.errors += 1
         return record
+
+    async def prefetch(self, asks: Sequence[Ask]) -> int:
+        """Send ``asks`` (GETs of one origin, in this order) ahead, pipelined; how many went.
+        See "Pipelining" in the module docstring. Never raises (cancellation aside): whatever
+        goes wrong leaves the asks to their own ``fetch`` calls."""
+        if not self.pipelining or len(asks) < 2:
+            return 0
+        try:
+            going = await self._going(asks)
+            if len(going) > 1 and going[0][0].origin not in self._one_by_one:
+                await self._pipeline(going)
+                return len(going)
+        except Exception:  # noqa: BLE001 - only the sending ahead is lost: each fetch asks itself
+            return 0
+        return 0
+
+    async def _going(self, asks: Sequence[Ask]) -> list[tuple[HttpsURL, list[tuple[str, str]], int]]:
+        """The asks that may go ahead: plain URLs of the first one's origin, allowed by
+        robots.txt without a Crawl-delay (asked first, as each fetch would)."""
+        going: list[tuple[HttpsURL, list[tuple[str, str]], int]] = []
+        for ask in asks:
+            url = plain_https_url(ask.url)
+            if url is None or (going and url.origin != going[0][0].origin) or ask.url in self._parked:
+                continue
+            if ask.honour_robots and not _exempt(url) and not await self.robots.unpaced(ask.url, url.origin):
+                continue
+            going.append((url, self._headers(None, ask.etag, ask.last_modified, {}), ask.max_bytes))
+        return going
+
+    async def _pipeline(self, going: list[tuple[HttpsURL, list[tuple[str, str]], int]]) -> None:
+        answers: list[Reply] = []
+        options = _Options("prefetch", 0, True, "GET", [])
+        started = time.monotonic()
+        try:
+            # Each answer has a request's deadline (h1._Due); all of them together, no more.
+            async with asyncio.timeout(self.deadline * len(going)), self._host_turn(going[0][0], options) as transport:
+                if not isinstance(transport, HostTransport):  # a stand-in transport: no pipelining
+                    return
+                self.stats.requests += len(going)
+                await transport.pipeline(going, self._timeouts, answers, self.deadline)
+        except Exception as exc:  # noqa: BLE001 - kept for the first fetch, which meets it as its own
+            if not answers:  # the first answer was due at the deadline: so it is the deadline's
+                failure = TimeoutError() if isinstance(exc, ReadTimeout) else exc
+                self._parked.put(going[0][0], going[0][1], failure)
+        finally:
+            for (url, headers, _), answer in zip(going, answers, strict=False):
+                self._parked.put(url, headers, answer)
+            if len(answers) < len(going):  # it stopped answering, closed, or broke HTTP: not again
+                self._one_by_one.add(going[0][0].origin)
+            meter = SLOW_METER.get()
+            if meter is not None:
+                self._note_slow(meter, started + options.queued, answers, len(going))
+
+    def _note_slow(self, meter: SlowMeter, since: float, answers: list[Reply], asked: int) -> None:
+        """Count a pipeline's answers as its requests would have counted one at a time: each
+        took from the end of the one before (a server answers them in turn), and the wait for
+        an answer that never came took until the pipeline ended."""
+        for answer in answers:
+            meter.note(answer.received_at - since, self.deadline)
+            since = answer.received_at
+        if len(answers) < asked:
+            meter.note(time.monotonic() - since, self.deadline)
+
+    def unpark(self, origin: str) -> int:
+        """Drop the answers sent ahead for ``origin`` (``https://host[:port]``) that no fetch
+        took; how many (none, when discovery asked for what it then fetched)."""
+        self._one_by_one.discard(origin.lower().rstrip("/"))
+        return self._parked.drop(origin)
+
+    def parked_status(self, url: str) -> int | None:
+        """The status of the answer sent ahead for ``url`` and not yet taken, if any."""
+        return self._parked.status(url)
 
     async def _run(self, url: str, options: _Options, honour_robots: bool) -> FetchRecord:
         record = FetchRecord(url=url, kind=options.kind, fetched_at=_utc_now())
@@ -384,7 +486,8 @@ class Fetcher:
         return [(name, value) for name, value in headers if field_value(value)]
 
     async def _fetch_into(self, record: FetchRecord, options: _Options, honour_robots: bool) -> None:
-        url = checked_url(record.url)
+        parcel = self._parked.take(record.url, options.headers) if self._parked and options.method == "GET" else None
+        url = parcel.url if parcel is not None else checked_url(record.url)
         if honour_robots and not _exempt(url):
             robots = self.robots
             verdict = await (
@@ -394,6 +497,9 @@ class Fetcher:
                 raise FetchError(
                     "robots", verdict.note or f"robots.txt of {verdict.origin} disallows {url.path} for agentdex."
                 )
+        options.parked = parcel.answer if parcel is not None else None
+        if isinstance(options.parked, Reply) and _final(options.parked):
+            return await self._attempts(record, url, options)  # here whole: no request, nothing to wait for
         # asyncio's own timeout: anyio's cancel scopes cost more than the rest of a small fetch
         loop = asyncio.get_running_loop()
         async with asyncio.timeout(self.deadline):
@@ -433,9 +539,17 @@ class Fetcher:
         _forget_answer(record)
         current, method, content, seen = url, options.method, options.content, {str(url)}
         headers = options.headers
+        # An answer sent ahead stands for the first request of a fetch's first attempt only.
+        parked, options.parked = options.parked, None
+        if isinstance(parked, Exception):
+            raise parked
         while True:
-            async with self._host_turn(current, options) as transport:
-                response = await self._send(transport, method, current, headers, content)
+            async with NO_TURN if parked is not None else self._host_turn(current, options) as transport:
+                if parked is None:
+                    assert transport is not None  # a turn's own
+                    response = await self._send(transport, method, current, headers, content)
+                else:
+                    response, parked = parked, None
                 try:
                     _note_response(record, response, current)
                     target = redirect_target(response, current) if options.follow else None
@@ -447,7 +561,7 @@ class Fetcher:
                 finally:
                     await release(response, method)
             check_redirect(record, current, target, seen, options.same_origin)
-            new_method = _method_after(response.status_code, method)
+            new_method = method_after(response.status_code, method)
             content = content if new_method == method else None
             if content is None:  # a redirect turned a POST into a GET: its body headers go too
                 headers = [(k, v) for k, v in headers if not k.lower().startswith("content-")]
@@ -455,10 +569,10 @@ class Fetcher:
                 headers = without_credentials(headers)
             method, current = new_method, target
 
-    def _host_turn(self, url: URL, options: _Options) -> _Turn:
+    def _host_turn(self, url: URL, options: _Options) -> Turn:
         """The host's turn (its slot: one request at a time, Crawl-delay apart) and a connection;
         the wait for the turn is agentdex's own politeness, counted apart in ``options.queued``."""
-        return _Turn(self._slot(url.host), self._pools, url, options)
+        return Turn(self._slot(url.host), self._pools, url, options)
 
     async def _send(
         self,
@@ -522,11 +636,11 @@ class Fetcher:
         record.body = body
         record.sha256 = hashlib.sha256(body).hexdigest()
 
-    def _slot(self, host: str) -> _Slots:
+    def _slot(self, host: str) -> Slots:
         # Created on first use, inside the event loop that will wait on them.
         if self._all_slots is None:
             self._all_slots = asyncio.Semaphore(self.concurrency)
-        return _Slots(self._host_slots, host.lower(), self.per_host, self._all_slots)
+        return Slots(self._host_slots, host.lower(), self.per_host, self._all_slots)
 
     async def _fetch_robots(self, url: str) -> FetchRecord:
         # Not counted in stats.errors: a missing robots.txt is no failure of the crawl.
@@ -535,87 +649,6 @@ class Fetcher:
             "robots", ROBOTS_MAX_BYTES + 1, False, "GET", self._headers("text/plain", None, None, {}), prefix=True
         )
         return await self._run(url, options, honour_robots=False)
-
-
-class _Turn:
-    """A request's turn at its host (:meth:`Fetcher._host_turn`): its slots, then its pool's
-    transport. A class rather than nested generator-based context managers: one object and
-    two calls a request instead of two generators and their wrappers."""
-
-    __slots__ = ("_slots", "_pools", "_url", "_options", "_key")
-
-    def __init__(self, slots: _Slots, pools: HostPools, url: URL, options: _Options) -> None:
-        self._slots, self._pools, self._url, self._options = slots, pools, url, options
-        self._key: Origin | None = None
-
-    async def __aenter__(self) -> httpx.AsyncBaseTransport:
-        asked = time.perf_counter()
-        await self._slots.__aenter__()
-        self._options.queued += time.perf_counter() - asked
-        try:
-            self._key, transport = self._pools.take(self._url)
-        except BaseException:
-            await self._slots.__aexit__()
-            raise
-        return transport
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        try:
-            if self._key is not None:
-                await self._pools.give_back(self._key)
-        finally:
-            await self._slots.__aexit__()
-
-
-@dataclass(slots=True)
-class _HostSlot:
-    """A host's semaphore and how many requests hold it or wait for it."""
-
-    semaphore: asyncio.Semaphore
-    users: int = 0
-
-
-class _Slots:
-    """Hold a per-host slot, then a global one (never a global slot while queueing for a host).
-
-    A host's semaphore lives only while some request uses or awaits it, so a crawl of
-    100,000 origins does not keep 100,000 semaphores. Entry and exit update the count
-    without awaiting in between, so a semaphore is never dropped while a request needs it.
-    """
-
-    def __init__(self, hosts: dict[str, _HostSlot], key: str, per_host: int, everyone: asyncio.Semaphore) -> None:
-        self._hosts, self._key, self._per_host, self._everyone = hosts, key, per_host, everyone
-        self._slot: _HostSlot | None = None
-
-    async def __aenter__(self) -> None:
-        slot = self._hosts.get(self._key)
-        if slot is None:
-            slot = self._hosts[self._key] = _HostSlot(asyncio.Semaphore(self._per_host))
-        slot.users += 1
-        self._slot = slot
-        try:
-            await slot.semaphore.acquire()
-        except BaseException:
-            self._leave()
-            raise
-        try:
-            await self._everyone.acquire()
-        except BaseException:
-            slot.semaphore.release()
-            self._leave()
-            raise
-
-    async def __aexit__(self, *exc_info: Any) -> None:
-        self._everyone.release()
-        assert self._slot is not None
-        self._slot.semaphore.release()
-        self._leave()
-
-    def _leave(self) -> None:
-        assert self._slot is not None
-        self._slot.users -= 1
-        if not self._slot.users and self._hosts.get(self._key) is self._slot:
-            del self._hosts[self._key]
 
 
 async def _handled(transport: httpx.AsyncBaseTransport, request: httpx.Request) -> httpx.Response:
@@ -651,77 +684,9 @@ def _second_text(second: int) -> str:
     return datetime.fromtimestamp(second, UTC).isoformat().replace("+00:00", "Z")
 
 
-# -- URLs and redirects ---------------------------------------------------------------
-
-
-def checked_url(url: str, via: str = "") -> URL:
-    """``url`` as a URL to request when it is an https URL with a host and no credentials:
-    an :class:`~agentdex.crawler.origins.HttpsURL` when it is plain (the usual case; read
-    once, see that module), else an httpx.URL (httpx reads and normalises it, and refuses
-    what it cannot read).
-
-    ``via`` names the URL that redirected here, for the error sentence.
-    """
-    plain = plain_https_url(url) if isinstance(url, str) else None
-    if plain is not None:
-        return plain
-    what = f"{via} redirects to {url!r}, which" if via else f"The URL {url!r}"
-    try:
-        parsed = httpx.URL(url)
-    except (httpx.InvalidURL, TypeError, ValueError) as exc:
-        raise FetchError("invalid_url", f"{what} is not a valid URL ({exc}).", str(url)) from exc
-    if not parsed.scheme or not parsed.host:
-        raise FetchError("invalid_url", f"{what} is not an absolute URL with a host.", str(url))
-    if parsed.scheme != "https":
-        raise FetchError("scheme", f"{what} is not https; agentdex fetches only over https.", str(url))
-    if parsed.userinfo:
-        raise FetchError("invalid_url", f"{what} carries credentials; agentdex never sends those.", str(url))
-    # copy_with parses the URL again: only pay for it when there is a fragment to drop.
-    return parsed.copy_with(fragment=None) if parsed.fragment else parsed
-
-
-def redirect_target(response: Answer, current: URL) -> URL | None:
-    """The absolute URL a redirect answer points to, or None when it is not a redirect."""
-    if response.status_code not in REDIRECT_STATUSES:
-        return None
-    location = response.headers.get("location")
-    if not location:
-        return None
-    if isinstance(current, HttpsURL):
-        joined = plain_join(current, location)
-        if joined is not None:
-            return joined
-    try:
-        return httpx.URL(str(current)).join(location)
-    except (httpx.InvalidURL, ValueError) as exc:
-        raise FetchError("invalid_url", f"{current} redirects to an invalid URL {location!r} ({exc}).") from exc
-
-
-def check_redirect(record: FetchRecord, current: URL, target: URL, seen: set[str], same_origin: bool) -> None:
-    """Record the redirect and raise the policy's refusal if it may not be followed."""
-    record.redirects.append(str(target))
-    if not isinstance(target, HttpsURL):  # a plain one is an https URL with a host and no credentials
-        checked_url(str(target), via=str(current))
-    if str(target) in seen:
-        raise FetchError("redirect_loop", f"{current} redirects back to {target}, a URL already visited.")
-    if same_origin and origin_key(target) != origin_key(current):
-        raise FetchError("cross_origin", f"{current} redirects to another origin, {target}; refused.")
-    if len(record.redirects) > MAX_REDIRECTS:
-        raise FetchError("too_many_redirects", f"{record.url} redirects more than {MAX_REDIRECTS} times.")
-    seen.add(str(target))
-
-
-def without_credentials(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """``headers`` without any that carry a credential or a payment (sent to one origin only)."""
-    return [(k, v) for k, v in headers if k.lower() not in CREDENTIAL_HEADERS]
-
-
-def _method_after(status: int, method: str) -> str:
-    if status == 303 and method != "HEAD":
-        return "GET"
-    if status in (301, 302) and method == "POST":
-        return "GET"
-    return method
+def _final(answer: Reply) -> bool:
+    """Whether ``answer`` ends its fetch: no redirect to follow, no retry to make."""
+    return answer.status_code not in REDIRECT_STATUSES and answer.status_code not in TRANSIENT_STATUSES
 
 
 def _forget_answer(record: FetchRecord) -> None:

@@ -10,6 +10,9 @@ Public API::
     await transport.exchange(method, url, headers, content, timeouts) -> Reply
                                               the same, the answer as the fetch policy reads it
                                               (no httpx.Response: see Reply)
+    await transport.pipeline(requests, timeouts, answers)
+                                              GETs sent in one write (pipelining), their
+                                              answers read whole into ``answers``
     request_head(request) -> bytes            the request line and headers, checked
 
 Why not httpcore's pool: the fetch policy already limits each host to ``per_host``
@@ -40,10 +43,20 @@ closed it (its socket turns readable) or after :data:`KEEPALIVE_EXPIRY` seconds;
 HEAD that a reused connection ends without a byte of answer (the server closed it as the
 request went out) is sent again on a new one. Every connection is opened by ``backend`` (the
 address guard and ``--connect-to``) and verified with ``context`` against the URL's own host
-name. Errors are agentdex's (:class:`agentdex.errors.TransportError`), as the sockets raise
-them; the parser's word that an answer breaks HTTP/1.1 becomes a ``ProtocolError`` (its error
-the cause), and an illegal request header a ``ValueError`` (a bug of the caller's: recorded
-as ``internal``).
+name.
+
+Pipelining (RFC 9112, 9.3.2; :meth:`HostTransport.pipeline`): several GETs go out in one
+write and their answers, which a server must send in the order asked, are read as they
+come, each whole, under its own body cap. The first answer that cannot be kept whole ends
+the pipeline there (a body over its cap or running to the close, a connection closed or
+broken, ``Connection: close``, or an answer not in time, :class:`_Due`: a server that ignores
+pipelined requests never sends the second): the connection is closed and the requests not
+answered are the caller's to send again, one at a time.
+
+Errors are agentdex's (:class:`agentdex.errors.TransportError`), as the sockets raise them;
+the parser's word that an answer breaks HTTP/1.1 becomes a ``ProtocolError`` (its error the
+cause), and an illegal request header a ``ValueError`` (a bug of the caller's: recorded as
+``internal``).
 """
 
 from __future__ import annotations
@@ -51,14 +64,14 @@ from __future__ import annotations
 import re
 import ssl
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Protocol
 
 import httptools
 import httpx
 
 from agentdex.crawler.netstream import NetworkBackend, NetworkStream
-from agentdex.errors import ProtocolError, ReadError, WriteError
+from agentdex.errors import ProtocolError, ReadError, TransportError, WriteError
 from agentdex.headers import SAFE_METHODS
 
 KEEPALIVE_EXPIRY = 5.0
@@ -66,6 +79,11 @@ READ_SIZE = 64 * 1024
 # The largest answer head read (status line and headers): httpcore's own limit; h11's
 # default (16 KB), used before, refused real answers with long CSP, Link or Set-Cookie headers.
 MAX_HEAD_BYTES = 100 * 1024
+# Once a pipelined answer came, how long the next may take: a server that reads one request at
+# a time and drops the rest never answers them. PIPELINE_PATIENCE times what the first took
+# (a slow server is slow for each), PIPELINE_STALL seconds at the least, the deadline at most.
+PIPELINE_STALL = 2.0
+PIPELINE_PATIENCE = 4.0
 
 
 class HostTransport(httpx.AsyncBaseTransport):
@@ -97,6 +115,60 @@ class HostTransport(httpx.AsyncBaseTransport):
         (the fetch policy's own requests: see :class:`Reply`)."""
         connection, answer = await self._send(method, url, _request_bytes(method, url, headers, content), timeouts)
         return Reply(answer, _Body(connection, self, timeouts.get("read")))
+
+    async def pipeline(
+        self, requests: Sequence[Pipelined], timeouts: dict, answers: list[Reply], deadline: float
+    ) -> None:
+        """Send the GETs of ``requests`` (``(url, headers, body cap)`` each) in one write and
+        append each answer, read whole, to ``answers`` as it completes; see the module
+        docstring for where it stops early and when an answer is due (``deadline``: a
+        request's own). Raises what :meth:`exchange` would for the first request (no
+        connection, TLS, a malformed answer, no answer in time) only when nothing was
+        answered; a reused connection that ends without a byte of answer is replaced once,
+        as there."""
+        due = _Due(deadline)
+        wire = b"".join(_request_bytes("GET", url, headers, None) for url, headers, _ in requests)
+        caps = [cap for _, _, cap in requests]
+        connection = self._idle_connection()
+        if connection is not None:
+            try:
+                return await self._read_pipeline(connection, wire, caps, timeouts, answers, due)
+            except _UNANSWERED:
+                if connection.heard:
+                    raise
+        connection = await self._connect(requests[0][0], timeouts.get("connect"))
+        await self._read_pipeline(connection, wire, caps, timeouts, answers, due)
+
+    async def _read_pipeline(
+        self, connection: _Connection, wire: bytes, caps: list[int], timeouts: dict, answers: list[Reply], due: _Due
+    ) -> None:
+        reader, whole = _Pipelined(caps), False
+        connection.heard, budget = False, sum(caps) + len(caps) * MAX_HEAD_BYTES  # what may come
+        try:
+            await connection.stream.write(wire, timeouts.get("write"))
+            while len(answers) < len(caps) and not reader.stopped:
+                data = await connection.stream.read(READ_SIZE, due.left())
+                if data:
+                    connection.heard, budget = True, budget - len(data)
+                    reader.feed(data)
+                else:
+                    reader.ended()
+                ready = reader.take()
+                if ready:
+                    answers.extend(ready)
+                    due.answered()
+                if budget < 0 and not reader.stopped:  # a head that never ends, or more than was asked
+                    raise ProtocolError("the answers to pipelined requests run longer than their caps allow")
+            whole = len(answers) == len(caps) and reader.reusable()
+        except TransportError:
+            if not answers:
+                raise
+        finally:
+            if whole:
+                connection.idle_since = time.monotonic()
+                self.keep(connection)
+            else:
+                connection.close()
 
     async def _answer(self, method: str, url: URLParts, request: bytes, timeouts: dict) -> httpx.Response:
         connection, answer = await self._send(method, url, request, timeouts)
@@ -323,6 +395,100 @@ class _Answer:
 
     def on_message_complete(self) -> None:
         self.done = self.head_done  # a 1xx ends too: the real answer follows
+
+
+class _Due:
+    """When the answer being read in a pipeline is due: the first within the deadline of a
+    request (connecting included), each next one within that deadline of the end of the one
+    before (a server answers them in turn), and, since a server that dropped the requests
+    after the first would never answer, within :data:`PIPELINE_PATIENCE` times what the
+    first took (:data:`PIPELINE_STALL` at the least)."""
+
+    __slots__ = ("deadline", "started", "at", "patience")
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline, self.started = deadline, time.monotonic()
+        self.at = self.started + deadline
+        self.patience: float | None = None  # set by the first answer
+
+    def left(self) -> float:
+        """Seconds until the answer being read is due (a read's timeout: 0 when past)."""
+        return max(0.0, self.at - time.monotonic())
+
+    def answered(self) -> None:
+        """An answer (or several) ended now: the next one is due."""
+        now = time.monotonic()
+        if self.patience is None:  # the first: it sets the patience
+            self.patience = min(self.deadline, max(PIPELINE_STALL, PIPELINE_PATIENCE * (now - self.started)))
+        self.at = now + (self.patience or 0.0)
+
+
+class _Pipelined(_Answer):
+    """The answers to pipelined requests, one after another on one parser, each kept whole
+    (:meth:`take`) once it ends. Parsing stops (``stopped``) at a body over its request's cap,
+    after an answer that closes the connection, and at bytes beyond the last answer asked."""
+
+    __slots__ = ("caps", "size", "stopped", "_ready", "_count")
+
+    def __init__(self, caps: list[int]) -> None:
+        super().__init__()
+        self.caps, self.size, self.stopped = caps, 0, False
+        self._ready: list[Reply] = []
+        self._count = 0  # answers ended so far
+
+    def on_message_begin(self) -> None:
+        if self._count >= len(self.caps):  # more answers than requests: none of them is kept
+            self.trailing = self.stopped = True
+            raise _Stop
+        self.reason, self.headers, self.head_size, self.framed = b"", [], 0, False
+        self.body, self.size, self.head_done, self.done = [], 0, False, False
+
+    def on_body(self, data: bytes) -> None:
+        self.size += len(data)
+        if self.size > self.caps[self._count]:  # left to a request of its own, which refuses it
+            self.stopped = True
+            raise _Stop
+        self.body.append(data)
+
+    def on_message_complete(self) -> None:
+        if not self.head_done:  # a 1xx ended: its answer follows
+            return
+        self._keep_answer()
+
+    def _keep_answer(self) -> None:
+        self.done = True
+        self._ready.append(Reply.whole(self.status, self.reason, self.headers, b"".join(self.body)))
+        self._count += 1
+        self.stopped = self.stopped or not self.keep_alive
+
+    def feed(self, data: bytes) -> None:
+        """Parse ``data``: a ProtocolError when it breaks HTTP/1.1 before an answer ended."""
+        assert self.parser is not None
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade as exc:
+            raise ProtocolError("the server switched protocols, which was not asked") from exc
+        except httptools.HttpParserError as exc:
+            if isinstance(exc.__context__, ProtocolError):  # raised by a callback (a cap)
+                raise exc.__context__ from None
+            if not isinstance(exc.__context__, _Stop):
+                raise ProtocolError(f"the answer breaks HTTP/1.1 ({exc})") from exc
+
+    def ended(self) -> None:
+        """The server closed the connection: an answer whose body runs to the close ends here."""
+        if self.head_done and not self.done and not self.framed:
+            self.keep_alive = False
+            self._keep_answer()
+        self.stopped = True
+
+    def take(self) -> list[Reply]:
+        """The answers ended since the last call."""
+        ready, self._ready = self._ready, []
+        return ready
+
+    def reusable(self) -> bool:
+        """Every answer ended, the last one keeps the connection, and nothing came after it."""
+        return self.keep_alive and not self.trailing and not (self.stopped and not self.done)
 
 
 class _Exchange:
@@ -566,14 +732,25 @@ class Reply:
     issue 35). Streams read by the MCP probes and the second opinion still get an
     httpx.Response (:meth:`HostTransport.request`)."""
 
-    __slots__ = ("status_code", "reason_phrase", "headers", "is_stream_consumed", "_body")
+    __slots__ = ("status_code", "reason_phrase", "headers", "is_stream_consumed", "received_at", "_body")
 
     def __init__(self, answer: _Answer, body: _Body) -> None:
         self.status_code = answer.status
         self.reason_phrase = answer.reason.decode("ascii", errors="ignore")
         self.headers = ReplyHeaders(answer.headers)
         self.is_stream_consumed = False
-        self._body: _Body | None = body
+        self.received_at = 0.0  # set for an answer read whole (:meth:`whole`)
+        self._body: _Body | _Read | None = body
+
+    @classmethod
+    def whole(cls, status: int, reason: bytes, raw_headers: list[tuple[bytes, bytes]], body: bytes) -> Reply:
+        """An answer read whole already (a pipelined one): its body is there to take, and
+        ``received_at`` says when (``time.monotonic()``) it ended."""
+        reply = cls.__new__(cls)
+        reply.status_code, reply.reason_phrase = status, reason.decode("ascii", errors="ignore")
+        reply.headers, reply.is_stream_consumed = ReplyHeaders(raw_headers), False
+        reply._body, reply.received_at = _Read(body), time.monotonic()
+        return reply
 
     def arrived(self) -> bytes | None:
         """The whole body, when all of it has arrived with the head (a small answer: most of
@@ -597,3 +774,26 @@ class Reply:
         body, self._body = self._body, None
         if body is not None:
             await body.aclose()
+
+
+class _Read:
+    """The body of an answer read whole (:meth:`Reply.whole`), as :class:`_Body` hands one on."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+
+    def arrived(self) -> bytes:
+        return self._data
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        if self._data:
+            yield self._data
+
+    async def aclose(self) -> None:
+        """Nothing to close: the connection went on without it."""
+
+
+# A pipelined request: its URL, its header fields and its body cap.
+Pipelined = tuple[URLParts, list[tuple[str, str]], int]

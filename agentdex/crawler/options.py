@@ -159,6 +159,13 @@ class NetworkOptions:
             parse=shard_setting,
         ),
     ] = None
+    pipelining: Annotated[
+        bool,
+        Setting(
+            "Send an origin's discovery requests pipelined on its HTTP/1.1 connection (RFC 9112); "
+            "--no-pipelining sends each after the answer before"
+        ),
+    ] = True
     connect_timeout: float = 5.0  # for a connection and its TLS handshake, within the deadline
     # Also ask ``registry`` what it lists for each origin's namespace (off unless asked:
     # ``crawl --registry-lookup``); see agentdex.crawler.discovery.
@@ -182,6 +189,7 @@ class NetworkOptions:
             deadline=self.deadline,
             connect_timeout=self.connect_timeout,
             per_host=self.per_host,
+            pipelining=self.pipelining,
             resolver=dns_server_resolver(self.dns_server, min(5.0, self.deadline)) if self.dns_server else None,
         )
 

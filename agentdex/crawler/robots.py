@@ -14,6 +14,7 @@ Public API::
         crawl kept, used (entry.reused is True) instead of fetching when the origin's
         robots.txt is first needed, by discovery or verification alike
     cache.forget(origin)   drop an origin's entry (the crawl is done with it)
+    await cache.unpaced(url, origin) -> bool   allowed, and no Crawl-delay to wait out
     RobotsRules.parse(body, agent).allows(url) -> bool   the decision itself, no IO
     robots_exempt(url) -> bool   paths robots.txt does not govern for agentdex
     reusable(record, now=None) -> bool   whether a stored robots.txt may still be used
@@ -244,6 +245,15 @@ class RobotsCache:
             )
         await _pace(entry, delay)
         return RobotsVerdict(True, origin, entry.note)
+
+    async def unpaced(self, url: str, origin: str) -> bool:
+        """Whether robots.txt lets ``url`` (governed by it, as for :meth:`check_governed`) go
+        without waiting: it allows the URL and asks no Crawl-delay (a pipelined request, sent
+        with others at once, could not wait one out)."""
+        entry = await self._entry_for(origin)
+        if entry.hold_off or entry.rules is None:
+            return not entry.hold_off
+        return entry.rules.crawl_delay() <= 0 and await _allows(entry.rules, url)
 
     async def _entry_for(self, origin: str) -> RobotsEntry:
         entry = self._entries.get(origin)

@@ -331,8 +331,12 @@ async def crawl_origin(
         registry_stored=catalogue.stored_documents(db, origin, REGISTRY_KINDS),
         declared=declared,
         linked=[discovered.Linked.from_row(row) for row in linked_documents(db, origin)],
+        ahead=fetcher,
     )
-    result = await discovery.run()
+    try:
+        result = await discovery.run()
+    finally:  # none left, when discovery fetched what it sent ahead (an origin cut short may leave some)
+        fetcher.unpark(origin_url(origin, ""))
     if verifier is not None and _nothing_to_verify(db, result, previous, policy, now, ask_all):
         _stand_fresh(result, previous)
     elif verifier is not None:

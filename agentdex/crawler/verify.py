@@ -114,6 +114,7 @@ class _Asked(list):
     def __init__(self, stored: Stored = ASK_ALL) -> None:
         super().__init__()
         self.answers: dict[tuple[str, str, int], asyncio.Future] = {}
+        self.probes: dict[str, asyncio.Future] = {}  # the MCP probes this origin awaited, by URL
         self.stored = stored
 
 
@@ -237,7 +238,11 @@ class Verifier:
                     )
                 )
             )
-        return await asyncio.shield(self._probes[url])
+        task = self._probes[url]
+        asked = _ASKED.get()
+        if asked is not None:  # its own: another origin done with the URL may drop it from _probes
+            asked.probes[url] = task
+        return await asyncio.shield(task)
 
     async def responds(self, url: str, kind: str) -> FetchRecord:
         """Whether ``url`` answers at all (any status): a HEAD given ``HEAD_WAIT`` seconds,
@@ -280,7 +285,7 @@ class Verifier:
                     self._probe_extra(crawl, stored),
                     self._ask_a2a(crawl, listing, stored),
                 )
-                rows = health.endpoints_of(crawl, listing.mcp_url, self._probe_of(listing.mcp_url), asked)
+                rows = health.endpoints_of(crawl, listing.mcp_url, self._probe_of(listing.mcp_url, asked), asked)
                 crawl.endpoints = stored.to_record(_with_rows(rows, extra))
             finally:
                 self._forget(listing, crawl)
@@ -307,9 +312,12 @@ class Verifier:
         self._forget(None, crawl)
         crawl.checks = checks or None
 
-    def _probe_of(self, url: str | None) -> mcp_probe.Probe | None:
-        """The finished probe of ``url`` in this crawl, if one ran."""
-        task = self._probes.get(url) if url else None
+    def _probe_of(self, url: str | None, asked: _Asked | None = None) -> mcp_probe.Probe | None:
+        """The finished probe of ``url`` in this crawl, if one ran (the one ``asked`` awaited first:
+        another origin that shares the URL and finished first has dropped it from the crawl's)."""
+        task = (asked.probes.get(url) if asked is not None and url else None) or (
+            self._probes.get(url) if url else None
+        )
         if task is None or not task.done() or task.cancelled() or task.exception() is not None:
             return None
         return task.result()
