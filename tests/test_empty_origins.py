@@ -19,6 +19,7 @@ from agentdex.db import (
     forget_origins,
     get_listing,
     known_origins,
+    knows_origin,
     list_events,
     open_db,
     previous_fetches,
@@ -104,6 +105,24 @@ def test_an_empty_origin_is_one_compact_row(web, db):
     assert sorted(a.path for a in row.answered) == sorted(p for p in asked if p != "/robots.txt")
     assert len(row.answered) == len(asked) - 1
     assert {a.status for a in row.answered} == {404}
+
+
+def test_the_catalogue_knows_an_origin_by_its_listing_its_compact_row_or_a_seed_source(web, db):
+    # A crawl reads back an origin's stored answers, schedule and declared endpoints only when
+    # one of these holds (a sweep's new origins skip those reads: agentdex.db.knows_origin).
+    assert not any(knows_origin(db, o) for o in (EMPTY, HOST, "declared.test"))
+    run(db, web, [EMPTY])
+    web.set_variant(HOST, "v2")
+    try:
+        run(db, web, [HOST])
+    finally:
+        web.set_variant(HOST, None)
+    db.execute(
+        "INSERT INTO seed_sources (origin, source, via, url, first_seen_at, last_seen_at) "
+        "VALUES ('declared.test', 'registry:https://r.test', 'remote', 'https://declared.test/mcp', 'x', 'x')"
+    )
+    assert get_listing(db, HOST)["status"] == "listed" and empty_rows.load(db, EMPTY) is not None
+    assert [knows_origin(db, o) for o in (EMPTY, HOST, "declared.test", "other.test")] == [True, True, True, False]
 
 
 def test_show_stats_and_schedule_read_it_as_the_listing_it_stands_for(web, db):

@@ -498,8 +498,10 @@ class Fetcher:
                     "robots", verdict.note or f"robots.txt of {verdict.origin} disallows {url.path} for agentdex."
                 )
         options.parked = parcel.answer if parcel is not None else None
-        if isinstance(options.parked, Reply) and _final(options.parked):
-            return await self._attempts(record, url, options)  # here whole: no request, nothing to wait for
+        parked = options.parked
+        if isinstance(parked, Reply) and _final(parked):  # here whole: no request, no redirect, no retry
+            _note_response(record, parked, url)
+            return await self._finish(record, parked, options)
         # asyncio's own timeout: anyio's cancel scopes cost more than the rest of a small fetch
         loop = asyncio.get_running_loop()
         async with asyncio.timeout(self.deadline):
@@ -616,8 +618,9 @@ class Fetcher:
                 keep_errors=status < 300,
                 keep=not (options.absent_ok and status in (404, 410)),
             )
-        if not 200 <= status < 300:
-            raise FetchError("http_status", _status_sentence(response, record.final_url or record.url))
+        if not 200 <= status < 300:  # set, not raised: most of a sweep's answers are 404s
+            record.error_code = "http_status"
+            record.error = _status_sentence(response, record.final_url or record.url)
 
     async def _read_body(
         self, record: FetchRecord, response: Answer, options: _Options, keep_errors: bool, keep: bool = True

@@ -227,7 +227,8 @@ async def crawl_one(db, origin: str, stage: _Stage) -> OriginCrawl:
     well at its :data:`~agentdex.crawler.fetch.SLOW_REQUESTS`-th slow request;
     :class:`OriginFailed` for a bug or the budget (whatever goes wrong inside one origin never
     ends the crawl)."""
-    seconds = origin_budget(db, origin, stage.budget)
+    known = catalogue.knows_origin(db, origin)  # nothing, for nearly every origin of a sweep
+    seconds = origin_budget(db, origin, stage.budget) if known else stage.budget
     budget = asyncio.timeout(seconds)  # made before the try: the handler asks it
     meter = SlowMeter(lambda: _expire(budget))
     token = SLOW_METER.set(meter)
@@ -242,6 +243,7 @@ async def crawl_one(db, origin: str, stage: _Stage) -> OriginCrawl:
                 now=stage.now,
                 registry=stage.registry,
                 ask_all=stage.ask_all,
+                known=known,
             )
     except TimeoutError as exc:
         if budget.expired():
@@ -299,6 +301,31 @@ def _count(
     state.last_origin, state.last_status = result.origin, status
 
 
+@dataclass
+class _Held:
+    """What the catalogue holds of an origin that its crawl reads back (nothing, for an origin
+    it never met: :func:`agentdex.db.knows_origin` says so in one query)."""
+
+    previous: dict[str, Previous] = field(default_factory=dict)
+    declared: list[discovered.Declared] = field(default_factory=list)
+    before: Before | None = None
+    registry_stored: dict[str, str] = field(default_factory=dict)
+    linked: list[discovered.Linked] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, db, origin: str, fetcher: Fetcher, now: float | None) -> _Held:
+        """Read it (and offer ``fetcher`` the stored robots.txt, read when needed)."""
+        source = catalogue.listing_source(db, origin)
+        _offer_robots(db, origin, fetcher, now)
+        return cls(
+            {url: Previous.from_row(p) for url, p in catalogue.previous_fetches(db, origin).items()},
+            [discovered.Declared(**row) for row in declared_endpoints(db, origin)],
+            Before(*source) if source is not None else None,
+            catalogue.stored_documents(db, origin, REGISTRY_KINDS),
+            [discovered.Linked.from_row(row) for row in linked_documents(db, origin)],
+        )
+
+
 async def crawl_origin(
     db,
     origin: str,
@@ -309,28 +336,29 @@ async def crawl_origin(
     now: float | None = None,
     registry: str | None = None,
     ask_all: bool = False,
+    known: bool | None = None,
 ) -> OriginCrawl:
     """Discover (and, with a verifier, verify) one origin; nothing is written here.
     ``registry``: the MCP registry API base asked what it lists for the origin's namespace
     (``None``: no registry is asked, and what one answered before stands). ``ask_all``: the
-    verifier asks every claim whatever is fresh or due (``agentdex verify``)."""
-    previous = {url: Previous.from_row(p) for url, p in catalogue.previous_fetches(db, origin).items()}
-    declared = [discovered.Declared(**row) for row in declared_endpoints(db, origin)]
-    source = catalogue.listing_source(db, origin)
-    before = Before(*source) if source is not None else None
-    _offer_robots(db, origin, fetcher, now)
+    verifier asks every claim whatever is fresh or due (``agentdex verify``). ``known=False``:
+    the caller found the catalogue holds nothing of the origin (:func:`agentdex.db.knows_origin`)."""
+    if known is None:
+        known = catalogue.knows_origin(db, origin)
+    held = _Held.read(db, origin, fetcher, now) if known else _Held()
+    previous, declared = held.previous, held.declared
     discovery = OriginDiscovery(
         origin,
         fetcher.fetch,
         previous,
         lambda sha: catalogue.get_blob(db, sha),
-        before,
+        held.before,
         policy=policy,
         now=now,
         registry=registry,
-        registry_stored=catalogue.stored_documents(db, origin, REGISTRY_KINDS),
+        registry_stored=held.registry_stored,
         declared=declared,
-        linked=[discovered.Linked.from_row(row) for row in linked_documents(db, origin)],
+        linked=held.linked,
         ahead=fetcher,
     )
     try:

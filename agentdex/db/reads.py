@@ -99,6 +99,21 @@ def previous_validators(db: Database, origin: str) -> dict[str, tuple[str | None
     }
 
 
+def knows_origin(db: Database, origin: str) -> bool:
+    """Whether the catalogue holds anything a crawl of ``origin`` reads back: its listing, its
+    compact row (:mod:`agentdex.db.empty`) or endpoints seed sources declare on it. One query,
+    so an origin a sweep meets for the first time (nearly all of a domain list's) skips the
+    half-dozen that would each find nothing."""
+    row = db.execute(_KNOWN, [origin, origin, origin]).fetchone()
+    return bool(row[0])
+
+
+_KNOWN = (
+    "SELECT EXISTS (SELECT 1 FROM listings WHERE origin = ?) OR EXISTS (SELECT 1 FROM empty_origins WHERE origin = ?)"
+    " OR EXISTS (SELECT 1 FROM seed_sources WHERE origin = ?)"
+)
+
+
 def previous_fetches(db: Database, origin: str) -> dict[str, dict[str, Any]]:
     """``{url: {etag, last_modified, sha256, status, headers, response_at, fresh_until,
     first_seen}}`` from the latest answer of each URL of ``origin`` (one query): the validators for a
