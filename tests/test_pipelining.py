@@ -36,11 +36,10 @@ pytestmark = pytest.mark.slow  # servers on loopback
 
 ORIGIN = "empty.test"
 # An empty origin's requests, as discovery makes them (docs/benchmarks.md, issue 39): the
-# manifests, robots.txt, the first path of each discovery document with the bootstrap files,
-# then the next paths of the documents that answered 404.
+# manifests with robots.txt, the first path of each discovery document with the bootstrap
+# files, then the next paths of the documents that answered 404.
 WRITES = [
-    ["/.well-known/agent-app.json", "/.well-known/anchor.json"],
-    ["/robots.txt"],
+    ["/.well-known/agent-app.json", "/.well-known/anchor.json", "/robots.txt"],
     [
         "/.well-known/agent-card.json",
         "/.well-known/mcp/server-card.json",
@@ -155,7 +154,7 @@ def answers(db: Database) -> list:
     return [*json.loads(rows[0][0]), ["robots", "/robots.txt", rows[0][1]]]
 
 
-async def test_an_empty_origin_is_asked_in_five_writes_on_one_connection(tmp_path, wire, certified):
+async def test_an_empty_origin_is_asked_in_four_writes_on_one_connection(tmp_path, wire, certified):
     stored = await crawled(tmp_path, wire, certified[1])
     assert grouped(wire.requests) == WRITES
     assert wire.connections == 1  # one TLS handshake for the origin, as before
@@ -243,7 +242,7 @@ async def test_a_crawl_delay_keeps_discovery_one_request_at_a_time(tmp_path, wir
     db = open_db(tmp_path / "c.db")
     await crawl(db, [ORIGIN], options(wire, certified[1]), verify=False)
     after_robots = wire.requests[3:]  # the manifests (exempt from robots.txt) and robots.txt came first
-    assert [p for _, p, _ in wire.requests[:3]] == [*WRITES[0], "/robots.txt"]
+    assert [p for _, p, _ in wire.requests[:3]] == WRITES[0]
     assert after_robots and all(waiting == 1 for _, _, waiting in after_robots)
     assert "/.well-known/api-catalog" not in {p for _, p, _ in wire.requests}  # disallowed: never asked
 

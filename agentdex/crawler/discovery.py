@@ -156,7 +156,7 @@ LoadBlob = Callable[[str], "bytes | None"]
 class Ahead(Protocol):
     """What sends an origin's next requests ahead, pipelined (:class:`~agentdex.crawler.fetch.Fetcher`)."""
 
-    async def prefetch(self, asks: Sequence[Ask]) -> int: ...
+    async def prefetch(self, asks: Sequence[Ask], *, robots: bool = False) -> int: ...
 
     def parked_status(self, url: str) -> int | None: ...
 
@@ -399,20 +399,20 @@ class OriginDiscovery:
     def _manifest_shas(self) -> dict[str, str]:
         return {k: self.documents[k] for k in MANIFEST_PATHS if k in self.documents}
 
-    async def _send_ahead(self, asks: list[tuple[str, str, bool, bool]]) -> None:
+    async def _send_ahead(self, asks: list[tuple[str, str, bool, bool]], robots: bool = False) -> None:
         """Send ahead, pipelined, the requests :meth:`get` will make for these ``(kind, path,
-        robots, absent_ok)`` (the ones it will not answer from a stored answer), in order;
-        each ``get`` then reads its answer."""
+        robots, absent_ok)`` (the ones it will not answer from a stored answer), in order, and
+        with ``robots`` the origin's robots.txt; each ``get`` then reads its answer."""
         if self.ahead is None:
             return
         going = []
-        for kind, path, robots, absent_ok in asks:
+        for kind, path, governed, absent_ok in asks:
             url = origin_url(self.origin, path)
             prev = self.previous.get(url) or NOTHING
             if (absent_ok and self._known_absence(prev) is not None) or self._usable(prev):
                 continue
-            going.append(Ask(url, kind, CAPS.get(kind, 512 * 1024), prev.etag, prev.last_modified, robots))
-        await self.ahead.prefetch(going)
+            going.append(Ask(url, kind, CAPS.get(kind, 512 * 1024), prev.etag, prev.last_modified, governed))
+        await self.ahead.prefetch(going, robots=robots)
 
     async def _discovery_ahead(self) -> None:
         """Send ahead the discovery requests :meth:`_fetch_discovery` will make, a path of
@@ -437,7 +437,9 @@ class OriginDiscovery:
         return self.ahead.parked_status(origin_url(self.origin, path)) if self.ahead is not None else None
 
     async def _fetch_manifests(self) -> None:
-        await self._send_ahead([(kind, path, False, False) for kind, path in MANIFEST_PATHS.items()])
+        # With robots.txt, which the discovery documents after them need (its crawl-delay
+        # then decides whether they go pipelined).
+        await self._send_ahead([(kind, path, False, False) for kind, path in MANIFEST_PATHS.items()], robots=True)
         for kind, path in MANIFEST_PATHS.items():
             await self.get(kind, origin_url(self.origin, path), same_origin=True, robots=False)
         if not self._has("anchor"):

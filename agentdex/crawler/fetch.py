@@ -23,7 +23,8 @@ Public API::
 ``elapsed_ms`` is the whole ``fetch`` call, robots.txt included; ``fetched_at`` is UTC ISO
 8601 to the second (``2025-01-01T12:00:00Z``); ``redirects`` lists every redirect target
 in order (a refused one included); ``final_url`` is the last URL that answered.
-Requests, retries and robots.txt fetches all count in ``stats.requests``; ``stats.errors``
+Requests, retries and robots.txt fetches all count in ``stats.requests`` (a request sent
+ahead once it is answered: one that was not is asked again, and counts then); ``stats.errors``
 counts ``fetch`` calls that failed (robots.txt fetches, absences asked with ``absent_ok``
 or at a ``same_origin`` path, fetches with ``count_errors=False`` and ``expected`` statuses are not counted there).
 
@@ -341,14 +342,20 @@ class Fetcher:
             self.stats.errors += 1
         return record
 
-    async def prefetch(self, asks: Sequence[Ask]) -> int:
+    async def prefetch(self, asks: Sequence[Ask], *, robots: bool = False) -> int:
         """Send ``asks`` (GETs of one origin, in this order) ahead, pipelined; how many went.
-        See "Pipelining" in the module docstring. Never raises (cancellation aside): whatever
-        goes wrong leaves the asks to their own ``fetch`` calls."""
+        With ``robots``, the origin's robots.txt after them, unless this fetcher has it or
+        was offered a stored one (the first governed request will ask for it: discovery's
+        next step). See "Pipelining" in the module docstring. Never raises (cancellation
+        aside): whatever goes wrong leaves the asks to their own ``fetch`` calls."""
         if not self.pipelining or len(asks) < 2:
             return 0
         try:
             going = await self._going(asks)
+            if robots and going and self.robots.will_fetch(going[0][0].origin):
+                url = checked_url(f"{going[0][0].origin}/robots.txt")
+                assert isinstance(url, HttpsURL)  # an origin's own path: plain
+                going.append((url, self._headers("text/plain", None, None, {}), ROBOTS_MAX_BYTES + 1))
             if len(going) > 1 and going[0][0].origin not in self._one_by_one:
                 await self._pipeline(going)
                 return len(going)
@@ -378,13 +385,15 @@ class Fetcher:
             async with asyncio.timeout(self.deadline * len(going)), self._host_turn(going[0][0], options) as transport:
                 if not isinstance(transport, HostTransport):  # a stand-in transport: no pipelining
                     return
-                self.stats.requests += len(going)
                 await transport.pipeline(going, self._timeouts, answers, self.deadline)
         except Exception as exc:  # noqa: BLE001 - kept for the first fetch, which meets it as its own
             if not answers:  # the first answer was due at the deadline: so it is the deadline's
                 failure = TimeoutError() if isinstance(exc, ReadTimeout) else exc
                 self._parked.put(going[0][0], going[0][1], failure)
+                self.stats.requests += 1  # the first request was made, and failed
         finally:
+            # A request counts once answered; one that was not is asked again, and counts then.
+            self.stats.requests += len(answers)
             for (url, headers, _), answer in zip(going, answers, strict=False):
                 self._parked.put(url, headers, answer)
             if len(answers) < len(going):  # it stopped answering, closed, or broke HTTP: not again

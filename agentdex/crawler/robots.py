@@ -15,6 +15,7 @@ Public API::
         robots.txt is first needed, by discovery or verification alike
     cache.forget(origin)   drop an origin's entry (the crawl is done with it)
     await cache.unpaced(url, origin) -> bool   allowed, and no Crawl-delay to wait out
+    cache.will_fetch(origin) -> bool   not had yet, and no stored one offered
     RobotsRules.parse(body, agent).allows(url) -> bool   the decision itself, no IO
     robots_exempt(url) -> bool   paths robots.txt does not govern for agentdex
     reusable(record, now=None) -> bool   whether a stored robots.txt may still be used
@@ -245,6 +246,12 @@ class RobotsCache:
             )
         await _pace(entry, delay)
         return RobotsVerdict(True, origin, entry.note)
+
+    def will_fetch(self, origin: str) -> bool:
+        """Whether ``origin``'s robots.txt, once needed, is to be fetched: not had yet, and no
+        stored one offered (which may stand in for it)."""
+        key = origin.lower()
+        return key not in self._entries and key not in self._offers
 
     async def unpaced(self, url: str, origin: str) -> bool:
         """Whether robots.txt lets ``url`` (governed by it, as for :meth:`check_governed`) go
