@@ -12,15 +12,19 @@ uvicorn (the sample web, a server nobody here wrote) crawled whole both ways.
 from __future__ import annotations
 
 import asyncio
+import http.server
 import json
 import sqlite3
 import ssl
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
+import uvicorn
 from sqlite_utils import Database
 
 from agentdex.crawler.crawl import crawl
@@ -31,6 +35,7 @@ from agentdex.sampleweb.server import SampleWeb
 from netfixtures import closed_port, tls_ca  # noqa: F401
 from tests.conftest import cli_env
 from tests.test_merge import facts
+from waiting import eventually
 
 pytestmark = pytest.mark.slow  # servers on loopback
 
@@ -64,6 +69,7 @@ class WireServer:
         self.requests: list[tuple[int, str, int]] = []
         self.connections = 0
         self.port = 0
+        self.delay = 0.0  # seconds before each answer (a slow server's)
 
     async def __aenter__(self) -> WireServer:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.context)
@@ -86,6 +92,7 @@ class WireServer:
                 for i, head in enumerate(heads):
                     path = head.split(b" ")[1].decode()
                     self.requests.append((number, path, len(heads) - i))
+                    await asyncio.sleep(self.delay)
                     writer.write(self._answer(path))
                     await writer.drain()
                     if self.manner == "closing":
@@ -222,6 +229,14 @@ async def test_a_body_over_its_cap_ends_the_pipeline_and_is_refused_as_alone(wir
     assert small.status == 200 and small.body == b"ok"
 
 
+async def test_a_slow_server_is_given_the_time_each_answer_takes(wire, certified):
+    wire.delay = 0.3  # each answer a while after the one before (well inside a deadline)
+    async with Fetcher(connect_to=[("*", "127.0.0.1", wire.port)], ca_bundle=certified[1], deadline=5) as fetcher:
+        records = await fetch_all(fetcher, WRITES[1])
+    assert grouped(wire.requests) == [WRITES[1]]  # one write, every answer read from it
+    assert [r.status for r in records] == [404] * 7
+
+
 async def test_no_connection_is_met_by_the_first_fetch_as_its_own(certified):
     port = closed_port()
     records = {}
@@ -245,6 +260,82 @@ async def test_a_crawl_delay_keeps_discovery_one_request_at_a_time(tmp_path, wir
     assert [p for _, p, _ in wire.requests[:3]] == WRITES[0]
     assert after_robots and all(waiting == 1 for _, _, waiting in after_robots)
     assert "/.well-known/api-catalog" not in {p for _, p, _ in wire.requests}  # disallowed: never asked
+
+
+class _NotHere(http.server.BaseHTTPRequestHandler):
+    """Python's own HTTP/1.1 server, keep-alive: 404 to every path."""
+
+    protocol_version = "HTTP/1.1"
+    seen: ClassVar[list[tuple[int, str]]] = []  # (connection, path)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        self.seen.append((id(self.connection), self.path))
+        body = b"not here\n"
+        self.send_response(404)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+async def test_pythons_own_http_server_answers_the_pipelines(tmp_path, certified):
+    """http.server (a server nobody here wrote) reads pipelined requests from its buffered
+    socket one after another: the origin is crawled on one connection, as one at a time."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _NotHere)
+    server.socket = certified[0].wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    to = [("*", "127.0.0.1", server.server_address[1])]
+    try:
+        async with Fetcher(connect_to=to, ca_bundle=certified[1]) as fetcher:  # 7 GETs in one write
+            urls = [f"https://{ORIGIN}{path}" for path in WRITES[1]]
+            assert await fetcher.prefetch([Ask(url, "guide", 4096, honour_robots=False) for url in urls]) == 7
+            assert [fetcher.parked_status(url) for url in urls] == [404] * 7  # every answer came
+            assert fetcher.unpark(f"https://{ORIGIN}") == 7
+        _NotHere.seen.clear()
+        db = open_db(tmp_path / "c.db")
+        await crawl(db, [ORIGIN], NetworkOptions(connect_to=to, ca_bundle=certified[1]), verify=False)
+        stored = answers(db)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert len({connection for connection, _ in _NotHere.seen}) == 1
+    assert sorted(path for _, path in _NotHere.seen) == sorted(path for group in WRITES for path in group)
+    assert len(stored) == 14 and all(entry[2] == 404 for entry in stored)
+
+
+async def _not_here(scope, receive, send) -> None:  # an ASGI app: 404 to every path
+    if scope["type"] == "http":
+        await send({"type": "http.response.start", "status": 404, "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.body", "body": b"not here\n"})
+
+
+@pytest.mark.parametrize("protocol", ["h11", "httptools"])
+async def test_uvicorn_answers_the_pipelines_with_either_parser(tmp_path, certified, tls_ca, protocol):  # noqa: F811
+    """uvicorn (a server nobody here wrote) on each of its HTTP/1.1 parsers: a pipeline of 7
+    GETs is answered whole on one connection."""
+    cert = tmp_path / "server.pem"
+    tls_ca[0].issue_cert(ORIGIN).private_key_and_cert_chain_pem.write_to_path(str(cert))
+    config = uvicorn.Config(
+        _not_here, host="127.0.0.1", port=0, http=protocol, ssl_certfile=str(cert), ssl_keyfile=str(cert),
+        log_level="warning", lifespan="off",
+    )  # fmt: skip
+    server = uvicorn.Server(config)
+    serving = asyncio.create_task(server.serve())
+    assert await eventually(lambda: server.started)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        async with Fetcher(connect_to=[("*", "127.0.0.1", port)], ca_bundle=certified[1]) as fetcher:
+            urls = [f"https://{ORIGIN}{path}" for path in WRITES[1]]
+            assert await fetcher.prefetch([Ask(url, "guide", 4096, honour_robots=False) for url in urls]) == 7
+            assert [fetcher.parked_status(url) for url in urls] == [404] * 7
+            records = [await fetcher.fetch(url, kind="guide", max_bytes=4096, honour_robots=False) for url in urls]
+    finally:
+        server.should_exit = True
+        await serving
+    assert [(r.status, r.body) for r in records] == [(404, b"not here\n")] * 7
 
 
 def test_the_sample_web_crawled_pipelined_or_not_gives_the_same_catalogue(tmp_path):
