@@ -76,7 +76,8 @@ def agentdex(*args: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("AGENTDEX_DB", None)
     command = [sys.executable, "-m", "agentdex", *args]
-    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # cwd: ``python -m`` puts the working folder first on the path, before PYTHONPATH.
+    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
 
 
 def wait_all(*procs: subprocess.Popen) -> list[Run]:

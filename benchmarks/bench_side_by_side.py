@@ -91,15 +91,17 @@ def side_by_side(args: argparse.Namespace) -> list[tuple[dict, dict]]:
                     str(args.origins),
                     "--concurrency",
                     str(args.concurrency),
-                    "--extra",
-                    extra,
+                    f"--extra={extra}",  # joined: a value starting with -- is no option of this script
                 ],
                 stdout=subprocess.PIPE,
                 text=True,
             )  # fmt: skip
             for checkout, extra in ((args.a, args.a_args), (args.b, args.b_args))
         ]
-        outs = [json.loads(proc.communicate()[0]) for proc in procs]
+        printed = [proc.communicate()[0] for proc in procs]
+        if any(proc.returncode != 0 for proc in procs):
+            sys.exit("a side could not run (its error is above)")
+        outs = [json.loads(text) for text in printed]
         for name, out in zip("AB", outs, strict=True):
             if out["exit"] != 0 or set(out["statuses"]) != {"404"} or out["compact"] != args.origins:
                 sys.exit(f"not what this benchmark measures: side {name} exited {out['exit']}, web answered {out}")

@@ -97,7 +97,9 @@ def finish(*procs: subprocess.Popen) -> Used:
 def agentdex(*args: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("AGENTDEX_DB", None)
-    return subprocess.Popen([sys.executable, "-m", "agentdex", *args], env=env, stdout=subprocess.DEVNULL)
+    # cwd: ``python -m`` puts the working folder first on the path, before PYTHONPATH, so run
+    # from elsewhere a child would crawl with that folder's agentdex, not this checkout's.
+    return subprocess.Popen([sys.executable, "-m", "agentdex", *args], env=env, stdout=subprocess.DEVNULL, cwd=ROOT)
 
 
 def run(*args: str) -> Used:
