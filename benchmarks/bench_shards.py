@@ -125,19 +125,20 @@ def high_water(pid: int) -> float:
     return int(found[1]) / 1024 if found else 0.0
 
 
+# Each origin's status: its listing's, or no_manifest for the compact row an origin where
+# discovery found nothing is (agentdex.db.empty).
+STATUSES = "SELECT origin, status FROM listings UNION ALL SELECT origin, 'no_manifest' FROM empty_origins"
+
+
 def statuses(*paths: Path) -> Counter:
     """The stored status of every origin of these catalogues, counted; an origin stored in two
     of them counts as ``twice`` (it was crawled by two shards)."""
-    seen: Counter = Counter()
+    rows = []
     for path in paths:
         with sqlite3.connect(path) as conn:
-            seen.update(origin for (origin,) in conn.execute("SELECT origin FROM listings"))
-    found: Counter = Counter()
-    for path in paths:
-        with sqlite3.connect(path) as conn:
-            for origin, status in conn.execute("SELECT origin, status FROM listings"):
-                found["twice" if seen[origin] > 1 else status] += 1
-    return found
+            rows += conn.execute(STATUSES).fetchall()
+    seen = Counter(origin for origin, _ in rows)
+    return Counter("twice" if seen[origin] > 1 else status for origin, status in rows)
 
 
 def load() -> str:
