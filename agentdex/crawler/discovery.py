@@ -3,7 +3,11 @@
 Order (each step under the fetch policy of :mod:`agentdex.crawler.fetch`), one request at a
 time, so every request of an origin rides one kept-alive connection (one TLS handshake an
 origin rather than one per parallel request; a crawl of many origins fills its request
-slots from other origins):
+slots from other origins). The requests a step will make are sent ahead together, pipelined
+on that connection (``ahead``: :meth:`agentdex.crawler.fetch.Fetcher.prefetch`), and each
+``get`` then reads its answer: the manifests with robots.txt, then the discovery documents a
+path of each at a time with the bootstrap files (docs/scale.md lists an empty origin's four
+writes). What is recorded, and in what order, is what one request at a time records:
 
 1. ``/.well-known/agent-app.json`` and ``/.well-known/anchor.json`` (same origin only: a
    redirect to another origin is refused and recorded), plus an Anchor manifest named by a

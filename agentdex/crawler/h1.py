@@ -117,7 +117,7 @@ class HostTransport(httpx.AsyncBaseTransport):
         return Reply(answer, _Body(connection, self, timeouts.get("read")))
 
     async def pipeline(
-        self, requests: Sequence[Pipelined], timeouts: dict, answers: list[Reply], deadline: float
+        self, requests: Sequence[PipelinedRequest], timeouts: dict, answers: list[Reply], deadline: float
     ) -> None:
         """Send the GETs of ``requests`` (``(url, headers, body cap)`` each) in one write and
         append each answer, read whole, to ``answers`` as it completes; see the module
@@ -796,4 +796,4 @@ class _Read:
 
 
 # A pipelined request: its URL, its header fields and its body cap.
-Pipelined = tuple[URLParts, list[tuple[str, str]], int]
+PipelinedRequest = tuple[URLParts, list[tuple[str, str]], int]
