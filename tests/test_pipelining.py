@@ -89,13 +89,16 @@ class WireServer:
                 while b"\r\n\r\n" in buffer:
                     head, _, buffer = buffer.partition(b"\r\n\r\n")
                     heads.append(head)
+                if self.manner == "hanging up" and heads:  # reads the requests, answers none
+                    self.requests += [(number, h.split(b" ")[1].decode(), len(heads) - i) for i, h in enumerate(heads)]
+                    return
                 for i, head in enumerate(heads):
                     path = head.split(b" ")[1].decode()
                     self.requests.append((number, path, len(heads) - i))
                     await asyncio.sleep(self.delay)
                     writer.write(self._answer(path))
                     await writer.drain()
-                    if self.manner == "closing":
+                    if self.manner in ("closing", "hanging up"):
                         return
                     if self.manner == "one at a time":  # the rest of what came is lost
                         buffer = b""
@@ -227,6 +230,18 @@ async def test_a_body_over_its_cap_ends_the_pipeline_and_is_refused_as_alone(wir
         big, small = await fetch_all(fetcher, ["/big", "/small"], cap=4096)
     assert big.error_code == "too_large" and big.body is None
     assert small.status == 200 and small.body == b"ok"
+
+
+async def test_a_server_that_hangs_up_unanswered_is_recorded_as_one_request_would_be(certified):
+    records = {}
+    for pipelining in (True, False):
+        async with WireServer(certified[0], "hanging up") as server:
+            to = [("*", "127.0.0.1", server.port)]
+            async with Fetcher(connect_to=to, ca_bundle=certified[1], pipelining=pipelining) as fetcher:
+                records[pipelining] = [(r.error_code, r.error) for r in await fetch_all(fetcher, ["/a", "/b", "/c"])]
+    assert records[True] == records[False]
+    assert records[True][0] == ("protocol", "The connection to https://empty.test/a failed before a complete answer "
+                                "(the server closed the connection without answering).")  # fmt: skip
 
 
 async def test_a_slow_server_is_given_the_time_each_answer_takes(wire, certified):

@@ -79,9 +79,8 @@ READ_SIZE = 64 * 1024
 # The largest answer head read (status line and headers): httpcore's own limit; h11's
 # default (16 KB), used before, refused real answers with long CSP, Link or Set-Cookie headers.
 MAX_HEAD_BYTES = 100 * 1024
-# Once a pipelined answer came, how long the next may take: a server that reads one request at
-# a time and drops the rest never answers them. PIPELINE_PATIENCE times what the first took
-# (a slow server is slow for each), PIPELINE_STALL seconds at the least, the deadline at most.
+# How long a pipelined answer after the first may take (:class:`_Due`): a server that drops
+# pipelined requests never answers them; a slow one is slow for each.
 PIPELINE_STALL = 2.0
 PIPELINE_PATIENCE = 4.0
 
@@ -120,12 +119,9 @@ class HostTransport(httpx.AsyncBaseTransport):
         self, requests: Sequence[PipelinedRequest], timeouts: dict, answers: list[Reply], deadline: float
     ) -> None:
         """Send the GETs of ``requests`` (``(url, headers, body cap)`` each) in one write and
-        append each answer, read whole, to ``answers`` as it completes; see the module
-        docstring for where it stops early and when an answer is due (``deadline``: a
-        request's own). Raises what :meth:`exchange` would for the first request (no
-        connection, TLS, a malformed answer, no answer in time) only when nothing was
-        answered; a reused connection that ends without a byte of answer is replaced once,
-        as there."""
+        append each answer, read whole, to ``answers`` as it completes (where it stops early:
+        the module docstring; when an answer is due: :class:`_Due`). Raises what
+        :meth:`exchange` would for the first request only when nothing was answered."""
         due = _Due(deadline)
         wire = b"".join(_request_bytes("GET", url, headers, None) for url, headers, _ in requests)
         caps = [cap for _, _, cap in requests]
@@ -152,7 +148,7 @@ class HostTransport(httpx.AsyncBaseTransport):
                     connection.heard, budget = True, budget - len(data)
                     reader.feed(data)
                 else:
-                    reader.ended()
+                    reader.ended(connection.heard)
                 ready = reader.take()
                 if ready:
                     answers.extend(ready)
@@ -424,9 +420,8 @@ class _Due:
 
 
 class _Pipelined(_Answer):
-    """The answers to pipelined requests, one after another on one parser, each kept whole
-    (:meth:`take`) once it ends. Parsing stops (``stopped``) at a body over its request's cap,
-    after an answer that closes the connection, and at bytes beyond the last answer asked."""
+    """The answers to pipelined requests on one parser, each kept whole (:meth:`take`) once
+    it ends; ``stopped`` at a body over its cap, an answer that closes, bytes past the last."""
 
     __slots__ = ("caps", "size", "stopped", "_ready", "_count")
 
@@ -474,12 +469,15 @@ class _Pipelined(_Answer):
             if not isinstance(exc.__context__, _Stop):
                 raise ProtocolError(f"the answer breaks HTTP/1.1 ({exc})") from exc
 
-    def ended(self) -> None:
-        """The server closed the connection: an answer whose body runs to the close ends here."""
+    def ended(self, heard: bool) -> None:
+        """The server closed the connection: an answer whose body runs to the close ends here;
+        one cut before its end is a ProtocolError when it is the first (as for one request)."""
+        self.stopped = True
         if self.head_done and not self.done and not self.framed:
             self.keep_alive = False
             self._keep_answer()
-        self.stopped = True
+        elif self._count == 0:
+            raise ProtocolError(_cut_sentence(self.head_done, heard))
 
     def take(self) -> list[Reply]:
         """The answers ended since the last call."""
@@ -575,14 +573,8 @@ class _Connection:
     def _ended(self, answer: _Answer) -> None:
         """The server closed the connection: the answer ends here if its body runs to the
         close, else it was cut."""
-        if not answer.head_done:
-            raise ProtocolError(
-                "the server closed the connection before its answer's head ended"
-                if self.heard
-                else "the server closed the connection without answering"
-            )
-        if answer.framed:
-            raise ProtocolError("the server closed the connection before the answer's body ended")
+        if not answer.head_done or answer.framed:
+            raise ProtocolError(_cut_sentence(answer.head_done, self.heard))
         answer.done, answer.keep_alive = True, False  # the body ran to the close
 
     def reusable(self) -> bool:
@@ -609,6 +601,15 @@ class _Connection:
         sock = self.stream.get_extra_info("socket")
         if sock is not None:
             sock.close()
+
+
+def _cut_sentence(head_done: bool, heard: bool) -> str:
+    """What a connection the server closed before its answer ended says."""
+    if head_done:
+        return "the server closed the connection before the answer's body ended"
+    if heard:
+        return "the server closed the connection before its answer's head ended"
+    return "the server closed the connection without answering"
 
 
 def _feed(answer: _Answer, data: bytes) -> None:
