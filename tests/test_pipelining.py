@@ -29,6 +29,7 @@ from sqlite_utils import Database
 
 from agentdex.crawler.crawl import crawl
 from agentdex.crawler.fetch import Ask, Fetcher
+from agentdex.crawler.h1 import PIPELINE_PATIENCE, PIPELINE_STALL, _Due
 from agentdex.crawler.options import NetworkOptions
 from agentdex.db import open_db
 from agentdex.sampleweb.server import SampleWeb
@@ -69,7 +70,6 @@ class WireServer:
         self.requests: list[tuple[int, str, int]] = []
         self.connections = 0
         self.port = 0
-        self.delay = 0.0  # seconds before each answer (a slow server's)
 
     async def __aenter__(self) -> WireServer:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.context)
@@ -95,7 +95,6 @@ class WireServer:
                 for i, head in enumerate(heads):
                     path = head.split(b" ")[1].decode()
                     self.requests.append((number, path, len(heads) - i))
-                    await asyncio.sleep(self.delay)
                     writer.write(self._answer(path))
                     await writer.drain()
                     if self.manner in ("closing", "hanging up"):
@@ -244,12 +243,21 @@ async def test_a_server_that_hangs_up_unanswered_is_recorded_as_one_request_woul
                                 "(the server closed the connection without answering).")  # fmt: skip
 
 
-async def test_a_slow_server_is_given_the_time_each_answer_takes(wire, certified):
-    wire.delay = 0.3  # each answer a while after the one before (well inside a deadline)
-    async with Fetcher(connect_to=[("*", "127.0.0.1", wire.port)], ca_bundle=certified[1], deadline=5) as fetcher:
-        records = await fetch_all(fetcher, WRITES[1])
-    assert grouped(wire.requests) == [WRITES[1]]  # one write, every answer read from it
-    assert [r.status for r in records] == [404] * 7
+def test_each_pipelined_answer_is_due_as_one_request_would_be_and_a_dropped_one_is_noticed():
+    # The clock is given, not waited for: a slow server is given the time each answer takes
+    # (the end-to-end case: test_hostile_boundary's slow loris, 0.9 s an answer, pipelined).
+    due = _Due(15.0, now=100.0)
+    assert due.left(100.0) == 15.0  # the first: a request's deadline, connecting included
+    due.answered(100.3)  # it took 0.3 s: the next within 4 x 0.3 s, and never less than 2 s
+    assert due.left(100.3) == PIPELINE_STALL == 2.0
+    due.answered(101.9)  # each next one from the end of the one before
+    assert due.left(102.9) == 1.0 and due.left(104.0) == 0.0
+    slow = _Due(15.0, now=0.0)
+    slow.answered(3.0)  # a server that takes 3 s for one is given 4 x 3 s for each next one
+    assert slow.left(3.0) == PIPELINE_PATIENCE * 3.0 == 12.0
+    slower = _Due(15.0, now=0.0)
+    slower.answered(9.0)  # but never more than a request's own deadline
+    assert slower.left(9.0) == 15.0
 
 
 async def test_no_connection_is_met_by_the_first_fetch_as_its_own(certified):

@@ -122,7 +122,7 @@ class HostTransport(httpx.AsyncBaseTransport):
         append each answer, read whole, to ``answers`` as it completes (where it stops early:
         the module docstring; when an answer is due: :class:`_Due`). Raises what
         :meth:`exchange` would for the first request only when nothing was answered."""
-        due = _Due(deadline)
+        due = _Due(deadline, time.monotonic())
         wire = b"".join(_request_bytes("GET", url, headers, None) for url, headers, _ in requests)
         caps = [cap for _, _, cap in requests]
         connection = self._idle_connection()
@@ -143,7 +143,7 @@ class HostTransport(httpx.AsyncBaseTransport):
         try:
             await connection.stream.write(wire, timeouts.get("write"))
             while len(answers) < len(caps) and not reader.stopped:
-                data = await connection.stream.read(READ_SIZE, due.left())
+                data = await connection.stream.read(READ_SIZE, due.left(time.monotonic()))
                 if data:
                     connection.heard, budget = True, budget - len(data)
                     reader.feed(data)
@@ -152,7 +152,7 @@ class HostTransport(httpx.AsyncBaseTransport):
                 ready = reader.take()
                 if ready:
                     answers.extend(ready)
-                    due.answered()
+                    due.answered(time.monotonic())
                 if budget < 0 and not reader.stopped:  # a head that never ends, or more than was asked
                     raise ProtocolError("the answers to pipelined requests run longer than their caps allow")
             whole = len(answers) == len(caps) and reader.reusable()
@@ -402,21 +402,19 @@ class _Due:
 
     __slots__ = ("deadline", "started", "at", "patience")
 
-    def __init__(self, deadline: float) -> None:
-        self.deadline, self.started = deadline, time.monotonic()
-        self.at = self.started + deadline
+    def __init__(self, deadline: float, now: float) -> None:
+        self.deadline, self.started, self.at = deadline, now, now + deadline
         self.patience: float | None = None  # set by the first answer
 
-    def left(self) -> float:
+    def left(self, now: float) -> float:
         """Seconds until the answer being read is due (a read's timeout: 0 when past)."""
-        return max(0.0, self.at - time.monotonic())
+        return max(0.0, self.at - now)
 
-    def answered(self) -> None:
-        """An answer (or several) ended now: the next one is due."""
-        now = time.monotonic()
+    def answered(self, now: float) -> None:
+        """An answer (or several) ended at ``now``: the next one is due."""
         if self.patience is None:  # the first: it sets the patience
             self.patience = min(self.deadline, max(PIPELINE_STALL, PIPELINE_PATIENCE * (now - self.started)))
-        self.at = now + (self.patience or 0.0)
+        self.at = now + self.patience
 
 
 class _Pipelined(_Answer):
