@@ -227,6 +227,7 @@ async def test_a_body_over_its_cap_ends_the_pipeline_and_is_refused_as_alone(wir
     wire.routes["/small"] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
     async with Fetcher(connect_to=[("*", "127.0.0.1", wire.port)], ca_bundle=certified[1]) as fetcher:
         big, small = await fetch_all(fetcher, ["/big", "/small"], cap=4096)
+    assert grouped(wire.requests)[0] == ["/big", "/small"]  # they went pipelined, then each alone
     assert big.error_code == "too_large" and big.body is None
     assert small.status == 200 and small.body == b"ok"
 

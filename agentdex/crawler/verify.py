@@ -315,9 +315,9 @@ class Verifier:
     def _probe_of(self, url: str | None, asked: _Asked | None = None) -> mcp_probe.Probe | None:
         """The finished probe of ``url`` in this crawl, if one ran (the one ``asked`` awaited first:
         another origin that shares the URL and finished first has dropped it from the crawl's)."""
-        task = (asked.probes.get(url) if asked is not None and url else None) or (
-            self._probes.get(url) if url else None
-        )
+        if not url:
+            return None
+        task = (asked.probes.get(url) if asked is not None else None) or self._probes.get(url)
         if task is None or not task.done() or task.cancelled() or task.exception() is not None:
             return None
         return task.result()
